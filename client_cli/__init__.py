@@ -1,0 +1,1 @@
+"""solrace's terminal client."""
