@@ -1,0 +1,114 @@
+"""Every setting of the race server, in one frozen dataclass.
+
+`Settings.from_env()` reads `SOLRACE_<NAME>` environment variables (and `REDIS_URL`,
+`HOST`, `PORT` as the usual short names); the command line (`python -m server`) builds
+on `FIELDS` so that `--help` lists every setting with its help text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["FIELDS", "Settings", "SettingsError"]
+
+
+class SettingsError(ValueError):
+    """A setting has a value that cannot be used."""
+
+
+def _setting(default: Any, help: str, env: str | None = None) -> Any:
+    return field(default=default, metadata={"help": help, "env": env})
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    host: str = _setting("127.0.0.1", "address to listen on", "HOST")
+    port: int = _setting(8765, "TCP port to listen on", "PORT")
+    redis_url: str | None = _setting(
+        None,
+        "Redis to use (redis://host:port/db); unset: start and supervise a local redis-server",
+        "REDIS_URL",
+    )
+    data_dir: str = _setting(".data", "where a self-started redis-server keeps its data")
+    room_ttl: float = _setting(
+        3600.0, "seconds a finished room (results, moves) is kept before it expires"
+    )
+    lobby_ttl: float = _setting(
+        86400.0, "seconds an unfinished room lives in Redis after its last change"
+    )
+    max_frame: int = _setting(16384, "largest WebSocket frame accepted, in bytes")
+    rate_per_second: float = _setting(
+        30.0, "messages a connection may send per second, sustained (token bucket)"
+    )
+    rate_burst: float = _setting(60.0, "messages a connection may send in one burst")
+    flood_close_after: int = _setting(
+        50, "refused (rate-limited) messages in a row after which the socket is closed (1008)"
+    )
+    send_queue: int = _setting(
+        256, "messages queued for one slow client before it is disconnected (4000)"
+    )
+    event_log: int = _setting(
+        512, "events kept per room for reconnect catch-up; older clients get a snapshot"
+    )
+    countdown: float = _setting(3.0, "seconds between everyone ready and the start")
+    grace: float = _setting(
+        30.0, "default seconds a disconnected racer may be away before forfeiting"
+    )
+    max_seats: int = _setting(8, "most seats a room may have")
+    heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
+    sweep_interval: float = _setting(
+        0.25, "seconds between sweeps of due deadlines (countdown, time limit, grace)"
+    )
+    batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
+    shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.port <= 65535:
+            raise SettingsError(f"port must be 0..65535, got {self.port}")
+        for name in ("max_frame", "send_queue", "event_log", "max_seats", "batch_max"):
+            if getattr(self, name) < 1:
+                raise SettingsError(f"{name} must be at least 1")
+        for name in ("rate_per_second", "rate_burst", "sweep_interval"):
+            if getattr(self, name) <= 0:
+                raise SettingsError(f"{name} must be positive")
+        for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+
+    @staticmethod
+    def env_name(name: str) -> str:
+        return f"SOLRACE_{name.upper()}"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+        """Settings from `SOLRACE_*` variables (and REDIS_URL, HOST, PORT), then overrides."""
+        env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for f in dataclasses.fields(cls):
+            names = [cls.env_name(f.name)]
+            if f.metadata.get("env"):
+                names.append(f.metadata["env"])
+            raw = next((env[n] for n in names if env.get(n)), None)
+            if raw is not None:
+                values[f.name] = _parse(f.name, f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+
+FIELDS: tuple[dataclasses.Field[Any], ...] = dataclasses.fields(Settings)
+
+
+def _parse(name: str, annotation: Any, raw: str) -> Any:
+    kind = str(annotation)
+    try:
+        if kind.startswith("int"):
+            return int(raw)
+        if kind.startswith("float"):
+            return float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}: {raw!r} is not a number") from None
+    return raw

@@ -1,0 +1,166 @@
+"""Round trips and garbage input for the wire protocol."""
+
+import json
+import typing
+from typing import Any
+
+import msgpack
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from server import protocol as p
+
+CLIENT_IN_SAMPLES: list[p.Message] = [
+    p.Join(room="abc", name="ann", token="t0k", since=7),
+    p.Join(room="abc"),
+    p.Watch(room="abc", since=0),
+    p.Move(seq=1, move="t5 t2 3"),
+    p.Undo(seq=2),
+    p.Hint(),
+    p.Ready(ready=False),
+    p.Start(),
+    p.Resign(),
+    p.Rematch(),
+    p.Leave(),
+    p.QuickMatch(game="shaula", name="bo"),
+    p.QuickCancel(),
+    p.Ping(id=9),
+    p.Resync(since=3),
+]
+
+CLIENT_OUT_SAMPLES: list[p.Message] = [
+    p.Welcome(room="abc", role="player", server_time=1.5, seat=0, token="x"),
+    p.Snapshot(version=3, room={"id": "abc"}, board={"piles": {"t1": ["AS"]}}, moves=["t1 f1"]),
+    p.PlayerJoined(version=1, at=2.0, seat=1, name="bo"),
+    p.PlayerLeft(version=1, at=2.0, seat=1),
+    p.PlayerReady(version=1, at=2.0, seat=1, ready=True),
+    p.Presence(version=1, at=2.0, seat=1, connected=False, grace_until=40.0),
+    p.Countdown(version=1, at=2.0, start_at=5.0),
+    p.RaceStarted(version=1, at=2.0, game="shaula", seed=617, ends_at=100.0),
+    p.Progress(
+        version=4, at=2.0, seat=0, progress=3, moves=5, won=False, stuck=False, move="t1 f1"
+    ),
+    p.PlayerOut(version=1, at=2.0, seat=1, reason="resigned"),
+    p.RaceFinished(
+        version=9, at=3.0, results=[{"seat": 0, "rank": 1}], seed=617, reason="all_done"
+    ),
+    p.RematchVote(version=1, at=2.0, seat=0),
+    p.NewRound(version=1, at=2.0, round=2),
+    p.Accepted(seq=1, move="t1 f1", progress=1, moves=1, won=False, stuck=False, version=5),
+    p.Refused(seq=2, code="illegal_move", reason="8H does not go on 9D"),
+    p.HintReply(move=None),
+    p.Error(code="bad_token", message="no"),
+    p.Pong(id=1, server_time=3.25),
+    p.Queued(game="moojub"),
+    p.Matched(room="r", seat=1, token="t"),
+]
+
+
+def test_every_message_type_has_a_sample() -> None:
+    assert {type(m) for m in CLIENT_IN_SAMPLES} == set(typing.get_args(p.ClientIn))
+    assert {type(m) for m in CLIENT_OUT_SAMPLES} == set(typing.get_args(p.ClientOut))
+
+
+@pytest.mark.parametrize("msg", CLIENT_IN_SAMPLES, ids=lambda m: m.TYPE)
+def test_client_in_round_trips(msg: p.Message) -> None:
+    assert p.decode_msgpack(p.encode_msgpack(msg)) == msg
+    assert p.decode_json(p.encode_json(msg)) == msg
+
+
+@pytest.mark.parametrize("msg", CLIENT_OUT_SAMPLES, ids=lambda m: m.TYPE)
+def test_client_out_round_trips(msg: p.Message) -> None:
+    assert p.decode_msgpack(p.encode_msgpack(msg), p.CLIENT_OUT) == msg
+    assert p.decode_json(p.encode_json(msg), p.CLIENT_OUT) == msg
+
+
+def test_wire_form_has_type_and_version_and_omits_none() -> None:
+    wire = msgpack.unpackb(p.encode_msgpack(p.Join(room="r", name="a")))
+    assert wire == {"type": "join", "v": p.PROTOCOL_VERSION, "room": "r", "name": "a"}
+    assert json.loads(p.encode_json(p.Ping(id=2))) == {"type": "ping", "v": 1, "id": 2}
+
+
+def unexpected(data: Any) -> p.Unexpected:
+    result = p.from_wire(data)
+    assert isinstance(result, p.Unexpected), result
+    return result
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        ([1, 2], p.ErrorCode.BAD_FRAME),
+        ({"v": 1}, p.ErrorCode.UNKNOWN_TYPE),
+        ({"type": 3, "v": 1}, p.ErrorCode.UNKNOWN_TYPE),
+        ({"type": "nope", "v": 1}, p.ErrorCode.UNKNOWN_TYPE),
+        ({"type": "ping"}, p.ErrorCode.BAD_VERSION),
+        ({"type": "ping", "v": 2}, p.ErrorCode.BAD_VERSION),
+        ({"type": "ping", "v": True}, p.ErrorCode.BAD_VERSION),
+        ({"type": "move", "v": 1, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "move", "v": 1, "seq": "1", "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "move", "v": 1, "seq": True, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "move", "v": 1, "seq": 1.0, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "join", "v": 1, "room": ["x"]}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "ready", "v": 1, "ready": 1}, p.ErrorCode.BAD_MESSAGE),
+    ],
+)
+def test_bad_maps_become_unexpected(data: Any, code: p.ErrorCode) -> None:
+    assert unexpected(data).code is code
+
+
+def test_unknown_fields_are_ignored_and_missing_optional_take_defaults() -> None:
+    assert p.from_wire({"type": "join", "v": 1, "room": "r", "extra": [1]}) == p.Join(room="r")
+
+
+def test_unexpected_turns_into_an_error_message() -> None:
+    err = unexpected({"type": "zzz", "v": 1}).to_error()
+    assert err.code == "unknown_type" and "zzz" in err.message
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [b"", b"\xc1", b"\x93\x01\x02", b"\x81\x01\x02", b"\xdd\xff\xff\xff\xff", b"\x80\x80"],
+)
+def test_garbage_msgpack_is_a_bad_frame(frame: bytes) -> None:
+    result = p.decode_msgpack(frame)
+    assert isinstance(result, p.Unexpected)
+    assert result.code in (p.ErrorCode.BAD_FRAME,)
+
+
+@pytest.mark.parametrize("text", ["", "{", "[1]", "null", '"x"', "[" * 100_000, "\udcff"])
+def test_garbage_json_is_a_bad_frame(text: str) -> None:
+    result = p.decode_json(text)
+    assert isinstance(result, p.Unexpected)
+    assert result.code is p.ErrorCode.BAD_FRAME
+
+
+@given(st.binary(max_size=200))
+def test_decode_msgpack_never_raises(data: bytes) -> None:
+    result = p.decode_msgpack(data)
+    assert isinstance(result, p.Message | p.Unexpected)
+
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=10),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=6,
+)
+
+
+@given(
+    st.sampled_from(["join", "watch", "move", "undo", "ready", "quick", "ping", "resync", "x"]),
+    st.dictionaries(
+        st.sampled_from(["room", "seq", "move", "since", "ready", "game", "token"]), json_values
+    ),
+)
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+def test_decode_any_map_never_raises(type_name: str, fields: dict[str, Any]) -> None:
+    frame = msgpack.packb({"type": type_name, "v": 1, **fields})
+    result = p.decode_msgpack(frame)
+    assert isinstance(result, p.Message | p.Unexpected)
+    if isinstance(result, p.Message):
+        assert p.decode_json(p.encode_json(result)) == result

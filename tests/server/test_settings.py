@@ -1,0 +1,31 @@
+import pytest
+
+from server.settings import FIELDS, Settings, SettingsError
+
+
+def test_defaults() -> None:
+    s = Settings()
+    assert (s.host, s.port, s.redis_url) == ("127.0.0.1", 8765, None)
+
+
+def test_from_env_reads_prefixed_and_short_names() -> None:
+    s = Settings.from_env(
+        {"SOLRACE_PORT": "9000", "REDIS_URL": "redis://x:1/0", "SOLRACE_GRACE": "2.5"}
+    )
+    assert (s.port, s.redis_url, s.grace) == (9000, "redis://x:1/0", 2.5)
+
+
+def test_overrides_win_and_none_overrides_are_ignored() -> None:
+    s = Settings.from_env({"PORT": "9000"}, port=1234, host=None)
+    assert (s.port, s.host) == (1234, "127.0.0.1")
+
+
+def test_bad_values_are_refused() -> None:
+    with pytest.raises(SettingsError):
+        Settings.from_env({"SOLRACE_PORT": "many"})
+    with pytest.raises(SettingsError):
+        Settings(max_frame=0)
+
+
+def test_every_field_has_help() -> None:
+    assert all(f.metadata["help"] for f in FIELDS)
