@@ -1,0 +1,47 @@
+"""How one card looks on screen: coloured suit symbols, or plain letters as a fallback."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from rich.text import Text
+
+__all__ = ["CARD_WIDTH", "CardStyle", "card_text", "style_from_env"]
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RED_SUITS = frozenset("DH")
+# "10" reads better than the notation's "T" on a card; three columns fit every card.
+RANK_LABELS = {"T": "10"}
+CARD_WIDTH = 3
+
+
+@dataclass(frozen=True)
+class CardStyle:
+    """`symbols`: ♠♥♦♣ (else the letters S H D C); `color`: red and black suits in colour."""
+
+    symbols: bool = True
+    color: bool = True
+
+
+def style_from_env(ascii_only: bool = False, no_color: bool | None = None) -> CardStyle:
+    """The style asked for: `--ascii` gives letters, NO_COLOR (no-color.org) no colour."""
+    if no_color is None:
+        no_color = bool(os.environ.get("NO_COLOR"))
+    return CardStyle(symbols=not ascii_only, color=not no_color)
+
+
+def card_text(card: str, style: CardStyle) -> Text:
+    """A card such as `TH` drawn as `10♥` in red (or `10H` without symbols), 3 columns wide.
+
+    The colour is a span, not the Text's base style, so padding after it stays plain.
+    """
+    rank, suit = card[:-1], card[-1]
+    label = RANK_LABELS.get(rank, rank) + (SUIT_SYMBOLS[suit] if style.symbols else suit)
+    label = label.ljust(CARD_WIDTH)
+    if not style.color:
+        return Text(label)
+    colour = "bold red" if suit in RED_SUITS else "bold black"
+    text = Text()
+    text.append(label, style=f"{colour} on white")
+    return text

@@ -1,0 +1,290 @@
+"""The board screen a player plays on: practice offline, or a seat in a race."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from client_cli.board import Marks
+from client_cli.cards import CardStyle
+from client_cli.picking import digit_pile, key_move, move_cursor
+from client_cli.session import Outcome, Session
+from client_cli.widgets import BoardView, MoveInput, clock
+
+__all__ = ["HELP", "HelpScreen", "PlayApp"]
+
+HELP = """\
+[b]Moves[/b]  type the notation and press Enter:
+   t5 t2     top card of t5 onto t2      t5 t2 3   a group of three (Shaula)
+   c1 f      onto its foundation         deal      Moojub: one card on each reserve
+[b]Quick keys[/b] (on an empty move line)
+   1-8       pick a tableau pile (Moojub: 1-4 a reserve), then a destination
+   f  c      destination: its foundation, the first free cell
+   arrows    move the cursor over the piles; space or Enter picks
+   Esc       drop the picked pile
+   u  undo   h  hint   a  autoplay   n  deal (Moojub)
+   ?  this help        ctrl+q  quit
+[dim]Press any key to close.[/dim]"""
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static { width: auto; max-width: 78; border: round $accent; padding: 0 1;
+                          background: $surface; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(HELP)
+
+    def on_key(self) -> None:
+        self.dismiss()
+
+
+class PlayApp(App[None]):
+    """Board, status line and move line over a Session."""
+
+    CSS = """
+    #title { height: 1; background: $primary-background; }
+    #status { height: 1; }
+    MoveInput { border: none; height: 1; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+z", "undo", "Undo", show=False),
+        Binding("f1", "help", "Help", show=False),
+    ]
+
+    def __init__(self, session: Session, title: str, style: CardStyle | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.heading = title
+        self.card_style = style or CardStyle()
+        self.selected: str | None = None
+        self.cursor: str | None = None
+        self.hinted: tuple[str, ...] = ()
+        self.started = time.monotonic()
+        self.finished_after: float | None = None
+        self.message = Text()
+
+    # ---------------------------------------------------------------- layout
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield BoardView(self.session.state(), self.card_style, id="board")
+        yield from self.compose_extra()
+        yield Static(id="status")
+        yield MoveInput(placeholder=self.placeholder(), id="move")
+
+    def compose_extra(self) -> ComposeResult:
+        """Room for what a race adds between the board and the status line."""
+        yield from ()
+
+    def placeholder(self) -> str:
+        allowed = self.session.allowed
+        extras = [
+            name
+            for name, ok in (
+                ("u undo", allowed.undo),
+                ("h hint", allowed.hint),
+                ("a auto", allowed.autoplay),
+            )
+            if ok
+        ]
+        return "move (t5 t2) · 1-8 pick · " + " · ".join([*extras, "? help"])
+
+    def on_mount(self) -> None:
+        self.query_one(MoveInput).focus()
+        self.set_interval(1.0, self.show_title)
+        self.redraw()
+
+    @property
+    def game(self) -> str:
+        return str(self.session.state()["game"])
+
+    def elapsed(self) -> float:
+        if self.finished_after is not None:
+            return self.finished_after
+        return time.monotonic() - self.started
+
+    def show_title(self) -> None:
+        state = self.session.state()
+        total = 48 if state["game"] == "stalactites" else 52
+        parts = [
+            self.heading,
+            f"{state['progress']}/{total} cards",
+            f"{state['moves']} moves",
+            clock(self.elapsed()),
+        ]
+        if state["game"] == "stalactites":
+            step = state.get("step")
+            parts.append(
+                "step: open" if step is None else f"step: by {'ones' if step == 1 else 'twos'}"
+            )
+        self.query_one("#title", Static).update(Text(" " + "  ·  ".join(parts), style="bold"))
+
+    def redraw(self) -> None:
+        state = self.session.state()
+        if state["won"] and self.finished_after is None:
+            self.finished_after = time.monotonic() - self.started
+        marks = Marks(selected=self.selected, cursor=self.cursor, hint=self.hinted)
+        self.query_one(BoardView).show(state, marks)
+        self.query_one(MoveInput).quick_letters = "fc" if self.selected else ""
+        self.show_title()
+        self.query_one("#status", Static).update(self.status_text(state))
+
+    def status_text(self, state: dict[str, Any]) -> Text:
+        if state["won"]:
+            return Text(
+                f" ★ Won in {state['moves']} moves, {clock(self.elapsed())}!", style="bold green"
+            )
+        if self.message:
+            return self.message
+        if state["stuck"]:
+            return Text(
+                " Stuck: no legal move is left."
+                + (" u undoes." if self.session.allowed.undo else ""),
+                style="yellow",
+            )
+        if self.selected:
+            return Text(f" {self.selected} → ?  (a digit, f, c, or the cursor; Esc drops it)")
+        return Text()
+
+    def say(self, text: str, style: str = "") -> None:
+        self.message = Text(" " + text, style=style)
+
+    # ---------------------------------------------------------------- actions
+
+    async def on_input_submitted(self, event: MoveInput.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            await self.quick("enter")
+            return
+        words = {
+            "undo": self.action_undo,
+            "hint": self.action_hint,
+            "auto": self.action_autoplay,
+            "autoplay": self.action_autoplay,
+            "help": self.action_help,
+        }
+        if text.lower() in words:
+            await words[text.lower()]()
+            return
+        self.selected = None
+        await self.send(text)
+
+    async def on_move_input_quick(self, event: MoveInput.Quick) -> None:
+        await self.quick(event.key)
+
+    async def quick(self, key: str) -> None:
+        if key in ("left", "right", "up", "down"):
+            self.cursor = move_cursor(self.game, self.cursor, key)
+        elif key in ("space", "enter"):
+            if self.cursor is None:
+                self.cursor = move_cursor(self.game, None, "right")
+            else:
+                await self.pick(self.cursor)
+                return
+        elif key == "escape":
+            self.selected = None
+        elif key.isdigit():
+            pile = digit_pile(self.game, key)
+            if pile is None:
+                self.say(f"no pile on key {key}", "yellow")
+            else:
+                await self.pick(pile)
+                return
+        elif key in ("f", "c") and self.selected:
+            await self.pick(key)
+            return
+        elif key == "u":
+            await self.action_undo()
+            return
+        elif key == "h":
+            await self.action_hint()
+            return
+        elif key == "a":
+            await self.action_autoplay()
+            return
+        elif key == "n":
+            await self.send("deal")
+            return
+        elif key == "question_mark":
+            await self.action_help()
+            return
+        self.redraw()
+
+    async def pick(self, pile: str) -> None:
+        """Pick-source-then-destination, by digit, letter or cursor."""
+        if pile == "talon":
+            self.selected = None
+            await self.send("deal")
+        elif self.selected is None:
+            if pile in ("f", "c") or not self.session.state()["piles"].get(pile):
+                self.say(f"{pile} has no card to move", "yellow")
+            else:
+                self.selected = pile
+                self.message = Text()
+            self.redraw()
+        elif pile == self.selected:
+            self.selected = None
+            self.redraw()
+        else:
+            src, self.selected = self.selected, None
+            text = key_move(self.session.state(), src, pile, self.session.legal_moves())
+            await self.send(text)
+
+    async def send(self, text: str) -> None:
+        self.show_outcome(text, await self.session.move(text))
+
+    def show_outcome(self, text: str, outcome: Outcome) -> None:
+        if outcome.ok:
+            self.message = Text()
+            self.hinted = ()
+        else:
+            self.say(f"✗ {text}: {outcome.reason}", "bold red")
+        self.redraw()
+
+    async def action_undo(self) -> None:
+        if not self.session.allowed.undo:
+            self.say("this room does not allow undo", "yellow")
+        else:
+            outcome = await self.session.undo()
+            self.show_outcome("undo", outcome)
+            return
+        self.redraw()
+
+    async def action_hint(self) -> None:
+        if not self.session.allowed.hint:
+            self.say("this room does not allow hints", "yellow")
+        else:
+            outcome = await self.session.hint()
+            if outcome.ok and outcome.moves:
+                move = outcome.moves[0]
+                self.hinted = tuple(w for w in move.split()[:2] if not w.isdigit())
+                self.say(f"hint: {move}", "bold green")
+            else:
+                self.say(outcome.reason, "yellow")
+        self.redraw()
+
+    async def action_autoplay(self) -> None:
+        if not self.session.allowed.autoplay:
+            self.say("this room does not allow autoplay", "yellow")
+        else:
+            outcome = await self.session.autoplay()
+            if not outcome.ok:
+                self.say(f"✗ autoplay: {outcome.reason}", "bold red")
+            elif outcome.moves:
+                self.say("autoplay: " + ", ".join(outcome.moves))
+            else:
+                self.say("autoplay: no safe move to make", "dim")
+        self.redraw()
+
+    async def action_help(self) -> None:
+        self.push_screen(HelpScreen())

@@ -1,0 +1,150 @@
+"""Textual widgets: the board, the move line with its quick keys, and the race bars."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Input
+
+from client_cli.board import Marks, render_board
+from client_cli.cards import CardStyle
+
+__all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar"]
+
+# Keys that act at once on an empty move line; every other key types notation.
+# Notation starts with a pile letter (t c f r) or `deal`, so none of these clash.
+QUICK_KEYS = frozenset(
+    ["left", "right", "up", "down", "space", "escape", "u", "h", "a", "n", "question_mark"]
+)
+
+
+class BoardView(Widget):
+    """One board, drawn to whatever size the widget gets."""
+
+    DEFAULT_CSS = "BoardView { height: 1fr; }"
+
+    def __init__(
+        self, state: Mapping[str, Any] | None = None, style: CardStyle | None = None, **kw: Any
+    ) -> None:
+        super().__init__(**kw)
+        self.state: Mapping[str, Any] | None = state
+        self.card_style = style or CardStyle()
+        self.marks = Marks()
+
+    def show(self, state: Mapping[str, Any] | None = None, marks: Marks | None = None) -> None:
+        if state is not None:
+            self.state = state
+        if marks is not None:
+            self.marks = marks
+        self.refresh()
+
+    def render(self) -> RenderableType:
+        if self.state is None:
+            return Text("waiting for the deal…", style="dim")
+        return render_board(
+            self.state,
+            width=self.size.width,
+            height=self.size.height,
+            style=self.card_style,
+            marks=self.marks,
+        )
+
+
+class MoveInput(Input):
+    """The move line: type `t5 t2`, or use the quick keys while it is empty."""
+
+    class Quick(Message):
+        """A quick key pressed on the empty move line."""
+
+        def __init__(self, key: str) -> None:
+            super().__init__()
+            self.key = key
+
+    def __init__(self, quick_letters: str = "", **kw: Any) -> None:
+        super().__init__(**kw)
+        # Letters that are quick keys only while a source is picked (`f`, `c`).
+        self.quick_letters = quick_letters
+
+    async def _on_key(self, event: events.Key) -> None:
+        key = event.key
+        if not self.value and (key in QUICK_KEYS or key.isdigit() or key in self.quick_letters):
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.Quick(key))
+            return
+        await super()._on_key(event)
+
+
+def progress_bar(done: int, total: int, width: int, style: CardStyle) -> Text:
+    """`██████░░░░` filled in proportion; `#` and `-` without colour or symbols."""
+    width = max(1, width)
+    filled = 0 if total <= 0 else min(width, round(width * done / total))
+    full, empty = ("█", "░") if style.symbols else ("#", "-")
+    bar = Text()
+    bar.append(full * filled, style="green" if style.color else "")
+    bar.append(empty * (width - filled), style="dim" if style.color else "")
+    return bar
+
+
+@dataclass
+class PlayerLine:
+    """One racer as the bars show them."""
+
+    name: str
+    progress: int = 0
+    total: int = 52
+    moves: int = 0
+    seconds: float = 0.0
+    status: str = ""  # "", "finished", "stuck", "gave up", "offline"
+    you: bool = False
+
+
+def clock(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class RaceBars(Widget):
+    """Every racer's progress as a live bar with moves and time."""
+
+    DEFAULT_CSS = "RaceBars { height: auto; }"
+
+    players: reactive[tuple[PlayerLine, ...]] = reactive((), layout=True)
+
+    def __init__(self, style: CardStyle | None = None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.card_style = style or CardStyle()
+
+    def update_players(self, players: Sequence[PlayerLine]) -> None:
+        self.players = tuple(players)
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        return max(1, len(self.players))
+
+    def render(self) -> RenderableType:
+        if not self.players:
+            return Text("no racers yet", style="dim")
+        width = self.size.width or 80
+        name_w = min(12, max(len(p.name) for p in self.players) + 2)
+        tail_w = 26  # " 52/52  999 mv  12:34  finished"
+        bar_w = max(5, width - name_w - tail_w - 2)
+        lines = []
+        for p in self.players:
+            line = Text()
+            name = (("▸ " if self.card_style.symbols else "> ") if p.you else "  ") + p.name
+            line.append(name[:name_w].ljust(name_w), style="bold" if p.you else "")
+            line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
+            line.append(f" {p.progress:>2}/{p.total} {p.moves:>4} mv {clock(p.seconds):>6}")
+            if p.status:
+                colour = {"finished": "bold green", "stuck": "yellow"}.get(p.status, "red")
+                line.append(f"  {p.status}", style=colour if self.card_style.color else "bold")
+            lines.append(line)
+        return Text("\n").join(lines)

@@ -1,0 +1,106 @@
+"""The practice screen, headless through Textual's own pilot."""
+
+from __future__ import annotations
+
+import pytest
+
+from client_cli.play_app import HelpScreen, PlayApp
+from client_cli.session import LocalSession
+from core import GAMES, new_game
+from tests.client_cli.helpers import screen_text
+
+
+def practice(game: str, seed: int) -> PlayApp:
+    return PlayApp(LocalSession(new_game(game, seed)), f"{game} #{seed} · practice")
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_each_game_renders_in_80x24(game: str) -> None:
+    app = practice(game, 617)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        assert len(lines) == 24
+        text = "\n".join(lines)
+        assert f"{game} #617" in lines[0]
+        for pile in app.session.state()["piles"]:
+            assert pile in text.split()
+        assert "move (t5 t2)" in lines[-1]
+
+
+async def test_typing_a_move_plays_it() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"t2 f", "enter")
+        await pilot.pause()
+        assert app.session.state()["piles"]["f1"] == ["AD"]
+        assert "1/52 cards" in screen_text(app).splitlines()[0]
+        assert app.query_one("#move").value == ""  # type: ignore[attr-defined]
+
+
+async def test_a_refused_move_shows_the_reason_and_keeps_the_board() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        before = screen_text(app).splitlines()[1:13]
+        await pilot.press(*"t5 t1", "enter")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "t5 t1: AS does not go on 3H" in shown
+        assert shown.splitlines()[1:13] == before
+        assert app.session.state()["moves"] == 0
+
+
+async def test_keys_pick_a_source_then_a_destination() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.selected == "t2" and "t2 → ?" in screen_text(app)
+        await pilot.press("f")  # a quick key now, not the start of notation
+        await pilot.press("8", "c")
+        await pilot.pause()
+        piles = app.session.state()["piles"]
+        assert piles["f1"] == ["AD"] and piles["c1"] == ["JH"]
+        # The cursor: right lands on t1, up on f1, space picks... f1 is empty: refused kindly.
+        await pilot.press("right", "space", "right", "space")
+        await pilot.pause()
+        assert app.session.state()["piles"]["t1"][-1] == "3H"
+        assert "t1 t2" in screen_text(app)  # 3H on 9S is refused with the reason
+
+
+async def test_undo_hint_and_autoplay_keys() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"t2 f", "enter", "u")
+        await pilot.pause()
+        state = app.session.state()
+        assert state["piles"]["f1"] == [] and state["moves"] == 2
+        await pilot.press("h")
+        await pilot.pause()
+        assert "hint" in screen_text(app).splitlines()[-2]
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.session.state()["progress"] >= 2  # both aces are always safe
+
+
+async def test_help_opens_and_closes() -> None:
+    app = practice("moojub", 3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "Quick keys" in screen_text(app)
+        await pilot.press("x")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_moojub_deal_by_key_lowers_the_talon_count() -> None:
+    app = practice("moojub", 3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.session.state()["talon_count"] == 44
+        lines = screen_text(app).splitlines()
+        below_talon = next(i for i, line in enumerate(lines) if "talon" in line) + 1
+        assert lines[below_talon].split()[-1] == "44"
