@@ -91,9 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot.add_argument("room")
     bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
-    bot.add_argument(
-        "--pace", type=float, default=1.0, help="seconds between moves (default 1.0)"
-    )
+    bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
     return parser
 
 
@@ -111,9 +109,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         session = LocalSession.new(args.game, seed)
         PlayApp(session, f"{args.game.capitalize()} #{seed} · practice", card_style(args)).run()
         return 0
-    from client_cli import commands
+    from client_cli.commands import run
 
-    return commands.run(args, card_style(args))
+    return run(args, card_style(args))
 
 
 if __name__ == "__main__":

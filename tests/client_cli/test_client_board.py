@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from client_cli.board import Marks, render_board
 from client_cli.cards import CardStyle, card_text, style_from_env
 from core import GAMES, new_game

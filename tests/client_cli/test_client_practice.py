@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from client_screen import screen_text
 
 from client_cli.play_app import HelpScreen, PlayApp
 from client_cli.session import LocalSession
 from core import GAMES, new_game
-from tests.client_cli.helpers import screen_text
 
 
 def practice(game: str, seed: int) -> PlayApp:
