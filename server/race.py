@@ -1,0 +1,438 @@
+"""The race as a pure state machine: lobby -> countdown -> running -> finished.
+
+Sans-I/O in the manner of python-websockets: every method takes the event and the current
+time (`now`, Unix seconds, passed in) and returns an `Outcome`: the events to append to the
+room's log and send. Nothing here awaits, stores or reads a clock; `server.rooms` carries
+the outcomes out (Redis, pub/sub) and `server.app` feeds the methods.
+
+A refused action raises `RaceError` (with a protocol `ErrorCode`) and changes nothing.
+
+Moves themselves are checked by `check_move` (the fixed checklist, as in boardgame.io's
+Master) and then by the engine; an accepted move only updates a seat's progress here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from server import protocol as p
+from server.protocol import ErrorCode
+
+__all__ = [
+    "NO_TIME",
+    "Outcome",
+    "Race",
+    "RaceError",
+    "RoomConfig",
+    "Seat",
+    "Status",
+    "check_move",
+    "rank",
+]
+
+NO_TIME = math.inf  # "no deadline" (e.g. no time limit)
+
+
+class Status(enum.StrEnum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class RaceError(Exception):
+    """An action the race refuses; nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RoomConfig:
+    """What the room's creator chose; fixed for the room's life."""
+
+    game: str
+    seats: int = 2
+    seed_mode: str = "random"  # "fixed", "random" or "winnable"
+    undo: bool = True
+    hints: bool = False
+    time_limit: float | None = None  # seconds, None: no limit
+    spectator_delay: float = 0.0
+    grace: float = 30.0
+    countdown: float = 3.0
+    hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
+
+
+@dataclass(slots=True)
+class Seat:
+    name: str
+    token_hash: str
+    ready: bool = False
+    connected: bool = False
+    grace_until: float | None = None
+    progress: int = 0
+    moves: int = 0
+    won: bool = False
+    stuck: bool = False
+    out: str | None = None  # "resigned" or "forfeit"
+    done_at: float | None = None  # when it won, got stuck or went out
+    rematch: bool = False
+
+    @property
+    def racing(self) -> bool:
+        """Still able to change the result: not won, not out (stuck may still undo)."""
+        return not self.won and self.out is None
+
+    @property
+    def done(self) -> bool:
+        return self.won or self.stuck or self.out is not None
+
+    def reset(self) -> None:
+        self.progress = self.moves = 0
+        self.won = self.stuck = self.rematch = False
+        self.out = None
+        self.done_at = self.grace_until = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an action produced: events to log and send (versions are given on append)."""
+
+    events: list[p.Event] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.events)
+
+
+def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
+    """Results: winners by finishing time, then everyone by progress, then fewer moves.
+
+    Equal keys share a rank (1, 2, 2, 4).
+    """
+
+    def key(item: tuple[int, Seat]) -> tuple[int, float, int, int]:
+        seat = item[1]
+        time = (seat.done_at or 0.0) - started_at if seat.won else 0.0
+        return (0 if seat.won else 1, round(time, 3), -seat.progress, seat.moves)
+
+    ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
+    results: list[dict[str, Any]] = []
+    previous: tuple[int, float, int, int] | None = None
+    for position, (index, seat) in enumerate(ordered, start=1):
+        k = key((index, seat))
+        place = results[-1]["rank"] if k == previous else position
+        previous = k
+        results.append(
+            {
+                "rank": place,
+                "seat": index,
+                "name": seat.name,
+                "won": seat.won,
+                "stuck": seat.stuck,
+                "out": seat.out,
+                "progress": seat.progress,
+                "moves": seat.moves,
+                "time": round(seat.done_at - started_at, 3)
+                if seat.won and seat.done_at is not None
+                else None,
+            }
+        )
+    return results
+
+
+@dataclass(slots=True)
+class Race:
+    """One room's race. Seats are keyed by a stable index; the host is the lowest index."""
+
+    room: str
+    config: RoomConfig
+    seed: int
+    created_at: float
+    status: Status = Status.LOBBY
+    round: int = 1
+    seats: dict[int, Seat] = field(default_factory=dict)
+    start_at: float | None = None
+    ends_at: float | None = None
+    finished_at: float | None = None
+    finish_reason: str | None = None
+    results: list[dict[str, Any]] | None = None
+
+    # ------------------------------------------------------------ views
+
+    @property
+    def host(self) -> int | None:
+        return min(self.seats) if self.seats else None
+
+    def seed_public(self) -> bool:
+        """Open games show the seed from the start; hidden ones only after the end."""
+        if self.status is Status.FINISHED:
+            return True
+        return not self.config.hidden and self.status is Status.RUNNING
+
+    def next_deadline(self) -> float | None:
+        """When `tick` next has something to do, if ever."""
+        if self.status is Status.COUNTDOWN:
+            return self.start_at
+        if self.status is Status.RUNNING:
+            times = [s.grace_until for s in self.seats.values() if s.grace_until and s.racing]
+            if self.ends_at is not None:
+                times.append(self.ends_at)
+            return min(times) if times else None
+        return None
+
+    def view(self) -> dict[str, Any]:
+        """The public room view (docs/protocol.md "room"): no tokens, no secret seed."""
+        return {
+            "id": self.room,
+            "game": self.config.game,
+            "status": self.status.value,
+            "round": self.round,
+            "seed": self.seed if self.seed_public() else None,
+            "seats": self.config.seats,
+            "host": self.host,
+            "undo": self.config.undo,
+            "hints": self.config.hints,
+            "time_limit": self.config.time_limit,
+            "spectator_delay": self.config.spectator_delay,
+            "grace": self.config.grace,
+            "seed_mode": self.config.seed_mode,
+            "created_at": self.created_at,
+            "start_at": self.start_at,
+            "ends_at": self.ends_at,
+            "finished_at": self.finished_at,
+            "finish_reason": self.finish_reason,
+            "players": [
+                {
+                    "seat": i,
+                    "name": s.name,
+                    "ready": s.ready,
+                    "connected": s.connected,
+                    "grace_until": s.grace_until,
+                    "progress": s.progress,
+                    "moves": s.moves,
+                    "won": s.won,
+                    "stuck": s.stuck,
+                    "out": s.out,
+                    "rematch": s.rematch,
+                }
+                for i, s in sorted(self.seats.items())
+            ],
+            "results": self.results,
+        }
+
+    # ------------------------------------------------------------ lobby
+
+    def join(self, name: str, token_hash: str, now: float) -> tuple[int, Outcome]:
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
+        if len(self.seats) >= self.config.seats:
+            raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
+        index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
+        name = name.strip()[:32] or f"player {index + 1}"
+        self.seats[index] = Seat(name=name, token_hash=token_hash, connected=True)
+        return index, Outcome([p.PlayerJoined(version=0, at=now, seat=index, name=name)])
+
+    def leave(self, index: int, now: float) -> Outcome:
+        self._seat(index)
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "the race has started: resign instead")
+        del self.seats[index]
+        return Outcome([p.PlayerLeft(version=0, at=now, seat=index)])
+
+    def set_ready(self, index: int, ready: bool, now: float) -> Outcome:
+        seat = self._seat(index)
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "ready only counts in the lobby")
+        seat.ready = ready
+        out = Outcome([p.PlayerReady(version=0, at=now, seat=index, ready=ready)])
+        if len(self.seats) == self.config.seats and all(s.ready for s in self.seats.values()):
+            out.events += self._countdown(now).events
+        return out
+
+    def start(self, index: int, now: float) -> Outcome:
+        self._seat(index)
+        if index != self.host:
+            raise RaceError(ErrorCode.NOT_HOST, "only the host starts the race")
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "the race is not in its lobby")
+        return self._countdown(now)
+
+    def _countdown(self, now: float) -> Outcome:
+        self.status = Status.COUNTDOWN
+        self.start_at = now + self.config.countdown
+        return Outcome([p.Countdown(version=0, at=now, start_at=self.start_at)])
+
+    # ------------------------------------------------------------ presence
+
+    def connected(self, index: int, now: float) -> Outcome:
+        seat = self._seat(index)
+        if seat.connected:
+            return Outcome()
+        seat.connected = True
+        seat.grace_until = None
+        return Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
+
+    def disconnected(self, index: int, now: float) -> Outcome:
+        seat = self._seat(index)
+        if not seat.connected:
+            return Outcome()
+        seat.connected = False
+        if self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing:
+            seat.grace_until = now + self.config.grace
+        return Outcome(
+            [
+                p.Presence(
+                    version=0, at=now, seat=index, connected=False, grace_until=seat.grace_until
+                )
+            ]
+        )
+
+    # ------------------------------------------------------------ racing
+
+    def update_progress(
+        self, index: int, progress: int, moves: int, won: bool, stuck: bool, now: float
+    ) -> Outcome:
+        """Mirror an accepted move (its Progress event is logged by the move script)."""
+        seat = self._seat(index)
+        seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
+        if (won or stuck) and seat.done_at is None:
+            seat.done_at = now
+        elif not (won or stuck) and seat.out is None:
+            seat.done_at = None  # an undo got a stuck player going again
+        return self.tick(now)
+
+    def resign(self, index: int, now: float) -> Outcome:
+        seat = self._seat(index)
+        if self.status not in (Status.COUNTDOWN, Status.RUNNING):
+            raise RaceError(ErrorCode.NOT_RUNNING, "there is no race to resign from")
+        if not seat.racing:
+            raise RaceError(ErrorCode.PLAYER_OUT, "you are no longer racing")
+        return self._out(index, "resigned", now)
+
+    def _out(self, index: int, reason: str, now: float) -> Outcome:
+        seat = self.seats[index]
+        seat.out = reason
+        seat.grace_until = None
+        seat.done_at = seat.done_at or now
+        out = Outcome([p.PlayerOut(version=0, at=now, seat=index, reason=reason)])
+        out.events += self.tick(now).events
+        return out
+
+    def tick(self, now: float) -> Outcome:
+        """Do whatever is due at `now`: start, forfeits, time up, everyone done. Idempotent."""
+        out = Outcome()
+        if self.status is Status.COUNTDOWN and self.start_at is not None and now >= self.start_at:
+            self.status = Status.RUNNING
+            limit = self.config.time_limit
+            self.ends_at = self.start_at + limit if limit else None
+            for seat in self.seats.values():
+                if not seat.connected and seat.grace_until is None:
+                    seat.grace_until = self.start_at + self.config.grace
+            out.events.append(
+                p.RaceStarted(
+                    version=0,
+                    at=now,
+                    game=self.config.game,
+                    seed=None if self.config.hidden else self.seed,
+                    ends_at=self.ends_at,
+                )
+            )
+        if self.status is not Status.RUNNING:
+            return out
+        for index, seat in sorted(self.seats.items()):
+            if seat.racing and seat.grace_until is not None and now >= seat.grace_until:
+                seat.out = "forfeit"
+                seat.grace_until = None
+                seat.done_at = seat.done_at or now
+                out.events.append(p.PlayerOut(version=0, at=now, seat=index, reason="forfeit"))
+        if self.ends_at is not None and now >= self.ends_at:
+            out.events.append(self._finish(now, "time_up"))
+        elif all(s.done for s in self.seats.values()):
+            out.events.append(self._finish(now, "all_done"))
+        return out
+
+    def _finish(self, now: float, reason: str) -> p.RaceFinished:
+        self.status = Status.FINISHED
+        self.finished_at = now
+        self.finish_reason = reason
+        for seat in self.seats.values():
+            seat.grace_until = None
+        self.results = rank(self.seats, self.start_at or now)
+        return p.RaceFinished(
+            version=0, at=now, results=self.results, seed=self.seed, reason=reason
+        )
+
+    # ------------------------------------------------------------ after the end
+
+    def rematch(self, index: int, next_seed: int, now: float) -> Outcome:
+        """Vote; the last vote deals `next_seed` to the same players and counts down."""
+        seat = self._seat(index)
+        if self.status is not Status.FINISHED:
+            raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        out = Outcome()
+        if not seat.rematch:
+            seat.rematch = True
+            out.events.append(p.RematchVote(version=0, at=now, seat=index))
+        if all(s.rematch for s in self.seats.values()):
+            self.round += 1
+            self.seed = next_seed
+            self.status = Status.LOBBY
+            self.start_at = self.ends_at = self.finished_at = None
+            self.finish_reason = None
+            self.results = None
+            for s in self.seats.values():
+                s.reset()
+                s.ready = True
+            out.events.append(p.NewRound(version=0, at=now, round=self.round))
+            out.events += self._countdown(now).events
+        return out
+
+    def _seat(self, index: int) -> Seat:
+        seat = self.seats.get(index)
+        if seat is None:
+            raise RaceError(ErrorCode.NOT_PLAYER, f"there is no player in seat {index}")
+        return seat
+
+    # ------------------------------------------------------------ storage form
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["status"] = self.status.value
+        data["seats"] = {str(i): dataclasses.asdict(s) for i, s in self.seats.items()}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Race:
+        values = dict(data)
+        values["config"] = RoomConfig(**data["config"])
+        values["status"] = Status(data["status"])
+        values["seats"] = {int(i): Seat(**s) for i, s in data["seats"].items()}
+        return cls(**values)
+
+
+def check_move(race: Race, seat: int | None, seq: int, last_seq: int, now: float) -> None:
+    """The fixed checklist before the engine sees a move (RaceError if any fails):
+    a player (not a spectator), a race on at `now`, this player still racing,
+    and a sequence number above the last one used. The room is the socket's own."""
+    if seat is None:
+        raise RaceError(ErrorCode.NOT_PLAYER, "spectators cannot move")
+    player = race.seats.get(seat)
+    if player is None:
+        raise RaceError(ErrorCode.NOT_PLAYER, "you have no seat in this room")
+    started = race.status is Status.RUNNING or (
+        race.status is Status.COUNTDOWN and race.start_at is not None and now >= race.start_at
+    )
+    if not started:
+        raise RaceError(ErrorCode.NOT_RUNNING, "the race is not running")
+    if race.ends_at is not None and now >= race.ends_at:
+        raise RaceError(ErrorCode.NOT_RUNNING, "the time is up")
+    if player.won or player.out is not None:
+        raise RaceError(ErrorCode.PLAYER_OUT, "you are no longer racing")
+    if seq <= last_seq:
+        raise RaceError(ErrorCode.STALE_SEQ, f"seq {seq} is not above {last_seq}")
