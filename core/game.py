@@ -221,11 +221,11 @@ class Game:
             raise IllegalMove("cards never leave a foundation")
         if not pile:
             raise IllegalMove(f"{move.src} is empty")
+        if move.dst == "f" and move.n != 1:
+            raise IllegalMove("only one card at a time goes to a foundation")
         if move.n > len(pile):
             raise IllegalMove(f"{move.src} holds only {_cards(len(pile))}")
         if move.dst == "f":
-            if move.n != 1:
-                raise IllegalMove("only one card at a time goes to a foundation")
             for f in self.foundations:
                 if self.code(s, f) in legal:
                     return self.code(s, f)

@@ -83,13 +83,17 @@ class Moojub(Game):
             for g in range(f):
                 if SUIT[piles[g][0]] == suit:
                     return f"column 1 already has a {_SUIT_NAMES[suit]} foundation ({ids[g]})"
-        for r in _R:
-            p = piles[r]
-            if p and SUIT[p[-1]] == suit and RANK[p[-1]] < RANK[card]:
-                return (
-                    f"{CARD_TEXT[p[-1]]} on {ids[r]} is a lower {_SUIT_NAMES[suit]}:"
-                    " only the lowest visible card of a suit starts a foundation"
-                )
+        lower = [
+            (RANK[p[-1]], r)
+            for r in _R
+            if (p := piles[r]) and SUIT[p[-1]] == suit and RANK[p[-1]] < RANK[card]
+        ]
+        if lower:
+            r = min(lower)[1]
+            return (
+                f"{CARD_TEXT[piles[r][-1]]} on {ids[r]} is a lower {_SUIT_NAMES[suit]}:"
+                " only the lowest visible card of a suit starts a foundation"
+            )
         if self._want[card]:
             return (
                 f"{CARD_TEXT[card]} goes on {ids[self._want[card][0]]},"

@@ -28,7 +28,7 @@ class UnreadableMove(IllegalMove):
     """Text that could not be read as a move."""
 
 
-_PILE = re.compile(r"[a-z]+[0-9]+")
+_PILE = re.compile(r"[a-z]+[0-9]+|talon")
 _COUNT = re.compile(r"[0-9]+")
 
 
@@ -84,7 +84,7 @@ class Move(NamedTuple):
 
 
 def _norm(pile: str) -> str:
-    if pile == "f":
+    if pile in ("f", "talon"):
         return pile
     letters = pile.rstrip("0123456789")
     return f"{letters}{int(pile[len(letters) :])}"
