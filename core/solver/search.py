@@ -1,0 +1,141 @@
+"""A depth-first search with a transposition table, shared by the three games.
+
+Each game supplies a `Problem`: a compact, mutable position with make/unmake,
+a canonical key, safe forced moves and ordered candidate moves. The search
+knows nothing of cards; it only promises that "unwinnable" means every
+position reachable through the game's (soundly pruned) moves was visited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Generic, Literal, Protocol, TypeVar
+
+__all__ = ["Outcome", "Problem", "Verdict", "depth_first"]
+
+Move = TypeVar("Move")
+Verdict = Literal["won", "unwinnable", "unknown"]
+
+# How many new positions pass between two looks at the clock: reading it is
+# cheap, but not free next to a search step.
+CLOCK_EVERY = 256
+
+
+class Problem(Protocol[Move]):
+    """A game position the search can walk: make/unmake plus what it needs to prune."""
+
+    def key(self) -> Hashable:
+        """Equal for positions that are equivalent for the rest of the game."""
+
+    def is_won(self) -> bool: ...
+
+    def forced(self) -> Move | None:
+        """A move that never turns a winnable position into a lost one, or None."""
+
+    def moves(self) -> list[Move]:
+        """Every move worth trying here, most promising first."""
+
+    def play(self, move: Move) -> None: ...
+
+    def undo(self) -> None:
+        """Take back the last move played."""
+
+    def name(self, move: Move) -> str:
+        """The move in the engine's canonical text, for the position it is played in."""
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[Move]):
+    verdict: Verdict
+    line: list[Move]
+    positions: int
+
+
+def depth_first(
+    problem: Problem[Move],
+    *,
+    budget: int | None = None,
+    clock: Callable[[], float] | None = None,
+    deadline: float | None = None,
+) -> Outcome[Move]:
+    """Search from the problem's position until a win, exhaustion or a spent budget.
+
+    `budget` caps distinct positions expanded; `deadline` is a value of `clock`.
+    The problem is left in the position it started in.
+    """
+    seen: set[Hashable] = set()
+    line: list[Move] = []
+    # One frame per expanded position: its candidate moves, the next one to
+    # try, and how many forced moves were played on entering it.
+    frames: list[tuple[list[Move], list[int], int]] = []
+    positions = 0
+    verdict: Verdict = "unwinnable"
+
+    def enter() -> bool:
+        """Play forced moves, then open a frame; False if the position is known."""
+        nonlocal positions
+        forced = 0
+        move = problem.forced()
+        while move is not None:
+            problem.play(move)
+            line.append(move)
+            forced += 1
+            move = problem.forced()
+        key = problem.key()
+        if key in seen:
+            for _ in range(forced):
+                problem.undo()
+                line.pop()
+            return False
+        seen.add(key)
+        positions += 1
+        frames.append(([] if problem.is_won() else problem.moves(), [0], forced))
+        return True
+
+    enter()
+    if problem.is_won():
+        result = list(line)
+        _unwind(problem, frames, line)
+        return Outcome("won", result, positions)
+    while frames:
+        moves, cursor, forced = frames[-1]
+        if cursor[0] < len(moves):
+            move = moves[cursor[0]]
+            cursor[0] += 1
+            problem.play(move)
+            line.append(move)
+            if not enter():
+                problem.undo()
+                line.pop()
+                continue
+            if problem.is_won():
+                result = list(line)
+                _unwind(problem, frames, line)
+                return Outcome("won", result, positions)
+            if (budget is not None and positions >= budget) or (
+                clock is not None
+                and deadline is not None
+                and positions % CLOCK_EVERY == 0
+                and clock() >= deadline
+            ):
+                verdict = "unknown"
+                break
+            continue
+        frames.pop()
+        for _ in range(forced):
+            problem.undo()
+            line.pop()
+        if frames:
+            problem.undo()
+            line.pop()
+    _unwind(problem, frames, line)
+    return Outcome(verdict, [], positions)
+
+
+def _unwind(problem: Problem[Move], frames: list[tuple[list[Move], list[int], int]], line: list[Move]) -> None:
+    """Take back every move on the current line, restoring the start position."""
+    for _ in line:
+        problem.undo()
+    line.clear()
+    frames.clear()

@@ -1,0 +1,229 @@
+"""Shaula as a search problem (RULES.md 4).
+
+Cards are small integers (suit * 13 + rank, see `cards`). The key treats the
+four cells as one multiset, the four Forty Thieves piles as one multiset and
+the four FreeCell piles as another (piles of one kind follow the same rules,
+so swapping two of them changes nothing), and the foundations by suit (which
+foundation pile an Ace went to changes nothing either).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from core.solver.cards import card_of
+
+__all__ = ["ShaulaProblem"]
+
+# Pile indices inside the search: tableau 0-7 (0-3 Forty Thieves, 4-7
+# FreeCell), cells 8-11, and 12 for "the foundation of the card's suit".
+CELL0 = 8
+FOUNDATION = 12
+EMPTY = -1
+KING = 12
+
+# A move: (source pile, destination pile, number of cards).
+Move = tuple[int, int, int]
+
+
+def _red(card: int) -> bool:
+    return 13 <= card < 39  # diamonds and hearts
+
+
+def _fits_suit(card: int, onto: int) -> bool:
+    """Forty Thieves rule: down in suit."""
+    return card + 1 == onto and card % 13 != KING
+
+
+def _fits_colour(card: int, onto: int) -> bool:
+    """FreeCell rule: down by one, the other colour."""
+    return (card % 13) + 1 == onto % 13 and _red(card) != _red(onto)
+
+
+class ShaulaProblem:
+    def __init__(self, state: Mapping[str, Any]) -> None:
+        piles = state["piles"]
+        self.tableau = [[card_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
+        self.cells = [card_of(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in range(1, 5)]
+        # found[suit] = cards of that suit on its foundation; pile_of[suit] = the
+        # engine's foundation index holding it (-1 until its Ace is played).
+        self.found = [0, 0, 0, 0]
+        self.pile_of = [-1, -1, -1, -1]
+        for i in range(4):
+            cards = piles[f"f{i + 1}"]
+            if cards:
+                suit = card_of(cards[0]) // 13
+                self.found[suit] = len(cards)
+                self.pile_of[suit] = i
+        self._history: list[tuple[Move, int, int]] = []
+
+    # --- the search protocol -------------------------------------------------
+
+    def key(self) -> Hashable:
+        t = self.tableau
+        return (
+            tuple(self.found),
+            tuple(sorted(self.cells)),
+            tuple(sorted(bytes(p) for p in t[:4])),
+            tuple(sorted(bytes(p) for p in t[4:])),
+        )
+
+    def is_won(self) -> bool:
+        return self.found == [13, 13, 13, 13]
+
+    def forced(self) -> Move | None:
+        """RULES.md 7: a card goes up when the other colour's cards one rank lower are up.
+
+        Why it is safe: a card X of rank r is only ever wanted on the tableau as a
+        place for another card: the same suit r-1 in a Forty Thieves pile (on
+        its foundation already, since X can go up) or the other colour's r-1 in
+        a FreeCell pile (both up by the condition; Aces always go up anyway, so
+        Twos qualify too). So no winning line ever puts a card on X, and playing
+        X up early only frees its place: drop X from every later group move.
+        """
+        found = self.found
+        for i in range(12):
+            if i < CELL0:
+                card = self.tableau[i][-1] if self.tableau[i] else EMPTY
+            else:
+                card = self.cells[i - CELL0]
+            if card == EMPTY:
+                continue
+            suit, rank = divmod(card, 13)
+            if found[suit] != rank:
+                continue
+            if rank <= 1:
+                return (i, FOUNDATION, 1)
+            others = (1, 2) if suit in (0, 3) else (0, 3)
+            if found[others[0]] >= rank and found[others[1]] >= rank:
+                return (i, FOUNDATION, 1)
+        return None
+
+    def moves(self) -> list[Move]:
+        tableau, cells, found = self.tableau, self.cells, self.found
+        up: list[Move] = []
+        build: list[tuple[int, Move]] = []
+        to_empty: list[Move] = []
+        to_cell: list[Move] = []
+        free_cell = cells.index(EMPTY) + CELL0 if EMPTY in cells else -1
+        empty_thieves = next((i for i in range(4) if not tableau[i]), -1)
+        empty_freecell = next((i for i in range(4, 8) if not tableau[i]), -1)
+
+        for c in range(4):
+            card = cells[c]
+            if card == EMPTY:
+                continue
+            src = CELL0 + c
+            if found[card // 13] == card % 13:
+                up.append((src, FOUNDATION, 1))
+            for d in range(8):
+                pile = tableau[d]
+                if pile:
+                    fits = _fits_suit if d < 4 else _fits_colour
+                    if fits(card, pile[-1]):
+                        build.append((0, (src, d, 1)))
+            if empty_thieves >= 0 and card % 13 == KING:
+                to_empty.append((src, empty_thieves, 1))
+            if empty_freecell >= 0:
+                to_empty.append((src, empty_freecell, 1))
+
+        for s in range(8):
+            pile = tableau[s]
+            if not pile:
+                continue
+            top = pile[-1]
+            if found[top // 13] == top % 13:
+                up.append((s, FOUNDATION, 1))
+            # The longest group that moves together by this pile's own rule.
+            in_rule = _fits_suit if s < 4 else _fits_colour
+            run = 1
+            while run < len(pile) and in_rule(pile[-run], pile[-run - 1]):
+                run += 1
+            for d in range(8):
+                dst = tableau[d]
+                if d == s or not dst:
+                    continue
+                fits = _fits_suit if d < 4 else _fits_colour
+                onto = dst[-1]
+                for n in range(1, run + 1):
+                    if fits(pile[-n], onto):
+                        # Score: cards left above nothing (emptying a pile is
+                        # good), then how deep the source's next card sits.
+                        build.append((0 if n == len(pile) else 1, (s, d, n)))
+            whole = len(pile)
+            if empty_thieves >= 0:
+                for n in range(1, run + 1):
+                    # A whole Forty Thieves pile into an empty one is a no-op.
+                    if pile[-n] % 13 == KING and not (s < 4 and n == whole):
+                        to_empty.append((s, empty_thieves, n))
+            if empty_freecell >= 0:
+                for n in range(1, run + 1):
+                    if not (s >= 4 and n == whole):
+                        to_empty.append((s, empty_freecell, n))
+            if free_cell >= 0:
+                to_cell.append((s, free_cell, 1))
+
+        build.sort(key=lambda item: item[0])
+        return up + [m for _, m in build] + to_empty + to_cell
+
+    def play(self, move: Move) -> None:
+        src, dst, n = move
+        if src < CELL0:
+            pile = self.tableau[src]
+            cards = pile[-n:]
+            del pile[-n:]
+        else:
+            cards = [self.cells[src - CELL0]]
+            self.cells[src - CELL0] = EMPTY
+        # Remember which suit got its foundation pile with this move, if any.
+        opened = EMPTY
+        if dst == FOUNDATION:
+            suit = cards[0] // 13
+            self.found[suit] += 1
+            if self.pile_of[suit] < 0:
+                opened = suit
+                self.pile_of[suit] = self._first_free_foundation()
+        elif dst >= CELL0:
+            self.cells[dst - CELL0] = cards[0]
+        else:
+            self.tableau[dst].extend(cards)
+        self._history.append((move, cards[0], opened))
+
+    def undo(self) -> None:
+        (src, dst, n), bottom, opened = self._history.pop()
+        if dst == FOUNDATION:
+            self.found[bottom // 13] -= 1
+            if opened != EMPTY:
+                self.pile_of[opened] = -1
+            cards = [bottom]
+        elif dst >= CELL0:
+            cards = [bottom]
+            self.cells[dst - CELL0] = EMPTY
+        else:
+            pile = self.tableau[dst]
+            cards = pile[-n:]
+            del pile[-n:]
+        if src < CELL0:
+            self.tableau[src].extend(cards)
+        else:
+            self.cells[src - CELL0] = bottom
+
+    def name(self, move: Move) -> str:
+        src, dst, n = move
+        source = f"t{src + 1}" if src < CELL0 else f"c{src - CELL0 + 1}"
+        if dst == FOUNDATION:
+            card = self.tableau[src][-1] if src < CELL0 else self.cells[src - CELL0]
+            suit = card // 13
+            pile = self.pile_of[suit]
+            if pile < 0:
+                pile = self._first_free_foundation()
+            return f"{source} f{pile + 1}"
+        target = f"t{dst + 1}" if dst < CELL0 else f"c{dst - CELL0 + 1}"
+        return f"{source} {target} {n}" if n > 1 else f"{source} {target}"
+
+    # --- helpers ---------------------------------------------------------------
+
+    def _first_free_foundation(self) -> int:
+        """The engine's pick for an Ace: the first foundation pile, in id order, still empty."""
+        return min(set(range(4)) - set(self.pile_of))

@@ -1,0 +1,195 @@
+"""Stalactites as a search problem (RULES.md 5).
+
+Suits never matter in Stalactites, so the search keeps ranks only (0 = Ace).
+Only tableau tops move, and nothing is ever placed on the tableau, so the
+tableau is fully described by its pile heights. Given the heights, the step
+and how many cards each foundation holds, the cards in the cells are fixed
+too (they are the cards that left the tableau and are not on a foundation),
+so the key is just (heights, foundation counts, step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from core.solver.cards import rank_of
+
+__all__ = ["StalactitesProblem"]
+
+# A move: (kind, source index, destination index).
+TABLEAU_TO_FOUNDATION = 0
+TABLEAU_TO_CELL = 1
+CELL_TO_FOUNDATION = 2
+Move = tuple[int, int, int]
+
+FULL = 13  # a foundation holds 13 cards, its base card included
+EMPTY = -1
+
+
+class StalactitesProblem:
+    def __init__(self, state: Mapping[str, Any]) -> None:
+        piles = state["piles"]
+        self.tableau = [[rank_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
+        self.cells = [rank_of(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in (1, 2)]
+        foundations = [piles[f"f{i}"] for i in range(1, 5)]
+        self.base = [rank_of(f[0]) for f in foundations]
+        self.top = [rank_of(f[-1]) for f in foundations]
+        self.count = [len(f) for f in foundations]
+        self.step: int = state.get("step") or 0  # 0: not fixed yet
+        # Cards of each rank not yet on a foundation: when one is left, exactly
+        # one foundation still needs that rank (each foundation takes every rank once).
+        self.loose = [0] * 13
+        for pile in self.tableau:
+            for r in pile:
+                self.loose[r] += 1
+        for r in self.cells:
+            if r != EMPTY:
+                self.loose[r] += 1
+        # Foundations with the same base rank are interchangeable: their counts
+        # are sorted within each such group in the key.
+        groups: dict[int, list[int]] = {}
+        for i, b in enumerate(self.base):
+            groups.setdefault(b, []).append(i)
+        self._twin_groups = [g for g in groups.values() if len(g) > 1]
+        self._history: list[tuple[Move, int]] = []
+
+    # --- the search protocol -------------------------------------------------
+
+    def key(self) -> Hashable:
+        counts = list(self.count)
+        for group in self._twin_groups:
+            ordered = sorted(counts[i] for i in group)
+            for i, c in zip(group, ordered, strict=True):
+                counts[i] = c
+        return (tuple(len(p) for p in self.tableau), tuple(counts), self.step)
+
+    def is_won(self) -> bool:
+        return all(c == FULL for c in self.count)
+
+    def forced(self) -> Move | None:
+        """RULES.md 7: once the step is fixed, the last loose card of a rank goes up.
+
+        Why it is safe: every foundation takes each rank exactly once, so when one
+        card of rank r is left off the foundations exactly one foundation F still
+        needs r, and F takes nothing else until it gets that very card. Any
+        winning line therefore puts this card on F; playing it now only frees its
+        tableau spot or cell earlier, which never makes a later move illegal.
+        """
+        if not self.step:
+            return None
+        for i, r in enumerate(self.cells):
+            if r != EMPTY and self.loose[r] == 1:
+                f = self._taker(r)
+                if f >= 0:
+                    return (CELL_TO_FOUNDATION, i, f)
+        for i, pile in enumerate(self.tableau):
+            if pile and self.loose[pile[-1]] == 1:
+                f = self._taker(pile[-1])
+                if f >= 0:
+                    return (TABLEAU_TO_FOUNDATION, i, f)
+        return None
+
+    def moves(self) -> list[Move]:
+        found: list[Move] = []
+        seen_cells: set[int] = set()
+        for i, r in enumerate(self.cells):
+            # Two cells holding the same rank are interchangeable sources.
+            if r != EMPTY and r not in seen_cells:
+                seen_cells.add(r)
+                found.extend((CELL_TO_FOUNDATION, i, f) for f in self._takers(r))
+        for i, pile in enumerate(self.tableau):
+            if pile:
+                found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in self._takers(pile[-1]))
+        # A card never goes from cell to cell (cells are interchangeable), and
+        # into the first empty cell only (any other empty cell is the same).
+        # The last card of a pile never goes to a cell: it uncovers nothing, and
+        # a pile top is exactly as playable as a cell card (both go only to a
+        # foundation), so any line doing it wins as well without it.
+        free = self.cells.index(EMPTY) if EMPTY in self.cells else -1
+        if free >= 0:
+            scored = []
+            for i, pile in enumerate(self.tableau):
+                if len(pile) > 1:
+                    below = self._distance(pile[-2])
+                    scored.append((self._distance(pile[-1]) + below, i))
+            scored.sort()
+            found.extend((TABLEAU_TO_CELL, i, free) for _, i in scored)
+        return found
+
+    def play(self, move: Move) -> None:
+        kind, src, dst = move
+        step = self.step
+        if kind == TABLEAU_TO_CELL:
+            self.cells[dst] = self.tableau[src].pop()
+        else:
+            if kind == TABLEAU_TO_FOUNDATION:
+                r = self.tableau[src].pop()
+            else:
+                r = self.cells[src]
+                self.cells[src] = EMPTY
+            if not step:
+                self.step = (r - self.top[dst]) % 13
+            self.top[dst] = r
+            self.count[dst] += 1
+            self.loose[r] -= 1
+        self._history.append((move, step))
+
+    def undo(self) -> None:
+        (kind, src, dst), step = self._history.pop()
+        if kind == TABLEAU_TO_CELL:
+            self.tableau[src].append(self.cells[dst])
+            self.cells[dst] = EMPTY
+            return
+        r = self.top[dst]
+        self.loose[r] += 1
+        self.count[dst] -= 1
+        self.top[dst] = (r - (self.step or 1)) % 13
+        self.step = step
+        if kind == TABLEAU_TO_FOUNDATION:
+            self.tableau[src].append(r)
+        else:
+            self.cells[src] = r
+
+    def name(self, move: Move) -> str:
+        kind, src, dst = move
+        if kind == TABLEAU_TO_FOUNDATION:
+            return f"t{src + 1} f{dst + 1}"
+        if kind == TABLEAU_TO_CELL:
+            return f"t{src + 1} c{dst + 1}"
+        return f"c{src + 1} f{dst + 1}"
+
+    # --- helpers ---------------------------------------------------------------
+
+    def _steps(self) -> tuple[int, ...]:
+        return (self.step,) if self.step else (1, 2)
+
+    def _takers(self, r: int) -> list[int]:
+        """Foundations that take rank r now, one per interchangeable twin."""
+        takers = []
+        seen: set[tuple[int, int]] = set()
+        for f in range(4):
+            if self.count[f] < FULL and (r - self.top[f]) % 13 in self._steps():
+                twin = (self.base[f], self.count[f])
+                if twin not in seen:
+                    seen.add(twin)
+                    takers.append(f)
+        return takers
+
+    def _taker(self, r: int) -> int:
+        for f in range(4):
+            if self.count[f] < FULL and (r - self.top[f]) % 13 == self.step:
+                return f
+        return -1
+
+    def _distance(self, r: int) -> int:
+        """How many builds the nearest foundation needs before it takes rank r (0: now)."""
+        best = 13
+        for step in self._steps():
+            inverse = 1 if step == 1 else 7  # 2 * 7 = 14 = 1 (mod 13)
+            for f in range(4):
+                if self.count[f] < FULL:
+                    d = ((r - self.top[f]) * inverse - 1) % 13
+                    if d < best:
+                        best = d
+        return best
