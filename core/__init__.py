@@ -65,3 +65,9 @@ def from_state(data: dict[str, Any]) -> Game:
     if not isinstance(data, dict):
         raise ValueError("a state must be a dict")
     return game_class(data.get("game", "")).from_state(data)
+
+
+# The solver's entry points (core.solver), for the server and the bots.
+from core.solver import hint, solve, winnable_seed  # noqa: E402  (it imports the engine above)
+
+__all__ += ["hint", "solve", "winnable_seed"]

@@ -133,7 +133,9 @@ def depth_first(
     return Outcome(verdict, [], positions)
 
 
-def _unwind(problem: Problem[Move], frames: list[tuple[list[Move], list[int], int]], line: list[Move]) -> None:
+def _unwind(
+    problem: Problem[Move], frames: list[tuple[list[Move], list[int], int]], line: list[Move]
+) -> None:
     """Take back every move on the current line, restoring the start position."""
     for _ in line:
         problem.undo()

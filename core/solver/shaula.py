@@ -1,6 +1,6 @@
 """Shaula as a search problem (RULES.md 4).
 
-Cards are small integers (suit * 13 + rank, see `cards`). The key treats the
+Cards are the engine's ints (suit * 13 + rank - 1, see `core.cards`). The key treats the
 four cells as one multiset, the four Forty Thieves piles as one multiset and
 the four FreeCell piles as another (piles of one kind follow the same rules,
 so swapping two of them changes nothing), and the foundations by suit (which
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from core.solver.cards import card_of
+from core.cards import Card
 
 __all__ = ["ShaulaProblem"]
 
@@ -44,8 +44,10 @@ def _fits_colour(card: int, onto: int) -> bool:
 class ShaulaProblem:
     def __init__(self, state: Mapping[str, Any]) -> None:
         piles = state["piles"]
-        self.tableau = [[card_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
-        self.cells = [card_of(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in range(1, 5)]
+        self.tableau = [[Card.parse(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
+        self.cells = [
+            Card.parse(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in range(1, 5)
+        ]
         # found[suit] = cards of that suit on its foundation; pile_of[suit] = the
         # engine's foundation index holding it (-1 until its Ace is played).
         self.found = [0, 0, 0, 0]
@@ -53,7 +55,7 @@ class ShaulaProblem:
         for i in range(4):
             cards = piles[f"f{i + 1}"]
             if cards:
-                suit = card_of(cards[0]) // 13
+                suit = Card.parse(cards[0]) // 13
                 self.found[suit] = len(cards)
                 self.pile_of[suit] = i
         self._history: list[tuple[Move, int, int]] = []

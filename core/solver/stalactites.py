@@ -13,9 +13,15 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from core.solver.cards import rank_of
+from core.cards import Card
 
 __all__ = ["StalactitesProblem"]
+
+
+def rank_of(card: str) -> int:
+    """0 for an Ace up to 12 for a King."""
+    return Card.parse(card) % 13
+
 
 # A move: (kind, source index, destination index).
 TABLEAU_TO_FOUNDATION = 0

@@ -1,0 +1,91 @@
+"""Moojub as a search problem (RULES.md 6), on the engine's own fast path.
+
+The start rules are the subtle part of Moojub, so the search does not restate
+them: it plays on a copy of the engine (`generate` / `push` / `pop`) and only
+adds a canonical key, the dropping of equivalent moves and an order.
+
+The search sees the talon: the server knows it, and the solver answers for
+the full state. What leaves the solver is a move, never a talon card.
+
+Key. Foundations start strictly in order and every foundation of a row has
+the suit of that row's column-1 base, so the start rules only ever look at how
+many foundations are started and at the column-1 suits, in row order. Building
+looks at a foundation's top card and size, never at its place in the row. So
+the started foundations are keyed as a multiset of (top card, size); full ones
+(13 cards) take nothing more and are left out. The reserves and the talon are
+kept exactly (deals go to r1..r4 in order, so reserves are not interchangeable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from core.game import Game
+from core.moves import Move
+
+__all__ = ["MoojubProblem"]
+
+FOUNDATIONS = 32
+RESERVES = range(32, 36)
+FULL = 13
+
+
+class MoojubProblem:
+    def __init__(self, game: Game) -> None:
+        self.game = game.copy()
+        self._index = self.game.index
+
+    # --- the search protocol -------------------------------------------------
+
+    def key(self) -> Hashable:
+        piles = self.game.piles
+        started = 0
+        tops = []
+        for f in range(FOUNDATIONS):
+            pile = piles[f]
+            if not pile:
+                break
+            started += 1
+            if len(pile) < FULL:
+                tops.append(pile[-1] * 16 + len(pile))
+        tops.sort()
+        column1 = tuple(piles[f][0] // 13 for f in range(min(started, 4)))
+        reserves = tuple(bytes(piles[r]) for r in RESERVES)
+        return (len(self.game.talon), started, column1, tuple(tops), reserves)
+
+    def is_won(self) -> bool:
+        return self.game.won
+
+    def forced(self) -> Move | None:
+        return None
+
+    def moves(self) -> list[Move]:
+        piles = self.game.piles
+        index = self._index
+        builds: list[Move] = []
+        starts: list[Move] = []
+        deal: list[Move] = []
+        seen: set[tuple[str, int]] = set()
+        for move in self.game.generate():
+            if move.is_deal:
+                deal.append(move)
+                continue
+            dst = piles[index[move.dst]]
+            if not dst:
+                starts.append(move)
+                continue
+            # Two foundations with the same top card and size are the same place.
+            twin = (move.src, len(dst))
+            if twin not in seen:
+                seen.add(twin)
+                builds.append(move)
+        return builds + starts + deal
+
+    def play(self, move: Move) -> None:
+        self.game.push(move)
+
+    def undo(self) -> None:
+        self.game.pop()
+
+    def name(self, move: Move) -> str:
+        return str(move)
