@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import core
+from core.solver.cli import add_solve
 
 __all__ = ["add_deal", "add_legal", "build_parser", "format_state", "main", "parse_seed"]
 
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_deal(subparsers)
     add_legal(subparsers)
+    add_solve(subparsers)
     return parser
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import random
@@ -11,8 +10,8 @@ from typing import Any
 import pytest
 
 import core
+from core.__main__ import main
 from core.solver import Solution, hint, solve, winnable_seed
-from core.solver.cli import add_solve
 
 RANKS = "A23456789TJQK"
 
@@ -182,11 +181,8 @@ def test_winnable_seed_gives_up_after_its_tries() -> None:
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    """`python -m core solve ...` as registered by core.__main__, run in-process."""
-    parser = argparse.ArgumentParser()
-    add_solve(parser.add_subparsers())
-    args = parser.parse_args(["solve", *argv])
-    assert args.run(args) == 0
+    """`python -m core solve ...`, run in-process."""
+    assert main(["solve", *argv]) == 0
     return capsys.readouterr().out
 
 
