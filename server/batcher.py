@@ -1,0 +1,110 @@
+"""Send the Lua script calls that arrive together as one Redis pipeline.
+
+One redis-py round trip costs about 100 µs of client CPU (shared/BASELINES.md), so one call
+per move cannot keep up under load. `ScriptBatcher.call` queues the call and returns a
+future; the queue is flushed once per event-loop tick (`call_soon`), so every move handled
+in the same tick shares one pipeline of EVALSHA commands. Scripts are loaded on first use
+and again after a NOSCRIPT error (e.g. Redis restarted and forgot them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.resources
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.exceptions import NoScriptError, ResponseError
+
+__all__ = ["LuaScript", "ScriptBatcher", "load_script"]
+
+
+@dataclass(frozen=True, slots=True)
+class LuaScript:
+    name: str
+    source: str
+    sha: str
+
+
+def load_script(name: str) -> LuaScript:
+    """A script from server/lua/NAME.lua, with its SHA1 computed locally."""
+    source = importlib.resources.files("server").joinpath(f"lua/{name}.lua").read_text()
+    return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
+
+
+@dataclass(slots=True)
+class _Call:
+    script: LuaScript
+    keys: tuple[str, ...]
+    args: tuple[Any, ...]
+    future: asyncio.Future[Any] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+class ScriptBatcher:
+    def __init__(self, redis: Redis, max_batch: int = 512) -> None:
+        self.redis: Any = redis
+        self.max_batch = max_batch
+        self._queue: list[_Call] = []
+        self._scheduled = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.pipelines = 0  # for /metrics and tests: how many pipelines were sent
+        self.calls = 0
+
+    async def call(self, script: LuaScript, keys: tuple[str, ...], args: tuple[Any, ...]) -> Any:
+        item = _Call(script, keys, args)
+        self._queue.append(item)
+        if not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+        return await item.future
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        queue, self._queue = self._queue, []
+        for start in range(0, len(queue), self.max_batch):
+            task = asyncio.ensure_future(self._send(queue[start : start + self.max_batch]))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _send(self, batch: list[_Call]) -> None:
+        self.pipelines += 1
+        self.calls += len(batch)
+        try:
+            results = await self._execute(batch)
+            missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
+            if missing:
+                for script in {batch[i].script for i in missing}:
+                    await self.redis.script_load(script.source)
+                retried = await self._execute([batch[i] for i in missing])
+                for i, r in zip(missing, retried, strict=True):
+                    results[i] = r
+        except Exception as exc:  # connection trouble: every caller gets the error
+            for item in batch:
+                if not item.future.done():
+                    item.future.set_exception(exc)
+            return
+        for item, result in zip(batch, results, strict=True):
+            if item.future.done():
+                continue
+            if isinstance(result, Exception):
+                item.future.set_exception(result)
+            else:
+                item.future.set_result(result)
+
+    async def _execute(self, batch: list[_Call]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for item in batch:
+                pipe.evalsha(item.script.sha, len(item.keys), *item.keys, *item.args)
+            results: list[Any] = await pipe.execute(raise_on_error=False)
+        return [
+            NoScriptError(str(r)) if isinstance(r, ResponseError) and "NOSCRIPT" in str(r) else r
+            for r in results
+        ]
+
+    async def close(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)

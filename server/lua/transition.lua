@@ -1,0 +1,31 @@
+-- Write a race transition if nobody else wrote one first (compare-and-set on rev).
+-- KEYS: 1 meta, 2 race, 3 event log, 4.. the room's other keys (moves, seq answers, progress)
+-- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
+--       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': delete KEYS[4..],
+--       11 k, then k (field, value) pairs for meta, then event bodies
+local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
+if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
+rev = rev + 1
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'rev', rev, 'status', ARGV[3], 'round', ARGV[4],
+  'start_at', ARGV[5], 'ends_at', ARGV[6])
+local k = tonumber(ARGV[11])
+for i = 0, k - 1 do
+  redis.call('HSET', KEYS[1], ARGV[12 + 2 * i], ARGV[13 + 2 * i])
+end
+if ARGV[10] == '1' and #KEYS > 3 then
+  redis.call('DEL', unpack(KEYS, 4))
+end
+local first = nil
+for i = 12 + 2 * k, #ARGV do
+  local v = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+  first = first or v
+  local entry = v .. '|' .. ARGV[i]
+  redis.call('RPUSH', KEYS[3], entry)
+  redis.call('PUBLISH', ARGV[8], entry)
+end
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[7]), -1)
+for i = 1, #KEYS do
+  redis.call('PEXPIRE', KEYS[i], ARGV[9])
+end
+return {'ok', rev, first or 0, redis.call('HGET', KEYS[1], 'ver') or '0'}

@@ -1,0 +1,386 @@
+"""Where rooms live: the `RoomStore` interface and its Redis implementation.
+
+Redis is the truth. Per room, every key carries the Cluster hash tag `{room:ID}`:
+
+    {room:ID}:race       the Race (server/race.py) as JSON
+    {room:ID}:meta       hash: rev (race writes), ver (last event version), and copies of
+                         status, round, start_at, ends_at, out:SEAT that the move script checks
+    {room:ID}:log        list of the last `event_log` events, "VERSION|msgpack body"
+    {room:ID}:prog       hash: seat -> JSON progress written by the move script
+    {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
+    {room:ID}:seq:S      hash: seq -> stored answer, and "last" (highest accepted seq)
+    channel {room:ID}:events   pub/sub: each event as it is logged
+
+Global keys (no room tag; each is touched by one command on its own):
+`solrace:rooms` (zset of room ids by creation time), `solrace:deadlines` (zset of room ids
+by their next deadline, swept by every process), `solrace:quick:GAME` (quick-match queue).
+
+Writes are Lua scripts (server/lua/): a race transition is a compare-and-set on `rev`;
+a move is accepted by `move.lua`, keyed on the seat's seq and its expected move count, so
+a re-sent seq gets the stored answer and two processes can never both accept. Move scripts
+go through the `ScriptBatcher`: concurrent moves share one pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import msgpack
+from redis.asyncio import Redis
+
+from server import protocol as p
+from server.batcher import ScriptBatcher, load_script
+from server.protocol import ErrorCode
+from server.race import Outcome, Race, RaceError, Status
+
+__all__ = [
+    "DEADLINES",
+    "ROOMS",
+    "Applied",
+    "Loaded",
+    "MoveResult",
+    "MoveWrite",
+    "RedisRoomStore",
+    "RoomKeys",
+    "RoomStore",
+    "entry_body",
+    "hash_token",
+    "parse_entry",
+    "parse_moves",
+]
+
+ROOMS = "solrace:rooms"
+DEADLINES = "solrace:deadlines"
+
+MOVE = load_script("move")
+TRANSITION = load_script("transition")
+LOAD = load_script("load")
+QUICK = load_script("quick")
+UNSCHEDULE = load_script("unschedule")
+
+
+def hash_token(token: str) -> str:
+    """Seats store only a hash of their secret token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class RoomKeys:
+    __slots__ = ("channel", "log", "meta", "prog", "race", "tag")
+
+    def __init__(self, room: str) -> None:
+        self.tag = tag = f"{{room:{room}}}"
+        self.meta = f"{tag}:meta"
+        self.race = f"{tag}:race"
+        self.log = f"{tag}:log"
+        self.prog = f"{tag}:prog"
+        self.channel = f"{tag}:events"
+
+    def moves(self, seat: int) -> str:
+        return f"{self.tag}:moves:{seat}"
+
+    def seq(self, seat: int) -> str:
+        return f"{self.tag}:seq:{seat}"
+
+    def per_seat(self, seats: int) -> list[str]:
+        return [k for s in range(seats) for k in (self.moves(s), self.seq(s))] + [self.prog]
+
+
+def entry_body(event: p.Event) -> bytes:
+    """An event as logged, without its version (the script puts "VERSION|" in front)."""
+    wire = p.to_wire(event)
+    del wire["version"]
+    return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def parse_entry(entry: bytes) -> p.Event | None:
+    """A logged or published "VERSION|body" back into its Event (None if damaged)."""
+    version, _, body = entry.partition(b"|")
+    try:
+        wire = msgpack.unpackb(body, raw=False)
+        wire["version"] = int(version)
+    except Exception:
+        return None
+    event = p.CLIENT_OUT.build(wire)
+    return event if isinstance(event, p.Event) else None
+
+
+def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
+    """Move-list entries "MS MOVE" as (seconds, move)."""
+    out = []
+    for entry in entries:
+        ms, _, move = entry.decode().partition(" ")
+        out.append((int(ms) / 1000, move))
+    return out
+
+
+def _ms(t: float | None) -> str:
+    return "" if t is None or math.isinf(t) else str(round(t * 1000))
+
+
+@dataclass(slots=True)
+class Loaded:
+    race: Race
+    rev: int
+    version: int  # last event version
+
+
+@dataclass(slots=True)
+class Applied:
+    race: Race
+    events: list[p.Event]  # with their versions
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class MoveWrite:
+    room: str
+    round: int
+    seat: int
+    seq: int
+    expected: int  # accepted moves before this one
+    move: str  # canonical, or "undo"
+    now: float
+    event: p.Progress  # version 0: given by the script
+    answer: p.Accepted  # version 0, no board: stored for re-sends
+    done_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """kind: ok, dup (re-sent seq: `answer` is the stored one), closed (not running),
+    out (player out), stale (seq too low), count (another connection moved first)."""
+
+    kind: str
+    detail: str = ""
+    answer: p.Accepted | None = None
+    event: p.Progress | None = None
+
+
+class RoomStore(Protocol):
+    """What the server needs from storage; `RedisRoomStore` is the real one."""
+
+    async def create(self, race: Race) -> None: ...
+    async def load(self, room: str) -> Loaded | None: ...
+    async def transact(
+        self, room: str, action: Callable[[Race], Outcome], now: float
+    ) -> Applied: ...
+    async def submit_move(self, write: MoveWrite) -> MoveResult: ...
+    async def events_since(self, room: str, since: int) -> list[p.Event] | None: ...
+    async def moves(self, room: str, seat: int) -> list[tuple[float, str]]: ...
+    async def last_seq(self, room: str, seat: int) -> int: ...
+
+
+class RedisRoomStore:
+    def __init__(
+        self,
+        redis: Redis,
+        batcher: ScriptBatcher,
+        *,
+        event_log: int = 512,
+        room_ttl: float = 3600.0,
+        lobby_ttl: float = 86400.0,
+    ) -> None:
+        self.redis: Any = redis  # redis-py's return types are too loose to help mypy
+        self.batcher = batcher
+        self.event_log = event_log
+        self.room_ttl = room_ttl
+        self.lobby_ttl = lobby_ttl
+
+    # ------------------------------------------------------------ race transitions
+
+    async def create(self, race: Race) -> None:
+        await self._write(race, 0, [], reset=False)
+        await self.redis.zadd(ROOMS, {race.room: race.created_at})
+
+    async def load(self, room: str) -> Loaded | None:
+        keys = RoomKeys(room)
+        raw = await self.batcher.call(LOAD, (keys.meta, keys.race, keys.prog), ())
+        if not raw:
+            return None
+        race = Race.from_dict(json.loads(raw[0]))
+        prog = raw[3]
+        for i in range(0, len(prog), 2):
+            seat = race.seats.get(int(prog[i]))
+            if seat is None:
+                continue
+            values = json.loads(prog[i + 1])
+            seat.progress, seat.moves = values["progress"], values["moves"]
+            seat.won, seat.stuck = values["won"], values["stuck"]
+            if seat.out is None:
+                seat.done_at = values["done_at"]
+        return Loaded(race, int(raw[1]), int(raw[2]))
+
+    async def transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
+        """Load, apply `action` (pure; may raise RaceError), write if nobody wrote first."""
+        for _ in range(20):
+            loaded = await self.load(room)
+            if loaded is None:
+                raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")
+            race = loaded.race
+            old_round = race.round
+            outcome = action(race)
+            if not outcome:
+                return Applied(race, [], loaded.version)
+            written = await self._write(
+                race, loaded.rev, outcome.events, reset=race.round != old_round
+            )
+            if written is not None:
+                return Applied(race, written[0], written[1])
+        raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
+
+    async def _write(
+        self, race: Race, rev: int, events: list[p.Event], *, reset: bool
+    ) -> tuple[list[p.Event], int] | None:
+        deadline = race.next_deadline()
+        if deadline is not None:
+            # Before the write: a crash in between leaves a harmless extra sweep, never a
+            # race without its deadline.
+            await self.redis.zadd(DEADLINES, {race.room: deadline})
+        keys = RoomKeys(race.room)
+        ttl = self.room_ttl if race.status is Status.FINISHED else self.lobby_ttl
+        outs: list[str] = []
+        for index in range(race.config.seats):
+            seat = race.seats.get(index)
+            outs += [f"out:{index}", (seat.out or "") if seat else ""]
+        result = await self.batcher.call(
+            TRANSITION,
+            (keys.meta, keys.race, keys.log, *keys.per_seat(race.config.seats)),
+            (
+                rev,
+                json.dumps(race.to_dict(), separators=(",", ":")),
+                race.status.value,
+                race.round,
+                _ms(race.start_at),
+                _ms(race.ends_at),
+                self.event_log,
+                keys.channel,
+                round(ttl * 1000),
+                "1" if reset else "0",
+                len(outs) // 2,
+                *outs,
+                *(entry_body(e) for e in events),
+            ),
+        )
+        if result[0] != b"ok":
+            return None
+        first, last = int(result[2]), int(result[3])
+        stamped = [dataclasses.replace(e, version=first + i) for i, e in enumerate(events)]
+        return stamped, last
+
+    # ------------------------------------------------------------ moves
+
+    async def submit_move(self, write: MoveWrite) -> MoveResult:
+        keys = RoomKeys(write.room)
+        prog = json.dumps(
+            {
+                "progress": write.event.progress,
+                "moves": write.event.moves,
+                "won": write.event.won,
+                "stuck": write.event.stuck,
+                "done_at": write.done_at,
+            }
+        )
+        answer_wire = p.to_wire(write.answer)
+        del answer_wire["version"]
+        kind, detail = await self.batcher.call(
+            MOVE,
+            (keys.meta, keys.moves(write.seat), keys.seq(write.seat), keys.log, keys.prog),
+            (
+                write.seat,
+                write.seq,
+                write.expected,
+                f"{_ms(write.now)} {write.move}",
+                _ms(write.now),
+                write.round,
+                entry_body(write.event),
+                prog,
+                msgpack.packb(answer_wire, use_bin_type=True),
+                self.event_log,
+                keys.channel,
+                round(self.lobby_ttl * 1000),
+            ),
+        )
+        kind = kind.decode()
+        if kind in ("ok", "dup"):
+            version, _, body = detail.partition(b"|")
+            wire = msgpack.unpackb(body, raw=False)
+            wire["version"] = int(version)
+            answer = p.CLIENT_OUT.build(wire)
+            assert isinstance(answer, p.Accepted)
+            event = None
+            if kind == "ok":
+                event = dataclasses.replace(write.event, version=int(version))
+            return MoveResult(kind, answer=answer, event=event)
+        return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))
+
+    async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
+        return parse_moves(await self.redis.lrange(RoomKeys(room).moves(seat), 0, -1))
+
+    async def last_seq(self, room: str, seat: int) -> int:
+        return int(await self.redis.hget(RoomKeys(room).seq(seat), "last") or 0)
+
+    async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
+        raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
+        if raw is None:
+            return None
+        version, _, body = raw.partition(b"|")
+        wire = msgpack.unpackb(body, raw=False)
+        wire["version"] = int(version)
+        answer = p.CLIENT_OUT.build(wire)
+        return answer if isinstance(answer, p.Accepted) else None
+
+    # ------------------------------------------------------------ events
+
+    async def events_since(self, room: str, since: int) -> list[p.Event] | None:
+        """The events after `since`, or None when the log no longer reaches back that far."""
+        entries = await self.redis.lrange(RoomKeys(room).log, 0, -1)
+        events = [e for e in map(parse_entry, entries) if e is not None]
+        if not events:
+            return [] if since >= 0 else None
+        if events[0].version > since + 1:
+            return None
+        return [e for e in events if e.version > since]
+
+    async def version(self, room: str) -> int:
+        return int(await self.redis.hget(RoomKeys(room).meta, "ver") or 0)
+
+    # ------------------------------------------------------------ indexes
+
+    async def room_ids(self, limit: int = 200) -> list[str]:
+        return [r.decode() for r in await self.redis.zrevrange(ROOMS, 0, limit - 1)]
+
+    async def statuses(self, rooms: list[str]) -> dict[str, str | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                pipe.hget(RoomKeys(room).meta, "status")
+            raw = await pipe.execute()
+        gone = [room for room, s in zip(rooms, raw, strict=True) if s is None]
+        if gone:
+            await self.redis.zrem(ROOMS, *gone)
+        return {room: s.decode() if s else None for room, s in zip(rooms, raw, strict=True)}
+
+    async def due(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        raw = await self.redis.zrangebyscore(DEADLINES, 0, now, start=0, num=limit, withscores=True)
+        return [(room.decode(), score) for room, score in raw]
+
+    async def unschedule(self, room: str, score: float) -> None:
+        await self.batcher.call(UNSCHEDULE, (DEADLINES,), (room, repr(score)))
+
+    async def load_scripts(self) -> None:
+        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
+            await self.redis.script_load(script.source)
+
+    # ------------------------------------------------------------ quick match
+
+    async def quick_pair(self, game: str, ticket: str) -> str | None:
+        other = await self.batcher.call(QUICK, (f"solrace:quick:{game}",), (ticket,))
+        return other.decode() if other else None
+
+    async def quick_cancel(self, game: str, ticket: str) -> None:
+        await self.redis.lrem(f"solrace:quick:{game}", 0, ticket)

@@ -1,0 +1,103 @@
+"""Shared fixtures: a real redis-server for the session, and a real race server.
+
+- `redis_url`: a redis-server (binary from PATH; `make test` installs it) on a free loopback
+  port, started once per test session, no persistence.
+- `server_url`: this test's own app (`server.app.create_app`) served on a free port over
+  that Redis; `http://127.0.0.1:PORT`. WebSockets are at `ws://127.0.0.1:PORT/ws`.
+- `make_server`: start more apps (another "process" on the same Redis) with settings.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
+
+import pytest
+
+__all__ = ["free_port"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.fail("redis-server is not on PATH: run `make test` (it installs it)")
+    port = free_port()
+    with tempfile.TemporaryDirectory(prefix="solrace-test-redis-") as tmp:
+        proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                tmp,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
+                        conn.sendall(b"PING\r\n")
+                        if conn.recv(16).startswith(b"+PONG"):
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    pytest.fail("redis-server did not start")
+                time.sleep(0.02)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            proc.wait(5)
+
+
+MakeServer = Callable[..., Awaitable[str]]
+
+
+@pytest.fixture
+async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
+    """Start apps on free ports over the session's Redis; returns their http base URLs."""
+    from aiohttp import web
+    from server.app import create_app
+
+    from server.settings import Settings
+
+    runners: list[web.AppRunner] = []
+
+    async def start(**overrides: Any) -> str:
+        port = free_port()
+        settings = Settings(host="127.0.0.1", port=port, redis_url=redis_url, **overrides)
+        runner = web.AppRunner(create_app(settings), shutdown_timeout=1.0)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        runners.append(runner)
+        return f"http://127.0.0.1:{port}"
+
+    yield start
+    for runner in reversed(runners):
+        await runner.cleanup()
+
+
+@pytest.fixture
+async def server_url(make_server: MakeServer) -> str:
+    return await make_server()

@@ -1,0 +1,146 @@
+"""The Redis store against a real redis-server: atomic moves, CAS transitions, the log."""
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+from server import protocol as p
+from server.batcher import ScriptBatcher
+from server.race import Race, RaceError, RoomConfig, Status
+from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys
+
+
+@pytest.fixture
+async def store(redis_url: str) -> AsyncIterator[RedisRoomStore]:
+    redis = Redis.from_url(redis_url)
+    yield RedisRoomStore(redis, ScriptBatcher(redis), event_log=8)
+    await redis.aclose()
+
+
+async def running_room(store: RedisRoomStore) -> str:
+    room = uuid.uuid4().hex[:8]
+    race = Race(room=room, config=RoomConfig(game="shaula", countdown=0.0), seed=5, created_at=0.0)
+    await store.create(race)
+    await store.transact(room, lambda r: r.join("a", "h", 1.0)[1], 1.0)
+    await store.transact(room, lambda r: r.join("b", "h", 1.0)[1], 1.0)
+    applied = await store.transact(room, lambda r: r.start(0, 2.0), 2.0)
+    assert [e.TYPE for e in applied.events] == ["countdown"]
+    applied = await store.transact(room, lambda r: r.tick(2.0), 2.0)
+    assert [e.TYPE for e in applied.events] == ["started"]
+    return room
+
+
+def move(room: str, seat: int, seq: int, expected: int, text: str = "t1 c1") -> MoveWrite:
+    event = p.Progress(
+        version=0,
+        at=3.0,
+        seat=seat,
+        progress=0,
+        moves=expected + 1,
+        won=False,
+        stuck=False,
+        move=text,
+    )
+    answer = p.Accepted(
+        seq=seq, move=text, progress=0, moves=expected + 1, won=False, stuck=False, version=0
+    )
+    return MoveWrite(room, 1, seat, seq, expected, text, 3.0, event, answer, None)
+
+
+async def test_versions_count_every_event_without_gaps(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.version == 4 and loaded.race.status is Status.RUNNING
+    events = await store.events_since(room, 0)
+    assert events is not None
+    assert [(e.version, e.TYPE) for e in events] == [
+        (1, "joined"),
+        (2, "joined"),
+        (3, "countdown"),
+        (4, "started"),
+    ]
+
+
+async def test_a_move_is_accepted_once_and_a_resend_gets_the_same_answer(
+    store: RedisRoomStore,
+) -> None:
+    room = await running_room(store)
+    first = await store.submit_move(move(room, 0, 1, 0))
+    assert first.kind == "ok" and first.answer is not None and first.answer.version == 5
+    assert first.event is not None and first.event.version == 5
+    again = await store.submit_move(move(room, 0, 1, 1))
+    assert again.kind == "dup" and again.answer == first.answer
+    assert [m for _, m in await store.moves(room, 0)] == ["t1 c1"]
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind == "dup"
+
+
+async def test_stale_seq_and_count_mismatch_are_refused(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    assert (await store.submit_move(move(room, 0, 5, 0))).kind == "ok"
+    assert (await store.submit_move(move(room, 0, 3, 1))).kind == "stale"
+    mismatch = await store.submit_move(move(room, 0, 6, 0))
+    assert (mismatch.kind, mismatch.detail) == ("count", "1")
+
+
+async def test_concurrent_conflicting_moves_only_one_wins(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    results = await asyncio.gather(*(store.submit_move(move(room, 1, 10 + i, 0)) for i in range(5)))
+    assert sorted(r.kind for r in results) == ["count"] * 4 + ["ok"]
+    assert store.batcher.pipelines >= 1
+    assert len(await store.moves(room, 1)) == 1
+
+
+async def test_no_move_before_start_or_after_end(store: RedisRoomStore) -> None:
+    room = uuid.uuid4().hex[:8]
+    race = Race(room=room, config=RoomConfig(game="shaula"), seed=5, created_at=0.0)
+    await store.create(race)
+    await store.transact(room, lambda r: r.join("a", "h", 1.0)[1], 1.0)
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind == "closed"
+    await store.transact(room, lambda r: r.start(0, 1.0), 1.0)
+    assert (await store.submit_move(move(room, 0, 1, 0))).detail == "early"
+    await store.transact(room, lambda r: r.tick(10.0), 10.0)
+    await store.transact(room, lambda r: r.resign(0, 11.0), 11.0)
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.status is Status.FINISHED
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind == "closed"
+    assert await store.redis.ttl(RoomKeys(room).race) <= 3600
+
+
+async def test_resigned_player_cannot_move(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    await store.transact(room, lambda r: r.resign(1, 3.0), 3.0)
+    assert (await store.submit_move(move(room, 1, 1, 0))).kind == "out"
+
+
+async def test_transitions_are_compare_and_set(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    results = await asyncio.gather(
+        *(store.transact(room, lambda r: r.resign(0, 3.0), 3.0) for _ in range(3)),
+        return_exceptions=True,
+    )
+    assert sum(1 for r in results if not isinstance(r, Exception)) == 1
+    assert all(isinstance(r, RaceError) for r in results if isinstance(r, Exception))
+
+
+async def test_the_log_is_capped_and_old_versions_need_a_snapshot(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    for seq in range(1, 11):
+        assert (await store.submit_move(move(room, 0, seq, seq - 1))).kind == "ok"
+    assert await store.events_since(room, 2) is None
+    recent = await store.events_since(room, 12)
+    assert recent is not None and [e.version for e in recent] == [13, 14]
+
+
+async def test_deadlines_are_scheduled_before_the_write(store: RedisRoomStore) -> None:
+    room = uuid.uuid4().hex[:8]
+    race = Race(room=room, config=RoomConfig(game="shaula", countdown=5.0), seed=5, created_at=0.0)
+    await store.create(race)
+    await store.transact(room, lambda r: r.join("a", "h", 1.0)[1], 1.0)
+    await store.transact(room, lambda r: r.start(0, 100.0), 100.0)
+    assert await store.redis.zscore(DEADLINES, room) == 105.0
+    assert room in [r for r, _ in await store.due(105.0, limit=10_000)]
+    await store.unschedule(room, 105.0)
+    assert await store.redis.zscore(DEADLINES, room) is None
