@@ -84,3 +84,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def reference() -> dict[str, list[dict[str, Any]]]:
     return reference_deals()
+
+
+def _refused(game: Game, move: str, reason: str) -> None:
+    before = game.state()
+    with pytest.raises(core.IllegalMove) as info:
+        game.apply(move)
+    assert str(info.value) == reason
+    assert game.state() == before
+
+
+@pytest.fixture
+def refused() -> Callable[[Game, str, str], None]:
+    """``refused(game, move, reason)``: the move is refused with exactly that reason and the
+    position does not change."""
+    return _refused

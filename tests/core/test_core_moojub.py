@@ -10,14 +10,7 @@ import core
 from core import Game, IllegalMove
 
 Position = Callable[..., Game]
-
-
-def refused(game: Game, move: str, reason: str) -> None:
-    before = game.state()
-    with pytest.raises(IllegalMove) as info:
-        game.apply(move)
-    assert str(info.value) == reason
-    assert game.state() == before
+Refused = Callable[[Game, str, str], None]
 
 
 COLUMN_1 = {"f1": ["3C"], "f2": ["4D"], "f3": ["5H"], "f4": ["6S"]}
@@ -39,7 +32,7 @@ def test_layout_of_a_deal() -> None:
         game.state(view="spectator")
 
 
-def test_builds_go_up_in_suit_and_wrap(position: Position) -> None:
+def test_builds_go_up_in_suit_and_wrap(position: Position, refused: Refused) -> None:
     game = position("moojub", {"f1": ["QH", "KH"], "r1": ["AH"], "r2": ["AS"], "r3": ["3H"]})
     assert game.legal_moves()[0] == "r1 f1"
     refused(game, "r3 f1", "3H does not go on KH in f1: one rank higher needed (King to Ace wraps)")
@@ -48,21 +41,21 @@ def test_builds_go_up_in_suit_and_wrap(position: Position) -> None:
     refused(game, "r2 f1", "AS does not go on AH in f1: same suit needed")
 
 
-def test_a_foundation_holds_13_cards(position: Position) -> None:
+def test_a_foundation_holds_13_cards(position: Position, refused: Refused) -> None:
     full = ["2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "TH", "JH", "QH", "KH", "AH"]
     # In one deck a full foundation holds its whole suit: any card is refused for that.
     game = position("moojub", {"f1": full, "f2": ["2C"], "r1": ["3C"]})
     refused(game, "r1 f1", "f1 is full: a foundation holds 13 cards")
 
 
-def test_start_rule_1_foundations_start_in_order(position: Position) -> None:
+def test_start_rule_1_foundations_start_in_order(position: Position, refused: Refused) -> None:
     game = position("moojub", {"f1": ["3C"], "r1": ["2D"]})
     refused(game, "r1 f3", "f3 cannot be started yet: foundations start in order, f2 is next")
     game.apply("r1 f2")
     assert game.state()["piles"]["f2"] == ["2D"]
 
 
-def test_start_rule_2_a_row_keeps_its_suit(position: Position) -> None:
+def test_start_rule_2_a_row_keeps_its_suit(position: Position, refused: Refused) -> None:
     game = position("moojub", {**COLUMN_1, "r1": ["9D"], "r2": ["9C"]})
     refused(game, "r1 f5", "f5 must start with a club, the suit of f1's base card")
     assert "r2 f5" in game.legal_moves()
@@ -70,13 +63,15 @@ def test_start_rule_2_a_row_keeps_its_suit(position: Position) -> None:
     assert "r1 f6" in game.legal_moves()  # f2's base is a diamond
 
 
-def test_start_rule_3_column_1_has_four_suits(position: Position) -> None:
+def test_start_rule_3_column_1_has_four_suits(position: Position, refused: Refused) -> None:
     game = position("moojub", {"f1": ["3C"], "r1": ["9C"], "r2": ["9D"]})
     refused(game, "r1 f2", "column 1 already has a club foundation (f1)")
     assert "r2 f2" in game.legal_moves()
 
 
-def test_start_rule_4_only_the_lowest_visible_card_of_a_suit(position: Position) -> None:
+def test_start_rule_4_only_the_lowest_visible_card_of_a_suit(
+    position: Position, refused: Refused
+) -> None:
     game = position("moojub", {"r1": ["7S"], "r2": ["3S"], "r3": ["KS"]})
     msg = "3S on r2 is a lower spade: only the lowest visible card of a suit starts a foundation"
     refused(game, "r1 f1", msg)
@@ -84,7 +79,9 @@ def test_start_rule_4_only_the_lowest_visible_card_of_a_suit(position: Position)
     assert game.legal_moves() == ["r2 f1", "deal"]
 
 
-def test_start_rule_5_a_card_that_builds_does_not_start(position: Position) -> None:
+def test_start_rule_5_a_card_that_builds_does_not_start(
+    position: Position, refused: Refused
+) -> None:
     # 5D could start f6 (a diamond row) by rules 1-4, but it goes on f2.
     game = position("moojub", {**COLUMN_1, "f5": ["8C"], "r1": ["5D"]})
     refused(game, "r1 f6", "5D goes on f2, so it cannot start a new foundation")
@@ -101,7 +98,7 @@ def test_listing_order(position: Position) -> None:
     assert game.legal_moves() == ["r1 f5", "r2 f6", "deal"]
 
 
-def test_cards_move_only_from_reserves_to_foundations(position: Position) -> None:
+def test_cards_move_only_from_reserves_to_foundations(position: Position, refused: Refused) -> None:
     game = position("moojub", {"f1": ["3C"], "r1": ["8D", "9D"], "r2": ["9C"]})
     refused(game, "r1 r3", "cards never move onto a reserve except by deal")
     refused(game, "f1 r1", "cards never leave a foundation")
@@ -120,7 +117,7 @@ def test_deal_one_card_to_each_reserve_from_r1(position: Position) -> None:
     assert game.state()["talon"][:1] == ["6C"]
 
 
-def test_a_short_talon_deals_while_cards_last(position: Position) -> None:
+def test_a_short_talon_deals_while_cards_last(position: Position, refused: Refused) -> None:
     game = position("moojub", {"r1": ["KD"]}, talon=[])
     # Move all but two talon cards onto r4 to leave a short talon.
     data = game.state()
