@@ -65,10 +65,7 @@ def test_random_play_keeps_every_invariant(name: str, seed: int, rnd: int) -> No
         assert sorted(all_cards(game)) == sorted(core.CARD_TEXT)
         if move != "deal":
             game.undo()
-            after = game.state()
-            assert after["piles"] == before["piles"]
-            assert after.get("step") == before.get("step")
-            assert after["moves"] == before["moves"] + 2
+            assert game.state() == {**before, "moves": before["moves"] + 2}
             game.apply(move)
     replay = core.new_game(name, seed)
     for move in game.history:
@@ -106,3 +103,35 @@ def test_player_view_of_moojub_never_holds_the_talon(seed: int, rnd: int) -> Non
         if not moves:
             break
         game.apply(rng.choice(moves))
+
+
+@given(games, small_seeds, st.integers(0, 2**32))
+def test_move_text_round_trips(name: str, seed: int, rnd: int) -> None:
+    rng = random.Random(rnd)
+    game = core.new_game(name, seed)
+    for _ in range(40):
+        moves = game.generate()
+        if not moves:
+            break
+        for move in moves:
+            text = str(move)
+            assert core.Move.parse(text) == move
+            assert core.Move.parse(f"  {text.upper()}  ") == move
+            if move.n == 1 and not move.is_deal:
+                assert core.Move.parse(f"{text} 1") == move
+        game.push(rng.choice(moves))
+
+
+@given(games, small_seeds, st.integers(0, 2**32))
+def test_a_copy_is_independent(name: str, seed: int, rnd: int) -> None:
+    rng = random.Random(rnd)
+    game = core.new_game(name, seed)
+    random_playout(game, rng, 20)
+    twin = game.copy()
+    assert twin.state() == game.state() and twin.key() == game.key()
+    before = game.state()
+    random_playout(twin, rng, 20)
+    while twin.history and twin.history[-1] != "deal":
+        twin.pop()
+    assert game.state() == before
+    assert game.legal_moves() == core.from_state(before).legal_moves()
