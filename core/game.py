@@ -206,9 +206,8 @@ class Game:
 
     def _resolve(self, move: Move) -> int:
         """The code of ``move`` if it is legal now; else IllegalMove with the reason."""
-        legal = self._gen()
         if move.is_deal:
-            if DEAL_CODE in legal:
+            if DEAL_CODE in self._gen():
                 return DEAL_CODE
             raise IllegalMove(self._why_not_deal())
         if move.src == "talon" and self.has_talon:
@@ -225,6 +224,7 @@ class Game:
             raise IllegalMove("only one card at a time goes to a foundation")
         if move.n > len(pile):
             raise IllegalMove(f"{move.src} holds only {_cards(len(pile))}")
+        legal = self._legal_from(s)
         if move.dst == "f":
             for f in self.foundations:
                 if self.code(s, f) in legal:
@@ -246,6 +246,11 @@ class Game:
     def _gen(self) -> list[int]:
         """Codes of the legal moves, in the order of RULES.md section 2."""
         raise NotImplementedError
+
+    def _legal_from(self, src: int) -> list[int]:
+        """Codes of the legal moves from pile ``src``: all the checked path needs."""
+        decode = self._decode
+        return [c for c in self._gen() if c != DEAL_CODE and decode[c][0] == src]
 
     def _play(self, code: int) -> int:
         """Play a legal move; return what _unplay needs besides the code."""

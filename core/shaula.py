@@ -80,7 +80,10 @@ class Shaula(Game):
         assert isinstance(new, Shaula)
         new._suit_found = self._suit_found.copy()
 
-    def _gen(self) -> list[int]:
+    def _legal_from(self, src: int) -> list[int]:
+        return self._gen(range(src, src + 1))
+
+    def _gen(self, sources: range = range(4, 16)) -> list[int]:
         piles = self.piles
         codes = self._codes
         out: list[int] = []
@@ -96,7 +99,7 @@ class Shaula(Game):
                 dests.append((t, t < 12, RANK[d], SUIT[d], RED[d]))
             else:
                 dests.append((t, t < 12, 0, 0, False))
-        for s in range(4, 16):
+        for s in sources:
             pile = piles[s]
             if not pile:
                 continue
