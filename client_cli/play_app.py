@@ -98,27 +98,29 @@ class PlayApp(App[None]):
         ]
         return "move (t5 t2) · 1-8 pick · " + " · ".join([*extras, "? help"])
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.query_one(MoveInput).focus()
         self.set_interval(1.0, self.show_title)
         self.redraw()
 
     @property
     def game(self) -> str:
-        return str(self.session.state()["game"])
+        state = self.session.state()
+        return "" if state is None else str(state["game"])
 
     def elapsed(self) -> float:
         if self.finished_after is not None:
             return self.finished_after
         return time.monotonic() - self.started
 
-    def show_title(self) -> None:
-        state = self.session.state()
+    def title_parts(self, state: dict[str, Any] | None) -> list[str]:
+        if state is None:
+            return [self.heading]
         total = 48 if state["game"] == "stalactites" else 52
         parts = [
             self.heading,
             f"{state['progress']}/{total} cards",
-            f"{state['moves']} moves",
+            f"{state['moves']} move{'' if state['moves'] == 1 else 's'}",
             clock(self.elapsed()),
         ]
         if state["game"] == "stalactites":
@@ -126,19 +128,27 @@ class PlayApp(App[None]):
             parts.append(
                 "step: open" if step is None else f"step: by {'ones' if step == 1 else 'twos'}"
             )
+        return parts
+
+    def show_title(self) -> None:
+        parts = self.title_parts(self.session.state())
         self.query_one("#title", Static).update(Text(" " + "  ·  ".join(parts), style="bold"))
 
     def redraw(self) -> None:
         state = self.session.state()
-        if state["won"] and self.finished_after is None:
+        if state is not None and state["won"] and self.finished_after is None:
             self.finished_after = time.monotonic() - self.started
         marks = Marks(selected=self.selected, cursor=self.cursor, hint=self.hinted)
         self.query_one(BoardView).show(state, marks)
-        self.query_one(MoveInput).quick_letters = "fc" if self.selected else ""
+        move_input = self.query_one(MoveInput)
+        move_input.quick_letters = "fc" if self.selected else ""
+        move_input.placeholder = self.placeholder()
         self.show_title()
         self.query_one("#status", Static).update(self.status_text(state))
 
-    def status_text(self, state: dict[str, Any]) -> Text:
+    def status_text(self, state: dict[str, Any] | None) -> Text:
+        if state is None:
+            return self.message
         if state["won"]:
             return Text(
                 f" ★ Won in {state['moves']} moves, {clock(self.elapsed())}!", style="bold green"
@@ -226,7 +236,8 @@ class PlayApp(App[None]):
             self.selected = None
             await self.send("deal")
         elif self.selected is None:
-            if pile in ("f", "c") or not self.session.state()["piles"].get(pile):
+            state = self.session.state()
+            if state is None or pile in ("f", "c") or not state["piles"].get(pile):
                 self.say(f"{pile} has no card to move", "yellow")
             else:
                 self.selected = pile
@@ -237,7 +248,10 @@ class PlayApp(App[None]):
             self.redraw()
         else:
             src, self.selected = self.selected, None
-            text = key_move(self.session.state(), src, pile, self.session.legal_moves())
+            state = self.session.state()
+            if state is None:
+                return
+            text = key_move(state, src, pile, self.session.legal_moves())
             await self.send(text)
 
     async def send(self, text: str) -> None:

@@ -30,12 +30,16 @@ class Outcome:
     ok: bool
     reason: str = ""
     moves: list[str] = field(default_factory=list)
+    code: str = ""  # the server's error code, when it refused
 
 
 class Session(Protocol):
-    allowed: Allowed
+    @property
+    def allowed(self) -> Allowed:
+        """Which helpers may be used now."""
 
-    def state(self) -> dict[str, Any]: ...
+    def state(self) -> dict[str, Any] | None:
+        """The board (player view), or None before the deal."""
 
     def legal_moves(self) -> list[str] | None:
         """The legal moves when known locally (to resolve key picks), else None."""

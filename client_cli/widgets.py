@@ -38,6 +38,7 @@ class BoardView(Widget):
         self.state: Mapping[str, Any] | None = state
         self.card_style = style or CardStyle()
         self.marks = Marks()
+        self.placeholder: RenderableType = Text("waiting for the deal…", style="dim")
 
     def show(self, state: Mapping[str, Any] | None = None, marks: Marks | None = None) -> None:
         if state is not None:
@@ -48,7 +49,7 @@ class BoardView(Widget):
 
     def render(self) -> RenderableType:
         if self.state is None:
-            return Text("waiting for the deal…", style="dim")
+            return self.placeholder
         return render_board(
             self.state,
             width=self.size.width,
@@ -133,18 +134,26 @@ class RaceBars(Widget):
         if not self.players:
             return Text("no racers yet", style="dim")
         width = self.size.width or 80
-        name_w = min(12, max(len(p.name) for p in self.players) + 2)
-        tail_w = 26  # " 52/52  999 mv  12:34  finished"
-        bar_w = max(5, width - name_w - tail_w - 2)
+        names = [
+            (("▸ " if self.card_style.symbols else "> ") if p.you else "  ") + p.name
+            for p in self.players
+        ]
+        name_w = min(16, max(map(len, names)) + 1)
+        tails = [
+            f" {p.progress:>2}/{p.total} {p.moves:>4} mv {clock(p.seconds):>6}"
+            for p in self.players
+        ]
+        status_w = max(len(p.status) for p in self.players)
+        status_w = status_w + 2 if status_w else 0
+        bar_w = max(5, width - name_w - max(map(len, tails)) - status_w - 1)
         lines = []
-        for p in self.players:
+        for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()
-            name = (("▸ " if self.card_style.symbols else "> ") if p.you else "  ") + p.name
-            line.append(name[:name_w].ljust(name_w), style="bold" if p.you else "")
+            line.append(name[: name_w - 1].ljust(name_w), style="bold" if p.you else "")
             line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
-            line.append(f" {p.progress:>2}/{p.total} {p.moves:>4} mv {clock(p.seconds):>6}")
+            line.append(tail)
             if p.status:
-                colour = {"finished": "bold green", "stuck": "yellow"}.get(p.status, "red")
+                colour = {"finished": "bold green", "ready": "green"}.get(p.status, "yellow")
                 line.append(f"  {p.status}", style=colour if self.card_style.color else "bold")
             lines.append(line)
         return Text("\n").join(lines)

@@ -1,0 +1,132 @@
+"""A bot that takes a seat and plays with the solver at a chosen pace.
+
+It plans a whole winning line with `core.solve` when the solver is there (open
+games: it knows the deal like any player), and otherwise, or when no line is
+found, falls back to a simple player: safe moves, then foundation moves, then
+any move to a position it has not seen, and `deal` last. It says which it uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from client_cli.seat import Seat
+from core import Game
+
+__all__ = ["Planner", "greedy_move", "play_race", "solver_available"]
+
+SOLVE_BUDGET = 200_000
+
+
+def _solver(name: str) -> Callable[..., Any] | None:
+    found: Callable[..., Any] | None = getattr(importlib.import_module("core"), name, None)
+    return found
+
+
+def solver_available() -> bool:
+    return _solver("solve") is not None
+
+
+def greedy_move(game: Game, seen: set[Any]) -> str | None:
+    """The fallback player's move: safe, then to a foundation, then to somewhere new."""
+    legal = game.legal_moves()
+    if not legal:
+        return None
+    probe = game.copy()
+    safe = probe.autoplay()
+    if safe:
+        return safe[0]
+    foundation = [m for m in legal if m != "deal" and m.split()[1].startswith("f")]
+    if foundation:
+        return foundation[0]
+    for move in legal:
+        if move == "deal":
+            continue
+        probe = game.copy()
+        probe.apply(move)
+        if probe.key() not in seen:
+            return move
+    return "deal" if "deal" in legal else None
+
+
+class Planner:
+    """Chooses the bot's next move, keeping a planned line while it stays valid."""
+
+    def __init__(self, use_solver: bool = True) -> None:
+        self.use_solver = use_solver and solver_available()
+        self.line: list[str] = []
+        self.seen: set[Any] = set()
+        self.mode = "solver" if self.use_solver else "simple player (no solver in this build)"
+
+    async def next_move(self, game: Game, hidden: bool) -> str | None:
+        self.seen.add(game.key())
+        if self.line:
+            return self.line.pop(0)
+        if self.use_solver and not hidden:
+            solve = _solver("solve")
+            assert solve is not None
+            found = await asyncio.to_thread(solve, game.copy(), budget=SOLVE_BUDGET)
+            if found.result == "won" and found.moves:
+                self.line = list(found.moves)
+                return self.line.pop(0)
+        # Moojub's talon is secret in a race: the solver would be guessing, so play simply.
+        return greedy_move(game, self.seen)
+
+    def forget(self) -> None:
+        """The last move was refused: plan again from the position."""
+        self.line = []
+
+
+async def play_race(
+    seat: Seat, pace: float, say: Callable[[str], None], use_solver: bool = True
+) -> int:
+    """Join, say ready, race until the end, print the results. Returns an exit status."""
+    planner = Planner(use_solver)
+    await seat.start()
+    view = seat.view
+    say(f"joined room {view.room} as seat {view.seat}; playing with the {planner.mode}")
+    await seat.ready(True)
+    while view.phase != "running":
+        if view.phase == "finished":
+            break
+        await asyncio.sleep(0.05)
+    if view.phase == "running":
+        say(f"race started: {view.game} {'#' + str(view.seed) if view.seed else ''}".rstrip())
+    reported = -1
+    while view.phase == "running":
+        me, engine = view.me, view.engine
+        if me is None or engine is None or me.won or me.out or engine.won:
+            await asyncio.sleep(0.1)
+            continue
+        move = await planner.next_move(engine, hidden=view.seed is None)
+        if move is None:
+            say(f"stuck at {me.progress}/{view.total} cards")
+            while view.phase == "running":
+                await asyncio.sleep(0.1)
+            break
+        outcome = await seat.move(move)
+        if not outcome.ok:
+            planner.forget()
+            say(f"{move} refused: {outcome.reason}")
+            if outcome.code in ("not_running", "player_out"):
+                break
+            await asyncio.sleep(pace)
+            continue
+        if me.progress // 10 != reported:
+            reported = me.progress // 10
+            say(f"{me.progress}/{view.total} cards after {me.moves} moves")
+        if view.me is not None and view.me.won:  # (re-read: the move just changed it)
+            say(f"finished in {me.moves} moves")
+        await asyncio.sleep(pace)
+    while view.phase != "finished":
+        await asyncio.sleep(0.1)
+    for row in view.results:
+        say(
+            f"#{row.get('rank')} {row.get('name')}: {row.get('progress')}/{view.total} cards, "
+            f"{row.get('moves')} moves" + (" (won)" if row.get("won") else "")
+        )
+    await seat.close()
+    return 0

@@ -1,0 +1,164 @@
+"""A WebSocket to the race server that comes back by itself after a drop.
+
+Independent of any screen: the play and watch screens and the bot all use it.
+Each (re)connection first sends `hello()` (a join with the seat token and the
+last event version seen, so the server replays only what was missed), then
+whatever was queued while the link was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit, urlunsplit
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from server.protocol import (
+    CLIENT_OUT,
+    Message,
+    Unexpected,
+    decode_json,
+    decode_msgpack,
+    encode_msgpack,
+)
+
+__all__ = ["Link", "http_url", "ws_url"]
+
+WS_PATH = "/ws"
+# Seconds between reconnection attempts: quick at first, then no faster than every 5 s.
+BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+def ws_url(server: str) -> str:
+    """`http://host:port` (or ws://...) -> `ws://host:port/ws`."""
+    parts = urlsplit(server if "://" in server else f"http://{server}")
+    scheme = {"https": "wss", "wss": "wss"}.get(parts.scheme, "ws")
+    path = parts.path.rstrip("/")
+    if not path.endswith(WS_PATH):
+        path += WS_PATH
+    return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def http_url(server: str, path: str) -> str:
+    """`http://host:port` + `/rooms` (a ws:// server address works too)."""
+    parts = urlsplit(server if "://" in server else f"http://{server}")
+    scheme = {"wss": "https", "https": "https"}.get(parts.scheme, "http")
+    base = parts.path.rstrip("/")
+    if base.endswith(WS_PATH):
+        base = base[: -len(WS_PATH)]
+    return urlunsplit((scheme, parts.netloc, base + path, "", ""))
+
+
+Handler = Callable[[Message], Awaitable[None] | None]
+
+
+class Link:
+    """One connection's worth of messages, kept alive across drops.
+
+    `on_message` gets every server message (decoded; input that does not decode
+    is dropped); `on_status` hears "connecting", "connected" and
+    "reconnecting: why" so the screen can say what is going on.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        hello: Callable[[], Message],
+        on_message: Handler,
+        on_status: Callable[[str], None] = lambda status: None,
+    ) -> None:
+        self.url = url
+        self.hello = hello
+        self.on_message = on_message
+        self.on_status = on_status
+        self.connected = asyncio.Event()
+        self.drops = 0
+        self._ws: ClientConnection | None = None
+        self._queue: list[Message] = []
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> asyncio.Task[None]:
+        self._task = asyncio.create_task(self.run(), name=f"link {self.url}")
+        return self._task
+
+    async def run(self) -> None:
+        attempt = 0
+        self.on_status("connecting")
+        while not self.is_closing():
+            reason = ""
+            try:
+                async with connect(self.url, compression=None, open_timeout=5) as ws:
+                    self._ws = ws
+                    await ws.send(encode_msgpack(self.hello()))
+                    queued, self._queue = self._queue, []
+                    for msg in queued:
+                        await ws.send(encode_msgpack(msg))
+                    self.connected.set()
+                    attempt = 0
+                    self.on_status("connected")
+                    async for frame in ws:
+                        await self._deliver(frame)
+                    reason = "the server closed the connection"
+            except ConnectionClosed as closed:
+                reason = (
+                    f"connection lost ({closed.rcvd.code if closed.rcvd else 'no close frame'})"
+                )
+            except (OSError, InvalidHandshake, TimeoutError) as error:
+                reason = f"cannot reach {self.url} ({error.__class__.__name__})"
+            except InvalidURI as error:
+                self.on_status(f"bad server address: {error}")
+                return
+            finally:
+                self._ws = None
+                self.connected.clear()
+            if self.is_closing():
+                break
+            self.drops += 1
+            delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+            attempt += 1
+            self.on_status(f"reconnecting: {reason}")
+            await asyncio.sleep(delay)
+        self.on_status("closed")
+
+    def is_closing(self) -> bool:
+        return self._closing
+
+    async def _deliver(self, frame: str | bytes) -> None:
+        if isinstance(frame, bytes):
+            msg = decode_msgpack(frame, CLIENT_OUT)
+        else:
+            msg = decode_json(frame, CLIENT_OUT)
+        if isinstance(msg, Unexpected):
+            return
+        result = self.on_message(msg)
+        if result is not None:
+            await result
+
+    async def send(self, msg: Message) -> None:
+        """Send now, or as soon as the link is back (after the hello)."""
+        ws = self._ws
+        if ws is None:
+            self._queue.append(msg)
+            return
+        try:
+            await ws.send(encode_msgpack(msg))
+        except ConnectionClosed:
+            self._queue.append(msg)
+
+    async def drop(self) -> None:
+        """Cut the current connection (as a network fault would); the link comes back."""
+        if self._ws is not None:
+            await self._ws.close()
+
+    async def close(self) -> None:
+        self._closing = True
+        if self._ws is not None:
+            await self._ws.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task

@@ -1,0 +1,326 @@
+"""The client's picture of one room, fed the server's messages (no I/O, no clock).
+
+Like the server's own state machines, this takes a message and updates plain
+data; the screens draw from it and the bot plays from it. It keeps:
+- the room: game, seed, phase, seats and each racer's progress, moves and status;
+- the player's own board, replayed locally on an engine for open games (so key
+  picks, autoplay and hints work offline-fast) or taken from the server's board
+  for Moojub, whose seed stays secret during a race;
+- for spectators, every board;
+- the last event version, to reconnect with `since` and to notice a gap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core import Game, IllegalMove, from_state, new_game
+from server.protocol import (
+    Accepted,
+    Countdown,
+    Event,
+    Message,
+    NewRound,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerOut,
+    PlayerReady,
+    Presence,
+    Progress,
+    RaceFinished,
+    RaceStarted,
+    Snapshot,
+    Welcome,
+)
+
+__all__ = ["CARDS", "RaceView", "Racer", "visible_game"]
+
+CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
+TOTALS = {"stalactites": 48}
+SETTINGS = ("seats", "undo", "hints", "time_limit", "spectator_delay", "grace", "seed_mode")
+
+
+def visible_game(board: Mapping[str, Any]) -> Game:
+    """An engine over a player's view, to list the moves it allows.
+
+    A Moojub view hides the talon; any order of the missing cards gives the same
+    legal moves (only `deal` reads the talon, and the server plays that).
+    """
+    data = dict(board)
+    if data.get("game") == "moojub" and "talon" not in data:
+        seen = {c for cards in data["piles"].values() for c in cards}
+        data["talon"] = [c for c in CARDS if c not in seen]
+    if data.get("seed") is None:
+        data.pop("seed", None)
+    return from_state(data)
+
+
+@dataclass
+class Racer:
+    seat: int
+    name: str
+    ready: bool = False
+    connected: bool = True
+    progress: int = 0
+    moves: int = 0
+    won: bool = False
+    stuck: bool = False
+    out: str | None = None  # "resigned", "forfeit"
+    finished_at: float | None = None  # server time of the last progress when it ended
+
+    @property
+    def status(self) -> str:
+        if self.won:
+            return "finished"
+        if self.out:
+            return self.out
+        if self.stuck:
+            return "stuck"
+        if not self.connected:
+            return "offline"
+        return ""
+
+
+@dataclass
+class RaceView:
+    room: str
+    role: str = "player"
+    seat: int | None = None
+    token: str | None = None
+    version: int = 0
+    clock_offset: float = 0.0  # server time minus local time, from the welcome
+    phase: str = "lobby"  # lobby, countdown, running, finished
+    game: str = ""
+    seed: int | None = None
+    start_at: float | None = None
+    ends_at: float | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    racers: dict[int, Racer] = field(default_factory=dict)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    finish_reason: str = ""
+    board: dict[str, Any] | None = None
+    engine: Game | None = None
+    boards: dict[int, dict[str, Any]] = field(default_factory=dict)
+    # Spectators replay each board on an engine of its own, so an undo replays too.
+    board_engines: dict[int, Game] = field(default_factory=dict)
+    gap: bool = False  # an event went missing: ask for a resync
+    round: int = 1
+
+    # ------------------------------------------------------------ reading
+
+    @property
+    def total(self) -> int:
+        return TOTALS.get(self.game, 52)
+
+    @property
+    def me(self) -> Racer | None:
+        return None if self.seat is None else self.racers.get(self.seat)
+
+    @property
+    def host(self) -> bool:
+        # The server's rule: the host is the lowest seat taken.
+        return self.seat is not None and bool(self.racers) and self.seat == min(self.racers)
+
+    def allows(self, what: str) -> bool:
+        """Room settings "undo" and "hints" (the server's defaults until the room is known)."""
+        return bool(self.settings.get(what, what == "undo"))
+
+    def server_now(self, local_now: float) -> float:
+        return local_now + self.clock_offset
+
+    def legal_moves(self) -> list[str] | None:
+        return None if self.engine is None else self.engine.legal_moves()
+
+    # ------------------------------------------------------------ feeding
+
+    def feed(self, msg: Message) -> None:
+        """Take one server message into account."""
+        if isinstance(msg, Event):
+            if msg.version <= self.version:
+                return  # already seen (a replay after reconnecting)
+            if msg.version > self.version + 1 and self.version:
+                self.gap = True
+            self.version = msg.version
+        handler = getattr(self, f"_on_{type(msg).__name__}", None)
+        if handler is not None:
+            handler(msg)
+
+    def _on_Welcome(self, msg: Welcome) -> None:
+        self.role = msg.role
+        if msg.seat is not None:
+            self.seat = msg.seat
+        if msg.token:
+            self.token = msg.token
+
+    def _on_Snapshot(self, msg: Snapshot) -> None:
+        self.version = msg.version
+        self.gap = False
+        self._load_room(msg.room)
+        if msg.board is not None:
+            self._load_own_board(msg.board, msg.moves or [])
+        if msg.boards is not None:
+            self.boards = {int(seat): dict(board) for seat, board in msg.boards.items()}
+            self.board_engines = {}
+
+    def _load_room(self, room: Mapping[str, Any]) -> None:
+        self.game = str(room.get("game", self.game))
+        self.seed = room.get("seed", self.seed)
+        self.phase = str(room.get("status", self.phase))
+        self.start_at = room.get("start_at", self.start_at)
+        self.ends_at = room.get("ends_at", self.ends_at)
+        self.round = int(room.get("round", self.round))
+        self.settings = {key: room[key] for key in SETTINGS if key in room}
+        results = room.get("results")
+        if isinstance(results, list):
+            self.results = results
+        seats = room.get("players", [])
+        racers: dict[int, Racer] = {}
+        for i, p in enumerate(seats):
+            if not isinstance(p, Mapping):
+                continue
+            seat = int(p.get("seat", i))
+            racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat}")))
+            for key in ("ready", "connected", "won", "stuck"):
+                if key in p:
+                    setattr(racer, key, bool(p[key]))
+            for key in ("progress", "moves"):
+                if key in p:
+                    setattr(racer, key, int(p[key]))
+            racer.out = p.get("out") or None
+            racers[seat] = racer
+        self.racers = racers
+
+    def _load_own_board(self, board: Mapping[str, Any], moves: list[str]) -> None:
+        self.board = dict(board)
+        self.engine = None
+        if self.seed is not None and self.game and self.game != "moojub":
+            engine = new_game(self.game, self.seed)
+            try:
+                for move in moves:
+                    engine.undo() if move == "undo" else engine.apply(move)
+            except IllegalMove:
+                engine = visible_game(board)
+            self.engine = engine
+        else:
+            self.engine = visible_game(board)
+
+    def _on_PlayerJoined(self, msg: PlayerJoined) -> None:
+        self.racers[msg.seat] = Racer(seat=msg.seat, name=msg.name)
+
+    def _on_PlayerLeft(self, msg: PlayerLeft) -> None:
+        self.racers.pop(msg.seat, None)
+
+    def _on_PlayerReady(self, msg: PlayerReady) -> None:
+        if msg.seat in self.racers:
+            self.racers[msg.seat].ready = msg.ready
+
+    def _on_Presence(self, msg: Presence) -> None:
+        if msg.seat in self.racers:
+            self.racers[msg.seat].connected = msg.connected
+
+    def _on_Countdown(self, msg: Countdown) -> None:
+        self.phase = "countdown"
+        self.start_at = msg.start_at
+
+    def _on_RaceStarted(self, msg: RaceStarted) -> None:
+        self.phase = "running"
+        self.game = msg.game
+        self.seed = msg.seed
+        self.start_at = msg.at
+        self.ends_at = msg.ends_at
+        for racer in self.racers.values():
+            racer.progress = racer.moves = 0
+            racer.won = racer.stuck = False
+            racer.out = None
+        if self.role != "player":
+            start = self._start_board(msg)
+            self.boards = {seat: dict(start) for seat in self.racers} if start else {}
+            self.board_engines = {}
+            if msg.seed is not None:
+                self.board_engines = {s: new_game(msg.game, msg.seed) for s in self.racers}
+            return
+        if msg.seed is not None:
+            self.engine = new_game(msg.game, msg.seed)
+            self.board = self.engine.state(view="player")
+        elif msg.board is not None:
+            self.board = dict(msg.board)
+            self.engine = visible_game(msg.board)
+
+    def _start_board(self, msg: RaceStarted) -> dict[str, Any] | None:
+        if msg.board is not None:
+            return dict(msg.board)
+        if msg.seed is not None:
+            return new_game(msg.game, msg.seed).state(view="player")
+        return None
+
+    def _on_Accepted(self, msg: Accepted) -> None:
+        self._own_move(msg.move, msg.moves, msg.board)
+        me = self.me
+        if me is not None:
+            me.progress, me.moves, me.won, me.stuck = msg.progress, msg.moves, msg.won, msg.stuck
+
+    def _own_move(self, move: str, count: int, board: dict[str, Any] | None) -> None:
+        """Apply one of the player's own moves once (Accepted and Progress both carry it)."""
+        if board is not None:
+            self.board = dict(board)
+            self.engine = visible_game(board)
+            return
+        engine = self.engine
+        if engine is None or count <= engine.moves:
+            return
+        try:
+            engine.undo() if move == "undo" else engine.apply(move)
+        except IllegalMove:
+            self.gap = True  # out of step with the server: a snapshot puts it right
+            return
+        self.board = engine.state(view="player")
+        if engine.moves != count:
+            self.gap = True
+
+    def _on_Progress(self, msg: Progress) -> None:
+        racer = self.racers.get(msg.seat)
+        if racer is not None:
+            racer.progress, racer.moves = msg.progress, msg.moves
+            racer.won, racer.stuck = msg.won, msg.stuck
+            if msg.won or msg.stuck:
+                racer.finished_at = msg.at
+        if msg.seat == self.seat and self.role == "player":
+            if msg.move is not None:
+                self._own_move(msg.move, msg.moves, None)
+            return
+        if msg.board is not None:
+            self.boards[msg.seat] = dict(msg.board)
+        elif msg.move is not None and msg.seat in self.boards:
+            self._spectated_move(msg.seat, msg.move)
+
+    def _spectated_move(self, seat: int, move: str) -> None:
+        try:
+            engine = self.board_engines.get(seat) or visible_game(self.boards[seat])
+            self.board_engines[seat] = engine
+            engine.undo() if move == "undo" else engine.apply(move)
+        except (IllegalMove, ValueError):
+            self.board_engines.pop(seat, None)
+            self.gap = True  # e.g. an undo on a board joined mid-race: ask for a snapshot
+            return
+        self.boards[seat] = engine.state(view="player")
+
+    def _on_PlayerOut(self, msg: PlayerOut) -> None:
+        if msg.seat in self.racers:
+            self.racers[msg.seat].out = msg.reason
+            self.racers[msg.seat].finished_at = msg.at
+
+    def _on_RaceFinished(self, msg: RaceFinished) -> None:
+        self.phase = "finished"
+        self.results = list(msg.results)
+        self.seed = msg.seed
+        self.finish_reason = msg.reason
+
+    def _on_NewRound(self, msg: NewRound) -> None:
+        self.phase = "lobby"
+        self.round = msg.round
+        self.results = []
+        self.board = None
+        self.engine = None
+        self.boards = {}

@@ -1,0 +1,275 @@
+"""The race screen: lobby, countdown, your board, everyone's bars, results.
+
+Built on the practice screen (same board, same keys) over a `Seat`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from client_cli.cards import CardStyle
+from client_cli.play_app import PlayApp
+from client_cli.race import Racer, RaceView
+from client_cli.seat import Seat
+from client_cli.widgets import BoardView, MoveInput, PlayerLine, RaceBars, clock
+
+__all__ = ["RaceApp", "ResultsScreen", "player_lines", "results_table"]
+
+
+def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
+    """The bars' rows from the room: time runs until a racer is done."""
+    lines = []
+    for seat, racer in sorted(view.racers.items()):
+        seconds = 0.0
+        if view.start_at is not None and view.phase in ("running", "finished"):
+            end = racer.finished_at if racer.finished_at is not None else view.server_now(now)
+            seconds = end - view.start_at
+        lines.append(
+            PlayerLine(
+                name=racer.name,
+                progress=racer.progress,
+                total=view.total,
+                moves=racer.moves,
+                seconds=seconds,
+                status=lobby_status(racer) if view.phase == "lobby" else racer.status,
+                you=style_you and seat == view.seat,
+            )
+        )
+    return lines
+
+
+def lobby_status(racer: Racer) -> str:
+    if not racer.connected:
+        return "offline"
+    return "ready" if racer.ready else "not ready"
+
+
+def results_table(view: RaceView) -> Table:
+    """The final ranking: place, name, how it ended, cards, moves."""
+    table = Table(title=f"Results · {view.game.capitalize()} #{view.seed}", expand=False)
+    for name, justify in (("#", "right"), ("player", "left"), ("result", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("cards", justify="right")
+    table.add_column("moves", justify="right")
+    for row in view.results:
+        if row.get("won"):
+            result = f"finished {clock(float(row.get('time') or 0))}"
+        elif row.get("out"):
+            result = str(row["out"])
+        elif row.get("stuck"):
+            result = "stuck"
+        else:
+            result = "unfinished"
+        you = row.get("seat") == view.seat
+        table.add_row(
+            str(row.get("rank", "")),
+            Text(str(row.get("name", "")) + (" (you)" if you else ""), style="bold" if you else ""),
+            result,
+            f"{row.get('progress', 0)}/{view.total}",
+            str(row.get("moves", 0)),
+        )
+    return table
+
+
+class ResultsScreen(ModalScreen[str]):
+    """The results table over the board; m votes for a rematch, Esc shows the board."""
+
+    DEFAULT_CSS = """
+    ResultsScreen { align: center middle; }
+    ResultsScreen > Static { width: auto; max-width: 78; border: round $success; padding: 0 1;
+                             background: $surface; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "dismiss('rematch')", "rematch"),
+        Binding("escape,enter", "dismiss('board')", "back to the board"),
+        Binding("q", "dismiss('quit')", "quit"),
+    ]
+
+    def __init__(self, body: RenderableType, player: bool = True) -> None:
+        super().__init__()
+        self.body = body
+        self.player = player
+
+    def compose(self) -> ComposeResult:
+        keys = "m rematch · Esc the board · q quit" if self.player else "Esc the boards · q quit"
+        hint = Text(keys, style="dim")
+        yield Static(Group(self.body, hint))
+
+
+class RaceApp(PlayApp):
+    """A seat in a race."""
+
+    def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
+        super().__init__(seat, f"room {seat.view.room}", style)
+        self.seat = seat
+        self.link_status = ""
+        self.results_shown_for: int | None = None
+        seat.on_change = self.on_seat_change
+        seat.on_status = self.on_link_status
+
+    def compose_extra(self) -> ComposeResult:
+        yield RaceBars(self.card_style, id="bars")
+
+    async def on_mount(self) -> None:
+        await super().on_mount()
+        self.set_interval(0.2, self.tick)
+        try:
+            await self.seat.start()
+        except ConnectionError as error:
+            self.exit(return_code=1, message=f"solrace: {error}")
+
+    async def on_unmount(self) -> None:
+        await self.seat.close()
+
+    # ------------------------------------------------------------ updates
+
+    def on_seat_change(self) -> None:
+        if self.is_running:
+            self.redraw()
+
+    def on_link_status(self, status: str) -> None:
+        if status == "connected" and self.seat.link.drops:
+            self.link_status = "reconnected"
+            self.set_timer(3.0, self.forget_reconnected)
+        elif status.startswith("reconnecting"):
+            self.link_status = status
+        if self.is_running:
+            self.redraw()
+
+    def forget_reconnected(self) -> None:
+        if self.link_status == "reconnected":
+            self.link_status = ""
+            self.redraw()
+
+    def tick(self) -> None:
+        view = self.seat.view
+        self.query_one(RaceBars).update_players(player_lines(view, time.time()))
+        if view.phase == "countdown":
+            self.query_one(BoardView).placeholder = self.countdown_text()
+            self.query_one(BoardView).refresh()
+
+    def elapsed(self) -> float:
+        me = self.seat.view.me
+        view = self.seat.view
+        if me is not None and me.finished_at is not None and view.start_at is not None:
+            return me.finished_at - view.start_at
+        return self.seat.race_seconds()
+
+    def redraw(self) -> None:
+        view = self.seat.view
+        board = self.query_one(BoardView)
+        if view.phase == "countdown":
+            board.placeholder = self.countdown_text()
+        elif view.board is None:
+            board.placeholder = self.lobby_text()
+        self.query_one(RaceBars).update_players(player_lines(view, time.time()))
+        super().redraw()
+        move_input = self.query_one(MoveInput)
+        if view.phase == "lobby":
+            move_input.quick_letters = "rs"
+        elif view.phase == "finished":
+            move_input.quick_letters = "m"
+        if view.phase == "finished" and self.results_shown_for != view.round:
+            self.results_shown_for = view.round
+            self.push_screen(ResultsScreen(results_table(view)), self.after_results)
+
+    async def after_results(self, choice: str | None) -> None:
+        if choice == "rematch":
+            await self.seat.rematch()
+            self.say("rematch: your vote is in; waiting for the others", "bold")
+            self.redraw()
+        elif choice == "quit":
+            self.exit()
+
+    def countdown_text(self) -> Text:
+        view = self.seat.view
+        left = 0.0 if view.start_at is None else view.start_at - view.server_now(time.time())
+        text = Text(f"\n\n   The race starts in {max(0, int(left + 0.999))}…", style="bold")
+        text.append(f"\n\n   {view.game.capitalize()}: get ready.", style="dim")
+        return text
+
+    def lobby_text(self) -> Text:
+        view = self.seat.view
+        text = Text()
+        text.append(f"\n  Room {view.room}", style="bold")
+        if view.game:
+            text.append(f" · {view.game.capitalize()}")
+        seats = view.settings.get("seats")
+        text.append(f" · {len(view.racers)}/{seats} seats" if seats else "")
+        rules = [
+            "undo" if view.allows("undo") else "no undo",
+            "hints" if view.allows("hints") else "no hints",
+        ]
+        text.append(f" · {', '.join(rules)}\n\n", style="dim")
+        text.append(f"  Friends join with:  solrace play {view.room}\n")
+        text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
+        if view.phase == "lobby":
+            text.append("  r (or space) ready/not ready", style="bold")
+            if view.host:
+                text.append(" · s start now (you are the host)", style="bold")
+        return text
+
+    def title_parts(self, state: dict[str, Any] | None) -> list[str]:
+        view = self.seat.view
+        head = f"{view.game.capitalize()} · room {view.room}" if view.game else self.heading
+        if view.round > 1:
+            head += f" · round {view.round}"
+        if state is None:
+            return [head, view.phase]
+        parts = super().title_parts(state)
+        parts[0] = head
+        return parts
+
+    def status_text(self, state: dict[str, Any] | None) -> Text:
+        view = self.seat.view
+        if self.link_status.startswith("reconnecting"):
+            return Text(f" ⟳ {self.link_status} (your seat is kept)", style="bold yellow")
+        if self.link_status == "reconnected":
+            return Text(" ✓ reconnected: the race goes on", style="bold green")
+        me = view.me
+        if view.phase == "finished":
+            place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)
+            where = f"you placed #{place}" if place else "race over"
+            return Text(f" ⚑ Race over: {where} · m rematch · ctrl+q quit", style="bold green")
+        if me is not None and me.won:
+            return Text(
+                f" ★ Finished in {me.moves} moves, {clock(self.elapsed())}!"
+                " Waiting for the others…",
+                style="bold green",
+            )
+        if me is not None and me.out:
+            return Text(f" You are out of the race ({me.out}).", style="yellow")
+        return super().status_text(state)
+
+    # ------------------------------------------------------------ keys
+
+    async def quick(self, key: str) -> None:
+        view = self.seat.view
+        if view.phase == "lobby" and key in ("r", "space", "enter"):
+            me = view.me
+            await self.seat.ready(not (me.ready if me else False))
+            return
+        if view.phase == "lobby" and key == "s":
+            if view.host:
+                await self.seat.start_now()
+            else:
+                self.say("only the host (first seat) can start early; press r when ready")
+                self.redraw()
+            return
+        if view.phase == "finished" and key == "m":
+            await self.after_results("rematch")
+            return
+        if view.phase != "running" and key not in ("question_mark",):
+            self.say("the race has not started" if view.phase != "finished" else "race over")
+            self.redraw()
+            return
+        await super().quick(key)

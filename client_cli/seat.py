@@ -1,0 +1,220 @@
+"""A connection to one room, as a player (a seat) or a spectator.
+
+It owns the `RaceView`, the reconnecting `Link`, and the requests waiting for
+their answer (moves by `seq`, hints), so the race screen and the bot only call
+`move()` and read `view`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from client_cli.net import Link, ws_url
+from client_cli.race import RaceView
+from client_cli.session import Allowed, Outcome
+from server.protocol import (
+    Accepted,
+    Error,
+    Hint,
+    HintReply,
+    Join,
+    Message,
+    Ready,
+    Refused,
+    Rematch,
+    Resign,
+    Resync,
+    Start,
+    Undo,
+    Watch,
+    Welcome,
+)
+from server.protocol import Move as MoveMsg
+
+__all__ = ["ANSWER_TIMEOUT", "Seat"]
+
+ANSWER_TIMEOUT = 15.0  # seconds to wait for the server's answer to a move
+
+
+class Seat:
+    """A room seen through one socket; `spectator=True` watches instead of playing.
+
+    Also a `session.Session`: the race screen plays through it.
+    """
+
+    def __init__(
+        self,
+        server: str,
+        room: str,
+        name: str = "",
+        *,
+        spectator: bool = False,
+        token: str | None = None,
+        on_change: Callable[[], None] = lambda: None,
+        on_status: Callable[[str], None] = lambda status: None,
+    ) -> None:
+        self.view = RaceView(room=room, role="spectator" if spectator else "player", token=token)
+        self.name = name
+        self.spectator = spectator
+        self.on_change = on_change
+        self.on_status = on_status
+        self.link = Link(ws_url(server), self.hello, self.receive, self._status)
+        self.seq = 0
+        self.waiting: dict[int, asyncio.Future[Outcome]] = {}
+        self.hints: list[asyncio.Future[Outcome]] = []
+        self.errors: list[Error] = []
+        self.welcomed = asyncio.Event()
+
+    # ------------------------------------------------------------ the link
+
+    def hello(self) -> Message:
+        since = self.view.version or None
+        if self.spectator:
+            return Watch(room=self.view.room, since=since)
+        return Join(room=self.view.room, name=self.name, token=self.view.token, since=since)
+
+    def _status(self, status: str) -> None:
+        self.on_status(status)
+
+    async def start(self) -> None:
+        """Connect (in the background) and wait for the server's welcome."""
+        self.link.start()
+        waiter = asyncio.create_task(self.welcomed.wait())
+        error = asyncio.create_task(self._first_error())
+        done, pending = await asyncio.wait(
+            {waiter, error}, timeout=ANSWER_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
+        )
+        for task in pending:
+            task.cancel()
+        if error in done:
+            await self.link.close()
+            raise ConnectionError(error.result())
+        if not done:
+            await self.link.close()
+            raise ConnectionError(f"no answer from {self.link.url}")
+
+    async def _first_error(self) -> str:
+        while not self.errors:
+            await asyncio.sleep(0.05)
+        first = self.errors[0]
+        return f"{first.message} ({first.code})"
+
+    async def close(self) -> None:
+        await self.link.close()
+
+    async def receive(self, msg: Message) -> None:
+        self.view.feed(msg)
+        if isinstance(msg, Welcome):
+            self.view.clock_offset = msg.server_time - time.time()
+            self.welcomed.set()
+        elif isinstance(msg, Accepted):
+            self._answer(msg.seq, Outcome(True, moves=[msg.move]))
+        elif isinstance(msg, Refused):
+            self._answer(msg.seq, Outcome(False, msg.reason, code=msg.code))
+        elif isinstance(msg, HintReply):
+            if self.hints:
+                outcome = (
+                    Outcome(True, moves=[msg.move])
+                    if msg.move
+                    else Outcome(False, "the server has no hint from here")
+                )
+                self.hints.pop(0).set_result(outcome)
+        elif isinstance(msg, Error):
+            self.errors.append(msg)
+            if self.waiting:
+                self._answer(min(self.waiting), Outcome(False, msg.message, code=msg.code))
+            elif self.hints:
+                self.hints.pop(0).set_result(Outcome(False, msg.message, code=msg.code))
+        if self.view.gap:
+            self.view.gap = False
+            await self.link.send(Resync(since=None))
+        self.on_change()
+
+    def _answer(self, seq: int, outcome: Outcome) -> None:
+        future = self.waiting.pop(seq, None)
+        if future is not None and not future.done():
+            future.set_result(outcome)
+
+    # ------------------------------------------------------------ as a Session
+
+    @property
+    def allowed(self) -> Allowed:
+        return Allowed(
+            undo=self.view.allows("undo"),
+            hint=self.view.allows("hints"),
+            autoplay=self.view.engine is not None and self.view.game != "moojub",
+        )
+
+    def state(self) -> dict[str, Any] | None:
+        return self.view.board
+
+    def legal_moves(self) -> list[str] | None:
+        return self.view.legal_moves()
+
+    async def _request(self, make: Callable[[int], Message]) -> Outcome:
+        self.seq += 1
+        seq = self.seq
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self.waiting[seq] = future
+        await self.link.send(make(seq))
+        try:
+            return await asyncio.wait_for(future, ANSWER_TIMEOUT)
+        except TimeoutError:
+            self.waiting.pop(seq, None)
+            return Outcome(False, "no answer from the server (is the connection back?)")
+
+    async def move(self, text: str) -> Outcome:
+        return await self._request(lambda seq: MoveMsg(seq=seq, move=text))
+
+    async def undo(self) -> Outcome:
+        return await self._request(lambda seq: Undo(seq=seq))
+
+    async def hint(self) -> Outcome:
+        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+        self.hints.append(future)
+        await self.link.send(Hint())
+        try:
+            return await asyncio.wait_for(future, ANSWER_TIMEOUT)
+        except TimeoutError:
+            return Outcome(False, "no hint came from the server")
+
+    async def autoplay(self) -> Outcome:
+        """The engine's safe moves, worked out here and sent one by one (the wire has no
+        autoplay message: the server sees ordinary moves)."""
+        engine = self.view.engine
+        if engine is None:
+            return Outcome(False, "autoplay needs the deal's seed")
+        done: list[str] = []
+        while True:
+            probe = engine.copy()
+            safe = probe.autoplay()
+            if not safe:
+                return Outcome(True, moves=done)
+            outcome = await self.move(safe[0])
+            if not outcome.ok:
+                return Outcome(False, outcome.reason, moves=done)
+            done.append(safe[0])
+
+    # ------------------------------------------------------------ lobby and after
+
+    async def ready(self, ready: bool = True) -> None:
+        await self.link.send(Ready(ready=ready))
+
+    async def start_now(self) -> None:
+        await self.link.send(Start())
+
+    async def resign(self) -> None:
+        await self.link.send(Resign())
+
+    async def rematch(self) -> None:
+        await self.link.send(Rematch())
+
+    def race_seconds(self) -> float:
+        """Seconds since the start, on the server's clock."""
+        view = self.view
+        if view.start_at is None or view.phase not in ("running", "finished"):
+            return 0.0
+        return max(0.0, view.server_now(time.time()) - view.start_at)

@@ -1,0 +1,186 @@
+"""Spectating: every player's board side by side, live, with their progress.
+
+On a terminal too small for all the boards, as many as fit are shown at a time
+(one, on 80 columns); Tab and the arrows page through them, a digit jumps to a seat.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.widgets import Static
+
+from client_cli.board import render_board
+from client_cli.cards import CardStyle
+from client_cli.race import RaceView
+from client_cli.race_app import ResultsScreen, player_lines, results_table
+from client_cli.seat import Seat
+from client_cli.widgets import RaceBars, clock, progress_bar
+
+__all__ = ["BOARD_MIN_WIDTH", "BoardsView", "WatchApp"]
+
+BOARD_MIN_WIDTH = 42  # eight 5-column piles and a gap
+
+
+class BoardsView(Widget):
+    """As many boards as fit side by side, each under its player's name and bar."""
+
+    DEFAULT_CSS = "BoardsView { height: 1fr; }"
+
+    def __init__(self, view: RaceView, style: CardStyle, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.view = view
+        self.card_style = style
+        self.first = 0  # index (in seat order) of the first board shown
+
+    def seats(self) -> list[int]:
+        return sorted(self.view.boards)
+
+    def per_page(self) -> int:
+        return max(1, min(len(self.seats()), (self.size.width or 80) // BOARD_MIN_WIDTH))
+
+    def page(self, step: int) -> None:
+        seats = self.seats()
+        if seats:
+            per = self.per_page()
+            self.first = (self.first + step * per) % len(seats)
+            self.refresh()
+
+    def show_seat(self, seat: int) -> bool:
+        seats = self.seats()
+        if seat not in seats:
+            return False
+        per = self.per_page()
+        index = seats.index(seat)
+        if not self.first <= index < self.first + per:
+            self.first = index
+        self.refresh()
+        return True
+
+    def shown(self) -> list[int]:
+        seats = self.seats()
+        per = self.per_page()
+        if self.first >= len(seats):
+            self.first = 0
+        return [seats[(self.first + i) % len(seats)] for i in range(min(per, len(seats)))]
+
+    def render(self) -> RenderableType:
+        view = self.view
+        if not view.boards:
+            note = {"lobby": "waiting for the race to start", "countdown": "starting…"}
+            return Text(f"\n  {note.get(view.phase, 'no boards yet')}", style="dim")
+        shown = self.shown()
+        width = self.size.width or 80
+        cell = max(20, width // len(shown) - 1)
+        grid = Table.grid(padding=(0, 1))
+        for _ in shown:
+            grid.add_column(width=cell)
+        grid.add_row(*(self.panel(seat, cell) for seat in shown))
+        return grid
+
+    def panel(self, seat: int, width: int) -> RenderableType:
+        view = self.view
+        racer = view.racers.get(seat)
+        name = racer.name if racer else f"seat {seat}"
+        head = Text(f"{name}", style="bold")
+        head.append(f"  (seat {seat + 1})", style="dim")
+        line = progress_bar(racer.progress if racer else 0, view.total, 12, self.card_style)
+        if racer is not None:
+            line.append(f" {racer.progress}/{view.total} · {racer.moves} mv")
+            if racer.status:
+                line.append(f" · {racer.status}", style="bold")
+        board = render_board(
+            view.boards[seat],
+            width=width,
+            height=max(6, (self.size.height or 20) - 3),
+            style=self.card_style,
+        )
+        return Group(head, line, board)
+
+
+class WatchApp(App[None]):
+    CSS = """
+    #title { height: 1; background: $primary-background; }
+    #status { height: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("tab,right", "page(1)", "next board", priority=True),
+        Binding("shift+tab,left", "page(-1)", "previous board", priority=True),
+        Binding("q", "quit", "quit"),
+    ]
+
+    def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
+        super().__init__()
+        self.seat = seat
+        self.card_style = style or CardStyle()
+        self.link_status = ""
+        self.results_shown_for: int | None = None
+        seat.on_change = self.redraw
+        seat.on_status = self.on_link_status
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield BoardsView(self.seat.view, self.card_style, id="boards")
+        yield RaceBars(self.card_style, id="bars")
+        yield Static(id="status")
+
+    async def on_mount(self) -> None:
+        self.set_interval(0.5, self.redraw)
+        self.redraw()
+        try:
+            await self.seat.start()
+        except ConnectionError as error:
+            self.exit(return_code=1, message=f"solrace: {error}")
+
+    async def on_unmount(self) -> None:
+        await self.seat.close()
+
+    def on_link_status(self, status: str) -> None:
+        self.link_status = "" if status == "connected" else status
+        if self.is_running:
+            self.redraw()
+
+    def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key.isdigit() and key != "0" and self.query_one(BoardsView).show_seat(int(key) - 1):
+            event.stop()
+
+    def action_page(self, step: int) -> None:
+        self.query_one(BoardsView).page(step)
+
+    def redraw(self) -> None:
+        if not self.is_running:
+            return
+        view = self.seat.view
+        parts = [f"watching room {view.room}"]
+        if view.game:
+            parts.append(view.game.capitalize() + (f" #{view.seed}" if view.seed else ""))
+        parts.append(view.phase)
+        parts.append(clock(self.seat.race_seconds()))
+        self.query_one("#title", Static).update(Text(" " + "  ·  ".join(parts), style="bold"))
+        self.query_one(BoardsView).refresh()
+        self.query_one(RaceBars).update_players(player_lines(view, time.time(), style_you=False))
+        boards = self.query_one(BoardsView)
+        hidden = len(view.boards) - boards.per_page()
+        status = Text()
+        if self.link_status.startswith("reconnecting"):
+            status.append(f" ⟳ {self.link_status}", style="bold yellow")
+        elif hidden > 0:
+            status.append(f" {hidden} more board(s): Tab/→ next · ← back · 1-8 a seat", style="dim")
+        status.append("  q quit", style="dim")
+        self.query_one("#status", Static).update(status)
+        if view.phase == "finished" and self.results_shown_for != view.round:
+            self.results_shown_for = view.round
+            self.push_screen(ResultsScreen(results_table(view), player=False), self.after_results)
+
+    def after_results(self, choice: str | None) -> None:
+        if choice == "quit":
+            self.exit()

@@ -1,0 +1,160 @@
+"""The race and watch screens against a scripted server over a real WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from client_fake_server import FakeServer
+from client_screen import screen_text
+from textual.pilot import Pilot
+
+from client_cli.race_app import RaceApp, ResultsScreen
+from client_cli.seat import Seat
+from client_cli.watch_app import BoardsView, WatchApp
+from client_cli.widgets import RaceBars
+from server.protocol import (
+    Countdown,
+    Join,
+    PlayerJoined,
+    Progress,
+    RaceFinished,
+    RaceStarted,
+    Ready,
+)
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not done():
+            await pilot.pause(0.02)
+    await pilot.pause()
+
+
+def results(names: list[str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "rank": i + 1,
+            "seat": i,
+            "name": n,
+            "won": i == 0,
+            "stuck": False,
+            "out": None,
+            "progress": 52 - 10 * i,
+            "moves": 90 + i,
+            "time": 61.5 if i == 0 else None,
+        }
+        for i, n in enumerate(names)
+    ]
+
+
+async def test_a_race_from_lobby_to_results() -> None:
+    async with FakeServer() as fake:
+        seat = Seat(fake.url, fake.room, "ann")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            assert "solrace play ABCD" in screen_text(app)
+            await pilot.press("r")
+            await fake.wait_for(Ready)
+
+            fake.players.append({"seat": 1, "name": "bob"})
+            await fake.push(PlayerJoined(version=0, at=0.0, seat=1, name="bob"))
+            await fake.push(Countdown(version=0, at=0.0, start_at=time.time() + 0.3))
+            await until(pilot, lambda: "starts in" in screen_text(app))
+
+            fake.begin()
+            await fake.push(RaceStarted(version=0, at=0.0, game="shaula", seed=2))
+            await until(pilot, lambda: "t8" in screen_text(app))
+
+            # A typed move goes to the server and comes back accepted.
+            await pilot.press(*"t2 f", "enter")
+            await until(
+                pilot,
+                lambda: seat.view.board is not None and seat.view.board["piles"]["f1"] == ["AD"],
+            )
+            assert "AD" in fake.moves[0] or fake.moves == ["t2 f1"]
+
+            # A refused move shows the server's reason; the board stays.
+            board_before = screen_text(app).splitlines()[1:12]
+            await pilot.press(*"t5 t1", "enter")
+            await until(pilot, lambda: "does not go on" in screen_text(app))
+            assert screen_text(app).splitlines()[1:12] == board_before
+
+            # The opponent's bar follows their progress.
+            await fake.push(
+                Progress(version=0, at=0.0, seat=1, progress=7, moves=12, won=False, stuck=False)
+            )
+            await until(pilot, lambda: "7/52" in screen_text(app))
+            bars = app.query_one(RaceBars)
+            assert [(p.name, p.progress, p.moves) for p in bars.players] == [
+                ("ann", 1, 1),
+                ("bob", 7, 12),
+            ]
+
+            # A dropped connection comes back by itself, with the token and version.
+            version = seat.view.version
+            await fake.drop_all()
+            await fake.wait_for(Join, count=2)
+            rejoin = [m for m in fake.received if isinstance(m, Join)][-1]
+            assert rejoin.token == "tok" and rejoin.since == version
+            await until(pilot, lambda: seat.link.connected.is_set())
+            assert seat.link.drops == 1
+            await until(pilot, lambda: "reconnected" in screen_text(app))
+
+            # The end: the results table.
+            await fake.push(
+                RaceFinished(
+                    version=0, at=0.0, results=results(["ann", "bob"]), seed=2, reason="all done"
+                )
+            )
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            shown = screen_text(app)
+            assert "Results" in shown and "finished 1:01" in shown and "ann (you)" in shown
+            await pilot.press("escape")
+            await until(pilot, lambda: "placed #1" in screen_text(app))
+
+
+async def test_watching_shows_boards_side_by_side_or_one_at_a_time() -> None:
+    async with FakeServer() as fake:
+        fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+        fake.begin()
+        seat = Seat(fake.url, fake.room, spectator=True)
+        wide = WatchApp(seat)
+        async with wide.run_test(size=(120, 30)) as pilot:
+            await until(pilot, lambda: len(seat.view.boards) == 2)
+            top = screen_text(wide).splitlines()[1]
+            assert "ann" in top and "bob" in top
+            fake.game = None  # the spectator replays moves itself
+            await fake.push(
+                Progress(
+                    version=0,
+                    at=0.0,
+                    seat=1,
+                    progress=1,
+                    moves=1,
+                    won=False,
+                    stuck=False,
+                    move="t2 f1",
+                )
+            )
+            await until(pilot, lambda: seat.view.boards[1]["piles"]["f1"] == ["AD"])
+            assert seat.view.boards[0]["piles"]["f1"] == []
+            await until(pilot, lambda: "1/52 · 1 mv" in screen_text(wide))
+
+    async with FakeServer() as fake:
+        fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+        fake.begin()
+        seat = Seat(fake.url, fake.room, spectator=True)
+        narrow = WatchApp(seat)
+        async with narrow.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: len(seat.view.boards) == 2)
+            assert narrow.query_one(BoardsView).shown() == [0]
+            assert "ann" in screen_text(narrow) and "bob" not in screen_text(narrow).split()[:6]
+            await pilot.press("tab")
+            await until(pilot, lambda: narrow.query_one(BoardsView).shown() == [1])
+            assert "bob" in screen_text(narrow).splitlines()[1]
+            await pilot.press("1")
+            await until(pilot, lambda: narrow.query_one(BoardsView).shown() == [0])
