@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -22,7 +22,7 @@ from client_cli.race import Racer, RaceView
 from client_cli.seat import Seat
 from client_cli.widgets import BoardView, MoveInput, PlayerLine, RaceBars, clock
 
-__all__ = ["RaceApp", "ResultsScreen", "player_lines", "results_table"]
+__all__ = ["RaceApp", "ResultsScreen", "connect_or_exit", "player_lines", "results_table"]
 
 
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
@@ -80,6 +80,14 @@ def results_table(view: RaceView) -> Table:
     return table
 
 
+async def connect_or_exit(app: App[Any], seat: Seat) -> None:
+    """Join (or watch) the room; if the server says no, leave with its reason."""
+    try:
+        await seat.start()
+    except ConnectionError as error:
+        app.exit(return_code=1, message=f"solrace: {error}")
+
+
 class ResultsScreen(ModalScreen[str]):
     """The results table over the board; m votes for a rematch, Esc shows the board."""
 
@@ -122,10 +130,7 @@ class RaceApp(PlayApp):
     async def on_mount(self) -> None:
         await super().on_mount()
         self.set_interval(0.2, self.tick)
-        try:
-            await self.seat.start()
-        except ConnectionError as error:
-            self.exit(return_code=1, message=f"solrace: {error}")
+        await connect_or_exit(self, self.seat)
 
     async def on_unmount(self) -> None:
         await self.seat.close()

@@ -21,7 +21,7 @@ from textual.widgets import Static
 from client_cli.board import render_board
 from client_cli.cards import CardStyle
 from client_cli.race import RaceView
-from client_cli.race_app import ResultsScreen, player_lines, results_table
+from client_cli.race_app import ResultsScreen, connect_or_exit, player_lines, results_table
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars, clock, progress_bar
 
@@ -135,10 +135,7 @@ class WatchApp(App[None]):
     async def on_mount(self) -> None:
         self.set_interval(0.5, self.redraw)
         self.redraw()
-        try:
-            await self.seat.start()
-        except ConnectionError as error:
-            self.exit(return_code=1, message=f"solrace: {error}")
+        await connect_or_exit(self, self.seat)
 
     async def on_unmount(self) -> None:
         await self.seat.close()

@@ -117,14 +117,18 @@ async def test_a_race_from_lobby_to_results() -> None:
             await until(pilot, lambda: "placed #1" in screen_text(app))
 
 
-async def test_watching_shows_boards_side_by_side_or_one_at_a_time() -> None:
+def two_players_racing(fake: FakeServer) -> WatchApp:
+    fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+    fake.begin()
+    return WatchApp(Seat(fake.url, fake.room, spectator=True))
+
+
+async def test_watching_shows_boards_side_by_side_and_replays_moves() -> None:
     async with FakeServer() as fake:
-        fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
-        fake.begin()
-        seat = Seat(fake.url, fake.room, spectator=True)
-        wide = WatchApp(seat)
+        wide = two_players_racing(fake)
+        view = wide.seat.view
         async with wide.run_test(size=(120, 30)) as pilot:
-            await until(pilot, lambda: len(seat.view.boards) == 2)
+            await until(pilot, lambda: len(view.boards) == 2)
             top = screen_text(wide).splitlines()[1]
             assert "ann" in top and "bob" in top
             fake.game = None  # the spectator replays moves itself
@@ -140,21 +144,21 @@ async def test_watching_shows_boards_side_by_side_or_one_at_a_time() -> None:
                     move="t2 f1",
                 )
             )
-            await until(pilot, lambda: seat.view.boards[1]["piles"]["f1"] == ["AD"])
-            assert seat.view.boards[0]["piles"]["f1"] == []
+            await until(pilot, lambda: view.boards[1]["piles"]["f1"] == ["AD"])
+            assert view.boards[0]["piles"]["f1"] == []
             await until(pilot, lambda: "1/52 · 1 mv" in screen_text(wide))
 
+
+async def test_watching_on_80_columns_shows_one_board_at_a_time() -> None:
     async with FakeServer() as fake:
-        fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
-        fake.begin()
-        seat = Seat(fake.url, fake.room, spectator=True)
-        narrow = WatchApp(seat)
+        narrow = two_players_racing(fake)
         async with narrow.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: len(seat.view.boards) == 2)
-            assert narrow.query_one(BoardsView).shown() == [0]
-            assert "ann" in screen_text(narrow) and "bob" not in screen_text(narrow).split()[:6]
+            await until(pilot, lambda: len(narrow.seat.view.boards) == 2)
+            boards = narrow.query_one(BoardsView)
+            assert boards.shown() == [0]
+            assert "ann" in screen_text(narrow).splitlines()[1]
             await pilot.press("tab")
-            await until(pilot, lambda: narrow.query_one(BoardsView).shown() == [1])
+            await until(pilot, lambda: boards.shown() == [1])
             assert "bob" in screen_text(narrow).splitlines()[1]
             await pilot.press("1")
-            await until(pilot, lambda: narrow.query_one(BoardsView).shown() == [0])
+            await until(pilot, lambda: boards.shown() == [0])
