@@ -1,0 +1,262 @@
+"""Benchmark the race server against a bare aiohttp relay, in one run.
+
+``python -m bench.server`` (or ``make bench``) starts, one after the other, the bare
+relay (bench/relay.py) and the real server (``python -m server`` on its own
+redis-server, AOF on, free loopback ports), and drives each from a separate load
+process (bench/loadgen.py) with simulated racers in rooms of 8 sending precomputed
+legal moves: once at saturation (a fixed number of moves in flight per racer) and once
+at a fixed open-loop load (by default 1,000 racers × 2 moves/s). Servers (and Redis)
+are pinned to one core, the load process to the other. It prints a table and the
+ratios the goals are stated in. Everything is bounded: fixed durations, a timeout on
+every child process, loopback only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.racers import move_sequences
+from server.redis_supervisor import RedisSupervisor, free_loopback_port
+
+__all__ = ["main"]
+
+ROOT = Path(__file__).resolve().parent.parent
+LOAD_TIMEOUT = 120.0
+
+
+@dataclass
+class Row:
+    target: str
+    load: str
+    result: dict[str, Any]
+
+
+def pin(pid: int, cpu: int | None) -> None:
+    if cpu is not None and hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(pid, {cpu})
+
+
+async def wait_for_port(port: int, process: asyncio.subprocess.Process, limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while True:
+        if process.returncode is not None:
+            raise RuntimeError(f"server exited with code {process.returncode} at start")
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"nothing listens on port {port} after {limit} s")
+        await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def child(
+    args: list[str], port: int, cpu: int | None, env: dict[str, str] | None = None
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """A server process, pinned, listening on ``port``; terminated on exit."""
+    process = await asyncio.create_subprocess_exec(
+        *args, cwd=ROOT, env={**os.environ, **(env or {})}, stdin=asyncio.subprocess.DEVNULL
+    )
+    try:
+        pin(process.pid, cpu)
+        await wait_for_port(port, process, 30.0)
+        yield process
+    finally:
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+async def run_load(plan: dict[str, Any], cpu: int | None) -> dict[str, Any]:
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(plan, f)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.loadgen",
+            f.name,
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        pin(process.pid, cpu)
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(), LOAD_TIMEOUT)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            raise
+        if process.returncode != 0:
+            raise RuntimeError(f"load generator failed with code {process.returncode}")
+        result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+        return result
+    finally:
+        os.unlink(f.name)
+
+
+def plans(args: argparse.Namespace, base: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    timing = {"warmup": args.warmup, "duration": args.duration}
+    return [
+        (
+            f"saturation: {args.sat_racers} racers, {args.window} in flight each",
+            {**base, **timing, "racers": args.sat_racers, "window": args.window},
+        ),
+        (
+            f"fixed: {args.racers} racers × {args.rate:g} moves/s",
+            {**base, **timing, "racers": args.racers, "rate": args.rate},
+        ),
+    ]
+
+
+async def bench_relay(args: argparse.Namespace, base: dict[str, Any]) -> list[Row]:
+    port = free_loopback_port()
+    rows = []
+    server_args = [sys.executable, "-m", "bench.relay", "--port", str(port)]
+    async with child(server_args, port, args.server_cpu) as relay:
+        base = {**base, "target": "relay", "port": port, "server_pids": [relay.pid]}
+        for load, plan in plans(args, base):
+            print(f"relay, {load} ...", file=sys.stderr)
+            rows.append(Row("bare relay", load, await run_load(plan, args.load_cpu)))
+    return rows
+
+
+async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[Row]:
+    port = free_loopback_port()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="solrace-bench-") as data:
+        redis = RedisSupervisor(data)
+        async with redis as redis_url:
+            assert redis.pid is not None
+            pin(redis.pid, args.server_cpu)
+            server_args = [sys.executable, "-m", "server", "--port", str(port)]
+            env = {"REDIS_URL": redis_url, **dict(args.server_env)}
+            async with child(server_args, port, args.server_cpu, env) as server:
+                pids = [server.pid, redis.pid]
+                base = {**base, "target": "solrace", "port": port, "server_pids": pids}
+                for load, plan in plans(args, base):
+                    print(f"solrace, {load} ...", file=sys.stderr)
+                    rows.append(Row("solrace", load, await run_load(plan, args.load_cpu)))
+    return rows
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| server | load | moves answered/s | refused | p50 ms | p99 ms | max ms "
+        "| unanswered | server CPU | load CPU |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        r = row.result
+        lines.append(
+            f"| {row.target} | {row.load} | {r['answered_per_s']:,.0f} | {r['refused']} "
+            f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['max_ms']:.1f} "
+            f"| {r['unanswered']} | {r['server_cpu']:.0%} | {r['loadgen_cpu']:.0%} |"
+        )
+    return "\n".join(lines)
+
+
+def ratios(rows: list[Row]) -> list[str]:
+    found = {(row.target, row.load.split(":")[0]): row.result for row in rows}
+    relay_sat, server_sat = found.get(("bare relay", "saturation")), found.get(
+        ("solrace", "saturation")
+    )
+    out = []
+    if relay_sat and server_sat:
+        ratio = server_sat["answered_per_s"] / relay_sat["answered_per_s"]
+        out.append(
+            f"saturation: solrace / bare relay = {ratio:.2f} (goal: at least 0.50) "
+            f"-> {'met' if ratio >= 0.5 else 'NOT met'}"
+        )
+    fixed = found.get(("solrace", "fixed"))
+    relay_fixed = found.get(("bare relay", "fixed"))
+    if fixed:
+        ok = fixed["p99_ms"] < 10 and fixed["unanswered"] == 0
+        line = f"fixed load: solrace p99 = {fixed['p99_ms']:.2f} ms (goal: under 10 ms)"
+        if relay_fixed:
+            line += f", bare relay p99 = {relay_fixed['p99_ms']:.2f} ms"
+        out.append(f"{line} -> {'met' if ok else 'NOT met'}")
+    return out
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--only", choices=["relay", "solrace"], help="run one server only")
+    parser.add_argument("--racers", type=int, default=1000, help="racers at fixed load")
+    parser.add_argument("--rate", type=float, default=2.0, help="moves/s per racer, fixed load")
+    parser.add_argument("--sat-racers", type=int, default=1000, help="racers at saturation")
+    parser.add_argument("--window", type=int, default=2, help="moves in flight per racer")
+    parser.add_argument("--room-size", type=int, default=8)
+    parser.add_argument("--game", default="shaula")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    parser.add_argument("--duration", type=float, default=8.0, help="seconds measured")
+    parser.add_argument("--server-cpu", type=int, default=0, help="core for servers and Redis")
+    parser.add_argument("--load-cpu", type=int, default=1, help="core for the load process")
+    parser.add_argument(
+        "--server-env",
+        nargs="*",
+        default=[],
+        type=lambda kv: tuple(kv.split("=", 1)),
+        help="extra NAME=VALUE settings for the solrace server",
+    )
+    args = parser.parse_args(argv)
+    if (os.cpu_count() or 1) < 2:
+        args.server_cpu = args.load_cpu = None
+    return args
+
+
+async def run(args: argparse.Namespace) -> list[Row]:
+    # Enough moves for the fastest racer over the whole run, with room to spare.
+    length = 40 + int(60 * (args.warmup + args.duration + 2))
+    started = time.perf_counter()
+    sequences = move_sequences(args.game, 16, length)
+    print(
+        f"{len(sequences)} move sequences of {length} moves in "
+        f"{time.perf_counter() - started:.1f} s",
+        file=sys.stderr,
+    )
+    base = {
+        "host": "127.0.0.1",
+        "game": args.game,
+        "room_size": args.room_size,
+        "seeds": list(sequences),
+        "sequences": list(sequences.values()),
+    }
+    rows: list[Row] = []
+    if args.only in (None, "relay"):
+        rows += await bench_relay(args, base)
+    if args.only in (None, "solrace"):
+        rows += await bench_server(args, base)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    rows = asyncio.run(run(args))
+    print(table(rows))
+    for line in ratios(rows):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""What the load generator talks to: the bare relay, or the real solrace server.
+
+A target connects the racers, gets them to the point where moves count, pre-encodes
+every move frame (so sending costs one ``transport.write``), and recognises the
+answer to a racer's move among the messages it receives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import msgpack
+
+from bench.wsclient import WsClient, client_frame, connect
+
+__all__ = ["TARGETS", "Racer", "RelayTarget", "Target", "gather_batched"]
+
+T = TypeVar("T")
+
+
+def _ignore_answer(racer: Racer, index: int, accepted: bool) -> None:
+    pass
+
+
+@dataclass(eq=False)
+class Racer:
+    """One simulated player: its connection and its precomputed move frames."""
+
+    client: WsClient
+    frames: list[bytes]
+    next: int = 0  # index of the next move to send
+    answered: int = 0
+    sent_at: list[float] = field(default_factory=list)
+    answered_at: list[float] = field(default_factory=list)
+    # Set by the measurement: (racer, move index, accepted) for each answer.
+    answer: Callable[[Racer, int, bool], None] = _ignore_answer
+
+
+class Target(Protocol):
+    errors: list[str]
+
+    def __init__(self, plan: dict[str, Any]) -> None: ...
+
+    async def open_racers(self) -> list[Racer]: ...
+
+    async def close(self) -> None: ...
+
+
+async def gather_batched(factories: Sequence[Callable[[], Awaitable[T]]], batch: int) -> list[T]:
+    """Run the coroutines ``batch`` at a time (a thousand at once overflows the backlog)."""
+    results: list[T] = []
+    for first in range(0, len(factories), batch):
+        chunk = factories[first : first + batch]
+        results.extend(await asyncio.gather(*(make() for make in chunk)))
+    return results
+
+
+class RelayTarget:
+    """The bare relay: a racer's move comes back to it, as to the 7 others of its room."""
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.errors: list[str] = []
+        self.racers: list[Racer] = []
+
+    async def open_racers(self) -> list[Racer]:
+        plan = self.plan
+        room_size = int(plan["room_size"])
+        sequences: list[list[str]] = plan["sequences"]
+
+        async def open_one(i: int) -> Racer:
+            room = i // room_size
+            client = await connect(plan["host"], plan["port"], f"/relay/{room}")
+            moves = sequences[room % len(sequences)]
+            frames = [
+                client_frame(msgpack.packb({"type": "move", "racer": i, "seq": k, "move": m}))
+                for k, m in enumerate(moves)
+            ]
+            racer = Racer(client, frames)
+
+            def on_message(opcode: int, payload: bytes) -> None:
+                message = msgpack.unpackb(payload)
+                if message["racer"] == i:
+                    racer.answer(racer, message["seq"], True)
+
+            client.on_message = on_message
+            return racer
+
+        count = int(plan["racers"])
+        self.racers = await gather_batched(
+            [lambda i=i: open_one(i) for i in range(count)], batch=100
+        )
+        return self.racers
+
+    async def close(self) -> None:
+        for racer in self.racers:
+            racer.client.close()
+        await asyncio.sleep(0.1)
+
+
+TARGETS: dict[str, type[Target]] = {"relay": RelayTarget}
