@@ -118,7 +118,7 @@ class Measurement:
 
 
 async def open_loop(measure: Measurement, rate: float, stop_at: float) -> None:
-    """Send rate × racers moves per second, racer after racer, on a fixed schedule."""
+    """Send rate x racers moves per second, racer after racer, on a fixed schedule."""
     racers = measure.racers
     total_rate = rate * len(racers)
     start = time.perf_counter()

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from aiohttp import WSMsgType, web
 
-__all__ = ["ROOM_PATH", "make_relay_app", "main"]
+__all__ = ["ROOM_PATH", "main", "make_relay_app"]
 
 ROOM_PATH = "/relay/{room}"
 

@@ -5,7 +5,7 @@ relay (bench/relay.py) and the real server (``python -m server`` on its own
 redis-server, AOF on, free loopback ports), and drives each from a separate load
 process (bench/loadgen.py) with simulated racers in rooms of 8 sending precomputed
 legal moves: once at saturation (a fixed number of moves in flight per racer) and once
-at a fixed open-loop load (by default 1,000 racers × 2 moves/s). Servers (and Redis)
+at a fixed open-loop load (by default 1,000 racers x 2 moves/s). Servers (and Redis)
 are pinned to one core, the load process to the other. It prints a table and the
 ratios the goals are stated in. Everything is bounded: fixed durations, a timeout on
 every child process, loopback only.
@@ -119,7 +119,7 @@ def plans(args: argparse.Namespace, base: dict[str, Any]) -> list[tuple[str, dic
             {**base, **timing, "racers": args.sat_racers, "window": args.window},
         ),
         (
-            f"fixed: {args.racers} racers × {args.rate:g} moves/s",
+            f"fixed: {args.racers} racers x {args.rate:g} moves/s",
             {**base, **timing, "racers": args.racers, "rate": args.rate},
         ),
     ]
@@ -174,8 +174,9 @@ def table(rows: list[Row]) -> str:
 
 def ratios(rows: list[Row]) -> list[str]:
     found = {(row.target, row.load.split(":")[0]): row.result for row in rows}
-    relay_sat, server_sat = found.get(("bare relay", "saturation")), found.get(
-        ("solrace", "saturation")
+    relay_sat, server_sat = (
+        found.get(("bare relay", "saturation")),
+        found.get(("solrace", "saturation")),
     )
     out = []
     if relay_sat and server_sat:
