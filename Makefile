@@ -37,5 +37,9 @@ unit: $(STAMP) redis-binary
 
 test: setup lint typecheck unit
 
+# The race server against a bare aiohttp relay, each on its own redis-server/free port.
+bench: setup redis-binary
+	$(BIN)/python -m bench.server $(ARGS)
+
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
