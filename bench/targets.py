@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import msgpack
@@ -90,9 +91,7 @@ class RelayTarget:
             return racer
 
         count = int(plan["racers"])
-        self.racers = await gather_batched(
-            [lambda i=i: open_one(i) for i in range(count)], batch=100
-        )
+        self.racers = await gather_batched([partial(open_one, i) for i in range(count)], 100)
         return self.racers
 
     async def close(self) -> None:
