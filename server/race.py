@@ -75,6 +75,7 @@ class Seat:
     token_hash: str
     ready: bool = False
     connected: bool = False
+    conn: str | None = None  # the socket that last connected this seat
     grace_until: float | None = None
     progress: int = 0
     moves: int = 0
@@ -228,14 +229,18 @@ class Race:
 
     # ------------------------------------------------------------ lobby
 
-    def join(self, name: str, token_hash: str, now: float) -> tuple[int, Outcome]:
+    def join(
+        self, name: str, token_hash: str, now: float, conn: str | None = None
+    ) -> tuple[int, Outcome]:
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
         if len(self.seats) >= self.config.seats:
             raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
         name = name.strip()[:32] or f"player {index + 1}"
-        self.seats[index] = Seat(name=name, token_hash=token_hash, connected=True)
+        self.seats[index] = Seat(
+            name=name, token_hash=token_hash, connected=conn is not None, conn=conn
+        )
         return index, Outcome([p.PlayerJoined(version=0, at=now, seat=index, name=name)])
 
     def leave(self, index: int, now: float) -> Outcome:
@@ -270,17 +275,20 @@ class Race:
 
     # ------------------------------------------------------------ presence
 
-    def connected(self, index: int, now: float) -> Outcome:
+    def connected(self, index: int, conn: str, now: float) -> Outcome:
+        """Socket `conn` now speaks for this seat (a newer socket replaces an older one)."""
         seat = self._seat(index)
+        seat.conn = conn
         if seat.connected:
             return Outcome()
         seat.connected = True
         seat.grace_until = None
         return Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
 
-    def disconnected(self, index: int, now: float) -> Outcome:
+    def disconnected(self, index: int, conn: str, now: float) -> Outcome:
+        """Socket `conn` closed; ignored if a newer socket took the seat since."""
         seat = self._seat(index)
-        if not seat.connected:
+        if not seat.connected or seat.conn != conn:
             return Outcome()
         seat.connected = False
         if self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing:

@@ -1,7 +1,7 @@
 -- Write a race transition if nobody else wrote one first (compare-and-set on rev).
 -- KEYS: 1 meta, 2 race, 3 event log, 4.. the room's other keys (moves, seq answers, progress)
 -- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
---       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': delete KEYS[4..],
+--       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': new round,
 --       11 k, then k (field, value) pairs for meta, then event bodies
 local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
 if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
@@ -13,8 +13,10 @@ local k = tonumber(ARGV[11])
 for i = 0, k - 1 do
   redis.call('HSET', KEYS[1], ARGV[12 + 2 * i], ARGV[13 + 2 * i])
 end
-if ARGV[10] == '1' and #KEYS > 3 then
-  redis.call('DEL', unpack(KEYS, 4))
+if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-send is a re-send)
+  for i = 4, #KEYS do
+    if not string.find(KEYS[i], ':seq:', 1, true) then redis.call('DEL', KEYS[i]) end
+  end
 end
 local first = nil
 for i = 12 + 2 * k, #ARGV do

@@ -13,8 +13,8 @@ def new_race(**config: object) -> Race:
 
 def lobby_of_two(**config: object) -> Race:
     race = new_race(**config)
-    assert race.join("ann", "h0", 1.0)[0] == 0
-    assert race.join("bo", "h1", 1.0)[0] == 1
+    assert race.join("ann", "h0", 1.0, "c0")[0] == 0
+    assert race.join("bo", "h1", 1.0, "c1")[0] == 1
     return race
 
 
@@ -118,10 +118,10 @@ def test_an_undo_gets_a_stuck_player_going_again() -> None:
 
 def test_disconnect_grace_then_forfeit() -> None:
     race = running(grace=10.0)
-    out = race.disconnected(1, 6.0)
+    out = race.disconnected(1, "c1", 6.0)
     assert out.events == [p.Presence(version=0, at=6.0, seat=1, connected=False, grace_until=16.0)]
     assert race.next_deadline() == 16.0
-    assert race.disconnected(1, 7.0).events == []  # idempotent
+    assert race.disconnected(1, "c1", 7.0).events == []  # idempotent
     assert types(race.tick(15.9).events) == []
     assert types(race.tick(16.0).events) == ["player_out"]
     assert race.seats[1].out == "forfeit"
@@ -130,14 +130,14 @@ def test_disconnect_grace_then_forfeit() -> None:
 
 def test_coming_back_within_grace_is_no_forfeit() -> None:
     race = running(grace=10.0)
-    race.disconnected(1, 6.0)
-    assert types(race.connected(1, 8.0).events) == ["presence"]
+    race.disconnected(1, "c1", 6.0)
+    assert types(race.connected(1, "c2", 8.0).events) == ["presence"]
     assert race.tick(20.0).events == [] and race.seats[1].out is None
 
 
 def test_absent_at_the_start_gets_grace_from_the_start() -> None:
     race = lobby_of_two(grace=5.0, countdown=1.0)
-    race.disconnected(1, 1.5)
+    race.disconnected(1, "c1", 1.5)
     assert race.seats[1].grace_until is None  # lobby: no forfeit clock
     race.start(0, 2.0)
     race.tick(3.0)
@@ -205,3 +205,10 @@ def test_move_checklist() -> None:
     assert code_of(race, 0, 1, 0, 15.0) is ErrorCode.NOT_RUNNING
     race.tick(15.0)
     assert code_of(race, 0, 1, 0, 15.0) is ErrorCode.NOT_RUNNING
+
+
+def test_a_stale_socket_closing_does_not_disconnect_a_newer_one() -> None:
+    race = running(grace=10.0)
+    assert race.connected(1, "c9", 6.0).events == []  # reconnected before the old one closed
+    assert race.disconnected(1, "c1", 7.0).events == []
+    assert race.seats[1].connected and race.seats[1].grace_until is None

@@ -1,0 +1,195 @@
+"""The aiohttp application: `create_app(settings)`.
+
+Resources live in `cleanup_ctx` (the Redis client, the pub/sub feed, the deadline sweeper);
+open WebSockets are tracked and closed with GOING_AWAY on shutdown. WebSockets are at
+`/ws`; compression is off (it nearly halves throughput for small messages) and frames are
+capped at `settings.max_frame`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+from aiohttp import WSMsgType, web
+from redis.asyncio import Redis
+
+from server import protocol as p
+from server.app_keys import HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.batcher import ScriptBatcher
+from server.connection import Connection, TokenBucket
+from server.feed import RedisFeed
+from server.http_api import routes
+from server.hub import Hub
+from server.metrics import Metrics
+from server.protocol import CloseCode, ErrorCode
+from server.race import RaceError
+from server.service import RaceService
+from server.settings import Settings, SettingsError
+
+__all__ = ["create_app", "sweep_once"]
+
+log = logging.getLogger(__name__)
+
+FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
+
+
+def create_app(settings: Settings) -> web.Application:
+    if not settings.redis_url:
+        raise SettingsError("create_app needs redis_url (python -m server starts a Redis)")
+    app = web.Application(client_max_size=64 * 1024)
+    app[SETTINGS] = settings
+    app[SOCKETS] = set()
+    app.cleanup_ctx.append(_redis_ctx)
+    app.cleanup_ctx.append(_sweeper_ctx)
+    app.on_shutdown.append(_close_sockets)
+    app.router.add_routes(routes)
+    app.router.add_get("/ws", websocket)
+    return app
+
+
+async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
+    settings = app[SETTINGS]
+    assert settings.redis_url
+    redis = Redis.from_url(settings.redis_url, decode_responses=False)
+    batcher = ScriptBatcher(redis, settings.batch_max)
+    from server.store import RedisRoomStore
+
+    store = RedisRoomStore(
+        redis,
+        batcher,
+        event_log=settings.event_log,
+        room_ttl=settings.room_ttl,
+        lobby_ttl=settings.lobby_ttl,
+    )
+    await store.load_scripts()
+    feed = RedisFeed(redis)
+    await feed.start()
+    hub = Hub(store, feed)
+    sockets = app[SOCKETS]
+    metrics = Metrics(lambda: len(hub.rooms), lambda: len(sockets))
+    app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
+    app[SERVICE] = RaceService(settings, store, hub, metrics)
+    yield
+    await hub.close()
+    await feed.stop()
+    await batcher.close()
+    await redis.aclose()
+
+
+async def sweep_once(hub: Hub, now: float) -> int:
+    """Handle every room whose deadline is due; returns how many. Idempotent."""
+    store = hub.store
+    due = await store.due(now)
+    for room, score in due:
+        try:
+            applied = await store.transact(room, lambda race: race.tick(now), now)
+        except RaceError:
+            await store.unschedule(room, score)  # the room is gone
+            continue
+        next_at = applied.race.next_deadline()
+        if next_at is None or next_at > score:
+            if next_at is not None:
+                await store.redis.zadd("solrace:deadlines", {room: next_at})
+            else:
+                await store.unschedule(room, score)
+    return len(due)
+
+
+async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
+    interval = app[SETTINGS].sweep_interval
+    hub = app[HUB]
+
+    async def sweep() -> None:
+        while True:
+            try:
+                await sweep_once(hub, time.time())
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("deadline sweep failed")
+            await asyncio.sleep(interval)
+
+    task = asyncio.create_task(sweep(), name="solrace-sweeper")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _close_sockets(app: web.Application) -> None:
+    sockets = app[SOCKETS]
+    conns = list(sockets)
+    for conn in conns:
+        conn.stop()
+    await asyncio.gather(
+        *(
+            conn.ws.close(code=CloseCode.GOING_AWAY, message=b"server shutting down")
+            for conn in conns
+        ),
+        return_exceptions=True,
+    )
+
+
+async def websocket(request: web.Request) -> web.WebSocketResponse:
+    app = request.app
+    settings = app[SETTINGS]
+    service = app[SERVICE]
+    ws = web.WebSocketResponse(
+        compress=False,
+        max_msg_size=settings.max_frame,
+        heartbeat=settings.heartbeat or None,
+    )
+    await ws.prepare(request)
+    conn = Connection(
+        ws=ws,
+        id=uuid.uuid4().hex[:12],
+        queue_size=settings.send_queue,
+        bucket=TokenBucket(settings.rate_per_second, settings.rate_burst),
+    )
+    conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
+    conn.start()
+    app[SOCKETS].add(conn)
+    window_start, limited = time.monotonic(), 0
+    try:
+        async for frame in ws:
+            if frame.type is WSMsgType.BINARY:
+                conn.binary = True
+                message = p.decode_msgpack(frame.data)
+            elif frame.type is WSMsgType.TEXT:
+                conn.binary = False
+                message = p.decode_json(frame.data)
+            else:
+                break
+            now = time.monotonic()
+            if not conn.bucket.take(now):
+                if now - window_start > FLOOD_WINDOW:
+                    window_start, limited = now, 0
+                limited += 1
+                if limited == 1 or limited % 10 == 0:
+                    service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
+                if limited >= settings.flood_close_after:
+                    conn.close_soon(CloseCode.POLICY, "flood")
+                    break
+                continue
+            if isinstance(message, p.Unexpected):
+                service.error(conn, message.code, message.message)
+                continue
+            await service.handle(conn, message)
+        if ws.exception() is not None:
+            log.debug("socket %s: %s", conn.id, ws.exception())
+    finally:
+        app[SOCKETS].discard(conn)
+        if not conn.closing:
+            await conn.flush_and_stop(0.2)
+        else:
+            conn.stop()
+        try:
+            await service.closed(conn)
+        except Exception:
+            log.exception("cleanup of socket %s failed", conn.id)
+    return ws

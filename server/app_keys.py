@@ -1,0 +1,23 @@
+"""The typed keys of the aiohttp application (aiohttp's `web.AppKey`)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+from redis.asyncio import Redis
+
+from server.connection import Connection
+from server.hub import Hub
+from server.metrics import Metrics
+from server.service import RaceService
+from server.settings import Settings
+from server.store import RedisRoomStore
+
+__all__ = ["HUB", "METRICS", "REDIS", "SERVICE", "SETTINGS", "SOCKETS", "STORE"]
+
+SETTINGS = web.AppKey("settings", Settings)
+REDIS = web.AppKey("redis", Redis)
+STORE = web.AppKey("store", RedisRoomStore)
+HUB = web.AppKey("hub", Hub)
+SERVICE = web.AppKey("service", RaceService)
+METRICS = web.AppKey("metrics", Metrics)
+SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")

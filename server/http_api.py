@@ -1,0 +1,173 @@
+"""The HTTP side: create and list rooms, a room's state and results, health, metrics.
+
+Bodies and answers are JSON; errors are `{"error": {"code", "message"}}` with the same
+codes as the WebSocket protocol (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import Any
+
+from aiohttp import web
+
+import core
+from server.app_keys import METRICS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.protocol import ErrorCode
+from server.race import Race, RoomConfig
+from server.service import draw_seed, new_room_id
+
+__all__ = ["routes"]
+
+routes = web.RouteTableDef()
+
+
+def _error(status: int, code: ErrorCode, message: str) -> web.Response:
+    return web.json_response({"error": {"code": code.value, "message": message}}, status=status)
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def _number(
+    body: dict[str, Any], name: str, default: float | None, low: float, high: float
+) -> float | None:
+    value = body.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BadRequest(f"{name} must be a number")
+    if not low <= value <= high:
+        raise BadRequest(f"{name} must be between {low:g} and {high:g}")
+    return float(value)
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise BadRequest(f"{name} must be true or false")
+    return value
+
+
+@routes.post("/rooms")
+async def create_room(request: web.Request) -> web.Response:
+    """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
+    "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
+    settings = request.app[SETTINGS]
+    try:
+        body = await request.json()
+    except ValueError:
+        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    if not isinstance(body, dict):
+        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    game = body.get("game")
+    if game not in core.GAMES:
+        return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    try:
+        seats = _number(body, "seats", 2, 1, settings.max_seats)
+        if seats is None or seats != int(seats):
+            raise BadRequest("seats must be a whole number")
+        config = RoomConfig(
+            game=game,
+            seats=int(seats),
+            undo=_flag(body, "undo", True),
+            hints=_flag(body, "hints", False),
+            time_limit=_number(body, "time_limit", None, 1, 86400),
+            spectator_delay=_number(body, "spectator_delay", 0.0, 0, 3600) or 0.0,
+            grace=_number(body, "grace", settings.grace, 0, 3600) or 0.0,
+            countdown=_number(body, "countdown", settings.countdown, 0, 60) or 0.0,
+            hidden=core.game_class(game).has_talon,
+        )
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    seed_value = body.get("seed", "random")
+    notice = None
+    if isinstance(seed_value, int) and not isinstance(seed_value, bool):
+        if not 1 <= seed_value <= core.MAX_SEED:
+            return _error(400, ErrorCode.BAD_REQUEST, f"seed must be 1..{core.MAX_SEED}")
+        seed, mode = seed_value, "fixed"
+    elif seed_value in ("random", "winnable"):
+        seed, mode = await draw_seed(game, seed_value)
+        if mode != seed_value:
+            notice = "no winnable deal was found in time: this deal is random"
+    else:
+        return _error(400, ErrorCode.BAD_REQUEST, 'seed must be a number, "random" or "winnable"')
+    config = dataclasses.replace(config, seed_mode=mode)
+    race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
+    await request.app[STORE].create(race)
+    request.app[METRICS].rooms_created.inc()
+    answer: dict[str, Any] = {"room": race.view(), "ws": "/ws"}
+    if notice:
+        answer["notice"] = notice
+    return web.json_response(answer, status=201)
+
+
+@routes.get("/rooms")
+async def list_rooms(request: web.Request) -> web.Response:
+    """Rooms in their lobby, counting down or running, newest first."""
+    store = request.app[STORE]
+    ids = await store.room_ids()
+    statuses = await store.statuses(ids)
+    rooms = []
+    for room in ids:
+        if statuses.get(room) in ("lobby", "countdown", "running"):
+            loaded = await store.load(room)
+            if loaded is not None:
+                rooms.append(loaded.race.view())
+    return web.json_response({"rooms": rooms})
+
+
+@routes.get("/rooms/{room}")
+async def get_room(request: web.Request) -> web.Response:
+    loaded = await request.app[STORE].load(request.match_info["room"])
+    if loaded is None:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    return web.json_response({"room": loaded.race.view(), "version": loaded.version})
+
+
+@routes.get("/rooms/{room}/results")
+async def get_results(request: web.Request) -> web.Response:
+    loaded = await request.app[STORE].load(request.match_info["room"])
+    if loaded is None:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    race = loaded.race
+    if race.results is None:
+        return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
+    return web.json_response(
+        {
+            "room": race.room,
+            "game": race.config.game,
+            "seed": race.seed,
+            "round": race.round,
+            "finish_reason": race.finish_reason,
+            "results": race.results,
+        }
+    )
+
+
+@routes.get("/healthz")
+async def healthz(request: web.Request) -> web.Response:
+    try:
+        await request.app[STORE].redis.ping()
+    except Exception as err:
+        return web.json_response({"ok": False, "redis": str(err)}, status=503)
+    return web.json_response(
+        {
+            "ok": True,
+            "connections": len(request.app[SOCKETS]),
+            "rooms": len(request.app[SERVICE].hub.rooms),
+        }
+    )
+
+
+@routes.get("/metrics")
+async def metrics(request: web.Request) -> web.Response:
+    return web.Response(
+        text=request.app[METRICS].render(),
+        content_type="text/plain",
+        charset="utf-8",
+        headers={"X-Prometheus-Format": "0.0.4"},
+    )

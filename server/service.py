@@ -1,0 +1,465 @@
+"""What the server does with each client message: a thin layer over Race, core and the store.
+
+`RaceService.handle` takes one decoded message from a socket and answers on that socket
+(replies go through `Connection.send`, which never waits). Room-wide effects go through the
+store, whose events come back to every process by pub/sub (server/hub.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hmac
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+
+import core
+from server import protocol as p
+from server.connection import Connection
+from server.hub import Hub, LocalRoom, replay
+from server.metrics import Metrics
+from server.protocol import ErrorCode
+from server.race import Outcome, Race, RaceError, RoomConfig, check_move
+from server.settings import Settings
+from server.store import MoveWrite, RedisRoomStore, hash_token
+
+__all__ = ["RaceService", "new_room_id", "new_token", "random_seed"]
+
+log = logging.getLogger(__name__)
+
+MAX_MOVE_TEXT = 32
+
+
+def new_room_id() -> str:
+    return secrets.token_hex(4)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def random_seed() -> int:
+    return 1 + secrets.randbelow(core.MAX_SEED)
+
+
+async def draw_seed(game: str, mode: str) -> tuple[int, str]:
+    """A seed for `mode` ("random" or "winnable") and the mode actually used."""
+    if mode == "winnable":
+        try:
+            seed = await asyncio.to_thread(core.winnable_seed, game, secrets.SystemRandom())
+            return seed, "winnable"
+        except RuntimeError:
+            log.warning("no winnable %s deal found: dealing a random one", game)
+    return random_seed(), "random"
+
+
+class RaceService:
+    def __init__(
+        self, settings: Settings, store: RedisRoomStore, hub: Hub, metrics: Metrics
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.hub = hub
+        self.metrics = metrics
+        self._handlers: dict[type[p.Message], Callable[[Connection, Any], Any]] = {
+            p.Join: self.on_join,
+            p.Watch: self.on_watch,
+            p.Move: self.on_move,
+            p.Undo: self.on_move,
+            p.Hint: self.on_hint,
+            p.Ready: self.on_ready,
+            p.Start: self.on_start,
+            p.Resign: self.on_resign,
+            p.Rematch: self.on_rematch,
+            p.Leave: self.on_leave,
+            p.QuickMatch: self.on_quick,
+            p.QuickCancel: self.on_quick_cancel,
+            p.Ping: self.on_ping,
+            p.Resync: self.on_resync,
+        }
+
+    # ------------------------------------------------------------ entry points
+
+    async def handle(self, conn: Connection, message: p.Message) -> None:
+        try:
+            await self._handlers[type(message)](conn, message)
+        except RaceError as err:
+            self.error(conn, err.code, err.message)
+        except Exception:
+            log.exception("handling %s failed", message.TYPE)
+            self.error(conn, ErrorCode.INTERNAL, "the server failed on that message")
+
+    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
+        self.metrics.errors.inc()
+        conn.send(p.Error(code=code.value, message=message))
+
+    async def closed(self, conn: Connection) -> None:
+        """The socket is gone: quick-match ticket, presence, local room."""
+        if conn.quick is not None:
+            await self._drop_ticket(conn)
+        if conn.room is None:
+            return
+        local = self.hub.rooms.get(conn.room)
+        if local is not None:
+            await self.hub.release(local, conn)
+        if conn.seat is not None:
+            seat, conn_id, now = conn.seat, conn.id, time.time()
+            with contextlib.suppress(RaceError):
+                await self.store.transact(
+                    conn.room, lambda r: r.disconnected(seat, conn_id, now), now
+                )
+
+    # ------------------------------------------------------------ joining
+
+    async def _room(self, conn: Connection, room: str) -> LocalRoom:
+        if conn.room is not None or conn.quick is not None:
+            raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
+        local = await self.hub.room(room)
+        if local is None:
+            raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room[:40]!r}")
+        return local
+
+    async def on_join(self, conn: Connection, msg: p.Join) -> None:
+        await self.join(conn, msg.room, msg.name, msg.token, msg.since)
+
+    async def join(
+        self, conn: Connection, room: str, name: str, token: str | None, since: int | None
+    ) -> None:
+        local = await self._room(conn, room)
+        now = time.time()
+        try:
+            fresh = token is None
+            if token is None:
+                token = new_token()
+                taken: list[int] = []
+                token_hash = hash_token(token)
+
+                def take(race: Race) -> Outcome:
+                    seat, outcome = race.join(name, token_hash, now, conn.id)
+                    taken[:] = [seat]
+                    return outcome
+
+                await self.store.transact(room, take, now)
+                seat: int | None = taken[0]
+            else:
+                seat = self._seat_of(local, token)
+                if seat is None:
+                    loaded = await self.store.load(room)  # the mirror may lag a fresh join
+                    if loaded is not None:
+                        seat = _find_seat(loaded.race, token)
+                if seat is None:
+                    raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
+                conn_id = conn.id
+                await self.store.transact(room, lambda r: r.connected(seat, conn_id, now), now)
+        except BaseException:
+            await self.hub.release(local, conn)
+            raise
+        conn.room, conn.seat, conn.role = room, seat, "player"
+        conn.send(
+            p.Welcome(
+                room=room,
+                role="player",
+                server_time=time.time(),
+                seat=seat,
+                token=token if fresh else None,
+            )
+        )
+        await local.attach(conn, since)
+
+    def _seat_of(self, local: LocalRoom, token: str) -> int | None:
+        return _find_seat(local.race, token) if local.race is not None else None
+
+    async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
+        local = await self._room(conn, msg.room)
+        conn.room, conn.seat, conn.role = msg.room, None, "spectator"
+        conn.send(p.Welcome(room=msg.room, role="spectator", server_time=time.time()))
+        await local.attach(conn, msg.since)
+
+    async def on_resync(self, conn: Connection, msg: p.Resync) -> None:
+        local = self._local(conn)
+        local.detach(conn)
+        await local.attach(conn, msg.since)
+
+    def _local(self, conn: Connection) -> LocalRoom:
+        local = self.hub.rooms.get(conn.room) if conn.room is not None else None
+        if local is None:
+            raise RaceError(ErrorCode.NOT_JOINED, "join or watch a room first")
+        return local
+
+    def _player(self, conn: Connection) -> tuple[LocalRoom, int]:
+        local = self._local(conn)
+        if conn.seat is None:
+            raise RaceError(ErrorCode.NOT_PLAYER, "spectators cannot do that")
+        return local, conn.seat
+
+    # ------------------------------------------------------------ lobby and race actions
+
+    async def _act(self, conn: Connection, action: Callable[[Race, int, float], Outcome]) -> None:
+        local, seat = self._player(conn)
+        now = time.time()
+        await self.store.transact(local.id, lambda race: action(race, seat, now), now)
+
+    async def on_ready(self, conn: Connection, msg: p.Ready) -> None:
+        await self._act(conn, lambda race, seat, now: race.set_ready(seat, msg.ready, now))
+
+    async def on_start(self, conn: Connection, msg: p.Start) -> None:
+        await self._act(conn, lambda race, seat, now: race.start(seat, now))
+
+    async def on_resign(self, conn: Connection, msg: p.Resign) -> None:
+        await self._act(conn, lambda race, seat, now: race.resign(seat, now))
+
+    async def on_leave(self, conn: Connection, msg: p.Leave) -> None:
+        local, _ = self._player(conn)
+        await self._act(conn, lambda race, seat, now: race.leave(seat, now))
+        conn.seat = None
+        conn.role = None
+        room, conn.room = conn.room, None
+        assert room is not None
+        await self.hub.release(local, conn)
+
+    async def on_rematch(self, conn: Connection, msg: p.Rematch) -> None:
+        local, _ = self._player(conn)
+        race = local.race
+        assert race is not None
+        mode = "winnable" if race.config.seed_mode == "winnable" else "random"
+        seed, _ = await draw_seed(race.config.game, mode)
+        await self._act(conn, lambda race, seat, now: race.rematch(seat, seed, now))
+
+    # ------------------------------------------------------------ moves
+
+    async def on_move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
+        started = time.perf_counter()
+        try:
+            await self._move(conn, msg)
+        finally:
+            self.metrics.move_latency.observe(time.perf_counter() - started)
+
+    def refuse(self, conn: Connection, seq: int, code: ErrorCode, reason: str) -> None:
+        self.metrics.moves_refused.inc()
+        conn.send(p.Refused(seq=seq, code=code.value, reason=reason))
+
+    async def _move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
+        local = self._local(conn)
+        race = local.race
+        assert race is not None
+        seq = msg.seq
+        try:
+            check_move(race, conn.seat, seq, conn.last_seq, time.time())
+        except RaceError as err:
+            if err.code is ErrorCode.STALE_SEQ and conn.seat is not None:
+                stored = await self.store.stored_answer(local.id, conn.seat, seq)
+                if stored is not None:
+                    conn.send(stored)
+                    return
+            self.refuse(conn, seq, err.code, err.message)
+            return
+        assert conn.seat is not None
+        is_undo = isinstance(msg, p.Undo)
+        if is_undo and not race.config.undo:
+            self.refuse(conn, seq, ErrorCode.UNDO_NOT_ALLOWED, "this room does not allow undo")
+            return
+        if isinstance(msg, p.Move) and len(msg.move) > MAX_MOVE_TEXT:
+            self.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, "that is not a move")
+            return
+        for _attempt in range(3):
+            game = conn.game
+            assert game is not None
+            expected = game.moves
+            try:
+                if isinstance(msg, p.Undo):
+                    game.undo()
+                    text = "undo"
+                else:
+                    game.apply(msg.move)
+                    text = game.history[-1]
+            except ValueError as err:  # IllegalMove and unreadable text alike
+                self.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, str(err))
+                return
+            now = time.time()
+            won, stuck = game.won, game.stuck
+            event = p.Progress(
+                version=0,
+                at=now,
+                seat=conn.seat,
+                progress=game.progress,
+                moves=game.moves,
+                won=won,
+                stuck=stuck,
+                move=text,
+            )
+            answer = p.Accepted(
+                seq=seq,
+                move=text,
+                progress=game.progress,
+                moves=game.moves,
+                won=won,
+                stuck=stuck,
+                version=0,
+            )
+            write = MoveWrite(
+                local.id,
+                race.round,
+                conn.seat,
+                seq,
+                expected,
+                text,
+                now,
+                event,
+                answer,
+                now if won or stuck else None,
+            )
+            result = await self.store.submit_move(write)
+            if result.kind == "ok":
+                assert result.answer is not None
+                conn.last_seq = seq
+                conn.moves.append(text)
+                board = game.state(view="player") if race.config.hidden else None
+                if board is not None:
+                    conn.send(dataclasses.replace(result.answer, board=board))
+                else:
+                    conn.send(result.answer)
+                self.metrics.moves_accepted.inc()
+                if won or stuck:
+                    self.hub.spawn(self.hub.tick(local.id))
+                return
+            # Not accepted: the local board is ahead of the truth; rebuild it from Redis.
+            await self._reload_board(conn, local)
+            if result.kind == "dup" and result.answer is not None:
+                conn.send(result.answer)
+                return
+            if result.kind != "count":
+                code, reason = _REFUSALS.get(result.kind, (ErrorCode.INTERNAL, result.kind))
+                self.refuse(conn, seq, code, reason)
+                return
+        self.refuse(conn, seq, ErrorCode.INTERNAL, "the board kept changing: try again")
+
+    async def _reload_board(self, conn: Connection, local: LocalRoom) -> None:
+        assert conn.seat is not None
+        loaded = await self.store.load(local.id)
+        if loaded is None:
+            return
+        race = loaded.race
+        moves = [m for _, m in await self.store.moves(local.id, conn.seat)]
+        conn.moves = moves
+        conn.game = replay(race.config.game, race.seed, moves)
+        conn.last_seq = await self.store.last_seq(local.id, conn.seat)
+
+    async def on_hint(self, conn: Connection, msg: p.Hint) -> None:
+        local, _ = self._player(conn)
+        race = local.race
+        assert race is not None
+        if not race.config.hints:
+            raise RaceError(ErrorCode.HINTS_NOT_ALLOWED, "this room does not allow hints")
+        game = conn.game
+        if game is None or race.status.value != "running":
+            raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
+        move = await asyncio.to_thread(core.hint, game.copy())
+        conn.send(p.HintReply(move=move))
+
+    # ------------------------------------------------------------ other
+
+    async def on_ping(self, conn: Connection, msg: p.Ping) -> None:
+        conn.send(p.Pong(id=msg.id, server_time=time.time()))
+
+    # ------------------------------------------------------------ quick match
+
+    async def on_quick(self, conn: Connection, msg: p.QuickMatch) -> None:
+        if conn.room is not None or conn.quick is not None:
+            raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
+        if msg.game not in core.GAMES:
+            raise RaceError(ErrorCode.BAD_GAME, f"no game {msg.game[:40]!r}")
+        name = msg.name.strip()[:32]
+        ticket = f"{uuid.uuid4().hex}|{name}"
+        conn.quick = (msg.game, ticket)
+        await self.hub.feed.subscribe(
+            _ticket_channel(ticket), lambda data: self.hub.spawn(self._matched(conn, data))
+        )
+        other = await self.store.quick_pair(msg.game, ticket)
+        if other is None:
+            conn.send(p.Queued(game=msg.game))
+            return
+        await self._drop_ticket(conn, requeue=False)
+        other_name = other.partition("|")[2]
+        room, tokens = await self.create_quick_room(msg.game, [other_name, name])
+        await self.store.redis.publish(
+            _ticket_channel(other),
+            msgpack.packb({"room": room, "seat": 0, "token": tokens[0]}),
+        )
+        conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
+        await self.join(conn, room, name, tokens[1], None)
+
+    async def _matched(self, conn: Connection, data: bytes) -> None:
+        if conn.quick is None or conn.closing:
+            return
+        info = msgpack.unpackb(data)
+        await self._drop_ticket(conn, requeue=False)
+        conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
+        try:
+            await self.join(conn, info["room"], "", info["token"], None)
+        except RaceError as err:
+            self.error(conn, err.code, err.message)
+
+    async def _drop_ticket(self, conn: Connection, requeue: bool = True) -> None:
+        if conn.quick is None:
+            return
+        game, ticket = conn.quick
+        conn.quick = None
+        await self.hub.feed.unsubscribe(_ticket_channel(ticket))
+        if requeue:
+            await self.store.quick_cancel(game, ticket)
+
+    async def on_quick_cancel(self, conn: Connection, msg: p.QuickCancel) -> None:
+        await self._drop_ticket(conn)
+
+    async def create_quick_room(self, game: str, names: list[str]) -> tuple[str, list[str]]:
+        """A head-to-head room with both seats taken and ready: it counts down at once."""
+        now = time.time()
+        config = RoomConfig(
+            game=game,
+            seats=len(names),
+            grace=self.settings.grace,
+            countdown=self.settings.countdown,
+            hidden=core.game_class(game).has_talon,
+        )
+        race = Race(room=new_room_id(), config=config, seed=random_seed(), created_at=now)
+        await self.store.create(race)
+        self.metrics.rooms_created.inc()
+        tokens = [new_token() for _ in names]
+
+        def seat_everyone(race: Race) -> Outcome:
+            out = Outcome()
+            for name, token in zip(names, tokens, strict=True):
+                seat, joined = race.join(name, hash_token(token), now)
+                out.events += joined.events
+            for seat in list(race.seats):
+                out.events += race.set_ready(seat, True, now).events
+            return out
+
+        await self.store.transact(race.room, seat_everyone, now)
+        return race.room, tokens
+
+
+_REFUSALS = {
+    "closed": (ErrorCode.NOT_RUNNING, "the race is not running"),
+    "out": (ErrorCode.PLAYER_OUT, "you are no longer racing"),
+    "stale": (ErrorCode.STALE_SEQ, "that seq was already used"),
+}
+
+
+def _ticket_channel(ticket: str) -> str:
+    return f"solrace:quick:ticket:{ticket.partition('|')[0]}"
+
+
+def _find_seat(race: Race, token: str) -> int | None:
+    wanted = hash_token(token)
+    for index, seat in race.seats.items():
+        if hmac.compare_digest(seat.token_hash, wanted):
+            return index
+    return None

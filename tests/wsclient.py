@@ -1,0 +1,118 @@
+"""A small WebSocket test client for the race server (real `websockets` connections).
+
+    async with WsClient.connect(server_url) as c:
+        await c.send(p.Join(room=room, name="ann"))
+        welcome = await c.expect(p.Welcome)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import aiohttp
+import websockets
+from websockets.asyncio.client import ClientConnection
+
+from server import protocol as p
+
+__all__ = ["WsClient", "create_room"]
+
+M = TypeVar("M", bound=p.Message)
+N = TypeVar("N", bound=p.Message)
+
+TIMEOUT = 5.0
+
+
+async def create_room(server_url: str, **body: Any) -> dict[str, Any]:
+    body.setdefault("game", "shaula")
+    body.setdefault("countdown", 0.2)
+    async with aiohttp.ClientSession() as http, http.post(f"{server_url}/rooms", json=body) as r:
+        assert r.status == 201, await r.text()
+        data: dict[str, Any] = (await r.json())["room"]
+        return data
+
+
+async def get_json(url: str) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.get(url) as r:
+        return r.status, await r.json()
+
+
+class WsClient:
+    def __init__(self, ws: ClientConnection, binary: bool = True) -> None:
+        self.ws = ws
+        self.binary = binary
+        self.seen: list[p.Message] = []  # everything received, in order
+        self.version = 0  # last event version received
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(cls, server_url: str, binary: bool = True) -> AsyncIterator[WsClient]:
+        url = server_url.replace("http://", "ws://") + "/ws"
+        async with websockets.connect(url, compression=None, max_size=2**22) as ws:
+            yield cls(ws, binary)
+
+    async def send(self, message: p.Message) -> None:
+        if self.binary:
+            await self.ws.send(p.encode_msgpack(message))
+        else:
+            await self.ws.send(p.encode_json(message))
+
+    async def send_raw(self, data: bytes | str) -> None:
+        await self.ws.send(data)
+
+    async def recv(self, timeout: float = TIMEOUT) -> p.Message:
+        data = await asyncio.wait_for(self.ws.recv(), timeout)
+        if isinstance(data, bytes):
+            message = p.decode_msgpack(data, p.CLIENT_OUT)
+        else:
+            json.loads(data)  # a text frame must be JSON
+            message = p.decode_json(data, p.CLIENT_OUT)
+        assert isinstance(message, p.Message), message
+        if isinstance(message, p.Event):
+            assert message.version == self.version + 1, (message, self.version)
+            self.version = message.version
+        elif isinstance(message, p.Snapshot):
+            self.version = message.version
+        self.seen.append(message)
+        return message
+
+    async def expect(self, kind: type[M], timeout: float = TIMEOUT) -> M:
+        """Read until a message of `kind` (others are kept in `seen`)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            message = await self.recv(max(0.01, deadline - loop.time()))
+            if isinstance(message, kind):
+                return message
+
+    async def expect_both(
+        self, first: type[M], second: type[N], timeout: float = TIMEOUT
+    ) -> tuple[M, N]:
+        """Read until one of each kind arrived, in whichever order."""
+        got: dict[type[p.Message], p.Message] = {}
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while first not in got or second not in got:
+            message = await self.recv(max(0.01, deadline - loop.time()))
+            if type(message) in (first, second):
+                got.setdefault(type(message), message)
+        a, b = got[first], got[second]
+        assert isinstance(a, first) and isinstance(b, second)
+        return a, b
+
+    async def join(self, room: str, name: str = "", **fields: Any) -> p.Welcome:
+        await self.send(p.Join(room=room, name=name, **fields))
+        return await self.expect(p.Welcome)
+
+    async def quiet(self, timeout: float = 0.3) -> list[p.Message]:
+        """Everything that arrives within `timeout`."""
+        got: list[p.Message] = []
+        try:
+            while True:
+                got.append(await self.recv(timeout))
+        except TimeoutError:
+            return got
