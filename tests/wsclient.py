@@ -1,8 +1,8 @@
 """A small WebSocket test client for the race server (real `websockets` connections).
 
-    async with WsClient.connect(server_url) as c:
-        await c.send(p.Join(room=room, name="ann"))
-        welcome = await c.expect(p.Welcome)
+async with WsClient.connect(server_url) as c:
+    await c.send(p.Join(room=room, name="ann"))
+    welcome = await c.expect(p.Welcome)
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Whole races over real WebSockets against a real Redis."""
 
+from wsclient import WsClient, create_room, get_json
+
 import core
 from server import protocol as p
-from wsclient import WsClient, create_room, get_json
 
 
 async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None:
