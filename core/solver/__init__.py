@@ -47,6 +47,8 @@ __all__ = [
 DEFAULT_BUDGET = 2_000_000
 # A hint must come back while the player waits.
 HINT_BUDGET = 20_000
+# Positions for a quick first try where a game has one (Moojub).
+GREEDY_BUDGET = 300
 
 
 class SolverError(RuntimeError):
@@ -71,13 +73,18 @@ class Solution:
         }
 
 
-def _problem(game: Game) -> Problem[Any]:
+def _problems(game: Game) -> list[tuple[Problem[Any], int | None]]:
+    """The searches to run in turn, each with its own cap on positions (None: none).
+
+    Moojub first tries a quick greedy order (start foundations before dealing),
+    which wins most deals at once, then the thorough order that decides the rest.
+    """
     if game.name == "shaula":
-        return ShaulaProblem(game.state("full"))
+        return [(ShaulaProblem(game.state("full")), None)]
     if game.name == "stalactites":
-        return StalactitesProblem(game.state("full"))
+        return [(StalactitesProblem(game.state("full")), None)]
     if game.name == "moojub":
-        return MoojubProblem(game)
+        return [(MoojubProblem(game, deal_first=False), GREEDY_BUDGET), (MoojubProblem(game), None)]
     raise ValueError(f"no solver for {game.name!r}")
 
 
@@ -118,14 +125,27 @@ def solve(
     """
     start = clock() if clock is not None else 0.0
     deadline = start + time_limit if clock is not None and time_limit is not None else None
-    problem = _problem(game)
-    outcome: Outcome[Any] = depth_first(problem, budget=budget, clock=clock, deadline=deadline)
+    positions = 0
+    verdict: Verdict = "unknown"
     moves: list[str] = []
-    if outcome.verdict == "won":
-        moves = _named(problem, outcome.line)
-        _check(game, moves)
+    for problem, cap in _problems(game):
+        left = None if budget is None else budget - positions
+        if left is not None and left <= 0:
+            break
+        if cap is not None:
+            left = cap if left is None else min(cap, left)
+        outcome: Outcome[Any] = depth_first(problem, budget=left, clock=clock, deadline=deadline)
+        positions += outcome.positions
+        if outcome.verdict == "won":
+            moves = _named(problem, outcome.line)
+            _check(game, moves)
+        if outcome.verdict == "won" or cap is None:
+            verdict = outcome.verdict
+            break
+        if clock is not None and deadline is not None and clock() >= deadline:
+            break
     seconds = clock() - start if clock is not None else 0.0
-    return Solution(outcome.verdict, moves, outcome.positions, seconds)
+    return Solution(verdict, moves, positions, seconds)
 
 
 def hint(game: Game, *, budget: int = HINT_BUDGET) -> str | None:
@@ -139,7 +159,7 @@ def hint(game: Game, *, budget: int = HINT_BUDGET) -> str | None:
     found = solve(game, budget=budget)
     if found.moves:
         return found.moves[0]
-    problem = _problem(game)
+    problem = _problems(game)[-1][0]
     forced = problem.forced()
     if forced is not None:
         return problem.name(forced)

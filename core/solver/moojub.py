@@ -31,9 +31,16 @@ FULL = 13
 
 
 class MoojubProblem:
-    def __init__(self, game: Game) -> None:
+    """``deal_first``: try a deal before starting a foundation (see moves())."""
+
+    def __init__(self, game: Game, *, deal_first: bool = True) -> None:
         self.game = game.copy()
         self._index = self.game.index
+        self._deal_first = deal_first
+        # The engine's move values, by reserve and foundation.
+        self._moves = {
+            r: {f: Move(f"r{r - 31}", f"f{f + 1}", 1) for f in range(32)} for r in RESERVES
+        }
 
     # --- the search protocol -------------------------------------------------
 
@@ -57,6 +64,39 @@ class MoojubProblem:
         return self.game.won
 
     def forced(self) -> Move | None:
+        """A build that no winning line can regret (RULES.md 7 finds none in general).
+
+        Cards are unique, so the one foundation F whose top is X's card below
+        wants X until it gets it: X can never start a foundation (rule 5), and
+        every winning line builds X on F at some time t. Build it now instead,
+        when X is alone on its reserve and either F is full with it or X's
+        next card is already on a foundation. Until t the line's other moves
+        stay legal: no card is revealed (the reserve empties), one visible card
+        fewer only loosens rule 4, F takes nothing but X, and the one start F
+        now forbids (X's next card, by rule 5) cannot happen. After t the two
+        positions are the same.
+        """
+        piles = self.game.piles
+        loose: set[int] | None = None
+        for r in RESERVES:
+            if len(piles[r]) != 1:
+                continue
+            card = piles[r][0]
+            below = card - card % 13 + (card % 13 - 1) % 13
+            for f in range(FOUNDATIONS):
+                pile = piles[f]
+                if not pile:
+                    break
+                if pile[-1] != below or len(pile) == FULL:
+                    continue
+                if len(pile) < FULL - 1:
+                    if loose is None:
+                        loose = set(self.game.talon)
+                        for q in RESERVES:
+                            loose.update(piles[q])
+                    if card - card % 13 + (card % 13 + 1) % 13 in loose:
+                        break
+                return self._moves[r][f]
         return None
 
     def moves(self) -> list[Move]:
@@ -79,7 +119,9 @@ class MoojubProblem:
             if twin not in seen:
                 seen.add(twin)
                 builds.append(move)
-        return builds + starts + deal
+        # Starting a foundation is the lasting choice; dealing first shows more
+        # cards before making it. Greedy starting wins most deals at once, though.
+        return builds + deal + starts if self._deal_first else builds + starts + deal
 
     def play(self, move: Move) -> None:
         self.game.push(move)
