@@ -103,11 +103,15 @@ class ShaulaProblem:
         return None
 
     def moves(self) -> list[Move]:
+        """Foundation moves first, then the rest by how close they bring a card up.
+
+        Left out, soundly, as the key would merge them anyway: moves to any but
+        the first empty cell or empty pile of a kind, cell to cell, and a whole
+        pile into an empty pile of its own kind.
+        """
         tableau, cells, found = self.tableau, self.cells, self.found
         up: list[Move] = []
-        build: list[tuple[int, Move]] = []
-        to_empty: list[Move] = []
-        to_cell: list[Move] = []
+        scored: list[tuple[int, Move]] = []
         free_cell = cells.index(EMPTY) + CELL0 if EMPTY in cells else -1
         empty_thieves = next((i for i in range(4) if not tableau[i]), -1)
         empty_freecell = next((i for i in range(4, 8) if not tableau[i]), -1)
@@ -124,11 +128,11 @@ class ShaulaProblem:
                 if pile:
                     fits = _fits_suit if d < 4 else _fits_colour
                     if fits(card, pile[-1]):
-                        build.append((0, (src, d, 1)))
+                        scored.append((0, (src, d, 1)))
             if empty_thieves >= 0 and card % 13 == KING:
-                to_empty.append((src, empty_thieves, 1))
+                scored.append((1, (src, empty_thieves, 1)))
             if empty_freecell >= 0:
-                to_empty.append((src, empty_freecell, 1))
+                scored.append((4, (src, empty_freecell, 1)))
 
         for s in range(8):
             pile = tableau[s]
@@ -142,32 +146,38 @@ class ShaulaProblem:
             run = 1
             while run < len(pile) and in_rule(pile[-run], pile[-run - 1]):
                 run += 1
-            for d in range(8):
-                dst = tableau[d]
-                if d == s or not dst:
-                    continue
-                fits = _fits_suit if d < 4 else _fits_colour
-                onto = dst[-1]
-                for n in range(1, run + 1):
-                    if fits(pile[-n], onto):
-                        # Score: cards left above nothing (emptying a pile is
-                        # good), then how deep the source's next card sits.
-                        build.append((0 if n == len(pile) else 1, (s, d, n)))
             whole = len(pile)
-            if empty_thieves >= 0:
-                for n in range(1, run + 1):
-                    # A whole Forty Thieves pile into an empty one is a no-op.
-                    if pile[-n] % 13 == KING and not (s < 4 and n == whole):
-                        to_empty.append((s, empty_thieves, n))
-            if empty_freecell >= 0:
-                for n in range(1, run + 1):
-                    if not (s >= 4 and n == whole):
-                        to_empty.append((s, empty_freecell, n))
+            for n in range(1, run + 1):
+                bottom = pile[-n]
+                dig = self._dig(pile, n)
+                for d in range(8):
+                    dst = tableau[d]
+                    if d != s and dst and (_fits_suit if d < 4 else _fits_colour)(bottom, dst[-1]):
+                        scored.append((dig, (s, d, n)))
+                # A whole pile into an empty one of its own kind changes nothing.
+                if empty_thieves >= 0 and bottom % 13 == KING and not (s < 4 and n == whole):
+                    scored.append((dig + 2, (s, empty_thieves, n)))
+                if empty_freecell >= 0 and not (s >= 4 and n == whole):
+                    scored.append((dig + 3, (s, empty_freecell, n)))
             if free_cell >= 0:
-                to_cell.append((s, free_cell, 1))
+                scored.append((self._dig(pile, 1) + 4, (s, free_cell, 1)))
 
-        build.sort(key=lambda item: item[0])
-        return up + [m for _, m in build] + to_empty + to_cell
+        scored.sort(key=lambda item: item[0])
+        return up + [m for _, m in scored]
+
+    def _dig(self, pile: list[int], n: int) -> int:
+        """How far the pile is, once its top n cards leave, from giving a card up:
+        cards above each card plus three per rank it waits for, at best."""
+        found = self.found
+        best = 40
+        for above, i in enumerate(range(len(pile) - n - 1, -1, -1)):
+            if above >= best:
+                break
+            card = pile[i]
+            score = above + 3 * ((card % 13) - found[card // 13])
+            if score < best:
+                best = score
+        return best if n < len(pile) else -1
 
     def play(self, move: Move) -> None:
         src, dst, n = move

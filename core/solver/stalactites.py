@@ -107,6 +107,9 @@ class StalactitesProblem:
         for i, pile in enumerate(self.tableau):
             if pile:
                 found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in self._takers(pile[-1]))
+        free_cells = self.cells.count(EMPTY)
+        if not found and self._buried_too_deep(free_cells):
+            return []
         # A card never goes from cell to cell (cells are interchangeable), and
         # into the first empty cell only (any other empty cell is the same).
         # The last card of a pile never goes to a cell: it uncovers nothing, and
@@ -181,6 +184,28 @@ class StalactitesProblem:
                     seen.add(twin)
                     takers.append(f)
         return takers
+
+    def _buried_too_deep(self, free_cells: int) -> bool:
+        """No build now, and no card a foundation takes can be dug out: a dead end.
+
+        Why it is sound: until some build happens, the ranks the foundations
+        take stay the same and the only moves are tableau to cell, each filling
+        a cell. No cell card and no pile top is of a rank taken (no build now),
+        so a build first needs such a card dug out of a pile: one cell move per
+        card above it. With fewer free cells than that in every pile, no build
+        ever comes, and the game is lost from here.
+        """
+        wanted = {
+            (self.top[f] + step) % 13
+            for f in range(4)
+            if self.count[f] < FULL
+            for step in self._steps()
+        }
+        for pile in self.tableau:
+            for above in range(min(free_cells + 1, len(pile))):
+                if pile[-1 - above] in wanted:
+                    return False
+        return True
 
     def _taker(self, r: int) -> int:
         for f in range(4):
