@@ -173,7 +173,8 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 if limited == 1 or limited % 10 == 0:
                     service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
                 if limited >= settings.flood_close_after:
-                    conn.close_soon(CloseCode.POLICY, "flood")
+                    conn.stop()
+                    await ws.close(code=CloseCode.POLICY, message=b"flood")
                     break
                 continue
             if isinstance(message, p.Unexpected):

@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection
 
 from server import protocol as p
 
-__all__ = ["WsClient", "create_room"]
+__all__ = ["WsClient", "create_room", "get_json", "get_text"]
 
 M = TypeVar("M", bound=p.Message)
 N = TypeVar("N", bound=p.Message)
@@ -39,6 +39,11 @@ async def create_room(server_url: str, **body: Any) -> dict[str, Any]:
 async def get_json(url: str) -> tuple[int, Any]:
     async with aiohttp.ClientSession() as http, http.get(url) as r:
         return r.status, await r.json()
+
+
+async def get_text(url: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as http, http.get(url) as r:
+        return r.status, await r.text()
 
 
 class WsClient:

@@ -1,0 +1,93 @@
+"""Reconnecting mid-race: exactly the missed events, or a snapshot; the board is the server's."""
+
+from wsclient import WsClient, create_room
+
+import core
+from server import protocol as p
+from server.hub import replay
+
+
+async def start_race(server_url: str, room: str, a: WsClient, b: WsClient) -> tuple[str, str]:
+    wa, wb = await a.join(room, "ann"), await b.join(room, "bo")
+    assert wa.token and wb.token
+    await a.send(p.Ready())
+    await b.send(p.Ready())
+    await a.expect(p.RaceStarted)
+    await b.expect(p.RaceStarted)
+    return wa.token, wb.token
+
+
+async def play(client: WsClient, game: core.Game, seq: int) -> str:
+    move = game.legal_moves()[-1]
+    game.apply(move)
+    await client.send(p.Move(seq=seq, move=move))
+    accepted, _ = await client.expect_both(p.Accepted, p.Progress)
+    assert accepted.seq == seq
+    return move
+
+
+async def test_reconnect_gets_exactly_the_missed_events(server_url: str) -> None:
+    room = (await create_room(server_url, seed=4242, grace=30))["id"]
+    game = core.new_game("shaula", 4242)
+    other = core.new_game("shaula", 4242)
+    async with WsClient.connect(server_url) as bo:
+        async with WsClient.connect(server_url) as ann:
+            token, _ = await start_race(server_url, room, ann, bo)
+            await play(ann, game, 1)
+            seen = ann.version
+        # ann is gone; bo plays on and the room notes the absence.
+        presence = await bo.expect(p.Presence)
+        assert presence.seat == 0 and not presence.connected and presence.grace_until
+        for seq in (1, 2):
+            await play(bo, other, seq)
+        async with WsClient.connect(server_url) as ann:
+            ann.version = seen
+            welcome = await ann.join(room, token=token, since=seen)
+            assert welcome.seat == 0 and welcome.token is None
+            missed = await ann.quiet(0.5)
+            kinds = [(type(m).__name__, getattr(m, "seat", None)) for m in missed]
+            assert kinds == [
+                ("Presence", 0),  # gone
+                ("Progress", 1),
+                ("Progress", 1),
+                ("Presence", 0),  # back
+            ]
+            assert all(m.move is None for m in missed if isinstance(m, p.Progress))
+            # And the board is exactly the server's: the next legal move is accepted.
+            await play(ann, game, 2)
+
+
+async def test_reconnect_without_a_version_gets_a_snapshot_with_the_board(
+    server_url: str,
+) -> None:
+    room = (await create_room(server_url, seed=99))["id"]
+    game = core.new_game("shaula", 99)
+    async with WsClient.connect(server_url) as bo:
+        async with WsClient.connect(server_url) as ann:
+            token, _ = await start_race(server_url, room, ann, bo)
+            for seq in (1, 2, 3):
+                await play(ann, game, seq)
+            await ann.send(p.Undo(seq=4))
+            await ann.expect(p.Accepted)
+            game.undo()
+        async with WsClient.connect(server_url, binary=False) as ann:
+            await ann.join(room, token=token)
+            snap = await ann.expect(p.Snapshot)
+            assert snap.board == game.state(view="player")
+            assert snap.moves is not None and snap.moves[-1] == "undo"
+            assert replay("shaula", 99, snap.moves).state() == game.state()
+            assert snap.room["seed"] == 99
+            # A re-sent seq from before the drop gets the same answer again.
+            await ann.send(p.Move(seq=2, move="t1 t1"))
+            again = await ann.expect(p.Accepted)
+            assert again.seq == 2 and again.moves == 2
+
+
+async def test_a_bad_token_is_refused_and_the_socket_stays_open(server_url: str) -> None:
+    room = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url) as c:
+        await c.send(p.Join(room=room, token="not-a-token"))
+        err = await c.expect(p.Error)
+        assert err.code == "bad_token"
+        welcome = await c.join(room, "ann")
+        assert welcome.seat == 0

@@ -1,0 +1,225 @@
+"""Every refusal: bad frames, bad fields, unknown rooms, wrong players, wrong times, floods."""
+
+import asyncio
+import contextlib
+import json
+import socket
+
+import msgpack
+import pytest
+import websockets
+from tests_support import MakeServer
+from wsclient import WsClient, create_room, get_text
+
+import core
+from server import protocol as p
+
+
+async def error_for(client: WsClient, data: bytes | str) -> p.Error:
+    await client.send_raw(data)
+    return await client.expect(p.Error)
+
+
+@pytest.mark.parametrize(
+    ("data", "code"),
+    [
+        (b"\xc1\xc1", "bad_frame"),
+        (b"\x92\x01\x02", "bad_frame"),
+        ("{not json", "bad_frame"),
+        ("[1, 2]", "bad_frame"),
+        (msgpack.packb({"type": "fly", "v": 1}), "unknown_type"),
+        (json.dumps({"type": "fly", "v": 1}), "unknown_type"),
+        (msgpack.packb({"type": "ping", "v": 99}), "bad_version"),
+        (msgpack.packb({"type": "move", "v": 1, "seq": "one", "move": "t1 c1"}), "bad_message"),
+        (json.dumps({"type": "join", "v": 1}), "bad_message"),
+        (json.dumps({"type": "join", "v": 1, "room": 7}), "bad_message"),
+    ],
+)
+async def test_bad_input_gets_an_error_and_the_socket_stays_open(
+    server_url: str, data: bytes | str, code: str
+) -> None:
+    async with WsClient.connect(server_url) as c:
+        err = await error_for(c, data)
+        assert err.code == code and err.message
+        await c.send(p.Ping(id=5))
+        assert (await c.expect(p.Pong)).id == 5
+
+
+async def test_text_frames_get_json_answers(server_url: str) -> None:
+    async with WsClient.connect(server_url, binary=False) as c:
+        await c.send_raw(json.dumps({"type": "ping", "v": 1, "id": 3}))
+        raw = await c.ws.recv()
+        assert isinstance(raw, str) and json.loads(raw)["type"] == "pong"
+
+
+async def test_an_oversized_frame_closes_with_1009(make_server: MakeServer) -> None:
+    url = await make_server(max_frame=1024)
+    async with WsClient.connect(url) as c:
+        await c.send_raw(b"\x00" * 2048)
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await c.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+async def test_unknown_room(server_url: str) -> None:
+    async with WsClient.connect(server_url) as c:
+        await c.send(p.Join(room="nope", name="x"))
+        assert (await c.expect(p.Error)).code == "unknown_room"
+        await c.send(p.Watch(room="nope"))
+        assert (await c.expect(p.Error)).code == "unknown_room"
+
+
+async def test_room_actions_need_a_room(server_url: str) -> None:
+    async with WsClient.connect(server_url) as c:
+        await c.send(p.Move(seq=1, move="t1 c1"))
+        assert (await c.expect(p.Error)).code == "not_joined"
+
+
+async def test_full_room_and_joining_twice(server_url: str) -> None:
+    room = (await create_room(server_url, seats=1))["id"]
+    async with WsClient.connect(server_url) as a, WsClient.connect(server_url) as b:
+        await a.join(room, "ann")
+        await a.send(p.Join(room=room, name="again"))
+        assert (await a.expect(p.Error)).code == "already_joined"
+        await b.send(p.Join(room=room, name="bo"))
+        assert (await b.expect(p.Error)).code == "room_full"
+
+
+async def test_nobody_moves_before_the_start_or_after_the_end(server_url: str) -> None:
+    room = (await create_room(server_url, seed=7, countdown=0.3))["id"]
+    game = core.new_game("shaula", 7)
+    async with WsClient.connect(server_url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        refused = await a.expect(p.Refused)
+        assert (refused.seq, refused.code) == (1, "not_running")
+        await a.send(p.Start())
+        await a.expect(p.Countdown)
+        await a.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        assert (await a.expect(p.Refused)).code == "not_running"
+        await a.expect(p.RaceStarted)
+        await a.send(p.Resign())
+        await a.expect(p.RaceFinished)
+        await a.send(p.Move(seq=2, move=game.legal_moves()[0]))
+        assert (await a.expect(p.Refused)).code == "not_running"
+
+
+async def test_spectators_cannot_move_and_players_only_move_their_own_board(
+    server_url: str,
+) -> None:
+    room = (await create_room(server_url, seed=8))["id"]
+    game = core.new_game("shaula", 8)
+    async with (
+        WsClient.connect(server_url) as a,
+        WsClient.connect(server_url) as b,
+        WsClient.connect(server_url) as spy,
+    ):
+        await a.join(room, "ann")
+        token_b = (await b.join(room, "bo")).token
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        await a.send(p.Ready())
+        await b.send(p.Ready())
+        await a.expect(p.RaceStarted)
+        await spy.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        assert (await spy.expect(p.Refused)).code == "not_player"
+        await spy.send(p.Resign())
+        assert (await spy.expect(p.Error)).code == "not_player"
+        # Ann's move changes Ann's board only: Bo's same first move is still legal.
+        move = game.legal_moves()[0]
+        await a.send(p.Move(seq=1, move=move))
+        await a.expect(p.Accepted)
+        await b.send(p.Move(seq=1, move=move))
+        accepted = await b.expect(p.Accepted)
+        assert accepted.moves == 1
+        # Ann cannot take Bo's seat with a made-up token, nor act for it.
+        await spy.send(p.Join(room=room, token=(token_b or "") + "x"))
+        assert (await spy.expect(p.Error)).code == "already_joined"
+
+
+async def test_a_replayed_seq_is_answered_again_never_applied_twice(server_url: str) -> None:
+    room = (await create_room(server_url, seed=9, seats=1))["id"]
+    game = core.new_game("shaula", 9)
+    async with WsClient.connect(server_url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        move = game.legal_moves()[0]
+        await a.send(p.Move(seq=1, move=move))
+        first = await a.expect(p.Accepted)
+        await a.send(p.Move(seq=1, move=move))
+        again = await a.expect(p.Accepted)
+        assert again == first
+        await a.send(p.Move(seq=1, move="anything at all"))
+        assert await a.expect(p.Accepted) == first
+        await a.send(p.Move(seq=0, move=move))
+        assert (await a.expect(p.Refused)).code == "stale_seq"
+        progress = [m for m in a.seen + await a.quiet(0.3) if isinstance(m, p.Progress)]
+        assert len(progress) == 1  # applied once
+
+
+async def test_undo_and_hints_follow_the_room_settings(server_url: str) -> None:
+    room = (await create_room(server_url, seed=10, seats=1, undo=False))["id"]
+    async with WsClient.connect(server_url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        await a.send(p.Undo(seq=1))
+        assert (await a.expect(p.Refused)).code == "undo_not_allowed"
+        await a.send(p.Hint())
+        assert (await a.expect(p.Error)).code == "hints_not_allowed"
+
+
+async def test_hints_when_allowed(server_url: str) -> None:
+    room = (await create_room(server_url, game="stalactites", seed=11, seats=1, hints=True))["id"]
+    async with WsClient.connect(server_url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        await a.send(p.Hint())
+        hint = await a.expect(p.HintReply, timeout=20)
+        assert hint.move in core.new_game("stalactites", 11).legal_moves()
+
+
+async def test_a_flood_is_rate_limited_then_closed_with_1008(make_server: MakeServer) -> None:
+    url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
+    async with WsClient.connect(url) as c:
+        for i in range(40):
+            await c.send(p.Ping(id=i))
+        got: list[p.Message] = []
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                got.append(await c.recv())
+        assert any(isinstance(m, p.Error) and m.code == "rate_limited" for m in got)
+        assert sum(isinstance(m, p.Pong) for m in got) <= 7
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
+async def test_a_client_that_does_not_read_is_dropped(make_server: MakeServer) -> None:
+    url = await make_server(send_queue=4, rate_per_second=10000.0, rate_burst=10000.0)
+    room = (await create_room(url, seats=1))["id"]
+    async with WsClient.connect(url) as player:  # a running race: snapshots carry boards
+        await player.join(room, "ann")
+        await player.send(p.Start())
+        await player.expect(p.RaceStarted)
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fill up fast
+    sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
+    async with websockets.connect(ws_url, max_queue=1, sock=sock) as ws:
+        await ws.send(p.encode_msgpack(p.Watch(room=room)))
+        # Ask for many snapshots while reading none: TCP buffers fill, then the queue.
+        with contextlib.suppress(websockets.ConnectionClosed):
+            for _ in range(8000):
+                await ws.send(p.encode_msgpack(p.Resync()))
+        for _ in range(100):  # not reading the socket: watch the server's metrics instead
+            _, text = await get_text(f"{url}/metrics")
+            if "solrace_slow_clients_dropped_total 1" in text:
+                break
+            await asyncio.sleep(0.1)
+        else:
+            pytest.fail("the slow client was not dropped")
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
