@@ -92,8 +92,8 @@ def table(name: str, seeds: range, rows: list[Row], bare: float) -> str:
     rate = sum(positions) / sum(times) if sum(times) else 0.0
     count = {k: sum(r.result == k for r in rows) for k in ("won", "unwinnable", "unknown")}
     lines = [
-        f"| game | deals | won | unwinnable | unknown | median time | p95 time | max time"
-        f" | median positions | p95 positions | positions/s | bare engine positions/s | ratio |",
+        "| game | deals | won | unwinnable | unknown | median time | p95 time | max time"
+        " | median positions | p95 positions | positions/s | bare engine positions/s | ratio |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         f"| {name} | {seeds.start}..{seeds.stop - 1} | {count['won']} | {count['unwinnable']}"
         f" | {count['unknown']} | {statistics.median(times) * 1000:.1f} ms"

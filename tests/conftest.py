@@ -78,8 +78,8 @@ MakeServer = Callable[..., Awaitable[str]]
 async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
     """Start apps on free ports over the session's Redis; returns their http base URLs."""
     from aiohttp import web
-    from server.app import create_app
 
+    from server.app import create_app
     from server.settings import Settings
 
     runners: list[web.AppRunner] = []
