@@ -150,6 +150,15 @@ async def closed_window(measure: Measurement, window: int, stop_at: float) -> No
     await asyncio.sleep(max(0.0, stop_at - time.perf_counter()))
 
 
+async def profile(pid: int, duration: float, path: str) -> asyncio.subprocess.Process:
+    """Sample the server with py-spy over the measured interval (raw folded stacks)."""
+    return await asyncio.create_subprocess_exec(
+        "py-spy", "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
+        "--rate", "250", "--format", "raw", "--output", path, "--nonblocking",
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+
+
 async def run_plan(plan: dict[str, Any]) -> Result:
     target = TARGETS[plan["target"]](plan)
     racers = await target.open_racers()
@@ -166,8 +175,12 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         nonlocal cpu_start, cpu_end, server_start, server_end
         await asyncio.sleep(warmup)
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
+        if plan.get("profile") and server_pids:
+            profiler = await profile(server_pids[0], duration, plan["profile"])
         await asyncio.sleep(duration)
         cpu_end, server_end = time.process_time(), process_cpu_seconds(server_pids)
+        if plan.get("profile") and server_pids:
+            await profiler.wait()
 
     marker = asyncio.create_task(mark_cpu())
     if plan.get("rate"):

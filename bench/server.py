@@ -113,7 +113,7 @@ async def run_load(plan: dict[str, Any], cpu: int | None) -> dict[str, Any]:
 
 def plans(args: argparse.Namespace, base: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     timing = {"warmup": args.warmup, "duration": args.duration}
-    return [
+    found = [
         (
             f"saturation: {args.sat_racers} racers, {args.window} in flight each",
             {**base, **timing, "racers": args.sat_racers, "window": args.window},
@@ -123,6 +123,12 @@ def plans(args: argparse.Namespace, base: dict[str, Any]) -> list[tuple[str, dic
             {**base, **timing, "racers": args.racers, "rate": args.rate},
         ),
     ]
+    if args.profile:
+        os.makedirs(args.profile, exist_ok=True)
+        for load, plan in found:
+            name = f"{plan['target']}-{load.split(':')[0]}.txt"
+            plan["profile"] = os.path.abspath(os.path.join(args.profile, name))
+    return found
 
 
 async def bench_relay(args: argparse.Namespace, base: dict[str, Any]) -> list[Row]:
@@ -213,6 +219,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured")
     parser.add_argument("--server-cpu", type=int, default=0, help="core for servers and Redis")
     parser.add_argument("--load-cpu", type=int, default=1, help="core for the load process")
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="sample each server with py-spy (on PATH) while measured; folded stacks in DIR",
+    )
     parser.add_argument(
         "--server-env",
         nargs="*",

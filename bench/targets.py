@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Protocol, TypeVar
 
+import aiohttp
 import msgpack
 
 from bench.wsclient import WsClient, client_frame, connect
+from server import protocol as p
 
 __all__ = ["TARGETS", "Racer", "RelayTarget", "Target", "gather_batched"]
 
@@ -100,4 +102,88 @@ class RelayTarget:
         await asyncio.sleep(0.1)
 
 
-TARGETS: dict[str, type[Target]] = {"relay": RelayTarget}
+class SolraceTarget:
+    """The real server: rooms made over HTTP, seats taken with ``join``, everyone ready.
+
+    A racer's answer is its ``accepted`` (or ``refused``) message; the ``progress``
+    events of the 7 others are read and dropped, as a real client would.
+    """
+
+    def __init__(self, plan: dict[str, Any]) -> None:
+        self.plan = plan
+        self.errors: list[str] = []
+        self.racers: list[Racer] = []
+
+    async def _create_rooms(self, sizes: list[int]) -> list[tuple[str, int]]:
+        plan = self.plan
+        base = f"http://{plan['host']}:{plan['port']}"
+        seeds: list[int] = plan["seeds"]
+        async with aiohttp.ClientSession() as session:
+
+            async def create(index: int) -> tuple[str, int]:
+                seed = seeds[index % len(seeds)]
+                body = {
+                    "game": plan["game"],
+                    "seed": seed,
+                    "seats": sizes[index],
+                    "undo": False,
+                    "countdown": 0.5,
+                }
+                async with session.post(f"{base}/rooms", json=body) as answer:
+                    answer.raise_for_status()
+                    room: str = (await answer.json())["room"]["id"]
+                    return room, index % len(seeds)
+
+            return await gather_batched([partial(create, i) for i in range(len(sizes))], 50)
+
+    async def open_racers(self) -> list[Racer]:
+        plan = self.plan
+        room_size = int(plan["room_size"])
+        count = int(plan["racers"])
+        # Every seat taken, or the race never counts down: the last room may be smaller.
+        sizes = [min(room_size, count - first) for first in range(0, count, room_size)]
+        rooms = await self._create_rooms(sizes)
+        sequences: list[list[str]] = plan["sequences"]
+        started: list[asyncio.Future[None]] = []
+
+        async def open_one(i: int) -> Racer:
+            room, sequence = rooms[i // room_size]
+            client = await connect(plan["host"], plan["port"], "/ws")
+            frames = [
+                client_frame(p.encode_msgpack(p.Move(seq=k + 1, move=m)))
+                for k, m in enumerate(sequences[sequence])
+            ]
+            racer = Racer(client, frames)
+            race_on: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            started.append(race_on)
+
+            def on_message(opcode: int, payload: bytes) -> None:
+                message = msgpack.unpackb(payload)
+                kind = message["type"]
+                if kind == "accepted":
+                    racer.answer(racer, message["seq"] - 1, True)
+                elif kind == "refused":
+                    racer.answer(racer, message["seq"] - 1, False)
+                    if len(self.errors) < 20:
+                        self.errors.append(f"refused: {message.get('reason')}")
+                elif kind == "started" and not race_on.done():
+                    race_on.set_result(None)
+                elif kind == "error" and len(self.errors) < 20:
+                    self.errors.append(f"error: {message.get('message')}")
+
+            client.on_message = on_message
+            client.send(client_frame(p.encode_msgpack(p.Join(room=room, name=f"bot{i}"))))
+            client.send(client_frame(p.encode_msgpack(p.Ready())))
+            return racer
+
+        self.racers = await gather_batched([partial(open_one, i) for i in range(count)], 100)
+        await asyncio.wait_for(asyncio.gather(*started), 60)
+        return self.racers
+
+    async def close(self) -> None:
+        for racer in self.racers:
+            racer.client.close()
+        await asyncio.sleep(0.1)
+
+
+TARGETS: dict[str, type[Target]] = {"relay": RelayTarget, "solrace": SolraceTarget}

@@ -1,0 +1,132 @@
+"""``python -m server`` (and ``solrace-server``): run the race server.
+
+Every setting of :class:`server.settings.Settings` is a command-line option and an
+environment variable; the option wins over the variable, the variable over the
+default. Without ``REDIS_URL`` the server starts and supervises its own redis-server
+(data in ``--data-dir``, append-only file on). SIGINT and SIGTERM shut it down
+gracefully: sockets are closed with GOING_AWAY, then Redis is stopped last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import signal
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
+
+from aiohttp import web
+
+from server.app import create_app
+from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
+from server.settings import FIELDS, Settings, SettingsError
+
+__all__ = ["build_parser", "main", "serve", "settings_from_args"]
+
+log = logging.getLogger("solrace")
+
+_TYPES: dict[str, Callable[[str], Any]] = {"int": int, "float": float}
+
+
+def _env_names(field: dataclasses.Field[Any]) -> str:
+    names = [Settings.env_name(field.name)]
+    if field.metadata.get("env"):
+        names.append(field.metadata["env"])
+    return " or ".join(names)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m server",
+        description="The solrace race server: rooms, races and spectators over WebSockets, "
+        "with Redis as the source of truth.",
+        epilog="Each option can also be set by the environment variable named in its help; "
+        "the option wins. Without REDIS_URL a local redis-server is started and supervised "
+        "(binary from PATH; scripts/ensure-redis-server installs it).",
+    )
+    for field in FIELDS:
+        kind = str(field.type).split(" ")[0]
+        parser.add_argument(
+            f"--{field.name.replace('_', '-')}",
+            dest=field.name,
+            type=_TYPES.get(kind, str),
+            default=None,
+            metavar=field.name.upper(),
+            help=f"{field.metadata['help']} [env: {_env_names(field)}; "
+            f"default: {field.default}]",
+        )
+    parser.add_argument(
+        "--log-level",
+        default="INFO",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="how much to log on standard error [default: INFO]",
+    )
+    return parser
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """The environment's settings, with the options given on the command line on top."""
+    return Settings.from_env(**{f.name: getattr(args, f.name) for f in FIELDS})
+
+
+async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
+    """Serve until ``stop`` is set (by default: until SIGINT or SIGTERM)."""
+    loop = asyncio.get_running_loop()
+    if stop is None:
+        stop = asyncio.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, stop.set)
+    async with contextlib.AsyncExitStack() as stack:
+        if settings.redis_url is None:
+            redis_url = await stack.enter_async_context(RedisSupervisor(settings.data_dir))
+            settings = dataclasses.replace(settings, redis_url=redis_url)
+        runner = web.AppRunner(
+            create_app(settings), shutdown_timeout=settings.shutdown_timeout, access_log=None
+        )
+        await runner.setup()
+        # Registered after the supervisor, so it runs before it: Redis stops last.
+        stack.push_async_callback(runner.cleanup)
+        site = web.TCPSite(runner, settings.host, settings.port)
+        await site.start()
+        log.info(
+            "solrace serving on http://%s:%d (Redis at %s)",
+            settings.host,
+            settings.port,
+            settings.redis_url,
+        )
+        await stop.wait()
+        log.info("shutting down")
+
+
+def _run(main: Coroutine[Any, Any, None]) -> None:
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main)
+    else:
+        uvloop.run(main)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = settings_from_args(args)
+    except SettingsError as exc:
+        parser.error(str(exc))
+    logging.basicConfig(
+        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        _run(serve(settings))
+    except (RedisSupervisorError, OSError) as exc:
+        log.error("%s", exc)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
