@@ -56,8 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
             type=_TYPES.get(kind, str),
             default=None,
             metavar=field.name.upper(),
-            help=f"{field.metadata['help']} [env: {_env_names(field)}; "
-            f"default: {field.default}]",
+            help=f"{field.metadata['help']} [env: {_env_names(field)}; default: {field.default}]",
         )
     parser.add_argument(
         "--log-level",

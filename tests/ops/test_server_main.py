@@ -1,0 +1,161 @@
+"""`python -m server`: settings from options and environment, and real server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiohttp
+import pytest
+from wsclient import WsClient, create_room, get_json
+
+from server import protocol as p
+from server.__main__ import build_parser, settings_from_args
+from server.settings import FIELDS, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_help_documents_every_setting_with_its_variable_and_default() -> None:
+    text = " ".join(build_parser().format_help().split())
+    for field in FIELDS:
+        option = f"--{field.name.replace('_', '-')}"
+        assert option in text
+        assert Settings.env_name(field.name) in text
+        assert f"default: {field.default}" in text
+    assert "REDIS_URL" in text
+
+
+def test_an_option_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("SOLRACE_PORT", "PORT", "REDIS_URL", "SOLRACE_REDIS_URL", "SOLRACE_GRACE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SOLRACE_PORT", "9100")
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:7000/0")
+    parser = build_parser()
+    from_env = settings_from_args(parser.parse_args([]))
+    assert (from_env.port, from_env.redis_url, from_env.grace) == (
+        9100,
+        "redis://127.0.0.1:7000/0",
+        Settings().grace,
+    )
+    given = settings_from_args(parser.parse_args(["--port", "9000", "--grace", "5"]))
+    assert (given.port, given.grace) == (9000, 5.0)
+
+
+def test_a_bad_value_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    from server.__main__ import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--port", "70000"])
+    assert exc.value.code == 2
+    assert "port must be 0..65535" in capsys.readouterr().err
+
+
+@asynccontextmanager
+async def server_process(
+    port: int, env: Mapping[str, str], *args: str
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """`python -m server` on `port`, up once /healthz answers 200; SIGTERM on exit."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        str(port),
+        *args,
+        cwd=ROOT,
+        env=dict(env),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        async with aiohttp.ClientSession() as http:
+            while True:
+                assert process.returncode is None, "the server exited at start"
+                try:
+                    async with http.get(f"http://127.0.0.1:{port}/healthz") as answer:
+                        if answer.status == 200:
+                            break
+                except aiohttp.ClientError:
+                    pass
+                assert asyncio.get_running_loop().time() < deadline, "server not up"
+                await asyncio.sleep(0.05)
+        yield process
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 20)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
+    env.pop("REDIS_URL", None)
+    env.update(extra)
+    return env
+
+
+def port_open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+async def test_without_redis_url_it_runs_its_own_redis_and_stops_it_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    data = tmp_path / "data"
+    async with server_process(port, environment(), "--data-dir", str(data)) as server:
+        base = f"http://127.0.0.1:{port}"
+        room = await create_room(base, seed=617)
+        status, body = await get_json(f"{base}/rooms/{room['id']}")
+        assert status == 200 and body["room"]["id"] == room["id"]
+        holder = (data / "redis.lock").read_text()
+        match = re.search(r"redis://127\.0\.0\.1:(\d+)/0", holder)
+        assert match, holder
+        redis_port = int(match.group(1))
+        assert port_open(redis_port)
+        assert (data / "appendonlydir").is_dir()
+        server.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(server.wait(), 20) == 0
+    assert not port_open(redis_port)
+    assert not port_open(port)
+
+
+async def test_two_processes_on_one_redis_serve_the_same_rooms(redis_url: str) -> None:
+    first, second = free_port(), free_port()
+    env = environment(REDIS_URL=redis_url)
+    async with server_process(first, env), server_process(second, env):
+        a, b = f"http://127.0.0.1:{first}", f"http://127.0.0.1:{second}"
+        room = (await create_room(a, seed=617, seats=2))["id"]
+        # Made on A, joined on B: both processes read and write the same Redis.
+        async with WsClient.connect(b) as ann:
+            welcome = await ann.join(room, "ann")
+            assert (welcome.role, welcome.seat) == ("player", 0) and welcome.token
+            status, body = await get_json(f"{a}/rooms/{room}")
+            assert status == 200
+            assert [player["name"] for player in body["room"]["players"]] == ["ann"]
+            # A player on each process: ready on B, ready on A, the race starts on both.
+            async with WsClient.connect(a) as bo:
+                assert (await bo.join(room, "bo")).seat == 1
+                await ann.send(p.Ready())
+                await bo.send(p.Ready())
+                assert (await ann.expect(p.RaceStarted)).seed == 617
+                assert (await bo.expect(p.RaceStarted)).seed == 617
