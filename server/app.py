@@ -16,7 +16,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 from aiohttp import WSMsgType, web
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from server import protocol as p
 from server.app_keys import HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
@@ -55,7 +55,10 @@ def create_app(settings: Settings) -> web.Application:
 async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     assert settings.redis_url
-    redis = Redis.from_url(settings.redis_url, decode_responses=False)
+    # A burst (a thousand sockets dropping at once) must wait for a connection: the default
+    # pool raises MaxConnectionsError past 100 connections in use.
+    pool = BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=20)
+    redis = Redis.from_pool(pool)
     batcher = ScriptBatcher(redis, settings.batch_max)
     from server.store import RedisRoomStore
 
