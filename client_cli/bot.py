@@ -59,7 +59,12 @@ class Planner:
         self.use_solver = use_solver and solver_available()
         self.line: list[str] = []
         self.seen: set[Any] = set()
-        self.mode = "solver" if self.use_solver else "simple player (no solver in this build)"
+        if self.use_solver:
+            self.mode = "solver"
+        elif use_solver:
+            self.mode = "simple player (no solver in this build)"
+        else:
+            self.mode = "simple player"
 
     async def next_move(self, game: Game, hidden: bool) -> str | None:
         self.seen.add(game.key())

@@ -1,0 +1,143 @@
+"""The client's picture of a room, fed protocol messages directly (no network)."""
+
+from __future__ import annotations
+
+from client_cli.race import RaceView, visible_game
+from core import new_game
+from server.protocol import (
+    Accepted,
+    Countdown,
+    NewRound,
+    PlayerJoined,
+    PlayerOut,
+    PlayerReady,
+    Presence,
+    Progress,
+    RaceFinished,
+    RaceStarted,
+    Snapshot,
+    Welcome,
+)
+
+ROOM = {
+    "id": "R1",
+    "game": "shaula",
+    "status": "lobby",
+    "seats": 3,
+    "undo": False,
+    "hints": True,
+    "players": [{"seat": 0, "name": "ann", "ready": True}, {"seat": 2, "name": "cy"}],
+}
+
+
+def joined() -> RaceView:
+    view = RaceView(room="R1")
+    view.feed(Welcome(room="R1", role="player", server_time=100.0, seat=2, token="t"))
+    view.feed(Snapshot(version=4, room=ROOM))
+    return view
+
+
+def test_welcome_and_snapshot_give_seat_rules_and_racers() -> None:
+    view = joined()
+    assert (view.seat, view.token, view.version) == (2, "t", 4)
+    assert not view.allows("undo") and view.allows("hints")
+    assert {s: r.name for s, r in view.racers.items()} == {0: "ann", 2: "cy"}
+    assert view.racers[0].ready and not view.host  # the host is the lowest seat
+
+
+def test_lobby_events_and_duplicates() -> None:
+    view = joined()
+    view.feed(PlayerJoined(version=5, at=1.0, seat=1, name="bo"))
+    view.feed(PlayerReady(version=6, at=1.0, seat=1, ready=True))
+    view.feed(PlayerReady(version=6, at=1.0, seat=1, ready=False))  # a replay: ignored
+    assert view.racers[1].ready and view.version == 6 and not view.gap
+    view.feed(Presence(version=8, at=1.0, seat=1, connected=False))
+    assert view.gap and view.racers[1].status == "offline"
+
+
+def test_own_moves_replay_on_a_local_engine_once() -> None:
+    view = joined()
+    view.feed(Countdown(version=5, at=1.0, start_at=4.0))
+    assert view.phase == "countdown" and view.start_at == 4.0
+    view.feed(RaceStarted(version=6, at=4.0, game="shaula", seed=2))
+    assert view.board is not None and view.legal_moves() == new_game("shaula", 2).legal_moves()
+    view.feed(Accepted(seq=1, move="t2 f1", progress=1, moves=1, won=False, stuck=False, version=7))
+    # The same move comes back as our own progress event: not applied twice.
+    view.feed(
+        Progress(
+            version=7, at=5.0, seat=2, progress=1, moves=1, won=False, stuck=False, move="t2 f1"
+        )
+    )
+    assert view.board is not None and view.board["piles"]["f1"] == ["AD"]
+    assert view.board["moves"] == 1 and view.racers[2].progress == 1
+    view.feed(Accepted(seq=2, move="undo", progress=0, moves=2, won=False, stuck=False, version=8))
+    assert view.board["piles"]["f1"] == [] and view.board["moves"] == 2
+
+
+def test_a_snapshot_mid_race_replays_the_player_moves() -> None:
+    view = RaceView(room="R1")
+    view.feed(Welcome(room="R1", role="player", server_time=0.0, seat=0))
+    room = dict(ROOM, status="running", seed=2)
+    game = new_game("shaula", 2)
+    game.apply("t2 f1")
+    view.feed(Snapshot(version=9, room=room, board=game.state("player"), moves=["t2 f1"]))
+    assert view.engine is not None and view.engine.history == ["t2 f1"]
+    assert view.phase == "running"
+
+
+def test_moojub_boards_come_from_the_server() -> None:
+    view = joined()
+    board = new_game("moojub", 5).state(view="player")
+    view.feed(RaceStarted(version=5, at=0.0, game="moojub", board=board))
+    assert view.seed is None and view.board == board
+    assert view.legal_moves() == new_game("moojub", 5).legal_moves()
+    after = new_game("moojub", 5)
+    after.apply("deal")
+    accepted = Accepted(
+        seq=1,
+        move="deal",
+        progress=0,
+        moves=1,
+        won=False,
+        stuck=False,
+        version=6,
+        board=after.state(view="player"),
+    )
+    view.feed(accepted)
+    assert view.board is not None and view.board["talon_count"] == 44
+
+
+def test_visible_game_lists_the_moves_of_a_hidden_talon_view() -> None:
+    game = new_game("moojub", 9)
+    assert visible_game(game.state(view="player")).legal_moves() == game.legal_moves()
+
+
+def test_opponents_progress_out_and_the_end() -> None:
+    view = joined()
+    view.feed(RaceStarted(version=5, at=10.0, game="shaula", seed=2))
+    view.feed(Progress(version=6, at=20.0, seat=0, progress=52, moves=99, won=True, stuck=False))
+    view.feed(PlayerOut(version=7, at=21.0, seat=2, reason="resigned"))
+    assert view.racers[0].status == "finished" and view.racers[0].finished_at == 20.0
+    assert view.racers[2].status == "resigned"
+    results = [{"rank": 1, "seat": 0, "name": "ann", "won": True}]
+    view.feed(RaceFinished(version=8, at=22.0, results=results, seed=2, reason="all done"))
+    assert view.phase == "finished" and view.results == results
+    view.feed(NewRound(version=9, at=23.0, round=2))
+    assert view.phase == "lobby" and view.round == 2 and view.board is None
+
+
+def test_spectators_replay_every_board_including_undo() -> None:
+    view = RaceView(room="R1", role="spectator")
+    view.feed(Snapshot(version=1, room=ROOM))
+    view.feed(RaceStarted(version=2, at=0.0, game="stalactites", seed=3))
+    legal = new_game("stalactites", 3).legal_moves()[0]
+    view.feed(
+        Progress(version=3, at=1.0, seat=2, progress=0, moves=1, won=False, stuck=False, move=legal)
+    )
+    assert view.boards[2]["moves"] == 1 and view.boards[0]["moves"] == 0
+    view.feed(
+        Progress(
+            version=4, at=1.0, seat=2, progress=0, moves=2, won=False, stuck=False, move="undo"
+        )
+    )
+    assert view.boards[2]["piles"] == view.boards[0]["piles"] and not view.gap
