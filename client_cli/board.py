@@ -20,6 +20,7 @@ __all__ = ["Marks", "pile_rows", "render_board", "slot_width"]
 
 MIN_SLOT = CARD_WIDTH + 1
 MAX_SLOT = 12
+WIDE_SLOT = 10  # from this slot width on, card faces get a column of margin each side
 EMPTY = "[ ]"
 
 
@@ -85,9 +86,11 @@ class _Painter:
         return text
 
     def card(self, card: str | None) -> Text:
+        # Roomy slots get roomier card faces: easier to read at a glance.
+        face = CARD_WIDTH + 2 if self.slot >= WIDE_SLOT else CARD_WIDTH
         if card is None:
-            return Text(EMPTY, style="dim")
-        return card_text(card, self.style)
+            return Text(EMPTY.center(face) if face > CARD_WIDTH else EMPTY, style="dim")
+        return card_text(card, self.style, face)
 
     def top_with_count(self, cards: Sequence[str]) -> Text:
         """A pile whose top card alone matters, with its size when there is room."""

@@ -31,14 +31,15 @@ def style_from_env(ascii_only: bool = False, no_color: bool | None = None) -> Ca
     return CardStyle(symbols=not ascii_only, color=not no_color)
 
 
-def card_text(card: str, style: CardStyle) -> Text:
-    """A card such as `TH` drawn as `10♥` in red (or `10H` without symbols), 3 columns wide.
+def card_text(card: str, style: CardStyle, width: int = CARD_WIDTH) -> Text:
+    """A card such as `TH` drawn as `10♥` in red (or `10H` without symbols), `width` wide.
 
     The colour is a span, not the Text's base style, so padding after it stays plain.
     """
     rank, suit = card[:-1], card[-1]
     label = RANK_LABELS.get(rank, rank) + (SUIT_SYMBOLS[suit] if style.symbols else suit)
-    label = label.ljust(CARD_WIDTH)
+    # A wider face (when there is room) keeps the label one column in, like a card's corner.
+    label = label.ljust(CARD_WIDTH) if width <= CARD_WIDTH else (" " + label).ljust(width)
     if not style.color:
         return Text(label)
     colour = "bold red" if suit in RED_SUITS else "bold black"

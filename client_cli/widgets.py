@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rich.console import RenderableType
+from rich.padding import Padding
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -50,13 +51,17 @@ class BoardView(Widget):
     def render(self) -> RenderableType:
         if self.state is None:
             return self.placeholder
-        return render_board(
+        width = self.size.width
+        board = render_board(
             self.state,
-            width=self.size.width,
+            width=width,
             height=self.size.height,
             style=self.card_style,
             marks=self.marks,
         )
+        # Centre the board when the terminal is much wider than it.
+        spare = width - max((len(line) for line in board.plain.splitlines()), default=0)
+        return Padding(board, (0, 0, 0, spare // 2)) if spare > 8 else board
 
 
 class MoveInput(Input):
