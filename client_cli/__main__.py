@@ -26,6 +26,12 @@ cursor. u undo, h hint, a autoplay, ? help, ctrl+q quit.
 """
 
 
+def seed_choice(text: str) -> str:
+    if text.isdigit() or text in ("random", "winnable"):
+        return text
+    raise argparse.ArgumentTypeError("a seed is a whole number, 'random' or 'winnable'")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="solrace",
@@ -57,7 +63,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("room", nargs="?", help="the room to join; none: create a new room")
     play.add_argument("--name", default=os.environ.get("USER", "player"), help="your name")
     play.add_argument("--game", choices=GAMES, default="shaula", help="game of a new room")
-    play.add_argument("--seed", type=int, help="deal of a new room (default: a random one)")
+    play.add_argument(
+        "--seed",
+        type=seed_choice,
+        help="deal of a new room: a number, 'random' (the default) or 'winnable'",
+    )
     play.add_argument("--seats", type=int, default=4, help="seats in a new room (default 4)")
     play.add_argument("--no-undo", action="store_true", help="a new room without undo")
     play.add_argument("--no-hints", action="store_true", help="a new room without hints")

@@ -35,8 +35,9 @@ async def _request(method: str, url: str, body: dict[str, Any] | None = None) ->
         ):
             data = await response.json(content_type=None)
             if response.status >= 400:
-                detail = data.get("message", data) if isinstance(data, dict) else data
-                raise ServerError(f"{response.status}: {detail}")
+                error = data.get("error") if isinstance(data, dict) else None
+                detail = error.get("message", error) if isinstance(error, dict) else data
+                raise ServerError(f"the server said no ({response.status}): {detail}")
             return data
     except (aiohttp.ClientError, TimeoutError) as error:
         raise ServerError(f"cannot reach {url}: {error or error.__class__.__name__}") from error
@@ -91,7 +92,7 @@ def room_settings(args: argparse.Namespace) -> dict[str, Any]:
         "hints": not args.no_hints,
     }
     if args.seed is not None:
-        settings.update(seed=args.seed, seed_mode="fixed")
+        settings["seed"] = int(args.seed) if args.seed.isdigit() else args.seed
     return settings
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -30,6 +31,8 @@ HELP = """\
    Esc       drop the picked pile
    u  undo   h  hint   a  autoplay   n  deal (Moojub)
    ?  this help        ctrl+q  quit
+[b]In a race[/b]  r ready (lobby) · s start now (host) · type resign to give up
+   m rematch (after the end) · the bars show everyone's cards, moves and time
 [dim]Press any key to close.[/dim]"""
 
 
@@ -176,18 +179,22 @@ class PlayApp(App[None]):
         if not text:
             await self.quick("enter")
             return
-        words = {
+        words = self.commands()
+        if text.lower() in words:
+            await words[text.lower()]()
+            return
+        self.selected = None
+        await self.send(text)
+
+    def commands(self) -> dict[str, Callable[[], Awaitable[None]]]:
+        """Words typed on the move line that are not moves."""
+        return {
             "undo": self.action_undo,
             "hint": self.action_hint,
             "auto": self.action_autoplay,
             "autoplay": self.action_autoplay,
             "help": self.action_help,
         }
-        if text.lower() in words:
-            await words[text.lower()]()
-            return
-        self.selected = None
-        await self.send(text)
 
     async def on_move_input_quick(self, event: MoveInput.Quick) -> None:
         await self.quick(event.key)

@@ -6,6 +6,7 @@ Built on the practice screen (same board, same keys) over a `Seat`.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -256,6 +257,27 @@ class RaceApp(PlayApp):
         return super().status_text(state)
 
     # ------------------------------------------------------------ keys
+
+    def commands(self) -> dict[str, Callable[[], Awaitable[None]]]:
+        return {
+            **super().commands(),
+            "ready": lambda: self.seat.ready(True),
+            "start": self.quick_start,
+            "resign": self.resign,
+            "rematch": lambda: self.after_results("rematch"),
+        }
+
+    async def quick_start(self) -> None:
+        await self.quick("s")
+
+    async def resign(self) -> None:
+        """Typed in full on purpose: no single key gives a race away."""
+        if self.seat.view.phase != "running":
+            self.say("there is no race to resign from")
+        else:
+            await self.seat.resign()
+            self.say("you resigned; the others race on")
+        self.redraw()
 
     async def quick(self, key: str) -> None:
         view = self.seat.view

@@ -18,6 +18,7 @@ from client_cli.session import Allowed, Outcome
 from server.protocol import (
     Accepted,
     Error,
+    ErrorCode,
     Hint,
     HintReply,
     Join,
@@ -37,6 +38,8 @@ from server.protocol import Move as MoveMsg
 __all__ = ["ANSWER_TIMEOUT", "Seat"]
 
 ANSWER_TIMEOUT = 15.0  # seconds to wait for the server's answer to a move
+RESEND_AFTER = 2.0  # seconds without an answer before the same request is sent again
+RATE_BACKOFF = 0.5  # seconds to wait after the server's "slow down"
 
 
 class Seat:
@@ -155,16 +158,31 @@ class Seat:
         return self.view.legal_moves()
 
     async def _request(self, make: Callable[[int], Message]) -> Outcome:
+        """Send a numbered request and wait for its answer.
+
+        A request the server dropped (rate limit) or that was lost with a connection
+        is sent again under the same `seq`: the server answers a repeat with the
+        first answer, so nothing is ever played twice.
+        """
         self.seq += 1
         seq = self.seq
-        future: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
-        self.waiting[seq] = future
-        await self.link.send(make(seq))
-        try:
-            return await asyncio.wait_for(future, ANSWER_TIMEOUT)
-        except TimeoutError:
-            self.waiting.pop(seq, None)
-            return Outcome(False, "no answer from the server (is the connection back?)")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ANSWER_TIMEOUT
+        while True:
+            future: asyncio.Future[Outcome] = loop.create_future()
+            self.waiting[seq] = future
+            await self.link.send(make(seq))
+            left = deadline - loop.time()
+            try:
+                outcome = await asyncio.wait_for(future, min(RESEND_AFTER, max(0.0, left)))
+            except TimeoutError:
+                self.waiting.pop(seq, None)
+                if loop.time() >= deadline:
+                    return Outcome(False, "no answer from the server (is the connection back?)")
+                continue
+            if outcome.code != ErrorCode.RATE_LIMITED or loop.time() >= deadline:
+                return outcome
+            await asyncio.sleep(RATE_BACKOFF)
 
     async def move(self, text: str) -> Outcome:
         return await self._request(lambda seq: MoveMsg(seq=seq, move=text))
