@@ -1,0 +1,68 @@
+"""A whole race on a real server (started by the test suite): a player on the race
+screen against the bot, from the lobby to the results table."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from client_screen import screen_text
+from textual.pilot import Pilot
+
+from client_cli.bot import play_race
+from client_cli.commands import create_room, list_rooms
+from client_cli.race_app import RaceApp, ResultsScreen
+from client_cli.seat import Seat
+from client_cli.widgets import RaceBars
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 20.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not done():
+            await pilot.pause(0.05)
+    await pilot.pause()
+
+
+async def test_a_whole_race_against_the_bot(server_url: str) -> None:
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 2, "countdown": 0.5}
+    )
+    assert room["id"] in [r["id"] for r in await list_rooms(server_url)]
+    said: list[str] = []
+    seat = Seat(server_url, room["id"], "ann")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        assert f"solrace play {room['id']}" in screen_text(app)
+        bot = asyncio.create_task(
+            play_race(Seat(server_url, room["id"], "robot"), 0.05, said.append)
+        )
+        await until(pilot, lambda: len(seat.view.racers) == 2)
+        await pilot.press("r")  # ready: with the bot ready too, the countdown starts
+        await until(pilot, lambda: seat.view.phase == "running" and seat.view.board is not None)
+        assert "t8" in screen_text(app)
+
+        # Our move, typed, goes through the server; a refused one shows its reason.
+        move = seat.view.legal_moves()[0]  # type: ignore[index]
+        await pilot.press(*move, "enter")
+        await until(pilot, lambda: seat.view.board is not None and seat.view.board["moves"] == 1)
+        await pilot.press(*"c1 t1", "enter")
+        await until(pilot, lambda: "✗ c1 t1" in screen_text(app))
+
+        # The bot's bar moves as it plays, live.
+        bars = app.query_one(RaceBars)
+        await until(
+            pilot, lambda: any(p.name == "robot" and p.progress >= 10 for p in bars.players)
+        )
+
+        # The bot wins; we resign: the race ends and the results come up.
+        await until(pilot, lambda: seat.view.racers[1 - seat.view.seat].won)  # type: ignore[operator]
+        await pilot.press(*"resign", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        shown = screen_text(app)
+        assert "robot" in shown and "ann (you)" in shown and "resigned" in shown
+        assert seat.view.results[0]["name"] == "robot"
+        assert await asyncio.wait_for(bot, 10) == 0
+    assert any("playing with the" in line for line in said)
+    assert said[-1].startswith("#2 ann")
