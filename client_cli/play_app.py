@@ -74,15 +74,20 @@ class PlayApp(App[None]):
         self.started = time.monotonic()
         self.finished_after: float | None = None
         self.message = Text()
+        # Kept by reference: `query_one` would search a help or results screen on top.
+        self.title_bar = Static(id="title")
+        self.board_view = BoardView(session.state(), self.card_style, id="board")
+        self.status_bar = Static(id="status")
+        self.move_input = MoveInput(placeholder=self.placeholder(), id="move")
 
     # ---------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        yield BoardView(self.session.state(), self.card_style, id="board")
+        yield self.title_bar
+        yield self.board_view
         yield from self.compose_extra()
-        yield Static(id="status")
-        yield MoveInput(placeholder=self.placeholder(), id="move")
+        yield self.status_bar
+        yield self.move_input
 
     def compose_extra(self) -> ComposeResult:
         """Room for what a race adds between the board and the status line."""
@@ -102,7 +107,7 @@ class PlayApp(App[None]):
         return "move (t5 t2) · 1-8 pick · " + " · ".join([*extras, "? help"])
 
     async def on_mount(self) -> None:
-        self.query_one(MoveInput).focus()
+        self.move_input.focus()
         self.set_interval(1.0, self.show_title)
         self.redraw()
 
@@ -135,19 +140,19 @@ class PlayApp(App[None]):
 
     def show_title(self) -> None:
         parts = self.title_parts(self.session.state())
-        self.query_one("#title", Static).update(Text(" " + "  ·  ".join(parts), style="bold"))
+        self.title_bar.update(Text(" " + "  ·  ".join(parts), style="bold"))
 
     def redraw(self) -> None:
         state = self.session.state()
         if state is not None and state["won"] and self.finished_after is None:
             self.finished_after = time.monotonic() - self.started
         marks = Marks(selected=self.selected, cursor=self.cursor, hint=self.hinted)
-        self.query_one(BoardView).show(state, marks)
-        move_input = self.query_one(MoveInput)
+        self.board_view.show(state, marks)
+        move_input = self.move_input
         move_input.quick_letters = "fc" if self.selected else ""
         move_input.placeholder = self.placeholder()
         self.show_title()
-        self.query_one("#status", Static).update(self.status_text(state))
+        self.status_bar.update(self.status_text(state))
 
     def status_text(self, state: dict[str, Any] | None) -> Text:
         if state is None:

@@ -21,7 +21,7 @@ from client_cli.cards import CardStyle
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
 from client_cli.seat import Seat
-from client_cli.widgets import BoardView, MoveInput, PlayerLine, RaceBars, clock
+from client_cli.widgets import PlayerLine, RaceBars, clock
 
 __all__ = ["RaceApp", "ResultsScreen", "connect_or_exit", "player_lines", "results_table"]
 
@@ -120,13 +120,14 @@ class RaceApp(PlayApp):
     def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
         super().__init__(seat, f"room {seat.view.room}", style)
         self.seat = seat
+        self.bars = RaceBars(self.card_style, id="bars")
         self.link_status = ""
         self.results_shown_for: int | None = None
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
     def compose_extra(self) -> ComposeResult:
-        yield RaceBars(self.card_style, id="bars")
+        yield self.bars
 
     async def on_mount(self) -> None:
         await super().on_mount()
@@ -158,10 +159,10 @@ class RaceApp(PlayApp):
 
     def tick(self) -> None:
         view = self.seat.view
-        self.query_one(RaceBars).update_players(player_lines(view, time.time()))
+        self.bars.update_players(player_lines(view, time.time()))
         if view.phase == "countdown":
-            self.query_one(BoardView).placeholder = self.countdown_text()
-            self.query_one(BoardView).refresh()
+            self.board_view.placeholder = self.countdown_text()
+            self.board_view.refresh()
 
     def elapsed(self) -> float:
         me = self.seat.view.me
@@ -172,14 +173,14 @@ class RaceApp(PlayApp):
 
     def redraw(self) -> None:
         view = self.seat.view
-        board = self.query_one(BoardView)
+        board = self.board_view
         if view.phase == "countdown":
             board.placeholder = self.countdown_text()
         elif view.board is None:
             board.placeholder = self.lobby_text()
-        self.query_one(RaceBars).update_players(player_lines(view, time.time()))
+        self.bars.update_players(player_lines(view, time.time()))
         super().redraw()
-        move_input = self.query_one(MoveInput)
+        move_input = self.move_input
         if view.phase == "lobby":
             move_input.quick_letters = "rs"
         elif view.phase == "finished":

@@ -124,13 +124,18 @@ class WatchApp(App[None]):
         self.link_status = ""
         self.results_shown_for: int | None = None
         seat.on_change = self.redraw
+        # Kept by reference: `query_one` would search the results screen when it is up.
+        self.title_bar = Static(id="title")
+        self.boards = BoardsView(seat.view, self.card_style, id="boards")
+        self.bars = RaceBars(self.card_style, id="bars")
+        self.status_bar = Static(id="status")
         seat.on_status = self.on_link_status
 
     def compose(self) -> ComposeResult:
-        yield Static(id="title")
-        yield BoardsView(self.seat.view, self.card_style, id="boards")
-        yield RaceBars(self.card_style, id="bars")
-        yield Static(id="status")
+        yield self.title_bar
+        yield self.boards
+        yield self.bars
+        yield self.status_bar
 
     async def on_mount(self) -> None:
         self.set_interval(0.5, self.redraw)
@@ -147,11 +152,11 @@ class WatchApp(App[None]):
 
     def on_key(self, event: events.Key) -> None:
         key = event.key
-        if key.isdigit() and key != "0" and self.query_one(BoardsView).show_seat(int(key) - 1):
+        if key.isdigit() and key != "0" and self.boards.show_seat(int(key) - 1):
             event.stop()
 
     def action_page(self, step: int) -> None:
-        self.query_one(BoardsView).page(step)
+        self.boards.page(step)
 
     def redraw(self) -> None:
         if not self.is_running:
@@ -162,10 +167,10 @@ class WatchApp(App[None]):
             parts.append(view.game.capitalize() + (f" #{view.seed}" if view.seed else ""))
         parts.append(view.phase)
         parts.append(clock(self.seat.race_seconds()))
-        self.query_one("#title", Static).update(Text(" " + "  ·  ".join(parts), style="bold"))
-        self.query_one(BoardsView).refresh()
-        self.query_one(RaceBars).update_players(player_lines(view, time.time(), style_you=False))
-        boards = self.query_one(BoardsView)
+        self.title_bar.update(Text(" " + "  ·  ".join(parts), style="bold"))
+        self.boards.refresh()
+        self.bars.update_players(player_lines(view, time.time(), style_you=False))
+        boards = self.boards
         hidden = len(view.boards) - boards.per_page()
         status = Text()
         if self.link_status.startswith("reconnecting"):
@@ -173,7 +178,7 @@ class WatchApp(App[None]):
         elif hidden > 0:
             status.append(f" {hidden} more board(s): Tab/→ next · ← back · 1-8 a seat", style="dim")
         status.append("  q quit", style="dim")
-        self.query_one("#status", Static).update(status)
+        self.status_bar.update(status)
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
             self.push_screen(ResultsScreen(results_table(view), player=False), self.after_results)

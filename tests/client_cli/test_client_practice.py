@@ -90,6 +90,7 @@ async def test_help_opens_and_closes() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         assert "Quick keys" in screen_text(app)
+        await pilot.pause(1.2)  # the clock ticks under the help: the board must not be lost
         await pilot.press("x")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
