@@ -97,33 +97,34 @@ class StalactitesProblem:
         return None
 
     def moves(self) -> list[Move]:
+        takers = self._taker_table()
         found: list[Move] = []
         seen_cells: set[int] = set()
         for i, r in enumerate(self.cells):
             # Two cells holding the same rank are interchangeable sources.
             if r != EMPTY and r not in seen_cells:
                 seen_cells.add(r)
-                found.extend((CELL_TO_FOUNDATION, i, f) for f in self._takers(r))
+                found.extend((CELL_TO_FOUNDATION, i, f) for f in takers[r])
         for i, pile in enumerate(self.tableau):
             if pile:
-                found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in self._takers(pile[-1]))
+                found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in takers[pile[-1]])
         free_cells = self.cells.count(EMPTY)
-        if not found and self._buried_too_deep(free_cells):
-            return []
+        if not free_cells or (not found and self._buried_too_deep(takers, free_cells)):
+            return found
         # A card never goes from cell to cell (cells are interchangeable), and
         # into the first empty cell only (any other empty cell is the same).
         # The last card of a pile never goes to a cell: it uncovers nothing, and
         # a pile top is exactly as playable as a cell card (both go only to a
         # foundation), so any line doing it wins as well without it.
-        free = self.cells.index(EMPTY) if EMPTY in self.cells else -1
-        if free >= 0:
-            scored = []
-            for i, pile in enumerate(self.tableau):
-                if len(pile) > 1:
-                    below = self._distance(pile[-2])
-                    scored.append((self._distance(pile[-1]) + below, i))
-            scored.sort()
-            found.extend((TABLEAU_TO_CELL, i, free) for _, i in scored)
+        free = self.cells.index(EMPTY)
+        distance = self._distances()
+        scored = [
+            (distance[pile[-1]] + distance[pile[-2]], i)
+            for i, pile in enumerate(self.tableau)
+            if len(pile) > 1
+        ]
+        scored.sort()
+        found.extend((TABLEAU_TO_CELL, i, free) for _, i in scored)
         return found
 
     def play(self, move: Move) -> None:
@@ -173,19 +174,21 @@ class StalactitesProblem:
     def _steps(self) -> tuple[int, ...]:
         return (self.step,) if self.step else (1, 2)
 
-    def _takers(self, r: int) -> list[int]:
-        """Foundations that take rank r now, one per interchangeable twin."""
-        takers = []
+    def _taker_table(self) -> list[list[int]]:
+        """For each rank, the foundations that take it now, one per interchangeable twin."""
+        table: list[list[int]] = [[] for _ in range(13)]
         seen: set[tuple[int, int]] = set()
         for f in range(4):
-            if self.count[f] < FULL and (r - self.top[f]) % 13 in self._steps():
+            if self.count[f] < FULL:
                 twin = (self.base[f], self.count[f])
-                if twin not in seen:
-                    seen.add(twin)
-                    takers.append(f)
-        return takers
+                if twin in seen:
+                    continue
+                seen.add(twin)
+                for step in self._steps():
+                    table[(self.top[f] + step) % 13].append(f)
+        return table
 
-    def _buried_too_deep(self, free_cells: int) -> bool:
+    def _buried_too_deep(self, takers: list[list[int]], free_cells: int) -> bool:
         """No build now, and no card a foundation takes can be dug out: a dead end.
 
         Why it is sound: until some build happens, the ranks the foundations
@@ -195,15 +198,9 @@ class StalactitesProblem:
         card above it. With fewer free cells than that in every pile, no build
         ever comes, and the game is lost from here.
         """
-        wanted = {
-            (self.top[f] + step) % 13
-            for f in range(4)
-            if self.count[f] < FULL
-            for step in self._steps()
-        }
         for pile in self.tableau:
             for above in range(min(free_cells + 1, len(pile))):
-                if pile[-1 - above] in wanted:
+                if takers[pile[-1 - above]]:
                     return False
         return True
 
@@ -213,14 +210,15 @@ class StalactitesProblem:
                 return f
         return -1
 
-    def _distance(self, r: int) -> int:
-        """How many builds the nearest foundation needs before it takes rank r (0: now)."""
-        best = 13
+    def _distances(self) -> list[int]:
+        """For each rank, how many builds the nearest foundation needs before it takes it."""
+        best = [13] * 13
         for step in self._steps():
-            inverse = 1 if step == 1 else 7  # 2 * 7 = 14 = 1 (mod 13)
             for f in range(4):
                 if self.count[f] < FULL:
-                    d = ((r - self.top[f]) * inverse - 1) % 13
-                    if d < best:
-                        best = d
+                    r = self.top[f]
+                    for d in range(13 - self.count[f]):
+                        r = (r + step) % 13
+                        if d < best[r]:
+                            best[r] = d
         return best
