@@ -19,8 +19,9 @@ line is replayed through the engine (`Game.apply`) before it is returned.
 
 from __future__ import annotations
 
+import itertools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,8 +48,8 @@ __all__ = [
 DEFAULT_BUDGET = 2_000_000
 # A hint must come back while the player waits.
 HINT_BUDGET = 20_000
-# Positions for a quick first try where a game has one (Moojub).
-GREEDY_BUDGET = 300
+# Positions for the first turn of each move order (see `_orders`).
+FIRST_TURN = 300
 
 
 class SolverError(RuntimeError):
@@ -73,18 +74,21 @@ class Solution:
         }
 
 
-def _problems(game: Game) -> list[tuple[Problem[Any], int | None]]:
-    """The searches to run in turn, each with its own cap on positions (None: none).
+def _orders(game: Game) -> tuple[list[Problem[Any]], bool]:
+    """The game as search problems that differ only in move order, and whether
+    its moves can never lead back to an earlier position (see `depth_first`).
 
-    Moojub first tries a quick greedy order (start foundations before dealing),
-    which wins most deals at once, then the thorough order that decides the rest.
+    Where one order gets lost in a deal another often wins at once (Moojub:
+    starting foundations before dealing or after; Stalactites: trying builds
+    by ones or by twos first), so `solve` takes turns between them.
     """
     if game.name == "shaula":
-        return [(ShaulaProblem(game.state("full")), None)]
+        return [ShaulaProblem(game.state("full"))], False
     if game.name == "stalactites":
-        return [(StalactitesProblem(game.state("full")), None)]
+        state = game.state("full")
+        return [StalactitesProblem(state, prefer=1), StalactitesProblem(state, prefer=2)], True
     if game.name == "moojub":
-        return [(MoojubProblem(game, deal_first=False), GREEDY_BUDGET), (MoojubProblem(game), None)]
+        return [MoojubProblem(game, deal_first=False), MoojubProblem(game)], True
     raise ValueError(f"no solver for {game.name!r}")
 
 
@@ -125,24 +129,32 @@ def solve(
     """
     start = clock() if clock is not None else 0.0
     deadline = start + time_limit if clock is not None and time_limit is not None else None
+    orders, acyclic = _orders(game)
+    # Positions proved lost, shared by the turns: no turn searches them again.
+    lost: set[Hashable] | None = set() if acyclic else None
     positions = 0
     verdict: Verdict = "unknown"
     moves: list[str] = []
-    for problem, cap in _problems(game):
+    for turn in itertools.count():
         left = None if budget is None else budget - positions
         if left is not None and left <= 0:
             break
-        if cap is not None:
+        if len(orders) > 1:
+            # Turns grow fourfold each round: little is searched twice.
+            cap = FIRST_TURN * 4 ** (turn // len(orders))
             left = cap if left is None else min(cap, left)
-        outcome: Outcome[Any] = depth_first(problem, budget=left, clock=clock, deadline=deadline)
+        problem = orders[turn % len(orders)]
+        outcome: Outcome[Any] = depth_first(
+            problem, budget=left, clock=clock, deadline=deadline, lost=lost
+        )
         positions += outcome.positions
         if outcome.verdict == "won":
             moves = _named(problem, outcome.line)
             _check(game, moves)
-        if outcome.verdict == "won" or cap is None:
+        if outcome.verdict != "unknown":
             verdict = outcome.verdict
             break
-        if clock is not None and deadline is not None and clock() >= deadline:
+        if len(orders) == 1 or (clock is not None and deadline is not None and clock() >= deadline):
             break
     seconds = clock() - start if clock is not None else 0.0
     return Solution(verdict, moves, positions, seconds)
@@ -159,7 +171,7 @@ def hint(game: Game, *, budget: int = HINT_BUDGET) -> str | None:
     found = solve(game, budget=budget)
     if found.moves:
         return found.moves[0]
-    problem = _problems(game)[-1][0]
+    problem = _orders(game)[0][0]
     forced = problem.forced()
     if forced is not None:
         return problem.name(forced)

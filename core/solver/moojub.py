@@ -30,6 +30,11 @@ RESERVES = range(32, 36)
 FULL = 13
 
 
+def _next(card: int) -> int:
+    """The card built on ``card``: same suit, one rank up, King to Ace."""
+    return card - card % 13 + (card % 13 + 1) % 13
+
+
 class MoojubProblem:
     """``deal_first``: try a deal before starting a foundation (see moves())."""
 
@@ -66,37 +71,54 @@ class MoojubProblem:
     def forced(self) -> Move | None:
         """A build that no winning line can regret (RULES.md 7 finds none in general).
 
-        Cards are unique, so the one foundation F whose top is X's card below
+        Cards are unique, so the one foundation F whose top is the card below X
         wants X until it gets it: X can never start a foundation (rule 5), and
-        every winning line builds X on F at some time t. Build it now instead,
-        when X is alone on its reserve and either F is full with it or X's
-        next card is already on a foundation. Until t the line's other moves
-        stay legal: no card is revealed (the reserve empties), one visible card
-        fewer only loosens rule 4, F takes nothing but X, and the one start F
-        now forbids (X's next card, by rule 5) cannot happen. After t the two
-        positions are the same.
+        every winning line W builds X on F at some time t. Build it now instead;
+        W's moves before t stay legal when nothing X's early build changes can
+        matter to them:
+
+        - F takes nothing but X, and no foundation but F could ever take X.
+        - X leaves the reserve's top: one visible card fewer only loosens rule 4.
+        - The card Y under X shows wherever W shows X. Y is never played before
+          t in W (it is covered), but by rule 4 it could stop a start of a
+          higher card of its suit. Harmless if Y is X's suit and higher (X
+          stopped the same starts in W), or if every higher card of Y's suit is
+          already on a foundation.
+        - F now wants X's next card N, so by rule 5 N cannot start a
+          foundation. Harmless if F is full with X, if N is on a foundation
+          already, or if N lies under X (W cannot play it before t either).
+
+        From t on the two positions are the same.
         """
         piles = self.game.piles
+        wants: dict[int, int] = {}
+        for f in range(FOUNDATIONS):
+            pile = piles[f]
+            if not pile:
+                break
+            if len(pile) < FULL:
+                wants[_next(pile[-1])] = f
         loose: set[int] | None = None
         for r in RESERVES:
-            if len(piles[r]) != 1:
+            stack = piles[r]
+            if not stack or stack[-1] not in wants:
                 continue
-            card = piles[r][0]
-            below = card - card % 13 + (card % 13 - 1) % 13
-            for f in range(FOUNDATIONS):
-                pile = piles[f]
-                if not pile:
-                    break
-                if pile[-1] != below or len(pile) == FULL:
+            card = stack[-1]
+            f = wants[card]
+            if loose is None:
+                loose = set(self.game.talon)
+                for q in RESERVES:
+                    loose.update(piles[q])
+            if len(stack) > 1:
+                under = stack[-2]
+                if not (under // 13 == card // 13 and under % 13 > card % 13) and any(
+                    c in loose for c in range(under + 1, under - under % 13 + 13)
+                ):
                     continue
-                if len(pile) < FULL - 1:
-                    if loose is None:
-                        loose = set(self.game.talon)
-                        for q in RESERVES:
-                            loose.update(piles[q])
-                    if card - card % 13 + (card % 13 + 1) % 13 in loose:
-                        break
-                return self._moves[r][f]
+            following = _next(card)
+            if len(piles[f]) < FULL - 1 and following in loose and following not in stack:
+                continue
+            return self._moves[r][f]
         return None
 
     def moves(self) -> list[Move]:

@@ -45,6 +45,9 @@ class Problem(Protocol[Move]):
         """The move in the engine's canonical text, for the position it is played in."""
 
 
+Frame = tuple[Hashable, list[Move], list[int], int]
+
+
 @dataclass(frozen=True)
 class Outcome(Generic[Move]):
     verdict: Verdict
@@ -58,17 +61,25 @@ def depth_first(
     budget: int | None = None,
     clock: Callable[[], float] | None = None,
     deadline: float | None = None,
+    lost: set[Hashable] | None = None,
 ) -> Outcome[Move]:
     """Search from the problem's position until a win, exhaustion or a spent budget.
 
     `budget` caps distinct positions expanded; `deadline` is a value of `clock`.
     The problem is left in the position it started in.
+
+    `lost`, for games whose moves can never lead back to an earlier position
+    (Stalactites, Moojub), holds keys of positions proved lost; the search
+    skips them and adds its own proofs, even when it stops early (a position
+    is only kept once all its moves were searched). Without cycles a position
+    whose moves all lead to lost positions is lost, whatever the path to it,
+    so later searches from the same start, in another order, can reuse them.
     """
-    seen: set[Hashable] = set()
+    seen: set[Hashable] = set() if lost is None else lost
     line: list[Move] = []
-    # One frame per expanded position: its candidate moves, the next one to
-    # try, and how many forced moves were played on entering it.
-    frames: list[tuple[list[Move], list[int], int]] = []
+    # One frame per expanded position: its key, its candidate moves, the next
+    # one to try, and how many forced moves were played on entering it.
+    frames: list[Frame[Move]] = []
     positions = 0
     verdict: Verdict = "unwinnable"
 
@@ -90,7 +101,7 @@ def depth_first(
             return False
         seen.add(key)
         positions += 1
-        frames.append(([] if problem.is_won() else problem.moves(), [0], forced))
+        frames.append((key, [] if problem.is_won() else problem.moves(), [0], forced))
         return True
 
     enter()
@@ -99,7 +110,7 @@ def depth_first(
         _unwind(problem, frames, line)
         return Outcome("won", result, positions)
     while frames:
-        moves, cursor, forced = frames[-1]
+        _, moves, cursor, forced = frames[-1]
         if cursor[0] < len(moves):
             move = moves[cursor[0]]
             cursor[0] += 1
@@ -120,6 +131,8 @@ def depth_first(
                 and clock() >= deadline
             ):
                 verdict = "unknown"
+                for frame in frames:  # not searched through: not proved lost
+                    seen.discard(frame[0])
                 break
             continue
         frames.pop()
@@ -133,9 +146,7 @@ def depth_first(
     return Outcome(verdict, [], positions)
 
 
-def _unwind(
-    problem: Problem[Move], frames: list[tuple[list[Move], list[int], int]], line: list[Move]
-) -> None:
+def _unwind(problem: Problem[Move], frames: list[Frame[Move]], line: list[Move]) -> None:
     """Take back every move on the current line, restoring the start position."""
     for _ in line:
         problem.undo()

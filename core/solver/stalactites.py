@@ -34,7 +34,10 @@ EMPTY = -1
 
 
 class StalactitesProblem:
-    def __init__(self, state: Mapping[str, Any]) -> None:
+    """``prefer``: the step (1 or 2) whose first builds are tried first."""
+
+    def __init__(self, state: Mapping[str, Any], *, prefer: int = 1) -> None:
+        self._prefer = prefer
         piles = state["piles"]
         self.tableau = [[rank_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
         self.cells = [rank_of(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in (1, 2)]
@@ -108,6 +111,9 @@ class StalactitesProblem:
         for i, pile in enumerate(self.tableau):
             if pile:
                 found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in takers[pile[-1]])
+        if not self.step:
+            # The first build fixes the step: the preferred step's builds first.
+            found.sort(key=self._fixes_other_step)
         free_cells = self.cells.count(EMPTY)
         if not free_cells or (not found and self._buried_too_deep(takers, free_cells)):
             return found
@@ -173,6 +179,11 @@ class StalactitesProblem:
 
     def _steps(self) -> tuple[int, ...]:
         return (self.step,) if self.step else (1, 2)
+
+    def _fixes_other_step(self, move: Move) -> bool:
+        kind, src, dst = move
+        r = self.tableau[src][-1] if kind == TABLEAU_TO_FOUNDATION else self.cells[src]
+        return (r - self.top[dst]) % 13 != self._prefer
 
     def _taker_table(self) -> list[list[int]]:
         """For each rank, the foundations that take it now, one per interchangeable twin."""
