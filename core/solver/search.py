@@ -45,7 +45,7 @@ class Problem(Protocol[Move]):
         """The move in the engine's canonical text, for the position it is played in."""
 
 
-Frame = tuple[Hashable, list[Move], list[int], int]
+Frame = tuple[Hashable, Hashable, list[Move], list[int], int]
 
 
 @dataclass(frozen=True)
@@ -77,15 +77,23 @@ def depth_first(
     """
     seen: set[Hashable] = set() if lost is None else lost
     line: list[Move] = []
-    # One frame per expanded position: its key, its candidate moves, the next
-    # one to try, and how many forced moves were played on entering it.
+    # One frame per expanded position: its keys before and after its forced
+    # moves, its candidate moves, the next one to try, and how many forced
+    # moves were played on entering it.
     frames: list[Frame[Move]] = []
     positions = 0
     verdict: Verdict = "unwinnable"
 
     def enter() -> bool:
-        """Play forced moves, then open a frame; False if the position is known."""
+        """Play forced moves, then open a frame; False if the position is known.
+
+        Both the position reached and the one before its forced moves are
+        remembered: forced moves are safe, so the two are won or lost together.
+        """
         nonlocal positions
+        before = problem.key()
+        if before in seen:
+            return False
         forced = 0
         move = problem.forced()
         while move is not None:
@@ -93,15 +101,17 @@ def depth_first(
             line.append(move)
             forced += 1
             move = problem.forced()
-        key = problem.key()
+        key = problem.key() if forced else before
         if key in seen:
             for _ in range(forced):
                 problem.undo()
                 line.pop()
+            seen.add(before)
             return False
         seen.add(key)
+        seen.add(before)
         positions += 1
-        frames.append((key, [] if problem.is_won() else problem.moves(), [0], forced))
+        frames.append((before, key, [] if problem.is_won() else problem.moves(), [0], forced))
         return True
 
     enter()
@@ -110,7 +120,7 @@ def depth_first(
         _unwind(problem, frames, line)
         return Outcome("won", result, positions)
     while frames:
-        _, moves, cursor, forced = frames[-1]
+        _, _, moves, cursor, forced = frames[-1]
         if cursor[0] < len(moves):
             move = moves[cursor[0]]
             cursor[0] += 1
@@ -133,6 +143,7 @@ def depth_first(
                 verdict = "unknown"
                 for frame in frames:  # not searched through: not proved lost
                     seen.discard(frame[0])
+                    seen.discard(frame[1])
                 break
             continue
         frames.pop()

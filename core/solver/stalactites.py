@@ -30,6 +30,7 @@ CELL_TO_FOUNDATION = 2
 Move = tuple[int, int, int]
 
 FULL = 13  # a foundation holds 13 cards, its base card included
+COUNTS = 48  # where the foundation counts start in the packed key
 EMPTY = -1
 
 
@@ -62,41 +63,75 @@ class StalactitesProblem:
             groups.setdefault(b, []).append(i)
         self._twin_groups = [g for g in groups.values() if len(g) > 1]
         self._history: list[tuple[Move, int]] = []
+        # Pile heights (6 bits each) and foundation counts (4 bits each) in one
+        # int, kept up to date by play/undo: the key without a loop.
+        self._packed = sum(len(p) << (6 * i) for i, p in enumerate(self.tableau))
+        self._packed += sum(c << (COUNTS + 4 * f) for f, c in enumerate(self.count))
 
     # --- the search protocol -------------------------------------------------
 
     def key(self) -> Hashable:
+        if not self._twin_groups:
+            return self._packed | (self.step << 64)
         counts = list(self.count)
         for group in self._twin_groups:
             ordered = sorted(counts[i] for i in group)
             for i, c in zip(group, ordered, strict=True):
                 counts[i] = c
-        return (tuple(len(p) for p in self.tableau), tuple(counts), self.step)
+        heights = self._packed & ((1 << COUNTS) - 1)
+        return (heights, tuple(counts), self.step)
 
     def is_won(self) -> bool:
         return all(c == FULL for c in self.count)
 
     def forced(self) -> Move | None:
-        """RULES.md 7: once the step is fixed, the last loose card of a rank goes up.
+        """A build no winning line can regret; RULES.md 7's autoplay is the case k = 1.
 
-        Why it is safe: every foundation takes each rank exactly once, so when one
-        card of rank r is left off the foundations exactly one foundation F still
-        needs r, and F takes nothing else until it gets that very card. Any
-        winning line therefore puts this card on F; playing it now only frees its
-        tableau spot or cell earlier, which never makes a later move illegal.
+        Once the step is fixed, every foundation takes each rank exactly once,
+        so the k cards of rank r still loose meet exactly k foundations that
+        still need r. When all k cards can be played (pile tops or cells) and
+        all k foundations take r right now, build one of them. Why it is safe:
+        in any winning line each of those foundations takes nothing until it
+        gets a card of rank r, and cards of one rank are interchangeable on
+        the foundations; so playing the k builds first, in any pairing, leaves
+        the line's other moves legal (a card gone from a pile top or a cell
+        only frees a cell or uncovers a card), and after the line's last
+        rank-r build both positions are the same.
         """
-        if not self.step:
+        step = self.step
+        if not step:
             return None
-        for i, r in enumerate(self.cells):
-            if r != EMPTY and self.loose[r] == 1:
-                f = self._taker(r)
-                if f >= 0:
-                    return (CELL_TO_FOUNDATION, i, f)
-        for i, pile in enumerate(self.tableau):
-            if pile and self.loose[pile[-1]] == 1:
-                f = self._taker(pile[-1])
-                if f >= 0:
-                    return (TABLEAU_TO_FOUNDATION, i, f)
+        count, top, loose, cells, tableau = (
+            self.count,
+            self.top,
+            self.loose,
+            self.cells,
+            self.tableau,
+        )
+        takers = [0] * 13
+        taker = [0] * 13
+        for f in range(4):
+            if count[f] < FULL:
+                r = (top[f] + step) % 13
+                takers[r] += 1
+                taker[r] = f
+        for i in range(len(cells) + len(tableau)):
+            if i < 2:
+                r = cells[i]
+                if r == EMPTY:
+                    continue
+            else:
+                pile = tableau[i - 2]
+                if not pile:
+                    continue
+                r = pile[-1]
+            if takers[r] != loose[r]:
+                continue
+            playable = sum(1 for c in cells if c == r) + sum(1 for p in tableau if p and p[-1] == r)
+            if playable == loose[r]:
+                if i < 2:
+                    return (CELL_TO_FOUNDATION, i, taker[r])
+                return (TABLEAU_TO_FOUNDATION, i - 2, taker[r])
         return None
 
     def moves(self) -> list[Move]:
@@ -138,9 +173,11 @@ class StalactitesProblem:
         step = self.step
         if kind == TABLEAU_TO_CELL:
             self.cells[dst] = self.tableau[src].pop()
+            self._packed -= 1 << (6 * src)
         else:
             if kind == TABLEAU_TO_FOUNDATION:
                 r = self.tableau[src].pop()
+                self._packed -= 1 << (6 * src)
             else:
                 r = self.cells[src]
                 self.cells[src] = EMPTY
@@ -148,6 +185,7 @@ class StalactitesProblem:
                 self.step = (r - self.top[dst]) % 13
             self.top[dst] = r
             self.count[dst] += 1
+            self._packed += 1 << (COUNTS + 4 * dst)
             self.loose[r] -= 1
         self._history.append((move, step))
 
@@ -155,15 +193,18 @@ class StalactitesProblem:
         (kind, src, dst), step = self._history.pop()
         if kind == TABLEAU_TO_CELL:
             self.tableau[src].append(self.cells[dst])
+            self._packed += 1 << (6 * src)
             self.cells[dst] = EMPTY
             return
         r = self.top[dst]
         self.loose[r] += 1
         self.count[dst] -= 1
+        self._packed -= 1 << (COUNTS + 4 * dst)
         self.top[dst] = (r - (self.step or 1)) % 13
         self.step = step
         if kind == TABLEAU_TO_FOUNDATION:
             self.tableau[src].append(r)
+            self._packed += 1 << (6 * src)
         else:
             self.cells[src] = r
 
@@ -214,12 +255,6 @@ class StalactitesProblem:
                 if takers[pile[-1 - above]]:
                     return False
         return True
-
-    def _taker(self, r: int) -> int:
-        for f in range(4):
-            if self.count[f] < FULL and (r - self.top[f]) % 13 == self.step:
-                return f
-        return -1
 
     def _distances(self) -> list[int]:
         """For each rank, how many builds the nearest foundation needs before it takes it."""
