@@ -10,15 +10,17 @@ import argparse
 import asyncio
 import sys
 from typing import Any
+from urllib.parse import quote
 
 import aiohttp
 from rich.console import Console
 from rich.table import Table
 
 from client_cli.cards import CardStyle
+from client_cli.memory import recall_token, remember_token
 from client_cli.net import http_url
 
-__all__ = ["create_room", "list_rooms", "rooms_table", "run"]
+__all__ = ["ServerError", "create_room", "get_room", "list_rooms", "rooms_table", "run"]
 
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
 
@@ -52,6 +54,15 @@ async def create_room(server: str, settings: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(room, dict) or "id" not in room:
         raise ServerError(f"unexpected answer to POST /rooms: {data!r}")
     return room
+
+
+async def get_room(server: str, room: str) -> dict[str, Any]:
+    """GET /rooms/ID: one room's view (ServerError when there is no such room)."""
+    data = await _request("GET", http_url(server, f"/rooms/{quote(room, safe='')}"))
+    found = data.get("room") if isinstance(data, dict) else None
+    if not isinstance(found, dict):
+        raise ServerError(f"unexpected answer to GET /rooms/{room}: {data!r}")
+    return found
 
 
 async def list_rooms(server: str) -> list[dict[str, Any]]:
@@ -124,7 +135,20 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
     from client_cli.race_app import RaceApp
     from client_cli.seat import Seat
 
-    app = RaceApp(Seat(args.server, room, args.name), style)
+    token = recall_token(args.server, room)
+    view = asyncio.run(get_room(args.server, room))
+    if view.get("status") != "lobby" and token is None:
+        raise ServerError(
+            f"the race in room {room} is {view.get('status')}: watch it with `solrace watch {room}`"
+        )
+    seat = Seat(
+        args.server,
+        room,
+        args.name,
+        token=token,
+        on_token=lambda new: remember_token(args.server, room, new),
+    )
+    app = RaceApp(seat, style)
     app.run()
     return 0 if app.return_code in (None, 0) else 1
 

@@ -29,7 +29,7 @@ HELP = """\
    f  c      destination: its foundation, the first free cell
    arrows    move the cursor over the piles; space or Enter picks
    Esc       drop the picked pile
-   u  undo   h  hint   a  autoplay   n  deal (Moojub)
+   u  undo   h  hint   a  autoplay   A  autodrop on/off   n  deal (Moojub)
    ?  this help        ctrl+q  quit
 [b]In a race[/b]  r ready (lobby) · s start now (host) · type resign to give up
    m rematch (after the end) · the bars show everyone's cards, moves and time
@@ -73,6 +73,7 @@ class PlayApp(App[None]):
         self.hinted: tuple[str, ...] = ()
         self.started = time.monotonic()
         self.finished_after: float | None = None
+        self.autodrop = False  # PySolFC's "auto drop": safe cards go up after each move
         self.message = Text()
         # Kept by reference: `query_one` would search a help or results screen on top.
         self.title_bar = Static(id="title")
@@ -136,6 +137,8 @@ class PlayApp(App[None]):
             parts.append(
                 "step: open" if step is None else f"step: by {'ones' if step == 1 else 'twos'}"
             )
+        if self.autodrop:
+            parts.append("autodrop")
         return parts
 
     def show_title(self) -> None:
@@ -234,6 +237,14 @@ class PlayApp(App[None]):
         elif key == "a":
             await self.action_autoplay()
             return
+        elif key == "A":
+            self.autodrop = not self.autodrop
+            self.say(
+                f"autodrop {'on: safe cards go up after each move' if self.autodrop else 'off'}"
+            )
+            if self.autodrop:
+                await self.action_autoplay(quiet=True)
+                return
         elif key == "n":
             await self.send("deal")
             return
@@ -267,7 +278,10 @@ class PlayApp(App[None]):
             await self.send(text)
 
     async def send(self, text: str) -> None:
-        self.show_outcome(text, await self.session.move(text))
+        outcome = await self.session.move(text)
+        self.show_outcome(text, outcome)
+        if outcome.ok and self.autodrop and self.session.allowed.autoplay:
+            await self.action_autoplay(quiet=True)
 
     def show_outcome(self, text: str, outcome: Outcome) -> None:
         if outcome.ok:
@@ -299,7 +313,7 @@ class PlayApp(App[None]):
                 self.say(outcome.reason, "yellow")
         self.redraw()
 
-    async def action_autoplay(self) -> None:
+    async def action_autoplay(self, quiet: bool = False) -> None:
         if not self.session.allowed.autoplay:
             self.say("this room does not allow autoplay", "yellow")
         else:
@@ -308,6 +322,8 @@ class PlayApp(App[None]):
                 self.say(f"✗ autoplay: {outcome.reason}", "bold red")
             elif outcome.moves:
                 self.say("autoplay: " + ", ".join(outcome.moves))
+            elif quiet:
+                pass
             else:
                 self.say("autoplay: no safe move to make", "dim")
         self.redraw()

@@ -123,6 +123,7 @@ class RaceApp(PlayApp):
         self.bars = RaceBars(self.card_style, id="bars")
         self.link_status = ""
         self.results_shown_for: int | None = None
+        self.told_finished = False
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -185,6 +186,8 @@ class RaceApp(PlayApp):
             move_input.quick_letters = "rs"
         elif view.phase == "finished":
             move_input.quick_letters = "m"
+        if view.phase == "lobby":
+            self.told_finished = False  # a rematch
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
             self.push_screen(ResultsScreen(results_table(view)), self.after_results)
@@ -234,6 +237,9 @@ class RaceApp(PlayApp):
             return [head, view.phase]
         parts = super().title_parts(state)
         parts[0] = head
+        if view.ends_at is not None and view.phase == "running":
+            left = view.ends_at - view.server_now(time.time())
+            parts.append(f"{clock(left)} left")
         return parts
 
     def status_text(self, state: dict[str, Any] | None) -> Text:
@@ -248,6 +254,9 @@ class RaceApp(PlayApp):
             where = f"you placed #{place}" if place else "race over"
             return Text(f" ⚑ Race over: {where} · m rematch · ctrl+q quit", style="bold green")
         if me is not None and me.won:
+            if not self.told_finished:
+                self.told_finished = True
+                self.notify(f"You finished in {me.moves} moves!", title="★ Finished")
             return Text(
                 f" ★ Finished in {me.moves} moves, {clock(self.elapsed())}!"
                 " Waiting for the others…",

@@ -58,18 +58,21 @@ class Seat:
         token: str | None = None,
         on_change: Callable[[], None] = lambda: None,
         on_status: Callable[[str], None] = lambda status: None,
+        on_token: Callable[[str], None] = lambda token: None,
     ) -> None:
         self.view = RaceView(room=room, role="spectator" if spectator else "player", token=token)
         self.name = name
         self.spectator = spectator
         self.on_change = on_change
         self.on_status = on_status
+        self.on_token = on_token
         self.link = Link(ws_url(server), self.hello, self.receive, self._status)
         self.seq = 0
         self.waiting: dict[int, asyncio.Future[Outcome]] = {}
         self.hints: list[asyncio.Future[Outcome]] = []
         self.errors: list[Error] = []
         self.welcomed = asyncio.Event()
+        self.unreachable = ""  # why the first connection failed, if it did
 
     # ------------------------------------------------------------ the link
 
@@ -80,30 +83,43 @@ class Seat:
         return Join(room=self.view.room, name=self.name, token=self.view.token, since=since)
 
     def _status(self, status: str) -> None:
+        if status.startswith("reconnecting") and not self.welcomed.is_set():
+            self.unreachable = status.removeprefix("reconnecting: ")
         self.on_status(status)
 
     async def start(self) -> None:
-        """Connect (in the background) and wait for the server's welcome."""
-        self.link.start()
-        waiter = asyncio.create_task(self.welcomed.wait())
-        error = asyncio.create_task(self._first_error())
-        done, pending = await asyncio.wait(
-            {waiter, error}, timeout=ANSWER_TIMEOUT, return_when=asyncio.FIRST_COMPLETED
-        )
-        for task in pending:
-            task.cancel()
-        if error in done:
-            await self.link.close()
-            raise ConnectionError(error.result())
-        if not done:
-            await self.link.close()
-            raise ConnectionError(f"no answer from {self.link.url}")
+        """Connect (the link then lives in the background) and wait for the welcome.
 
-    async def _first_error(self) -> str:
-        while not self.errors:
-            await asyncio.sleep(0.05)
-        first = self.errors[0]
-        return f"{first.message} ({first.code})"
+        ConnectionError, with the reason, when the server cannot be reached at first
+        or refuses the join. A remembered token the server no longer knows is dropped
+        and the join tried once more without it.
+        """
+        while True:
+            refusal = await self._connect_once()
+            if refusal is None:
+                return
+            code, message = refusal
+            if code == ErrorCode.BAD_TOKEN and self.view.token is not None:
+                self.view.token = None
+                self.errors.clear()
+                self.link = Link(self.link.url, self.hello, self.receive, self._status)
+                continue
+            raise ConnectionError(message)
+
+    async def _connect_once(self) -> tuple[str, str] | None:
+        self.unreachable = ""
+        self.link.start()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ANSWER_TIMEOUT
+        while not self.welcomed.is_set():
+            if self.errors or self.unreachable or loop.time() > deadline:
+                await self.link.close()
+                if self.errors:
+                    first = self.errors[0]
+                    return first.code, f"{first.message} ({first.code})"
+                return "", self.unreachable or f"no answer from {self.link.url}"
+            await asyncio.sleep(0.02)
+        return None
 
     async def close(self) -> None:
         await self.link.close()
@@ -112,6 +128,8 @@ class Seat:
         self.view.feed(msg)
         if isinstance(msg, Welcome):
             self.view.clock_offset = msg.server_time - time.time()
+            if msg.token:
+                self.on_token(msg.token)
             self.welcomed.set()
         elif isinstance(msg, Accepted):
             self._answer(msg.seq, Outcome(True, moves=[msg.move]))

@@ -23,7 +23,7 @@ __all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar"]
 # Keys that act at once on an empty move line; every other key types notation.
 # Notation starts with a pile letter (t c f r) or `deal`, so none of these clash.
 QUICK_KEYS = frozenset(
-    ["left", "right", "up", "down", "space", "escape", "u", "h", "a", "n", "question_mark"]
+    ["left", "right", "up", "down", "space", "escape", "u", "h", "a", "A", "n", "question_mark"]
 )
 
 

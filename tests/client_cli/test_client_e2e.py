@@ -4,14 +4,19 @@ screen against the bot, from the lobby to the results table."""
 from __future__ import annotations
 
 import asyncio
+import pathlib
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from client_screen import screen_text
 from textual.pilot import Pilot
 
+from client_cli.__main__ import build_parser
 from client_cli.bot import play_race
-from client_cli.commands import create_room, list_rooms
+from client_cli.cards import CardStyle
+from client_cli.commands import create_room, list_rooms, run
+from client_cli.memory import recall_token, remember_token
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
@@ -66,3 +71,33 @@ async def test_a_whole_race_against_the_bot(server_url: str) -> None:
         assert await asyncio.wait_for(bot, 10) == 0
     assert any("playing with the" in line for line in said)
     assert said[-1].startswith("#2 ann")
+
+
+async def test_rooms_are_listed_and_a_seat_is_remembered(
+    server_url: str,
+    tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    room = (await create_room(server_url, {"game": "moojub", "seats": 3}))["id"]
+    args = build_parser().parse_args(["--server", server_url, "--no-color", "rooms"])
+    assert await asyncio.to_thread(run, args, CardStyle(color=False)) == 0
+    listed = capsys.readouterr().out
+    assert room in listed and "moojub" in listed and "lobby" in listed
+
+    first = Seat(server_url, room, "ann", on_token=lambda t: remember_token(server_url, room, t))
+    await first.start()
+    assert first.view.token and recall_token(server_url, room) == first.view.token
+    await first.close()
+
+    # Back with the remembered token: the same seat. With a token the server does not
+    # know: dropped, and a fresh seat taken.
+    again = Seat(server_url, room, "ann", token=recall_token(server_url, room))
+    await again.start()
+    assert again.view.seat == first.view.seat
+    stranger = Seat(server_url, room, "bo", token="not-a-token")
+    await stranger.start()
+    assert stranger.view.seat not in (None, first.view.seat) and stranger.view.token
+    await again.close()
+    await stranger.close()

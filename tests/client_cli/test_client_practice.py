@@ -105,3 +105,16 @@ async def test_moojub_deal_by_key_lowers_the_talon_count() -> None:
         lines = screen_text(app).splitlines()
         below_talon = next(i for i, line in enumerate(lines) if "talon" in line) + 1
         assert lines[below_talon].split()[-1] == "44"
+
+
+async def test_autodrop_plays_safe_cards_after_each_move() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("A")
+        await pilot.pause()
+        assert app.autodrop and "autodrop" in screen_text(app).splitlines()[0]
+        up = app.session.state()["progress"]
+        assert up >= 1  # AD was already free: it went up at once
+        await pilot.press(*"t1 c1", "enter")  # frees AH beneath 3H
+        await pilot.pause()
+        assert app.session.state()["progress"] > up
