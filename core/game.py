@@ -300,13 +300,18 @@ class Game:
         return 0
 
     def state(self, view: str = "full") -> dict[str, Any]:
-        """Plain JSON-able data, RULES.md section 9; ``view="player"`` hides the talon."""
+        """Plain JSON-able data, RULES.md section 9; ``view="player"`` hides the talon.
+
+        A game with a talon also hides its seed (None) in the player view: the seed
+        would give away the talon's order.
+        """
         if view not in ("full", "player"):
             raise ValueError(f"view must be 'full' or 'player', not {view!r}")
         text = CARD_TEXT
+        hide_seed = view == "player" and self.has_talon
         data: dict[str, Any] = {
             "game": self.name,
-            "seed": self.seed,
+            "seed": None if hide_seed else self.seed,
             "piles": {
                 pid: [text[c] for c in p] for pid, p in zip(self.pile_ids, self.piles, strict=True)
             },
