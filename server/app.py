@@ -176,7 +176,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 if limited == 1 or limited % 10 == 0:
                     service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
                 if limited >= settings.flood_close_after:
-                    conn.stop()
+                    # Let the rate_limited errors out first: the frames of a flood are read
+                    # without a pause, so the writer may not have sent any of them yet.
+                    await conn.flush_and_stop(0.2)
                     await ws.close(code=CloseCode.POLICY, message=b"flood")
                     break
                 continue
