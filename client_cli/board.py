@@ -16,7 +16,7 @@ from rich.text import Text
 
 from client_cli.cards import CARD_WIDTH, CardStyle, card_text
 
-__all__ = ["Marks", "pile_rows", "render_board", "slot_width"]
+__all__ = ["Marks", "pile_at", "pile_rows", "render_board", "slot_width"]
 
 MIN_SLOT = CARD_WIDTH + 1
 MAX_SLOT = 12
@@ -41,6 +41,32 @@ def pile_rows(game: str) -> list[list[str]]:
     tableau = [f"t{i}" for i in range(1, 9)]
     cells = ["c1", "c2", "c3", "c4"] if game == "shaula" else ["c1", "c2"]
     return [["f1", "f2", "f3", "f4", *cells], tableau]
+
+
+def pile_at(game: str, x: int, y: int, width: int) -> str | None:
+    """The pile drawn at column `x`, line `y` of a board `width` wide (for mouse clicks).
+
+    Mirrors the layout of `render_board`: a click on a pile's label, its top card or
+    anywhere down its column of the tableau names that pile.
+    """
+    slot = slot_width(width)
+    col = x // slot
+    if x < 0 or y < 0 or col > 7:
+        return None
+    if game == "moojub":
+        if y < 8:
+            return f"f{col * 4 + y // 2 + 1}"
+        if y in (9, 10):
+            return ["r1", "r2", "r3", "r4", None, "talon", "talon", None][col]
+        return None
+    if y in (0, 1):
+        top: list[str | None]
+        if game == "shaula":
+            top = ["f1", "f2", "f3", "f4", "c1", "c2", "c3", "c4"]
+        else:
+            top = ["f1", "f2", "f3", "f4", None, None, "c1", "c2"]
+        return top[col]
+    return f"t{col + 1}" if y >= 3 else None
 
 
 def slot_width(width: int) -> int:

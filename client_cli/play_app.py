@@ -29,6 +29,7 @@ HELP = """\
    f  c      destination: its foundation, the first free cell
    arrows    move the cursor over the piles; space or Enter picks
    Esc       drop the picked pile
+   mouse     click a pile, then its destination; double click: to a foundation
    u  undo   h  hint   a  autoplay   A  autodrop on/off   n  deal (Moojub)
    ?  this help        ctrl+q  quit
 [b]In a race[/b]  r ready (lobby) · s start now (host) · type resign to give up
@@ -207,6 +208,17 @@ class PlayApp(App[None]):
     async def on_move_input_quick(self, event: MoveInput.Quick) -> None:
         await self.quick(event.key)
 
+    async def on_board_view_clicked(self, event: BoardView.Clicked) -> None:
+        """The mouse: click a source pile, then a destination, as with the keys; a
+        double click sends a card to its foundation, as in PySolFC."""
+        self.cursor = event.pile
+        self.move_input.focus()
+        if event.double and event.pile[0] in "tcr":
+            self.selected = None
+            await self.send(f"{event.pile} f")
+        else:
+            await self.pick(event.pile)
+
     async def quick(self, key: str) -> None:
         if key in ("left", "right", "up", "down"):
             self.cursor = move_cursor(self.game, self.cursor, key)
@@ -262,6 +274,8 @@ class PlayApp(App[None]):
             state = self.session.state()
             if state is None or pile in ("f", "c") or not state["piles"].get(pile):
                 self.say(f"{pile} has no card to move", "yellow")
+            elif pile.startswith("f"):
+                self.say("cards never leave a foundation", "yellow")
             else:
                 self.selected = pile
                 self.message = Text()

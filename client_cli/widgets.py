@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Input
 
-from client_cli.board import Marks, render_board
+from client_cli.board import Marks, pile_at, render_board
 from client_cli.cards import CardStyle
 
 __all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar"]
@@ -28,7 +28,13 @@ QUICK_KEYS = frozenset(
 
 
 class BoardView(Widget):
-    """One board, drawn to whatever size the widget gets."""
+    """One board, drawn to whatever size the widget gets; a click names a pile."""
+
+    class Clicked(Message):
+        def __init__(self, pile: str, double: bool = False) -> None:
+            super().__init__()
+            self.pile = pile
+            self.double = double
 
     DEFAULT_CSS = "BoardView { height: 1fr; }"
 
@@ -39,6 +45,7 @@ class BoardView(Widget):
         self.state: Mapping[str, Any] | None = state
         self.card_style = style or CardStyle()
         self.marks = Marks()
+        self.left = 0  # columns of centring before the board
         self.placeholder: RenderableType = Text("waiting for the deal…", style="dim")
 
     def show(self, state: Mapping[str, Any] | None = None, marks: Marks | None = None) -> None:
@@ -61,7 +68,15 @@ class BoardView(Widget):
         )
         # Centre the board when the terminal is much wider than it.
         spare = width - max((len(line) for line in board.plain.splitlines()), default=0)
-        return Padding(board, (0, 0, 0, spare // 2)) if spare > 8 else board
+        self.left = spare // 2 if spare > 8 else 0
+        return Padding(board, (0, 0, 0, self.left)) if self.left else board
+
+    def on_click(self, event: events.Click) -> None:
+        if self.state is None:
+            return
+        pile = pile_at(str(self.state["game"]), event.x - self.left, event.y, self.size.width)
+        if pile is not None:
+            self.post_message(self.Clicked(pile, double=event.chain >= 2))
 
 
 class MoveInput(Input):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client_cli.board import Marks, render_board
+from client_cli.board import Marks, pile_at, render_board
 from client_cli.cards import CardStyle, card_text, style_from_env
 from core import GAMES, new_game
 
@@ -89,3 +89,14 @@ def test_marks_show_the_picked_pile_and_the_cursor() -> None:
     assert any(
         "reverse" in str(span.style) and span.start <= start < span.end for span in text.spans
     )
+
+
+def test_a_click_finds_the_pile_drawn_there() -> None:
+    assert pile_at("moojub", 0, 0, 80) == "f1"
+    assert pile_at("moojub", 12, 3, 80) == "f6"
+    assert pile_at("moojub", 55, 10, 80) == "talon"
+    assert pile_at("moojub", 35, 9, 80) == "r4"
+    assert pile_at("stalactites", 45, 1, 80) is None
+    assert pile_at("stalactites", 65, 1, 80) == "c1"
+    assert pile_at("shaula", 75, 15, 80) == "t8"
+    assert pile_at("shaula", 5, 2, 80) is None

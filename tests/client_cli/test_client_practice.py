@@ -118,3 +118,17 @@ async def test_autodrop_plays_safe_cards_after_each_move() -> None:
         await pilot.press(*"t1 c1", "enter")  # frees AH beneath 3H
         await pilot.pause()
         assert app.session.state()["progress"] > up
+
+
+async def test_the_mouse_picks_piles_and_a_double_click_sends_home() -> None:
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.board_view
+        # t2 is the second 10-column slot; its top card AD is on line 9 (label on line 3).
+        await pilot.click(board, offset=(12, 9), times=2)
+        await pilot.pause()
+        assert app.session.state()["piles"]["f1"] == ["AD"]
+        await pilot.click(board, offset=(72, 5))  # t8: JH
+        await pilot.click(board, offset=(42, 1))  # c1
+        await pilot.pause()
+        assert app.session.state()["piles"]["c1"] == ["JH"]
