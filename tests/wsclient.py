@@ -113,6 +113,11 @@ class WsClient:
         await self.send(p.Join(room=room, name=name, **fields))
         return await self.expect(p.Welcome)
 
+    async def everything(self, timeout: float = 0.3) -> list[p.Message]:
+        """All messages received so far, after waiting `timeout` for stragglers."""
+        await self.quiet(timeout)
+        return list(self.seen)
+
     async def quiet(self, timeout: float = 0.3) -> list[p.Message]:
         """Everything that arrives within `timeout`."""
         got: list[p.Message] = []

@@ -154,7 +154,7 @@ async def test_a_replayed_seq_is_answered_again_never_applied_twice(server_url: 
         assert await a.expect(p.Accepted) == first
         await a.send(p.Move(seq=0, move=move))
         assert (await a.expect(p.Refused)).code == "stale_seq"
-        progress = [m for m in a.seen + await a.quiet(0.3) if isinstance(m, p.Progress)]
+        progress = [m for m in await a.everything() if isinstance(m, p.Progress)]
         assert len(progress) == 1  # applied once
 
 

@@ -1,0 +1,113 @@
+"""Two servers on one Redis: a player on each, a spectator, quick match across them.
+
+Each server is its own app with its own Redis clients, hub and pub/sub listener, as two
+processes would be (tests/server/test_subprocess.py runs real `python -m server` ones).
+"""
+
+import asyncio
+
+from tests_support import MakeServer
+from wsclient import WsClient, create_room, get_json
+
+import core
+from server import protocol as p
+
+
+async def test_a_race_across_two_servers(make_server: MakeServer) -> None:
+    one, two = await make_server(), await make_server()
+    room = (await create_room(one, seed=31, countdown=0.3))["id"]
+    game_a, game_b = core.new_game("shaula", 31), core.new_game("shaula", 31)
+    async with (
+        WsClient.connect(one) as ann,
+        WsClient.connect(two) as bo,
+        WsClient.connect(two) as spy,
+    ):
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        for c in (ann, bo, spy):
+            await c.expect(p.RaceStarted)
+        for seq in range(1, 4):
+            for client, game in ((ann, game_a), (bo, game_b)):
+                move = game.legal_moves()[-1]
+                game.apply(move)
+                await client.send(p.Move(seq=seq, move=move))
+                accepted = await client.expect(p.Accepted)
+                assert accepted.moves == seq
+        # Each sees the other's progress, wherever it was accepted.
+        ann_sees = [m for m in await ann.everything() if isinstance(m, p.Progress)]
+        assert sorted((m.seat, m.moves) for m in ann_sees if m.seat == 1) == [
+            (1, 1),
+            (1, 2),
+            (1, 3),
+        ]
+        spy_sees = [m for m in await spy.everything() if isinstance(m, p.Progress)]
+        assert len(spy_sees) == 6 and all(m.move for m in spy_sees)
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        one_done = await ann.expect(p.RaceFinished)
+        two_done = await spy.expect(p.RaceFinished)
+        assert one_done == two_done  # the same event, the same version, on both servers
+    status, body = await get_json(f"{two}/rooms/{room}/results")
+    assert status == 200 and len(body["results"]) == 2
+
+
+async def test_the_same_seat_on_two_servers_never_double_applies(make_server: MakeServer) -> None:
+    one, two = await make_server(), await make_server()
+    room = (await create_room(one, seed=32, seats=1))["id"]
+    game = core.new_game("shaula", 32)
+    async with WsClient.connect(one) as a1, WsClient.connect(two) as a2:
+        token = (await a1.join(room, "ann")).token
+        await a2.join(room, token=token)
+        await a1.send(p.Start())
+        await a1.expect(p.RaceStarted)
+        await a2.expect(p.RaceStarted)
+        first, second = game.legal_moves()[0], game.legal_moves()[-1]
+        # Both sockets send a different move with the same seq at once: one wins.
+        await asyncio.gather(
+            a1.send(p.Move(seq=1, move=first)), a2.send(p.Move(seq=1, move=second))
+        )
+        r1 = await a1.expect(p.Accepted)
+        r2 = await a2.expect(p.Accepted)
+        assert r1 == r2  # the loser gets the winner's stored answer for seq 1
+        # A new seq from the loser is checked against the board that really exists.
+        game.apply(r1.move)
+        move = game.legal_moves()[0]
+        await a2.send(p.Move(seq=2, move=move))
+        accepted = await a2.expect(p.Accepted)
+        assert accepted.moves == 2
+
+
+async def test_quick_match_pairs_players_on_different_servers(make_server: MakeServer) -> None:
+    one, two = await make_server(), await make_server()
+    async with WsClient.connect(one) as ann, WsClient.connect(two) as bo:
+        game = "stalactites"
+        await ann.send(p.QuickMatch(game=game, name="ann"))
+        await ann.expect(p.Queued)
+        await bo.send(p.QuickMatch(game=game, name="bo"))
+        m_bo = await bo.expect(p.Matched)
+        m_ann = await ann.expect(p.Matched)
+        assert m_ann.room == m_bo.room and {m_ann.seat, m_bo.seat} == {0, 1}
+        assert m_ann.token != m_bo.token
+        for c in (ann, bo):
+            await c.expect(p.Welcome)
+            started = await c.expect(p.RaceStarted)
+            assert started.game == game
+        status, body = await get_json(f"{one}/rooms/{m_ann.room}")
+        names = [pl["name"] for pl in body["room"]["players"]]
+        assert status == 200 and names == ["ann", "bo"]
+
+
+async def test_a_quick_match_ticket_leaves_with_its_socket(make_server: MakeServer) -> None:
+    one = await make_server()
+    async with WsClient.connect(one) as ann:
+        await ann.send(p.QuickMatch(game="moojub", name="ann"))
+        await ann.expect(p.Queued)
+    async with WsClient.connect(one) as bo, WsClient.connect(one) as cy:
+        await bo.send(p.QuickMatch(game="moojub", name="bo"))
+        await bo.expect(p.Queued)  # ann's ticket is gone: bo waits
+        await cy.send(p.QuickMatch(game="moojub", name="cy"))
+        assert (await cy.expect(p.Matched)).room == (await bo.expect(p.Matched)).room
