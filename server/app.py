@@ -31,7 +31,7 @@ from server.race import RaceError
 from server.service import RaceService
 from server.settings import Settings, SettingsError
 
-__all__ = ["create_app", "sweep_once"]
+__all__ = ["create_app", "stop_task", "sweep_once"]
 
 log = logging.getLogger(__name__)
 
@@ -106,22 +106,30 @@ async def sweep_once(hub: Hub, now: float) -> int:
 async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     interval = app[SETTINGS].sweep_interval
     hub = app[HUB]
+    stop = asyncio.Event()
 
     async def sweep() -> None:
-        while True:
+        # Stopped by an event, not only by cancel: redis-py may swallow a cancellation.
+        while not stop.is_set():
             try:
                 await sweep_once(hub, time.time())
-            except asyncio.CancelledError:
-                raise
             except Exception:
                 log.exception("deadline sweep failed")
-            await asyncio.sleep(interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)
 
     task = asyncio.create_task(sweep(), name="solrace-sweeper")
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    stop.set()
+    await stop_task(task)
+
+
+async def stop_task(task: asyncio.Task[None], timeout: float = 2.0) -> None:
+    """Wait for a task told to stop; cancel it if it does not."""
+    done, _ = await asyncio.wait({task}, timeout=timeout)
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=timeout)
 
 
 async def _close_sockets(app: web.Application) -> None:

@@ -36,16 +36,17 @@ class RedisFeed:
         self._pubsub: Any = redis.pubsub(ignore_subscribe_messages=True)
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         await self._pubsub.subscribe(_CONTROL)
         self._task = asyncio.create_task(self._listen(), name="solrace-feed")
 
     async def stop(self) -> None:
+        self._stopping = True  # redis-py may swallow a cancel: the loop also checks this
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await asyncio.wait({self._task}, timeout=3.0)
         with contextlib.suppress(Exception):
             await self._pubsub.aclose()
 
@@ -58,7 +59,7 @@ class RedisFeed:
             await self._pubsub.unsubscribe(channel)
 
     async def _listen(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:

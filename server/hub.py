@@ -83,8 +83,7 @@ class LocalRoom:
             self._timer.cancel()
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await asyncio.wait({self._task}, timeout=2.0)
         with contextlib.suppress(Exception):
             await self.hub.feed.unsubscribe(self.keys.channel)
 
@@ -420,4 +419,4 @@ class Hub:
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.wait(set(self._tasks), timeout=2.0)
