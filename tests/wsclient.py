@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection
 
 from server import protocol as p
 
-__all__ = ["WsClient", "create_room", "get_json", "get_text"]
+__all__ = ["WsClient", "create_room", "get_json", "get_text", "seat_two_and_watch"]
 
 M = TypeVar("M", bound=p.Message)
 N = TypeVar("N", bound=p.Message)
@@ -44,6 +44,22 @@ async def get_json(url: str) -> tuple[int, Any]:
 async def get_text(url: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as http, http.get(url) as r:
         return r.status, await r.text()
+
+
+async def seat_two_and_watch(
+    room: str, ann: WsClient, bo: WsClient, spy: WsClient, ready: bool = True
+) -> tuple[str, str]:
+    """Seat ann and bo, let spy watch (its snapshot read); both ready unless told not to.
+    Returns the two seat tokens."""
+    token_a = (await ann.join(room, "ann")).token
+    token_b = (await bo.join(room, "bo")).token
+    assert token_a and token_b
+    await spy.send(p.Watch(room=room))
+    await spy.expect(p.Snapshot)
+    if ready:
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+    return token_a, token_b
 
 
 class WsClient:

@@ -4,7 +4,7 @@ import json
 import time
 
 from tests_support import MakeServer
-from wsclient import WsClient, create_room
+from wsclient import WsClient, create_room, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -23,11 +23,7 @@ async def test_moojub_never_sends_the_talon_or_the_seed_during_the_race(server_u
         WsClient.connect(server_url) as bo,
         WsClient.connect(server_url) as spy,
     ):
-        await ann.join(room, "ann")
-        await bo.join(room, "bo")
-        await spy.send(p.Watch(room=room))
-        await ann.send(p.Ready())
-        await bo.send(p.Ready())
+        await seat_two_and_watch(room, ann, bo, spy)
         started = await ann.expect(p.RaceStarted)
         assert started.seed is None and started.board == game.state(view="player")
         await ann.send(p.Move(seq=1, move="deal"))

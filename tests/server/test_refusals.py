@@ -9,7 +9,7 @@ import msgpack
 import pytest
 import websockets
 from tests_support import MakeServer
-from wsclient import WsClient, create_room, get_text
+from wsclient import WsClient, create_room, get_text, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -114,12 +114,7 @@ async def test_spectators_cannot_move_and_players_only_move_their_own_board(
         WsClient.connect(server_url) as b,
         WsClient.connect(server_url) as spy,
     ):
-        await a.join(room, "ann")
-        token_b = (await b.join(room, "bo")).token
-        await spy.send(p.Watch(room=room))
-        await spy.expect(p.Snapshot)
-        await a.send(p.Ready())
-        await b.send(p.Ready())
+        _, token_b = await seat_two_and_watch(room, a, b, spy)
         await a.expect(p.RaceStarted)
         await spy.send(p.Move(seq=1, move=game.legal_moves()[0]))
         assert (await spy.expect(p.Refused)).code == "not_player"

@@ -7,7 +7,7 @@ processes would be (tests/server/test_subprocess.py runs real `python -m server`
 import asyncio
 
 from tests_support import MakeServer
-from wsclient import WsClient, create_room, get_json
+from wsclient import WsClient, create_room, get_json, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -22,12 +22,7 @@ async def test_a_race_across_two_servers(make_server: MakeServer) -> None:
         WsClient.connect(two) as bo,
         WsClient.connect(two) as spy,
     ):
-        await ann.join(room, "ann")
-        await bo.join(room, "bo")
-        await spy.send(p.Watch(room=room))
-        await spy.expect(p.Snapshot)
-        await ann.send(p.Ready())
-        await bo.send(p.Ready())
+        await seat_two_and_watch(room, ann, bo, spy)
         for c in (ann, bo, spy):
             await c.expect(p.RaceStarted)
         for seq in range(1, 4):
