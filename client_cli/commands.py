@@ -20,7 +20,15 @@ from client_cli.cards import CardStyle
 from client_cli.memory import recall_token, remember_token
 from client_cli.net import http_url
 
-__all__ = ["ServerError", "create_room", "get_room", "list_rooms", "rooms_table", "run"]
+__all__ = [
+    "ServerError",
+    "create_room",
+    "get_room",
+    "list_rooms",
+    "rooms_table",
+    "run",
+    "seat_token",
+]
 
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
 
@@ -131,12 +139,25 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
     raise SystemExit(f"unknown command {args.command!r}")
 
 
+def seat_token(view: dict[str, Any], remembered: str | None, name: str) -> str | None:
+    """The remembered token to take the seat back with, unless that seat is live.
+
+    In the lobby, a player of that name still connected is another terminal of this
+    account (a friend trying `solrace play ROOM`): they get a seat of their own.
+    """
+    if remembered is not None and view.get("status") == "lobby":
+        players = view.get("players") or []
+        if any(p.get("name") == name and p.get("connected") for p in players):
+            return None
+    return remembered
+
+
 def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
     from client_cli.race_app import RaceApp
     from client_cli.seat import Seat
 
-    token = recall_token(args.server, room)
     view = asyncio.run(get_room(args.server, room))
+    token = seat_token(view, recall_token(args.server, room, args.name), args.name)
     if view.get("status") != "lobby" and token is None:
         raise ServerError(
             f"the race in room {room} is {view.get('status')}: watch it with `solrace watch {room}`"
@@ -146,7 +167,7 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
         room,
         args.name,
         token=token,
-        on_token=lambda new: remember_token(args.server, room, new),
+        on_token=lambda new: remember_token(args.server, room, args.name, new),
     )
     app = RaceApp(seat, style)
     app.run()

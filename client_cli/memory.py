@@ -2,7 +2,9 @@
 
 The token is what the server asks to give a seat back (RULES: a reconnect with the
 token resumes the race). Kept in $XDG_STATE_HOME/solrace/seats.json (else
-~/.local/state/...), one entry per server and room, readable by the user only.
+~/.local/state/...), one entry per server, room and player name, readable by the user
+only: a friend joining from a second terminal of the same account, under another name,
+takes a seat of their own instead of the first player's.
 """
 
 from __future__ import annotations
@@ -41,22 +43,22 @@ def _save(seats: dict[str, str]) -> None:
         pass  # a read-only home only costs the seat after a restart
 
 
-def _key(server: str, room: str) -> str:
-    return f"{server.rstrip('/')} {room}"
+def _key(server: str, room: str, name: str) -> str:
+    return f"{server.rstrip('/')} {room} {name}"
 
 
-def recall_token(server: str, room: str) -> str | None:
-    return _load().get(_key(server, room))
+def recall_token(server: str, room: str, name: str) -> str | None:
+    return _load().get(_key(server, room, name))
 
 
-def remember_token(server: str, room: str, token: str) -> None:
+def remember_token(server: str, room: str, name: str, token: str) -> None:
     seats = _load()
-    seats.pop(_key(server, room), None)
-    seats[_key(server, room)] = token
+    seats.pop(_key(server, room, name), None)
+    seats[_key(server, room, name)] = token
     _save(seats)
 
 
-def forget_token(server: str, room: str) -> None:
+def forget_token(server: str, room: str, name: str) -> None:
     seats = _load()
-    if seats.pop(_key(server, room), None) is not None:
+    if seats.pop(_key(server, room, name), None) is not None:
         _save(seats)

@@ -9,6 +9,7 @@ import pytest
 
 from client_cli.__main__ import DEFAULT_SERVER, build_parser
 from client_cli.bot import Planner, greedy_move
+from client_cli.commands import seat_token
 from client_cli.net import http_url, ws_url
 from core import new_game
 
@@ -65,3 +66,13 @@ async def test_the_planner_names_its_mode_and_plays_legal_moves() -> None:
     game = new_game("shaula", 2)
     move = await planner.next_move(game, hidden=False)
     assert move in game.legal_moves()
+
+
+def test_a_second_terminal_in_the_lobby_takes_a_seat_of_its_own() -> None:
+    lobby = {"status": "lobby", "players": [{"seat": 0, "name": "root", "connected": True}]}
+    assert seat_token(lobby, "tok", "root") is None  # the first terminal is still there
+    lobby["players"][0]["connected"] = False
+    assert seat_token(lobby, "tok", "root") == "tok"  # back after a crash: the same seat
+    running = {"status": "running", "players": [{"seat": 0, "name": "root", "connected": True}]}
+    assert seat_token(running, "tok", "root") == "tok"
+    assert seat_token(lobby, None, "root") is None

@@ -86,14 +86,18 @@ async def test_rooms_are_listed_and_a_seat_is_remembered(
     listed = capsys.readouterr().out
     assert room in listed and "moojub" in listed and "lobby" in listed
 
-    first = Seat(server_url, room, "ann", on_token=lambda t: remember_token(server_url, room, t))
+    first = Seat(
+        server_url, room, "ann", on_token=lambda t: remember_token(server_url, room, "ann", t)
+    )
     await first.start()
-    assert first.view.token and recall_token(server_url, room) == first.view.token
+    assert first.view.token and recall_token(server_url, room, "ann") == first.view.token
+    # A friend in a second terminal of the same account does not get ann's seat.
+    assert recall_token(server_url, room, "bo") is None
     await first.close()
 
     # Back with the remembered token: the same seat. With a token the server does not
     # know: dropped, and a fresh seat taken.
-    again = Seat(server_url, room, "ann", token=recall_token(server_url, room))
+    again = Seat(server_url, room, "ann", token=recall_token(server_url, room, "ann"))
     await again.start()
     assert again.view.seat == first.view.seat
     stranger = Seat(server_url, room, "bo", token="not-a-token")
