@@ -21,19 +21,16 @@ from client_cli.widgets import BoardView, MoveInput, clock
 __all__ = ["HELP", "HelpScreen", "PlayApp"]
 
 HELP = """\
-[b]Moves[/b]  type the notation and press Enter:
-   t5 t2     top card of t5 onto t2      t5 t2 3   a group of three (Shaula)
-   c1 f      onto its foundation         deal      Moojub: one card on each reserve
-[b]Quick keys[/b] (on an empty move line)
-   1-8       pick a tableau pile (Moojub: 1-4 a reserve), then a destination
-   f  c      destination: its foundation, the first free cell
-   arrows    move the cursor over the piles; space or Enter picks
-   Esc       drop the picked pile
-   mouse     click a pile, then its destination; double click: to a foundation
-   u  undo   h  hint   a  autoplay   A  autodrop on/off   n  deal (Moojub)
-   ?  this help        ctrl+q  quit
-[b]In a race[/b]  r ready (lobby) · s start now (host) · type resign to give up
-   m rematch (after the end) · the bars show everyone's cards, moves and time
+[b]Moves[/b]: type them and press Enter
+  t5 t2   t5's top card onto t2    t5 t2 3  a group of three (Shaula)
+  c1 f    onto its foundation      deal     Moojub: a card per reserve
+[b]Quick keys[/b], on an empty move line
+  1-8     pick a tableau pile (Moojub 1-4: a reserve), then its target
+  f  c    target: its foundation, the first free cell
+  arrows  move the cursor; space or Enter picks; Esc unpicks
+  mouse   click a pile, then its target; double click: to a foundation
+  u undo  h hint  a autoplay  A autodrop  n deal  ? help  ctrl+q quit
+[b]Races[/b]: r ready · s start now (host) · type resign · m rematch
 [dim]Press any key to close.[/dim]"""
 
 
