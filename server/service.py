@@ -253,7 +253,9 @@ class RaceService:
         try:
             check_move(race, conn.seat, seq, conn.last_seq, time.time())
         except RaceError as err:
-            if err.code is ErrorCode.STALE_SEQ and conn.seat is not None:
+            # A re-send gets its first answer whatever happened since (the race may have
+            # ended on that very move): look it up before refusing.
+            if conn.seat is not None and seq <= conn.last_seq:
                 stored = await self.store.stored_answer(local.id, conn.seat, seq)
                 if stored is not None:
                     conn.send(stored)

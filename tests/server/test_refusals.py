@@ -153,6 +153,24 @@ async def test_a_replayed_seq_is_answered_again_never_applied_twice(server_url: 
         assert len(progress) == 1  # applied once
 
 
+async def test_a_move_resent_after_the_end_gets_its_first_answer(server_url: str) -> None:
+    # The race may end on the very move whose answer was lost with the connection.
+    room = (await create_room(server_url, seed=9, seats=1))["id"]
+    move = core.new_game("shaula", 9).legal_moves()[0]
+    async with WsClient.connect(server_url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        await a.send(p.Move(seq=1, move=move))
+        first = await a.expect(p.Accepted)
+        await a.send(p.Resign())
+        await a.expect(p.RaceFinished)
+        await a.send(p.Move(seq=1, move=move))
+        assert await a.expect(p.Accepted) == first
+        await a.send(p.Move(seq=2, move=move))
+        assert (await a.expect(p.Refused)).code == "not_running"
+
+
 async def test_undo_and_hints_follow_the_room_settings(server_url: str) -> None:
     room = (await create_room(server_url, seed=10, seats=1, undo=False))["id"]
     async with WsClient.connect(server_url) as a:
