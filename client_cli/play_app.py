@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
@@ -57,11 +58,18 @@ class PlayApp(App[None]):
     MoveInput { border: none; height: 1; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+z", "undo", "Undo", show=False),
+        Binding("ctrl+z", "queued_undo", "Undo", show=False),
         Binding("f1", "help", "Help", show=False),
     ]
 
-    def __init__(self, session: Session, title: str, style: CardStyle | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        title: str,
+        style: CardStyle | None = None,
+        *,
+        queued: bool = False,
+    ) -> None:
         super().__init__()
         self.session = session
         self.heading = title
@@ -72,6 +80,10 @@ class PlayApp(App[None]):
         self.started = time.monotonic()
         self.finished_after: float | None = None
         self.autodrop = False  # PySolFC's "auto drop": safe cards go up after each move
+        # Network sessions queue actions for a worker (see perform); offline: None.
+        self.actions: asyncio.Queue[Callable[[], Awaitable[None]]] | None = (
+            asyncio.Queue() if queued else None
+        )
         self.message = Text()
         # Kept by reference: `query_one` would search a help or results screen on top.
         self.title_bar = Static(id="title")
@@ -106,6 +118,8 @@ class PlayApp(App[None]):
         return "move (t5 t2) · 1-8 pick · " + " · ".join([*extras, "? help"])
 
     async def on_mount(self) -> None:
+        if self.actions is not None:
+            self.run_worker(self.run_actions(), name="actions", exit_on_error=True)
         self.move_input.focus()
         self.set_interval(1.0, self.show_title)
         self.redraw()
@@ -179,9 +193,30 @@ class PlayApp(App[None]):
 
     # ---------------------------------------------------------------- actions
 
+    async def perform(self, action: Callable[[], Awaitable[None]]) -> None:
+        """Run what a key, a click or the move line asked for.
+
+        Offline it runs at once. Over the network, answers take a round trip (or a
+        reconnect): actions then queue up for one worker, in order, so the screen
+        keeps drawing and taking keys meanwhile.
+        """
+        if self.actions is None:
+            await action()
+        else:
+            self.actions.put_nowait(action)
+
+    async def run_actions(self) -> None:
+        assert self.actions is not None
+        while True:
+            action = await self.actions.get()
+            await action()
+
     async def on_input_submitted(self, event: MoveInput.Submitted) -> None:
         text = event.value.strip()
         event.input.value = ""
+        await self.perform(lambda: self.submitted(text))
+
+    async def submitted(self, text: str) -> None:
         if not text:
             await self.quick("enter")
             return
@@ -203,9 +238,12 @@ class PlayApp(App[None]):
         }
 
     async def on_move_input_quick(self, event: MoveInput.Quick) -> None:
-        await self.quick(event.key)
+        await self.perform(lambda: self.quick(event.key))
 
     async def on_board_view_clicked(self, event: BoardView.Clicked) -> None:
+        await self.perform(lambda: self.clicked(event))
+
+    async def clicked(self, event: BoardView.Clicked) -> None:
         """The mouse: click a source pile, then a destination, as with the keys; a
         double click sends a card to its foundation, as in PySolFC."""
         self.cursor = event.pile
@@ -301,6 +339,9 @@ class PlayApp(App[None]):
         else:
             self.say(f"✗ {text}: {outcome.reason}", "bold red")
         self.redraw()
+
+    async def action_queued_undo(self) -> None:
+        await self.perform(self.action_undo)
 
     async def action_undo(self) -> None:
         if not self.session.allowed.undo:

@@ -118,7 +118,7 @@ class RaceApp(PlayApp):
     """A seat in a race."""
 
     def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
-        super().__init__(seat, f"room {seat.view.room}", style)
+        super().__init__(seat, f"room {seat.view.room}", style, queued=True)
         self.seat = seat
         self.bars = RaceBars(self.card_style, id="bars")
         self.link_status = ""

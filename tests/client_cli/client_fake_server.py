@@ -52,6 +52,8 @@ class FakeServer:
         self.connections: set[ServerConnection] = set()
         self.server: Server | None = None
         self.url = ""
+        self.held: list[tuple[ServerConnection, Message]] = []
+        self.hold_moves = False  # keep moves unanswered (a slow link) until release()
 
     async def __aenter__(self) -> FakeServer:
         self.server = await serve(self.handler, "127.0.0.1", 0, compression=None)
@@ -93,6 +95,13 @@ class FakeServer:
             await ws.send(encode_msgpack(stamped))
         return stamped
 
+    async def release(self) -> None:
+        self.hold_moves = False
+        held, self.held = self.held, []
+        for ws, msg in held:
+            for reply in self.answer(msg):
+                await ws.send(encode_msgpack(reply))
+
     async def drop_all(self) -> None:
         for ws in list(self.connections):
             await ws.close(1001)
@@ -105,6 +114,9 @@ class FakeServer:
                 msg = decode_msgpack(frame, CLIENT_IN)
                 assert isinstance(msg, Message), msg
                 self.received.append(msg)
+                if self.hold_moves and isinstance(msg, Move | Undo):
+                    self.held.append((ws, msg))
+                    continue
                 for reply in self.answer(msg):
                     await ws.send(encode_msgpack(reply))
         finally:

@@ -11,6 +11,7 @@ from client_fake_server import FakeServer
 from client_screen import screen_text
 from textual.pilot import Pilot
 
+from client_cli.play_app import HelpScreen
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.watch_app import BoardsView, WatchApp
@@ -23,6 +24,9 @@ from server.protocol import (
     RaceFinished,
     RaceStarted,
     Ready,
+)
+from server.protocol import (
+    Move as MoveMsg,
 )
 
 
@@ -162,3 +166,24 @@ async def test_watching_on_80_columns_shows_one_board_at_a_time() -> None:
             assert "bob" in screen_text(narrow).splitlines()[1]
             await pilot.press("1")
             await until(pilot, lambda: boards.shown() == [0])
+
+
+async def test_the_screen_stays_live_while_a_move_waits_for_its_answer() -> None:
+    async with FakeServer() as fake:
+        fake.players = [{"seat": 0, "name": "ann"}]
+        fake.begin()
+        seat = Seat(fake.url, fake.room, "ann", token="tok")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.board is not None)
+            fake.hold_moves = True
+            await pilot.press(*"t2 f", "enter")
+            await fake.wait_for(MoveMsg)
+            await pilot.press("question_mark")  # keys still work while the move waits
+            await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.press("escape")
+            await fake.release()
+            await until(
+                pilot,
+                lambda: seat.view.board is not None and seat.view.board["piles"]["f1"] == ["AD"],
+            )
