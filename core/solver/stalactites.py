@@ -135,38 +135,43 @@ class StalactitesProblem:
         return None
 
     def moves(self) -> list[Move]:
+        """Cell cards up first, then builds and cell moves by how soon the card
+        they uncover (and, for a cell move, the card parked) can go up."""
         takers = self._taker_table()
-        found: list[Move] = []
+        cells, tableau = self.cells, self.tableau
+        builds: list[Move] = []
         seen_cells: set[int] = set()
-        for i, r in enumerate(self.cells):
+        for i, r in enumerate(cells):
             # Two cells holding the same rank are interchangeable sources.
             if r != EMPTY and r not in seen_cells:
                 seen_cells.add(r)
-                found.extend((CELL_TO_FOUNDATION, i, f) for f in takers[r])
-        for i, pile in enumerate(self.tableau):
-            if pile:
-                found.extend((TABLEAU_TO_FOUNDATION, i, f) for f in takers[pile[-1]])
-        if not self.step:
-            # The first build fixes the step: the preferred step's builds first.
-            found.sort(key=self._fixes_other_step)
-        free_cells = self.cells.count(EMPTY)
-        if not free_cells or (not found and self._buried_too_deep(takers, free_cells)):
-            return found
-        # A card never goes from cell to cell (cells are interchangeable), and
-        # into the first empty cell only (any other empty cell is the same).
-        # The last card of a pile never goes to a cell: it uncovers nothing, and
-        # a pile top is exactly as playable as a cell card (both go only to a
-        # foundation), so any line doing it wins as well without it.
-        free = self.cells.index(EMPTY)
+                builds.extend((CELL_TO_FOUNDATION, i, f) for f in takers[r])
+        free_cells = cells.count(EMPTY)
         distance = self._distances()
-        scored = [
-            (distance[pile[-1]] + distance[pile[-2]], i)
-            for i, pile in enumerate(self.tableau)
-            if len(pile) > 1
-        ]
-        scored.sort()
-        found.extend((TABLEAU_TO_CELL, i, free) for _, i in scored)
-        return found
+        scored: list[tuple[int, Move]] = []
+        for i, pile in enumerate(tableau):
+            if pile:
+                under = distance[pile[-2]] if len(pile) > 1 else 0
+                scored.extend((under, (TABLEAU_TO_FOUNDATION, i, f)) for f in takers[pile[-1]])
+        if free_cells and (builds or scored or not self._buried_too_deep(takers, free_cells)):
+            # A card never goes from cell to cell (cells are interchangeable),
+            # and into the first empty cell only (any other is the same). The
+            # last card of a pile never goes to a cell: it uncovers nothing, and
+            # a pile top is exactly as playable as a cell card (both go only to
+            # a foundation), so any line doing it wins as well without it.
+            free = cells.index(EMPTY)
+            scored.extend(
+                (distance[pile[-1]] + distance[pile[-2]], (TABLEAU_TO_CELL, i, free))
+                for i, pile in enumerate(tableau)
+                if len(pile) > 1
+            )
+        if self.step:
+            scored.sort(key=lambda item: item[0])
+        else:
+            # The first build fixes the step: the preferred step's builds first.
+            scored.sort(key=lambda item: (self._fixes_other_step(item[1]), item[0]))
+            builds.sort(key=self._fixes_other_step)
+        return builds + [move for _, move in scored]
 
     def play(self, move: Move) -> None:
         kind, src, dst = move
@@ -223,6 +228,8 @@ class StalactitesProblem:
 
     def _fixes_other_step(self, move: Move) -> bool:
         kind, src, dst = move
+        if kind == TABLEAU_TO_CELL:
+            return False
         r = self.tableau[src][-1] if kind == TABLEAU_TO_FOUNDATION else self.cells[src]
         return (r - self.top[dst]) % 13 != self._prefer
 
