@@ -116,24 +116,8 @@ class ShaulaProblem:
         empty_thieves = next((i for i in range(4) if not tableau[i]), -1)
         empty_freecell = next((i for i in range(4, 8) if not tableau[i]), -1)
 
-        for c in range(4):
-            card = cells[c]
-            if card == EMPTY:
-                continue
-            src = CELL0 + c
-            if found[card // 13] == card % 13:
-                up.append((src, FOUNDATION, 1))
-            for d in range(8):
-                pile = tableau[d]
-                if pile:
-                    fits = _fits_suit if d < 4 else _fits_colour
-                    if fits(card, pile[-1]):
-                        scored.append((0, (src, d, 1)))
-            if empty_thieves >= 0 and card % 13 == KING:
-                scored.append((1, (src, empty_thieves, 1)))
-            if empty_freecell >= 0:
-                scored.append((4, (src, empty_freecell, 1)))
-
+        # Every card that can move with the cards above it: card -> (pile, n).
+        movable: dict[int, tuple[int, int]] = {}
         for s in range(8):
             pile = tableau[s]
             if not pile:
@@ -143,24 +127,60 @@ class ShaulaProblem:
                 up.append((s, FOUNDATION, 1))
             # The longest group that moves together by this pile's own rule.
             in_rule = _fits_suit if s < 4 else _fits_colour
-            run = 1
-            while run < len(pile) and in_rule(pile[-run], pile[-run - 1]):
-                run += 1
             whole = len(pile)
+            run = 1
+            while run < whole and in_rule(pile[-run], pile[-run - 1]):
+                run += 1
             for n in range(1, run + 1):
-                bottom = pile[-n]
-                dig = self._dig(pile, n)
-                for d in range(8):
-                    dst = tableau[d]
-                    if d != s and dst and (_fits_suit if d < 4 else _fits_colour)(bottom, dst[-1]):
-                        scored.append((dig, (s, d, n)))
-                # A whole pile into an empty one of its own kind changes nothing.
-                if empty_thieves >= 0 and bottom % 13 == KING and not (s < 4 and n == whole):
-                    scored.append((dig + 2, (s, empty_thieves, n)))
-                if empty_freecell >= 0 and not (s >= 4 and n == whole):
-                    scored.append((dig + 3, (s, empty_freecell, n)))
+                movable[pile[-n]] = (s, n)
             if free_cell >= 0:
                 scored.append((self._dig(pile, 1) + 4, (s, free_cell, 1)))
+            for n in range(1, run + 1):
+                bottom = pile[-n]
+                # A whole pile into an empty one of its own kind changes nothing.
+                if empty_thieves >= 0 and bottom % 13 == KING and not (s < 4 and n == whole):
+                    scored.append((self._dig(pile, n) + 2, (s, empty_thieves, n)))
+                if empty_freecell >= 0 and not (s >= 4 and n == whole):
+                    scored.append((self._dig(pile, n) + 3, (s, empty_freecell, n)))
+
+        for c in range(4):
+            card = cells[c]
+            if card == EMPTY:
+                continue
+            src = CELL0 + c
+            if found[card // 13] == card % 13:
+                up.append((src, FOUNDATION, 1))
+            movable[card] = (src, 1)
+            if empty_thieves >= 0 and card % 13 == KING:
+                scored.append((1, (src, empty_thieves, 1)))
+            if empty_freecell >= 0:
+                scored.append((4, (src, empty_freecell, 1)))
+
+        # Builds, from what each pile top takes: one card each in a Forty
+        # Thieves pile, two (the other colour's) in a FreeCell pile.
+        for d in range(8):
+            dst = tableau[d]
+            if not dst:
+                continue
+            onto = dst[-1]
+            rank = onto % 13
+            if rank == 0:
+                continue
+            if d < 4:
+                wanted: tuple[int, ...] = (onto - 1,)
+            elif 13 <= onto < 39:  # red: a black card one lower
+                wanted = (rank - 1, 39 + rank - 1)
+            else:
+                wanted = (13 + rank - 1, 26 + rank - 1)
+            for card in wanted:
+                where = movable.get(card)
+                if where is None:
+                    continue
+                s, n = where
+                if s >= CELL0:
+                    scored.append((0, (s, d, 1)))
+                elif s != d:
+                    scored.append((self._dig(tableau[s], n), (s, d, n)))
 
         scored.sort(key=lambda item: item[0])
         return up + [m for _, m in scored]
