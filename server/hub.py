@@ -238,8 +238,9 @@ class LocalRoom:
         catch_up = None
         if since is not None and since <= self.version:
             catch_up = await self._events_between(since, self.version)
-        # Hidden games: a player's board after missed deals cannot be rebuilt from events.
-        if catch_up is None or (race.config.hidden and conn.seat is not None and catch_up):
+        # Hidden games: a board after missed deals cannot be rebuilt from events, and
+        # catch-up progress carries no board (a spectator's too): send a snapshot.
+        if catch_up is None or (race.config.hidden and catch_up):
             await self._send_snapshot(conn)
             return
         conn.last_version = since if since is not None else 0

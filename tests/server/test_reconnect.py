@@ -91,3 +91,28 @@ async def test_a_bad_token_is_refused_and_the_socket_stays_open(server_url: str)
         assert err.code == "bad_token"
         welcome = await c.join(room, "ann")
         assert welcome.seat == 0
+
+
+async def test_a_moojub_spectator_back_with_since_gets_the_boards(server_url: str) -> None:
+    # Catch-up events carry no boards, and Moojub boards cannot be rebuilt from moves.
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1))["id"]
+    game = core.new_game("moojub", 845)
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        async with WsClient.connect(server_url) as spy:
+            await spy.send(p.Watch(room=room))
+            await spy.expect(p.Welcome)
+            await ann.send(p.Start())
+            await ann.expect(p.RaceStarted)
+            await spy.expect(p.RaceStarted)
+            seen = spy.version
+        for seq in (1, 2, 3):
+            move = game.legal_moves()[0]
+            game.apply(move)
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect_both(p.Accepted, p.Progress)
+        async with WsClient.connect(server_url) as spy:
+            await spy.send(p.Watch(room=room, since=seen))
+            await spy.expect(p.Welcome)
+            snap = await spy.expect(p.Snapshot)
+            assert snap.boards == {"0": game.state(view="player")}
