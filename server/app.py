@@ -181,7 +181,12 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 if now - window_start > FLOOD_WINDOW:
                     window_start, limited = now, 0
                 limited += 1
-                if limited == 1 or limited % 10 == 0:
+                if isinstance(message, p.Move | p.Undo):
+                    # A move waits for its answer: say which seq was dropped, to resend.
+                    service.refuse(
+                        conn, message.seq, ErrorCode.RATE_LIMITED, "slow down: resend this move"
+                    )
+                elif limited == 1 or limited % 10 == 0:
                     service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
                 if limited >= settings.flood_close_after:
                     # Let the rate_limited errors out first: the frames of a flood are read

@@ -208,6 +208,25 @@ async def test_a_flood_is_rate_limited_then_closed_with_1008(make_server: MakeSe
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
 
 
+async def test_a_rate_limited_move_is_refused_by_seq(make_server: MakeServer) -> None:
+    # A client waits for the answer to each seq: a dropped move must say so.
+    url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=1000)
+    room = (await create_room(url, seed=617, seats=1))["id"]
+    async with WsClient.connect(url) as a:
+        await a.join(room, "ann")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        for seq in range(1, 21):
+            await a.send(p.Move(seq=seq, move="t8 c1" if seq == 1 else "c1 c2"))
+        answers = {}
+        while len(answers) < 20:
+            m = await a.recv()
+            if isinstance(m, p.Accepted | p.Refused):
+                answers[m.seq] = m
+        limited = [m for m in answers.values() if getattr(m, "code", "") == "rate_limited"]
+        assert limited and all(isinstance(m, p.Refused) for m in limited)
+
+
 async def test_a_client_that_does_not_read_is_dropped(make_server: MakeServer) -> None:
     url = await make_server(send_queue=4, rate_per_second=10000.0, rate_burst=10000.0)
     room = (await create_room(url, seats=1))["id"]
