@@ -115,7 +115,11 @@ class PlayApp(App[None]):
             )
             if ok
         ]
-        return "move (t5 t2) · 1-8 pick · " + " · ".join([*extras, "? help"])
+        keys = {
+            "moojub": ["move (r1 f)", "1-4 pick", "n deal"],
+            "stalactites": ["move (t5 f)", "1-8 pick"],
+        }.get(self.game, ["move (t5 t2)", "1-8 pick"])
+        return " · ".join([*keys, *extras, "? help"])
 
     async def on_mount(self) -> None:
         if self.actions is not None:
@@ -212,8 +216,7 @@ class PlayApp(App[None]):
             await action()
 
     async def on_input_submitted(self, event: MoveInput.Submitted) -> None:
-        text = event.value.strip()
-        event.input.value = ""
+        text = event.value.strip()  # MoveInput has emptied itself already
         await self.perform(lambda: self.submitted(text))
 
     async def submitted(self, text: str) -> None:

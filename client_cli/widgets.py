@@ -94,8 +94,20 @@ class MoveInput(Input):
         # Letters that are quick keys only while a source is picked (`f`, `c`).
         self.quick_letters = quick_letters
 
+    async def action_submit(self) -> None:
+        """Hand the line over and empty it at once, before the next key is read."""
+        value, self.value = self.value, ""
+        self.post_message(self.Submitted(self, value))
+
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if key == "enter":
+            # Here, not as a binding: bindings run once the key has bubbled up to the
+            # app, after the keys behind it (a paste, a fast typist) reached the line.
+            event.stop()
+            event.prevent_default()
+            await self.action_submit()
+            return
         if not self.value and (key in QUICK_KEYS or key.isdigit() or key in self.quick_letters):
             event.stop()
             event.prevent_default()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from client_screen import screen_text
+from textual import events
 
 from client_cli.play_app import HelpScreen, PlayApp
 from client_cli.session import LocalSession
@@ -25,7 +26,8 @@ async def test_each_game_renders_in_80x24(game: str) -> None:
         assert f"{game} #617" in lines[0]
         for pile in app.session.state()["piles"]:
             assert pile in text.split()
-        assert "move (t5 t2)" in lines[-1]
+        example = {"shaula": "t5 t2", "stalactites": "t5 f", "moojub": "r1 f"}[game]
+        assert f"move ({example})" in lines[-1]
 
 
 async def test_typing_a_move_plays_it() -> None:
@@ -132,3 +134,16 @@ async def test_the_mouse_picks_piles_and_a_double_click_sends_home() -> None:
         await pilot.click(board, offset=(42, 1))  # c1
         await pilot.pause()
         assert app.session.state()["piles"]["c1"] == ["JH"]
+
+
+async def test_moves_typed_in_one_burst_are_each_played() -> None:
+    start = new_game("stalactites", 5).state()["piles"]
+    app = practice("stalactites", 5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        # As a paste or a fast typist sends them: all queued before any is handled.
+        for key in [*"t2 c2", "enter", *"t3 c1", "enter"]:
+            char = {"enter": "\r", "space": " "}.get(key, key)
+            app.post_message(events.Key("space" if key == " " else key, char))
+        await pilot.pause(0.2)
+        piles = app.session.state()["piles"]
+        assert piles["c2"] == start["t2"][-1:] and piles["c1"] == start["t3"][-1:]
