@@ -30,7 +30,7 @@ from server.race import Outcome, Race, RaceError, RoomConfig, check_move
 from server.settings import Settings
 from server.store import MoveWrite, RedisRoomStore, hash_token
 
-__all__ = ["RaceService", "new_room_id", "new_token", "random_seed"]
+__all__ = ["RaceService", "clean_name", "new_room_id", "new_token", "random_seed"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,12 @@ def new_room_id() -> str:
 
 def new_token() -> str:
     return secrets.token_urlsafe(18)
+
+
+def clean_name(name: str) -> str:
+    """A player name fit to show: no control or format characters (an escape sequence in a
+    name would reach every other player's terminal), at most 32 characters."""
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:32]
 
 
 def random_seed() -> int:
@@ -127,7 +133,7 @@ class RaceService:
         return local
 
     async def on_join(self, conn: Connection, msg: p.Join) -> None:
-        await self.join(conn, msg.room, msg.name, msg.token, msg.since)
+        await self.join(conn, msg.room, clean_name(msg.name), msg.token, msg.since)
 
     async def join(
         self, conn: Connection, room: str, name: str, token: str | None, since: int | None
@@ -377,7 +383,7 @@ class RaceService:
             raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
         if msg.game not in core.GAMES:
             raise RaceError(ErrorCode.BAD_GAME, f"no game {msg.game[:40]!r}")
-        name = msg.name.strip()[:32]
+        name = clean_name(msg.name)
         ticket = f"{uuid.uuid4().hex}|{name}"
         conn.quick = (msg.game, ticket)
         await self.hub.feed.subscribe(

@@ -13,6 +13,7 @@ from wsclient import WsClient, create_room, get_text, seat_two_and_watch
 
 import core
 from server import protocol as p
+from server.service import clean_name
 
 
 async def error_for(client: WsClient, data: bytes | str) -> p.Error:
@@ -255,3 +256,15 @@ async def test_a_client_that_does_not_read_is_dropped(make_server: MakeServer) -
             while True:
                 await asyncio.wait_for(ws.recv(), 5)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 4000
+
+
+async def test_names_lose_control_characters(server_url: str) -> None:
+    # An escape sequence in a name would reach every other player's terminal.
+    assert clean_name("\x1b[2J\x1b[31mEVIL\x07\r\nX\u202e") == "[2J[31mEVILX"
+    assert clean_name("  ann  ") == "ann" and clean_name("é😀" * 40) == "é😀" * 16
+    room = (await create_room(server_url, seats=2))["id"]
+    async with WsClient.connect(server_url) as a, WsClient.connect(server_url) as b:
+        await a.join(room, "ann")
+        await b.join(room, "\x1b]52;c;ZXZpbA==\x07bo")
+        joined = await a.expect(p.PlayerJoined)
+        assert joined.name == "]52;c;ZXZpbA==bo"
