@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 from rich.text import Text
 
-__all__ = ["CARD_WIDTH", "CardStyle", "card_text", "style_from_env"]
+__all__ = ["CARD_WIDTH", "CardStyle", "card_text", "cards_in_text", "style_from_env"]
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED_SUITS = frozenset("DH")
@@ -46,3 +47,20 @@ def card_text(card: str, style: CardStyle, width: int = CARD_WIDTH) -> Text:
     text = Text()
     text.append(label, style=f"{colour} on white")
     return text
+
+
+CARD_WORD = re.compile(r"\b([A2-9TJQK])([CDHS])\b")
+
+
+def cards_in_text(text: str, style: CardStyle, base: str = "") -> Text:
+    """A sentence with its cards (the engine's `JD`, `TS`) drawn as on the board."""
+    out = Text(style=base)
+    last = 0
+    for match in CARD_WORD.finditer(text):
+        out.append(text[last : match.start()])
+        card = card_text(match.group(0), style)
+        card.rstrip()
+        out.append_text(card)
+        last = match.end()
+    out.append(text[last:])
+    return out

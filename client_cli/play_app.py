@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from client_cli.board import Marks
-from client_cli.cards import CardStyle
+from client_cli.cards import CardStyle, cards_in_text
 from client_cli.picking import digit_pile, key_move, move_cursor
 from client_cli.session import Outcome, Session
 from client_cli.widgets import BoardView, MoveInput, clock
@@ -193,7 +193,7 @@ class PlayApp(App[None]):
         return Text()
 
     def say(self, text: str, style: str = "") -> None:
-        self.message = Text(" " + text, style=style)
+        self.message = cards_in_text(" " + text, self.card_style, style)
 
     # ---------------------------------------------------------------- actions
 

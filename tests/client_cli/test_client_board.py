@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client_cli.board import Marks, pile_at, render_board
-from client_cli.cards import CardStyle, card_text, style_from_env
+from client_cli.cards import CardStyle, card_text, cards_in_text, style_from_env
 from core import GAMES, new_game
 
 PLAIN = CardStyle(symbols=False, color=False)
@@ -100,3 +100,11 @@ def test_a_click_finds_the_pile_drawn_there() -> None:
     assert pile_at("stalactites", 65, 1, 80) == "c1"
     assert pile_at("shaula", 75, 15, 80) == "t8"
     assert pile_at("shaula", 5, 2, 80) is None
+
+
+def test_cards_in_a_reason_read_as_on_the_board() -> None:
+    reason = "8H does not go on 9D in t3: TS and AS are in c1"
+    assert cards_in_text(reason, CardStyle()).plain == (
+        "8♥ does not go on 9♦ in t3: 10♠ and A♠ are in c1"
+    )
+    assert cards_in_text(reason, PLAIN).plain == "8H does not go on 9D in t3: 10S and AS are in c1"

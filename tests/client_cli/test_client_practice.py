@@ -47,7 +47,7 @@ async def test_a_refused_move_shows_the_reason_and_keeps_the_board() -> None:
         await pilot.press(*"t5 t1", "enter")
         await pilot.pause()
         shown = screen_text(app)
-        assert "t5 t1: AS does not go on 3H" in shown
+        assert "t5 t1: A♠ does not go on 3♥" in shown  # cards drawn as on the board
         assert shown.splitlines()[1:13] == before
         assert app.session.state()["moves"] == 0
 
