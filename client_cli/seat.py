@@ -67,7 +67,10 @@ class Seat:
         self.on_status = on_status
         self.on_token = on_token
         self.link = Link(ws_url(server), self.hello, self.receive, self._status)
-        self.seq = 0
+        # The server remembers every seq of the seat, across restarts of this program and
+        # rematches: counting from 1 again would get old answers back instead of new
+        # moves. Milliseconds since 1970 start above any seq an earlier run used.
+        self.seq = time.time_ns() // 1_000_000
         self.waiting: dict[int, asyncio.Future[Outcome]] = {}
         self.hints: list[asyncio.Future[Outcome]] = []
         self.errors: list[Error] = []

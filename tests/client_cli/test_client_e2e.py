@@ -105,3 +105,25 @@ async def test_rooms_are_listed_and_a_seat_is_remembered(
     assert stranger.view.seat not in (None, first.view.seat) and stranger.view.token
     await again.close()
     await stranger.close()
+
+
+async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> None:
+    # Its seq must start above the first run's, or the server answers old moves again.
+    room = (await create_room(server_url, {"game": "shaula", "seed": 617, "seats": 1}))["id"]
+    first = Seat(server_url, room, "ann")
+    await first.start()
+    await first.start_now()
+    async with asyncio.timeout(10):
+        while first.view.phase != "running" or first.view.board is None:
+            await asyncio.sleep(0.05)
+    assert (await first.move("t8 c1")).ok
+    assert (await first.move("t2 t5")).ok
+    await first.close()
+    again = Seat(server_url, room, "ann", token=first.view.token)
+    await again.start()
+    async with asyncio.timeout(10):
+        while again.view.board is None:
+            await asyncio.sleep(0.05)
+    outcome = await again.move("t1 c2")
+    assert outcome.ok and outcome.moves == ["t1 c2"]
+    assert again.view.board is not None and again.view.board["piles"]["c2"] == ["4S"]
