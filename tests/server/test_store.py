@@ -16,7 +16,9 @@ from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys
 @pytest.fixture
 async def store(redis_url: str) -> AsyncIterator[RedisRoomStore]:
     redis = Redis.from_url(redis_url)
-    yield RedisRoomStore(redis, ScriptBatcher(redis), event_log=8)
+    batcher = ScriptBatcher(redis)
+    yield RedisRoomStore(redis, batcher, event_log=8)
+    await batcher.close()
     await redis.aclose()
 
 

@@ -1,0 +1,167 @@
+"""A minimal pipelined Redis connection for the move path: RESP out, hiredis in.
+
+redis-py's asyncio pipeline costs 80-180 µs of client CPU per round trip, most of it in
+Python bookkeeping (shared/BASELINES.md); at a few thousand moves a second in small
+batches that is the largest single cost of a move. This connection does only what the
+script batcher needs: write a batch of commands as one RESP buffer, read the replies
+with hiredis' C parser, in order. Error replies come back in place as redis-py's
+``ResponseError`` (so ``NOSCRIPT`` is recognised as before), and a lost connection fails
+the batches in flight with redis-py's ``ConnectionError`` and reconnects on the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import hiredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+__all__ = ["RespConnection", "encode_command"]
+
+Arg = bytes | str | int | float
+
+
+def encode_command(args: Sequence[Arg]) -> bytes:
+    """One command as a RESP array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if isinstance(arg, bytes):
+            data = arg
+        elif isinstance(arg, str):
+            data = arg.encode()
+        elif isinstance(arg, int):
+            data = b"%d" % arg
+        else:
+            data = repr(arg).encode()
+        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+@dataclass(slots=True)
+class _Batch:
+    future: asyncio.Future[list[Any]]
+    expected: int
+    replies: list[Any] = field(default_factory=list)
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.reader = hiredis.Reader(replyError=ResponseError)
+        self.pending: collections.deque[_Batch] = collections.deque()
+        self.transport: asyncio.Transport | None = None
+        self.lost = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        pending = self.pending
+        while True:
+            reply = self.reader.gets()
+            if reply is False:
+                return
+            if not pending:  # nothing asked for this: the stream is out of step
+                assert self.transport is not None
+                self.transport.close()
+                return
+            batch = pending[0]
+            batch.replies.append(reply)
+            if len(batch.replies) == batch.expected:
+                pending.popleft()
+                if not batch.future.done():
+                    batch.future.set_result(batch.replies)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lost = True
+        error = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        while self.pending:
+            batch = self.pending.popleft()
+            if not batch.future.done():
+                batch.future.set_exception(error)
+
+
+class RespConnection:
+    """One TCP connection to Redis; ``execute`` sends a batch and returns its replies."""
+
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 6379,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self.host, self.port, self.db = host, port, db
+        self.username, self.password = username, password
+        self.connect_timeout = connect_timeout
+        self._protocol: _Protocol | None = None
+        self._connecting: asyncio.Lock | None = None
+
+    @classmethod
+    def from_kwargs(cls, kwargs: Mapping[str, Any]) -> RespConnection | None:
+        """From redis-py's connection kwargs, or None when it needs more than plain TCP."""
+        if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+            return None
+        return cls(
+            host=kwargs.get("host") or "127.0.0.1",
+            port=int(kwargs.get("port") or 6379),
+            db=int(kwargs.get("db") or 0),
+            username=kwargs.get("username"),
+            password=kwargs.get("password"),
+        )
+
+    async def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
+        """Send the commands in one write; their replies, in order (errors in place)."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost:
+            protocol = await self._connect()
+        assert protocol.transport is not None
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        protocol.pending.append(_Batch(future, len(commands)))
+        protocol.transport.write(b"".join(encode_command(c) for c in commands))
+        return await future
+
+    async def _connect(self) -> _Protocol:
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
+        async with self._connecting:
+            if self._protocol is not None and not self._protocol.lost:
+                return self._protocol
+            loop = asyncio.get_running_loop()
+            try:
+                _, protocol = await asyncio.wait_for(
+                    loop.create_connection(_Protocol, self.host, self.port),
+                    self.connect_timeout,
+                )
+            except (OSError, TimeoutError) as exc:
+                raise RedisConnectionError(
+                    f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
+                ) from exc
+            setup: list[Sequence[Arg]] = []
+            if self.password:
+                setup.append(
+                    ("AUTH", self.username, self.password)
+                    if self.username
+                    else ("AUTH", self.password)
+                )
+            if self.db:
+                setup.append(("SELECT", self.db))
+            self._protocol = protocol
+            if setup:
+                for reply in await self.execute(setup):
+                    if isinstance(reply, ResponseError):
+                        await self.close()
+                        raise reply
+            return protocol
+
+    async def close(self) -> None:
+        protocol, self._protocol = self._protocol, None
+        if protocol is not None and protocol.transport is not None:
+            protocol.transport.close()

@@ -1,0 +1,92 @@
+"""The lean pipelined Redis connection of the move path, against a real redis-server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from server.resp import RespConnection, encode_command
+
+
+def test_commands_are_resp_arrays_of_bulk_strings() -> None:
+    assert encode_command(("SET", b"k", 12, 1.5)) == (
+        b"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n12\r\n$3\r\n1.5\r\n"
+    )
+    assert encode_command(("ECHO", "é")) == b"*2\r\n$4\r\nECHO\r\n$2\r\n\xc3\xa9\r\n"
+
+
+def connection_for(redis_url: str, db: int = 0) -> RespConnection:
+    resp = RespConnection.from_kwargs(
+        {**Redis.from_url(redis_url).connection_pool.connection_kwargs, "db": db}
+    )
+    assert resp is not None
+    return resp
+
+
+async def test_a_batch_gets_its_replies_in_order_with_errors_in_place(redis_url: str) -> None:
+    resp = connection_for(redis_url)
+    try:
+        replies = await resp.execute(
+            [
+                ("DEL", "resp:k"),
+                ("SET", "resp:k", "text"),
+                ("INCR", "resp:k"),  # not a number: an error, in its place
+                ("GET", "resp:k"),
+                ("EVALSHA", "0" * 40, 0),
+                ("EVAL", "return {'ok', 7, false}", 0),
+            ]
+        )
+        assert replies[0] in (0, 1) and replies[1] == b"OK"
+        assert isinstance(replies[2], ResponseError)
+        assert replies[3] == b"text"
+        assert isinstance(replies[4], ResponseError) and "NOSCRIPT" in str(replies[4])
+        assert replies[5] == [b"ok", 7, None]
+        # Batches sent together are answered each with its own replies.
+        first, second = await asyncio.gather(
+            resp.execute([("ECHO", "a"), ("ECHO", "b")]), resp.execute([("ECHO", "c")])
+        )
+        assert (first, second) == ([b"a", b"b"], [b"c"])
+    finally:
+        await resp.execute([("DEL", "resp:k")])
+        await resp.close()
+
+
+async def test_the_database_of_the_url_is_selected(redis_url: str) -> None:
+    resp = connection_for(redis_url, db=3)
+    other = Redis.from_url(redis_url.rsplit("/", 1)[0] + "/3")
+    try:
+        await resp.execute([("SET", "resp:db", "three")])
+        assert await other.get("resp:db") == b"three"
+    finally:
+        await other.delete("resp:db")
+        await other.aclose()
+        await resp.close()
+
+
+async def test_a_lost_connection_fails_the_batch_in_flight_then_reconnects(
+    redis_url: str,
+) -> None:
+    resp = connection_for(redis_url)
+    admin = Redis.from_url(redis_url)
+    try:
+        [client_id] = await resp.execute([("CLIENT", "ID")])
+        waiting = asyncio.ensure_future(resp.execute([("BLPOP", "resp:never", 30)]))
+        await asyncio.sleep(0.1)
+        await admin.execute_command("CLIENT", "KILL", "ID", client_id)
+        with pytest.raises(RedisConnectionError):
+            await asyncio.wait_for(waiting, 10)
+        assert await resp.execute([("PING",)]) == [b"PONG"]
+    finally:
+        await admin.aclose()
+        await resp.close()
+
+
+def test_only_plain_tcp_is_handled() -> None:
+    assert RespConnection.from_kwargs({"path": "/tmp/redis.sock"}) is None
+    assert RespConnection.from_kwargs({"host": "h", "port": 1, "ssl": True}) is None
+    plain = RespConnection.from_kwargs({"host": "h", "port": 7000, "db": 2})
+    assert plain is not None and (plain.host, plain.port, plain.db) == ("h", 7000, 2)
