@@ -133,4 +133,5 @@ async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: 
     assert loaded is not None and loaded.race.status is Status.RUNNING
     # Nobody is connected: the next deadline is the absent racer's grace.
     assert await redis.zscore("solrace:deadlines", race.room) == now + 1.0 + 30.0
+    await store.batcher.close()
     await redis.aclose()
