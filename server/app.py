@@ -159,11 +159,11 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     conn = Connection(
         ws=ws,
         id=uuid.uuid4().hex[:12],
-        queue_size=settings.send_queue,
+        max_buffer=settings.send_buffer,
         bucket=TokenBucket(settings.rate_per_second, settings.rate_burst),
     )
+    conn.transport = request.transport
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
-    conn.start()
     app[SOCKETS].add(conn)
     window_start, limited = time.monotonic(), 0
     try:
@@ -189,9 +189,8 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                 elif limited == 1 or limited % 10 == 0:
                     service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
                 if limited >= settings.flood_close_after:
-                    # Let the rate_limited errors out first: the frames of a flood are read
-                    # without a pause, so the writer may not have sent any of them yet.
-                    await conn.flush_and_stop(0.2)
+                    # The rate_limited errors are already written (sending is synchronous).
+                    conn.stop()
                     await ws.close(code=CloseCode.POLICY, message=b"flood")
                     break
                 continue
@@ -203,10 +202,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             log.debug("socket %s: %s", conn.id, ws.exception())
     finally:
         app[SOCKETS].discard(conn)
-        if not conn.closing:
-            await conn.flush_and_stop(0.2)
-        else:
-            conn.stop()
+        conn.stop()
         try:
             await service.closed(conn)
         except Exception:

@@ -2,9 +2,12 @@
 
 One redis-py round trip costs about 100 µs of client CPU (shared/BASELINES.md), so one call
 per move cannot keep up under load. `ScriptBatcher.call` queues the call and returns a
-future; the queue is flushed once per event-loop tick (`call_soon`), so every move handled
-in the same tick shares one pipeline of EVALSHA commands. Scripts are loaded on first use
-and again after a NOSCRIPT error (e.g. Redis restarted and forgot them).
+future. The queue goes out as one pipeline of EVALSHA commands at the end of the event-loop
+tick (`call_soon`), and while `max_inflight` pipelines are already on their way the calls
+wait for one of them to come back: under load the batches grow instead of the number of
+round trips (a pipeline per tick, each waiting for a pooled connection, made moves wait
+tens of milliseconds). Scripts are loaded on first use and again after a NOSCRIPT error
+(e.g. Redis restarted and forgot them).
 """
 
 from __future__ import annotations
@@ -47,9 +50,11 @@ class _Call:
 
 
 class ScriptBatcher:
-    def __init__(self, redis: Redis, max_batch: int = 512) -> None:
+    def __init__(self, redis: Redis, max_batch: int = 512, max_inflight: int = 2) -> None:
         self.redis: Any = redis
         self.max_batch = max_batch
+        self.max_inflight = max_inflight
+        self._inflight = 0
         self._queue: list[_Call] = []
         self._scheduled = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -62,18 +67,26 @@ class ScriptBatcher:
     async def call(self, script: LuaScript, keys: tuple[str, ...], args: tuple[Any, ...]) -> Any:
         item = _Call(script, keys, args)
         self._queue.append(item)
-        if not self._scheduled:
+        if not self._scheduled and self._inflight < self.max_inflight:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
         return await item.future
 
     def _flush(self) -> None:
         self._scheduled = False
-        queue, self._queue = self._queue, []
-        for start in range(0, len(queue), self.max_batch):
-            task = asyncio.ensure_future(self._send(queue[start : start + self.max_batch]))
+        while self._queue and self._inflight < self.max_inflight:
+            batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+            self._inflight += 1
+            task = asyncio.ensure_future(self._send(batch))
             self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._inflight -= 1
+        if self._queue and not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
 
     async def _send(self, batch: list[_Call]) -> None:
         self.pipelines += 1

@@ -1,9 +1,13 @@
-"""One WebSocket connection: its outgoing queue, its rate limit, who it is in which room.
+"""One WebSocket connection: how messages reach it, its rate limit, who it is in which room.
 
-A broadcast never waits on a client (python-websockets docs/topics/broadcast.rst): every
-message is put on the connection's bounded queue without waiting, and a writer task sends
-them. A client that lets its queue fill up is disconnected (close code 4000); it can come
-back with its token and catch up.
+A broadcast never waits on a client (python-websockets docs/topics/broadcast.rst). Sending
+is synchronous: each message becomes one complete WebSocket frame written straight to the
+socket's transport (compression is off, so a frame is a header and the payload; aiohttp
+writes its own control frames the same way, whole). No task, no queue of our own: the
+transport buffers what the client has not read yet, and a client that lets more than
+`max_buffer` bytes pile up there is disconnected (close code 4000); it can come back with
+its token and catch up. The frame of a message is built once per format however many
+sockets it goes to.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import struct
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -23,28 +28,41 @@ from server import protocol as p
 if TYPE_CHECKING:
     from core import Game
 
-__all__ = ["Connection", "Outgoing", "TokenBucket"]
+__all__ = ["Connection", "Outgoing", "TokenBucket", "frame"]
 
 log = logging.getLogger(__name__)
 
+_OP_TEXT, _OP_BINARY = 0x1, 0x2
+
+
+def frame(payload: bytes, binary: bool) -> bytes:
+    """A final, unmasked server frame (RFC 6455 section 5.2) carrying `payload`."""
+    first = 0x80 | (_OP_BINARY if binary else _OP_TEXT)
+    size = len(payload)
+    if size < 126:
+        return struct.pack("!BB", first, size) + payload
+    if size < 65536:
+        return struct.pack("!BBH", first, 126, size) + payload
+    return struct.pack("!BBQ", first, 127, size) + payload
+
 
 class Outgoing:
-    """A message encoded at most once per format, however many sockets it goes to."""
+    """A message, framed at most once per format, however many sockets it goes to."""
 
     __slots__ = ("_json", "_msgpack", "message")
 
     def __init__(self, message: p.Message) -> None:
         self.message = message
         self._msgpack: bytes | None = None
-        self._json: str | None = None
+        self._json: bytes | None = None
 
-    def encoded(self, binary: bool) -> bytes | str:
+    def frame(self, binary: bool) -> bytes:
         if binary:
             if self._msgpack is None:
-                self._msgpack = p.encode_msgpack(self.message)
+                self._msgpack = frame(p.encode_msgpack(self.message), True)
             return self._msgpack
         if self._json is None:
-            self._json = p.encode_json(self.message)
+            self._json = frame(p.encode_json(self.message).encode(), False)
         return self._json
 
 
@@ -70,42 +88,38 @@ class TokenBucket:
 class Connection:
     ws: web.WebSocketResponse
     id: str
-    queue_size: int
+    max_buffer: int  # bytes the client may leave unread before it is dropped
     bucket: TokenBucket
+    transport: Any = None  # asyncio or uvloop transport (uvloop's are not asyncio subclasses)
     binary: bool = True  # answer in the format of the client's latest frame
     room: str | None = None
     seat: int | None = None  # None: spectator (or not in a room)
     role: str | None = None  # "player" or "spectator"
-    last_version: int = 0  # last room event version queued to this socket
+    last_version: int = 0  # last room event version sent to this socket
     game: Game | None = None  # the player's own board, replayed from seed + moves
     moves: list[str] = field(default_factory=list)  # the player's accepted moves, undo too
     last_seq: int = 0
-    limited: int = 0  # rate-limited frames in a row
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     closing: bool = False
-    _queue: collections.deque[bytes | str] = field(default_factory=collections.deque)
-    _wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    on_drop: Any = None  # callable(Connection) when dropped for being slow
     _delayed: collections.deque[tuple[float, Outgoing]] = field(default_factory=collections.deque)
     _timer: asyncio.TimerHandle | None = None
-    _writer: asyncio.Task[None] | None = None
     _closer: asyncio.Future[None] | None = None
-    on_drop: Any = None  # callable(Connection) when dropped for being slow
-
-    def start(self) -> None:
-        self._writer = asyncio.create_task(self._write_loop(), name=f"ws-writer-{self.id}")
 
     def send(self, message: p.Message | Outgoing) -> None:
-        """Queue a message; never waits. A full queue drops the client."""
+        """Write a message now; never waits. A client too far behind is dropped."""
         if self.closing:
             return
+        transport = self.transport
+        if transport is None or transport.is_closing() or self.ws.closed:
+            return
         out = message if isinstance(message, Outgoing) else Outgoing(message)
-        if len(self._queue) >= self.queue_size:
+        if transport.get_write_buffer_size() > self.max_buffer:
             self.close_soon(p.CloseCode.SLOW_CONSUMER, "too slow: reconnect and catch up")
             if self.on_drop is not None:
                 self.on_drop(self)
             return
-        self._queue.append(out.encoded(self.binary))
-        self._wakeup.set()
+        transport.write(out.frame(self.binary))
 
     def send_at(self, due: float, message: Outgoing) -> None:
         """Send at server time `due` (spectator delay), in order."""
@@ -131,45 +145,19 @@ class Connection:
             self.send(self._delayed.popleft()[1])
         self._arm()
 
-    async def _write_loop(self) -> None:
-        ws = self.ws
-        try:
-            while True:
-                while not self._queue:
-                    self._wakeup.clear()
-                    await self._wakeup.wait()
-                data = self._queue.popleft()
-                if isinstance(data, bytes):
-                    await ws.send_bytes(data)
-                else:
-                    await ws.send_str(data)
-        except (ConnectionError, RuntimeError, asyncio.CancelledError):
-            pass
-        except Exception:
-            log.exception("writer failed")
-
     def close_soon(self, code: int, message: str) -> None:
         if self.closing:
             return
         self.closing = True
-        self._queue.clear()
         self._closer = asyncio.ensure_future(self._close(code, message))
 
     async def _close(self, code: int, message: str) -> None:
         with contextlib.suppress(Exception):
             await self.ws.close(code=code, message=message.encode())
 
-    async def flush_and_stop(self, timeout: float = 1.0) -> None:
-        """Let queued messages go out (used before a deliberate close), then stop writing."""
-        deadline = time.monotonic() + timeout
-        while self._queue and time.monotonic() < deadline and not self.ws.closed:
-            await asyncio.sleep(0.005)
-        self.stop()
-
     def stop(self) -> None:
+        """No more messages to this socket (it is closing or closed)."""
         self.closing = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        if self._writer is not None:
-            self._writer.cancel()

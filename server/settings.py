@@ -48,8 +48,8 @@ class Settings:
     flood_close_after: int = _setting(
         50, "refused (rate-limited) messages in a row after which the socket is closed (1008)"
     )
-    send_queue: int = _setting(
-        256, "messages queued for one slow client before it is disconnected (4000)"
+    send_buffer: int = _setting(
+        1 << 20, "bytes a client may leave unread before it is disconnected (4000)"
     )
     event_log: int = _setting(
         512, "events kept per room for reconnect catch-up; older clients get a snapshot"
@@ -69,7 +69,7 @@ class Settings:
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
-        for name in ("max_frame", "send_queue", "event_log", "max_seats", "batch_max"):
+        for name in ("max_frame", "send_buffer", "event_log", "max_seats", "batch_max"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
         for name in ("rate_per_second", "rate_burst", "sweep_interval"):

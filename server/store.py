@@ -23,10 +23,12 @@ go through the `ScriptBatcher`: concurrent moves share one pipeline.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -191,6 +193,10 @@ class RedisRoomStore:
         self.event_log = event_log
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
+        # Locks of the rooms being changed; weak, so they go away with their last waiter.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # ------------------------------------------------------------ race transitions
 
@@ -217,7 +223,18 @@ class RedisRoomStore:
         return Loaded(race, int(raw[1]), int(raw[2]))
 
     async def transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
-        """Load, apply `action` (pure; may raise RaceError), write if nobody wrote first."""
+        """Load, apply `action` (pure; may raise RaceError), write if nobody wrote first.
+
+        Transitions of one room from this process take turns (a local lock), so only
+        another process can make the compare-and-set fail: no retry storms when eight
+        players join or leave at once."""
+        lock = self._locks.get(room)
+        if lock is None:
+            lock = self._locks[room] = asyncio.Lock()
+        async with lock:
+            return await self._transact(room, action)
+
+    async def _transact(self, room: str, action: Callable[[Race], Outcome]) -> Applied:
         for _ in range(20):
             loaded = await self.load(room)
             if loaded is None:
@@ -307,16 +324,15 @@ class RedisRoomStore:
             ),
         )
         kind = kind.decode()
-        if kind in ("ok", "dup"):
-            version, _, body = detail.partition(b"|")
-            wire = msgpack.unpackb(body, raw=False)
-            wire["version"] = int(version)
-            answer = p.CLIENT_OUT.build(wire)
-            assert isinstance(answer, p.Accepted)
-            event = None
-            if kind == "ok":
-                event = dataclasses.replace(write.event, version=int(version))
-            return MoveResult(kind, answer=answer, event=event)
+        if kind == "ok":
+            version = int(detail.partition(b"|")[0])
+            return MoveResult(
+                kind,
+                answer=dataclasses.replace(write.answer, version=version),
+                event=dataclasses.replace(write.event, version=version),
+            )
+        if kind == "dup":
+            return MoveResult(kind, answer=_stored_answer(detail))
         return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))
 
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
@@ -327,13 +343,7 @@ class RedisRoomStore:
 
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
         raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
-        if raw is None:
-            return None
-        version, _, body = raw.partition(b"|")
-        wire = msgpack.unpackb(body, raw=False)
-        wire["version"] = int(version)
-        answer = p.CLIENT_OUT.build(wire)
-        return answer if isinstance(answer, p.Accepted) else None
+        return None if raw is None else _stored_answer(raw)
 
     # ------------------------------------------------------------ events
 
@@ -384,3 +394,15 @@ class RedisRoomStore:
 
     async def quick_cancel(self, game: str, ticket: str) -> None:
         await self.redis.lrem(f"solrace:quick:{game}", 0, ticket)
+
+
+def _stored_answer(raw: bytes) -> p.Accepted | None:
+    """A stored "VERSION|msgpack" answer back into its Accepted."""
+    version, _, body = raw.partition(b"|")
+    try:
+        wire = msgpack.unpackb(body, raw=False)
+        wire["version"] = int(version)
+    except Exception:
+        return None
+    answer = p.CLIENT_OUT.build(wire)
+    return answer if isinstance(answer, p.Accepted) else None

@@ -229,7 +229,7 @@ async def test_a_rate_limited_move_is_refused_by_seq(make_server: MakeServer) ->
 
 
 async def test_a_client_that_does_not_read_is_dropped(make_server: MakeServer) -> None:
-    url = await make_server(send_queue=4, rate_per_second=10000.0, rate_burst=10000.0)
+    url = await make_server(send_buffer=16384, rate_per_second=10000.0, rate_burst=10000.0)
     room = (await create_room(url, seats=1))["id"]
     async with WsClient.connect(url) as player:  # a running race: snapshots carry boards
         await player.join(room, "ann")
