@@ -415,8 +415,7 @@ class Race:
         data["config"] = {name: getattr(self.config, name) for name in _CONFIG_FIELDS}
         data["status"] = self.status.value
         data["seats"] = {
-            str(i): {name: getattr(s, name) for name in _SEAT_FIELDS}
-            for i, s in self.seats.items()
+            str(i): {name: getattr(s, name) for name in _SEAT_FIELDS} for i, s in self.seats.items()
         }
         return data
 

@@ -194,9 +194,7 @@ class RedisRoomStore:
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
         # Locks of the rooms being changed; weak, so they go away with their last waiter.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # ------------------------------------------------------------ race transitions
 
