@@ -80,10 +80,14 @@ def _orders(game: Game) -> tuple[list[Problem[Any]], bool]:
 
     Where one order gets lost in a deal another often wins at once (Moojub:
     starting foundations before dealing or after; Stalactites: trying builds
-    by ones or by twos first), so `solve` takes turns between them.
+    by ones or by twos first; Shaula: two weightings of what a move uncovers),
+    so `solve` takes turns between them. Without sharing proofs (Shaula can
+    go back to a position), a turn repeats some work; turns grow fourfold, so
+    that is a bounded fraction.
     """
     if game.name == "shaula":
-        return [ShaulaProblem(game.state("full"))], False
+        state = game.state("full")
+        return [ShaulaProblem(state), ShaulaProblem(state, wait=2, park=8)], False
     if game.name == "stalactites":
         state = game.state("full")
         return [StalactitesProblem(state, prefer=1), StalactitesProblem(state, prefer=2)], True

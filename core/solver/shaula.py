@@ -42,7 +42,11 @@ def _fits_colour(card: int, onto: int) -> bool:
 
 
 class ShaulaProblem:
-    def __init__(self, state: Mapping[str, Any]) -> None:
+    """``wait`` and ``park`` tune the move order (see moves() and _dig())."""
+
+    def __init__(self, state: Mapping[str, Any], *, wait: int = 3, park: int = 4) -> None:
+        self._wait = wait
+        self._park = park
         piles = state["piles"]
         self.tableau = [[Card.parse(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
         self.cells = [
@@ -134,7 +138,7 @@ class ShaulaProblem:
             for n in range(1, run + 1):
                 movable[pile[-n]] = (s, n)
             if free_cell >= 0:
-                scored.append((self._dig(pile, 1) + 4, (s, free_cell, 1)))
+                scored.append((self._dig(pile, 1) + self._park, (s, free_cell, 1)))
             for n in range(1, run + 1):
                 bottom = pile[-n]
                 # A whole pile into an empty one of its own kind changes nothing.
@@ -187,14 +191,14 @@ class ShaulaProblem:
 
     def _dig(self, pile: list[int], n: int) -> int:
         """How far the pile is, once its top n cards leave, from giving a card up:
-        cards above each card plus three per rank it waits for, at best."""
+        cards above each card plus ``wait`` per rank it waits for, at best."""
         found = self.found
         best = 40
         for above, i in enumerate(range(len(pile) - n - 1, -1, -1)):
             if above >= best:
                 break
             card = pile[i]
-            score = above + 3 * ((card % 13) - found[card // 13])
+            score = above + self._wait * ((card % 13) - found[card // 13])
             if score < best:
                 best = score
         return best if n < len(pile) else -1
