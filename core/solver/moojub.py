@@ -145,6 +145,9 @@ class MoojubProblem:
         # cards before making it. Greedy starting wins most deals at once, though.
         return builds + deal + starts if self._deal_first else builds + starts + deal
 
+    def child_key(self, move: Move) -> Hashable | None:
+        return None
+
     def play(self, move: Move) -> None:
         self.game.push(move)
 

@@ -36,6 +36,9 @@ class Problem(Protocol[Move]):
     def moves(self) -> list[Move]:
         """Every move worth trying here, most promising first."""
 
+    def child_key(self, move: Move) -> Hashable | None:
+        """The key after `move` (before forced moves) if cheap to tell without playing it."""
+
     def play(self, move: Move) -> None: ...
 
     def undo(self) -> None:
@@ -76,6 +79,7 @@ def depth_first(
     so later searches from the same start, in another order, can reuse them.
     """
     seen: set[Hashable] = set() if lost is None else lost
+    child_key = problem.child_key
     line: list[Move] = []
     # One frame per expanded position: its keys before and after its forced
     # moves, its candidate moves, the next one to try, and how many forced
@@ -84,15 +88,15 @@ def depth_first(
     positions = 0
     verdict: Verdict = "unwinnable"
 
-    def enter() -> bool:
+    def enter(known: Hashable | None = None) -> bool:
         """Play forced moves, then open a frame; False if the position is known.
 
         Both the position reached and the one before its forced moves are
         remembered: forced moves are safe, so the two are won or lost together.
         """
         nonlocal positions
-        before = problem.key()
-        if before in seen:
+        before = problem.key() if known is None else known
+        if known is None and before in seen:
             return False
         forced = 0
         move = problem.forced()
@@ -124,9 +128,12 @@ def depth_first(
         if cursor[0] < len(moves):
             move = moves[cursor[0]]
             cursor[0] += 1
+            before = child_key(move)
+            if before is not None and before in seen:
+                continue
             problem.play(move)
             line.append(move)
-            if not enter():
+            if not enter(before):
                 problem.undo()
                 line.pop()
                 continue

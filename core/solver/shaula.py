@@ -203,6 +203,9 @@ class ShaulaProblem:
                 best = score
         return best if n < len(pile) else -1
 
+    def child_key(self, move: Move) -> Hashable | None:
+        return None
+
     def play(self, move: Move) -> None:
         src, dst, n = move
         if src < CELL0:

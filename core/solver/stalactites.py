@@ -67,6 +67,7 @@ class StalactitesProblem:
         # int, kept up to date by play/undo: the key without a loop.
         self._packed = sum(len(p) << (6 * i) for i, p in enumerate(self.tableau))
         self._packed += sum(c << (COUNTS + 4 * f) for f, c in enumerate(self.count))
+        self._tables: dict[int, tuple[list[list[int]], list[int]]] = {}
 
     # --- the search protocol -------------------------------------------------
 
@@ -137,7 +138,7 @@ class StalactitesProblem:
     def moves(self) -> list[Move]:
         """Cell cards up first, then builds and cell moves by how soon the card
         they uncover (and, for a cell move, the card parked) can go up."""
-        takers = self._taker_table()
+        takers, distance = self._foundation_tables()
         cells, tableau = self.cells, self.tableau
         builds: list[Move] = []
         seen_cells: set[int] = set()
@@ -147,7 +148,6 @@ class StalactitesProblem:
                 seen_cells.add(r)
                 builds.extend((CELL_TO_FOUNDATION, i, f) for f in takers[r])
         free_cells = cells.count(EMPTY)
-        distance = self._distances()
         scored: list[tuple[int, Move]] = []
         for i, pile in enumerate(tableau):
             if pile:
@@ -172,6 +172,22 @@ class StalactitesProblem:
             scored.sort(key=lambda item: (self._fixes_other_step(item[1]), item[0]))
             builds.sort(key=self._fixes_other_step)
         return builds + [move for _, move in scored]
+
+    def child_key(self, move: Move) -> Hashable | None:
+        """The packed key after `move`, without playing it (twins need a sort: None)."""
+        if self._twin_groups:
+            return None
+        kind, src, dst = move
+        packed = self._packed
+        step = self.step
+        if kind != CELL_TO_FOUNDATION:
+            packed -= 1 << (6 * src)
+        if kind != TABLEAU_TO_CELL:
+            packed += 1 << (COUNTS + 4 * dst)
+            if not step:
+                r = self.tableau[src][-1] if kind == TABLEAU_TO_FOUNDATION else self.cells[src]
+                step = (r - self.top[dst]) % 13
+        return packed | (step << 64)
 
     def play(self, move: Move) -> None:
         kind, src, dst = move
@@ -232,6 +248,15 @@ class StalactitesProblem:
             return False
         r = self.tableau[src][-1] if kind == TABLEAU_TO_FOUNDATION else self.cells[src]
         return (r - self.top[dst]) % 13 != self._prefer
+
+    def _foundation_tables(self) -> tuple[list[list[int]], list[int]]:
+        """`_taker_table` and `_distances`, which depend on the foundations alone:
+        cached by foundation counts and step (the tops follow from them)."""
+        state = (self._packed >> COUNTS) | (self.step << 16)
+        tables = self._tables.get(state)
+        if tables is None:
+            tables = self._tables[state] = (self._taker_table(), self._distances())
+        return tables
 
     def _taker_table(self) -> list[list[int]]:
         """For each rank, the foundations that take it now, one per interchangeable twin."""

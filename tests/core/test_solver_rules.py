@@ -53,7 +53,9 @@ def keys_after_solver_moves(problem: Problem) -> tuple[set[Hashable], list[str]]
     names = []
     for move in problem.moves():
         names.append(problem.name(move))
+        child = problem.child_key(move)
         problem.play(move)
+        assert child is None or child == problem.key()
         keys.add(problem.key())
         problem.undo()
     return keys, names
