@@ -16,7 +16,7 @@ from rich.text import Text
 
 from client_cli.cards import CARD_WIDTH, CardStyle, card_text
 
-__all__ = ["Marks", "pile_at", "pile_rows", "render_board", "slot_width"]
+__all__ = ["Marks", "pile_at", "pile_column", "pile_rows", "render_board", "slot_width"]
 
 MIN_SLOT = CARD_WIDTH + 1
 MAX_SLOT = 12
@@ -41,6 +41,19 @@ def pile_rows(game: str) -> list[list[str]]:
     tableau = [f"t{i}" for i in range(1, 9)]
     cells = ["c1", "c2", "c3", "c4"] if game == "shaula" else ["c1", "c2"]
     return [["f1", "f2", "f3", "f4", *cells], tableau]
+
+
+def pile_column(game: str, pile: str) -> int:
+    """The slot (0-7) a pile is drawn in, left to right."""
+    if pile == "talon":
+        return 5
+    if game == "stalactites" and pile in ("c1", "c2"):
+        return 6 + int(pile[1]) - 1
+    if game == "moojub" and pile.startswith("f"):
+        return (int(pile[1:]) - 1) // 4
+    if pile.startswith("c"):
+        return 4 + int(pile[1:]) - 1
+    return int(pile[1:]) - 1
 
 
 def pile_at(game: str, x: int, y: int, width: int) -> str | None:

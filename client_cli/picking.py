@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from client_cli.board import pile_rows
+from client_cli.board import pile_column, pile_rows
 
 __all__ = ["digit_pile", "key_move", "move_cursor"]
 
@@ -58,6 +58,8 @@ def move_cursor(game: str, cursor: str | None, key: str) -> str:
     if key == "right":
         return rows[r][(i + 1) % len(rows[r])]
     if key in ("up", "down"):
+        # Straight up or down on screen: the pile of the next row nearest this column.
+        column = pile_column(game, cursor)
         r = (r + (-1 if key == "up" else 1)) % len(rows)
-        return rows[r][min(i, len(rows[r]) - 1)]
+        return min(rows[r], key=lambda pile: abs(pile_column(game, pile) - column))
     return rows[r][i]

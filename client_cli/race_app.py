@@ -124,6 +124,7 @@ class RaceApp(PlayApp):
         self.link_status = ""
         self.results_shown_for: int | None = None
         self.told_finished = False
+        self.quit_asked = False
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -137,6 +138,23 @@ class RaceApp(PlayApp):
 
     async def on_unmount(self) -> None:
         await self.seat.close()
+
+    async def action_quit(self) -> None:
+        """Quitting in the lobby frees the seat; mid-race it asks once more, since the
+        seat is only kept for the room's grace period."""
+        view = self.seat.view
+        me = view.me
+        racing = view.phase in ("countdown", "running") and me is not None and not me.status
+        if racing and not self.quit_asked:
+            self.quit_asked = True
+            grace = view.settings.get("grace")
+            kept = f" (your seat is kept {int(grace)} s if you come back)" if grace else ""
+            self.say(f"ctrl+q again to leave the race{kept}", "bold yellow")
+            self.redraw()
+            return
+        if view.phase == "lobby" and self.seat.link.connected.is_set():
+            await self.seat.leave()
+        self.exit()
 
     # ------------------------------------------------------------ updates
 

@@ -22,6 +22,7 @@ from server.protocol import (
     Hint,
     HintReply,
     Join,
+    Leave,
     Message,
     Ready,
     Refused,
@@ -250,6 +251,10 @@ class Seat:
 
     async def rematch(self) -> None:
         await self.link.send(Rematch())
+
+    async def leave(self) -> None:
+        """Give the seat up (lobby only); the server answers nothing we still need."""
+        await self.link.send(Leave())
 
     def race_seconds(self) -> float:
         """Seconds since the start, on the server's clock."""

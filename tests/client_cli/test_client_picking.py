@@ -37,3 +37,6 @@ def test_cursor_moves_over_rows_and_wraps() -> None:
     assert move_cursor("moojub", "r1", "up") == "f4"
     assert move_cursor("moojub", "f4", "down") == "r1"
     assert move_cursor("stalactites", "t8", "up") == "c2"
+    assert move_cursor("stalactites", "t7", "up") == "c1"  # drawn right above it
+    assert move_cursor("stalactites", "t6", "up") == "c1"
+    assert move_cursor("moojub", "f32", "down") == "talon"

@@ -19,6 +19,7 @@ from client_cli.widgets import RaceBars
 from server.protocol import (
     Countdown,
     Join,
+    Leave,
     PlayerJoined,
     Progress,
     RaceFinished,
@@ -187,3 +188,17 @@ async def test_the_screen_stays_live_while_a_move_waits_for_its_answer() -> None
                 pilot,
                 lambda: seat.view.board is not None and seat.view.board["piles"]["f1"] == ["AD"],
             )
+            # Quitting mid-race asks once more: the seat would be lost after the grace.
+            await pilot.press("ctrl+q")
+            await until(pilot, lambda: "ctrl+q again" in screen_text(app))
+            assert app.is_running
+
+
+async def test_quitting_in_the_lobby_gives_the_seat_up() -> None:
+    async with FakeServer() as fake:
+        seat = Seat(fake.url, fake.room, "ann")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            await pilot.press("ctrl+q")
+            await fake.wait_for(Leave)
