@@ -69,6 +69,7 @@ class Racer:
     stuck: bool = False
     out: str | None = None  # "resigned", "forfeit"
     finished_at: float | None = None  # server time of the last progress when it ended
+    grace_until: float | None = None  # offline mid-race: forfeits at this server time
 
     @property
     def status(self) -> str:
@@ -219,6 +220,7 @@ class RaceView:
     def _on_Presence(self, msg: Presence) -> None:
         if msg.seat in self.racers:
             self.racers[msg.seat].connected = msg.connected
+            self.racers[msg.seat].grace_until = None if msg.connected else msg.grace_until
 
     def _on_Countdown(self, msg: Countdown) -> None:
         self.phase = "countdown"

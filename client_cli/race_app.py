@@ -41,11 +41,21 @@ def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[Pla
                 total=view.total,
                 moves=racer.moves,
                 seconds=seconds,
-                status=lobby_status(racer) if view.phase == "lobby" else racer.status,
+                status=racer_status(view, racer, now),
                 you=style_you and seat == view.seat,
             )
         )
     return lines
+
+
+def racer_status(view: RaceView, racer: Racer, now: float) -> str:
+    """What the bars say after a racer's time: ready, finished, offline for how long..."""
+    if view.phase == "lobby":
+        return lobby_status(racer)
+    if racer.status == "offline" and racer.grace_until is not None:
+        left = racer.grace_until - view.server_now(now)
+        return f"offline, out in {max(0, int(left))} s"
+    return racer.status
 
 
 def lobby_status(racer: Racer) -> str:

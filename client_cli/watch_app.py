@@ -123,7 +123,10 @@ class WatchApp(App[None]):
         self.card_style = style or CardStyle()
         self.link_status = ""
         self.results_shown_for: int | None = None
-        seat.on_change = self.redraw
+        # Busy rooms send many events a second: draw at most ten times a second.
+        self.dirty = True
+        self.drawn_at = 0.0
+        seat.on_change = self.mark_dirty
         # Kept by reference: `query_one` would search the results screen when it is up.
         self.title_bar = Static(id="title")
         self.boards = BoardsView(seat.view, self.card_style, id="boards")
@@ -138,7 +141,7 @@ class WatchApp(App[None]):
         yield self.status_bar
 
     async def on_mount(self) -> None:
-        self.set_interval(0.5, self.redraw)
+        self.set_interval(0.1, self.redraw_if_due)
         self.redraw()
         await connect_or_exit(self, self.seat)
 
@@ -158,14 +161,27 @@ class WatchApp(App[None]):
     def action_page(self, step: int) -> None:
         self.boards.page(step)
 
+    def mark_dirty(self) -> None:
+        self.dirty = True
+
+    def redraw_if_due(self) -> None:
+        """Changes within a tenth of a second; the clocks every half second."""
+        if self.dirty or time.monotonic() - self.drawn_at > 0.5:
+            self.redraw()
+
     def redraw(self) -> None:
         if not self.is_running:
             return
+        self.dirty = False
+        self.drawn_at = time.monotonic()
         view = self.seat.view
         parts = [f"watching room {view.room}"]
         if view.game:
             parts.append(view.game.capitalize() + (f" #{view.seed}" if view.seed else ""))
         parts.append(view.phase)
+        delay = view.settings.get("spectator_delay")
+        if delay:
+            parts.append(f"{delay:g} s behind")
         parts.append(clock(self.seat.race_seconds()))
         self.title_bar.update(Text(" " + "  ·  ".join(parts), style="bold"))
         self.boards.refresh()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from client_cli.race import RaceView, visible_game
+from client_cli.race_app import racer_status
 from core import new_game
 from server.protocol import (
     Accepted,
@@ -51,8 +52,13 @@ def test_lobby_events_and_duplicates() -> None:
     view.feed(PlayerReady(version=6, at=1.0, seat=1, ready=True))
     view.feed(PlayerReady(version=6, at=1.0, seat=1, ready=False))  # a replay: ignored
     assert view.racers[1].ready and view.version == 6 and not view.gap
-    view.feed(Presence(version=8, at=1.0, seat=1, connected=False))
+    view.feed(Presence(version=8, at=1.0, seat=1, connected=False, grace_until=31.0))
     assert view.gap and view.racers[1].status == "offline"
+    assert racer_status(view, view.racers[1], now=11.0) == "offline"  # the lobby: no clock
+    view.phase = "running"
+    assert racer_status(view, view.racers[1], now=11.0) == "offline, out in 20 s"
+    view.feed(Presence(version=9, at=2.0, seat=1, connected=True))
+    assert view.racers[1].grace_until is None and racer_status(view, view.racers[1], 11.0) == ""
 
 
 def test_own_moves_replay_on_a_local_engine_once() -> None:
