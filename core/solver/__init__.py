@@ -164,7 +164,13 @@ def solve(
     return Solution(verdict, moves, positions, seconds)
 
 
-def hint(game: Game, *, budget: int = HINT_BUDGET) -> str | None:
+def hint(
+    game: Game,
+    *,
+    budget: int = HINT_BUDGET,
+    clock: Callable[[], float] | None = None,
+    time_limit: float | None = None,
+) -> str | None:
     """The next move of a winning line, else the solver's favourite move; None if none.
 
     Only a move comes back, never talon cards (though in Moojub the choice of
@@ -172,7 +178,7 @@ def hint(game: Game, *, budget: int = HINT_BUDGET) -> str | None:
     """
     if game.won:
         return None
-    found = solve(game, budget=budget)
+    found = solve(game, budget=budget, clock=clock, time_limit=time_limit)
     if found.moves:
         return found.moves[0]
     problem = _orders(game)[0][0]
@@ -193,13 +199,17 @@ def winnable_seed(
     budget: int = 200_000,
     tries: int = 100,
     seeds: tuple[int, int] = (1, MAX_SEED),
+    clock: Callable[[], float] | None = None,
+    time_limit: float | None = None,
 ) -> int:
     """Draw seeds from ``seeds`` (inclusive) with ``rng`` until one is proved winnable.
 
-    RuntimeError if none of ``tries`` draws is proved winnable within ``budget``.
+    ``budget`` and ``time_limit`` apply to each draw. RuntimeError if none of
+    ``tries`` draws is proved winnable.
     """
     for _ in range(tries):
         seed = rng.randint(*seeds)
-        if solve(core.new_game(name, seed), budget=budget).result == "won":
+        game = core.new_game(name, seed)
+        if solve(game, budget=budget, clock=clock, time_limit=time_limit).result == "won":
             return seed
     raise RuntimeError(f"no winnable {name} deal found in {tries} draws")
