@@ -35,6 +35,9 @@ def _next(card: int) -> int:
     return card - card % 13 + (card % 13 + 1) % 13
 
 
+NEXT = tuple(_next(c) for c in range(52))
+
+
 class MoojubProblem:
     """``deal_first``: try a deal before starting a foundation (see moves())."""
 
@@ -51,22 +54,17 @@ class MoojubProblem:
 
     def key(self) -> Hashable:
         piles = self.game.piles
-        started = 0
-        tops = []
-        for f in range(FOUNDATIONS):
-            pile = piles[f]
-            if not pile:
-                break
-            started += 1
-            if len(pile) < FULL:
-                tops.append(pile[-1] * 16 + len(pile))
-        tops.sort()
-        column1 = tuple(piles[f][0] // 13 for f in range(min(started, 4)))
+        foundations = piles[:FOUNDATIONS]
+        started = FOUNDATIONS - foundations.count([])
+        tops = sorted([p[-1] * 16 + len(p) for p in foundations if 0 < len(p) < FULL])
+        column1 = tuple(p[0] // 13 for p in foundations[: min(started, 4)])
         reserves = tuple(bytes(piles[r]) for r in RESERVES)
         return (len(self.game.talon), started, column1, tuple(tops), reserves)
 
     def is_won(self) -> bool:
-        return self.game.won
+        """All 52 cards are on foundations: no card left in a reserve or the talon."""
+        piles = self.game.piles
+        return not self.game.talon and not any(piles[r] for r in RESERVES)
 
     def forced(self) -> Move | None:
         """A build that no winning line can regret (RULES.md 7 finds none in general).
@@ -91,13 +89,7 @@ class MoojubProblem:
         From t on the two positions are the same.
         """
         piles = self.game.piles
-        wants: dict[int, int] = {}
-        for f in range(FOUNDATIONS):
-            pile = piles[f]
-            if not pile:
-                break
-            if len(pile) < FULL:
-                wants[_next(pile[-1])] = f
+        wants = {NEXT[p[-1]]: f for f, p in enumerate(piles[:FOUNDATIONS]) if 0 < len(p) < FULL}
         loose: set[int] | None = None
         for r in RESERVES:
             stack = piles[r]
