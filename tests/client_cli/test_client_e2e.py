@@ -35,6 +35,8 @@ async def test_a_whole_race_against_the_bot(server_url: str) -> None:
     )
     assert room["id"] in [r["id"] for r in await list_rooms(server_url)]
     said: list[str] = []
+    spectator = Seat(server_url, room["id"], spectator=True)
+    await spectator.start()
     seat = Seat(server_url, room["id"], "ann")
     app = RaceApp(seat)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -71,6 +73,12 @@ async def test_a_whole_race_against_the_bot(server_url: str) -> None:
         assert await asyncio.wait_for(bot, 10) == 0
     assert any("playing with the" in line for line in said)
     assert said[-1].startswith("#2 ann")
+    # The spectator replayed both boards from the moves alone, to the very end.
+    watched = spectator.view
+    assert watched.phase == "finished"
+    assert watched.boards[1 - seat.view.seat]["won"]  # type: ignore[operator]
+    assert watched.boards[seat.view.seat]["moves"] == 1  # type: ignore[index]
+    await spectator.close()
 
 
 async def test_rooms_are_listed_and_a_seat_is_remembered(
