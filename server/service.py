@@ -8,6 +8,7 @@ store, whose events come back to every process by pub/sub (server/hub.py).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import hmac
@@ -35,6 +36,7 @@ __all__ = ["RaceService", "clean_name", "new_room_id", "new_token", "random_seed
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 32
+HINT_CACHE = 1024  # positions whose hint is remembered
 
 
 def new_room_id() -> str:
@@ -74,6 +76,11 @@ class RaceService:
         self.store = store
         self.hub = hub
         self.metrics = metrics
+        # The solver is CPU-bound (a Moojub hint can take 0.6 s): one at a time per process,
+        # so that sockets asking for hints cannot starve every race; a position asked about
+        # again (spam, the same deal in another seat) is answered from memory.
+        self._hint_turn = asyncio.Semaphore(1)
+        self._hints: collections.OrderedDict[Any, str | None] = collections.OrderedDict()
         self._handlers: dict[type[p.Message], Callable[[Connection, Any], Any]] = {
             p.Join: self.on_join,
             p.Watch: self.on_watch,
@@ -368,7 +375,15 @@ class RaceService:
         game = conn.game
         if game is None or race.status.value != "running":
             raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
-        move = await asyncio.to_thread(core.hint, game.copy())
+        key = (race.config.game, game.key())
+        position = game.copy()
+        async with self._hint_turn:  # the one asking before may have solved this very one
+            if key not in self._hints:
+                self._hints[key] = await asyncio.to_thread(core.hint, position)
+                if len(self._hints) > HINT_CACHE:
+                    self._hints.popitem(last=False)
+            self._hints.move_to_end(key)
+            move = self._hints[key]
         conn.send(p.HintReply(move=move))
 
     # ------------------------------------------------------------ other

@@ -268,3 +268,37 @@ async def test_names_lose_control_characters(server_url: str) -> None:
         await b.join(room, "\x1b]52;c;ZXZpbA==\x07bo")
         joined = await a.expect(p.PlayerJoined)
         assert joined.name == "]52;c;ZXZpbA==bo"
+
+
+async def test_hints_take_turns_and_are_remembered(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The solver is CPU-bound: sockets asking at once must not run it side by side.
+    running, most, calls = 0, 0, 0
+    real_hint = core.hint
+
+    def hint(game: core.Game) -> str | None:
+        nonlocal running, most, calls
+        running += 1
+        calls += 1
+        most = max(most, running)
+        try:
+            return real_hint(game)
+        finally:
+            running -= 1
+
+    monkeypatch.setattr(core, "hint", hint)
+    room = (await create_room(server_url, game="moojub", seed=2, seats=3, hints=True))["id"]
+    async with contextlib.AsyncExitStack() as stack:
+        players = [await stack.enter_async_context(WsClient.connect(server_url)) for _ in "abc"]
+        for player in players:
+            await player.join(room, "p")
+        await players[0].send(p.Start())
+        for player in players:
+            await player.expect(p.RaceStarted)
+        for player in players:
+            for _ in range(3):
+                await player.send(p.Hint())
+        answers = [(await player.expect(p.HintReply)).move for player in players for _ in range(3)]
+    assert len(set(answers)) == 1 and answers[0] in core.new_game("moojub", 2).legal_moves()
+    assert most == 1 and calls == 1  # nine asks of one position: solved once
