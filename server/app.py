@@ -22,7 +22,7 @@ from server import protocol as p
 from server.app_keys import HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
 from server.batcher import ScriptBatcher
 from server.connection import Connection, TokenBucket
-from server.feed import RedisFeed
+from server.feed import make_feed
 from server.http_api import routes
 from server.hub import Hub
 from server.metrics import Metrics
@@ -70,7 +70,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lobby_ttl=settings.lobby_ttl,
     )
     await store.load_scripts()
-    feed = RedisFeed(redis)
+    feed = make_feed(redis)
     await feed.start()
     hub = Hub(store, feed)
     sockets = app[SOCKETS]

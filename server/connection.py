@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
 import logging
 import struct
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import msgpack
 from aiohttp import web
 
 from server import protocol as p
@@ -47,22 +49,29 @@ def frame(payload: bytes, binary: bool) -> bytes:
 
 
 class Outgoing:
-    """A message, framed at most once per format, however many sockets it goes to."""
+    """A message, framed at most once per format, however many sockets it goes to.
 
-    __slots__ = ("_json", "_msgpack", "message")
+    `wire`, when given, is the map to send instead of `p.to_wire(message)` (a variant of
+    the message, e.g. a progress event without its move)."""
 
-    def __init__(self, message: p.Message) -> None:
+    __slots__ = ("_json", "_msgpack", "message", "wire")
+
+    def __init__(self, message: p.Message, wire: dict[str, Any] | None = None) -> None:
         self.message = message
+        self.wire = wire
         self._msgpack: bytes | None = None
         self._json: bytes | None = None
 
     def frame(self, binary: bool) -> bytes:
         if binary:
             if self._msgpack is None:
-                self._msgpack = frame(p.encode_msgpack(self.message), True)
+                wire = self.wire if self.wire is not None else p.to_wire(self.message)
+                self._msgpack = frame(msgpack.packb(wire, use_bin_type=True), True)
             return self._msgpack
         if self._json is None:
-            self._json = frame(p.encode_json(self.message).encode(), False)
+            wire = self.wire if self.wire is not None else p.to_wire(self.message)
+            text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
+            self._json = frame(text.encode(), False)
         return self._json
 
 

@@ -62,13 +62,14 @@ class LocalRoom:
         self.recent: collections.deque[p.Event] = collections.deque(maxlen=RECENT)
         self._queue: asyncio.Queue[bytes | Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._busy = False  # the ordered task is in the middle of an item
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
         self.live_boards: dict[int, core.Game] | None = None  # hidden games, for spectators
 
     async def open(self) -> bool:
         """Subscribe first, then load: no event can fall between the two."""
-        await self.hub.feed.subscribe(self.keys.channel, self._queue.put_nowait)
+        await self.hub.feed.subscribe(self.keys.channel, self._on_entry)
         loaded = await self.hub.store.load(self.id)
         if loaded is None:
             await self.hub.feed.unsubscribe(self.keys.channel)
@@ -106,9 +107,27 @@ class LocalRoom:
         self._queue.put_nowait(wrapped)
         return done
 
+    def _on_entry(self, entry: bytes) -> None:
+        """An event from pub/sub. The next progress event in order, with nothing queued
+        before it, is delivered at once (the hot path: no task switch, nothing to await);
+        anything else goes through the ordered task."""
+        if not self._busy and self._queue.empty() and self.race is not None:
+            event = parse_entry(entry)
+            if event is None or event.version <= self.version:
+                return
+            if isinstance(event, p.Progress) and event.version == self.version + 1:
+                try:
+                    self._deliver_progress(event, self.race)
+                except Exception:
+                    log.exception("room %s: delivery failed", self.id)
+                return
+        self._queue.put_nowait(entry)
+
     async def _run(self) -> None:
         while True:
+            self._busy = False
             item = await self._queue.get()
+            self._busy = True
             try:
                 if isinstance(item, bytes):
                     event = parse_entry(item)
@@ -146,14 +165,21 @@ class LocalRoom:
         for conn in list(self.conns):
             await self._send_snapshot(conn)
 
+    def _deliver_progress(self, event: p.Progress, race: Race) -> None:
+        seat = race.seats.get(event.seat)
+        if seat is not None:
+            seat.progress, seat.moves = event.progress, event.moves
+            seat.won, seat.stuck = event.won, event.stuck
+        self.version = event.version
+        self.recent.append(event)
+        self._fan_out(event, race)
+
     async def _deliver(self, event: p.Event) -> None:
         race = self.race
         assert race is not None
         if isinstance(event, p.Progress):
-            seat = race.seats.get(event.seat)
-            if seat is not None:
-                seat.progress, seat.moves = event.progress, event.moves
-                seat.won, seat.stuck = event.won, event.stuck
+            self._deliver_progress(event, race)
+            return
         else:
             loaded = await self.hub.store.load(self.id)
             if loaded is not None:
@@ -176,10 +202,16 @@ class LocalRoom:
         for_others: Outgoing | None = None
         for_spectators: Outgoing | None = None
         if isinstance(event, p.Progress):
-            for_players = Outgoing(event)
-            for_others = Outgoing(dataclasses.replace(event, move=None, board=None))
-            board = self._advance_live_board(event, race) if hidden else None
-            for_spectators = Outgoing(dataclasses.replace(event, board=board))
+            # Built from the wire map: dataclasses.replace is slow on this hot path.
+            wire = p.to_wire(event)
+            wire.pop("board", None)
+            for_players = for_spectators = Outgoing(event, wire)
+            others = dict(wire)
+            others.pop("move", None)
+            for_others = Outgoing(event, others)
+            if hidden:
+                board = self._advance_live_board(event, race)
+                for_spectators = Outgoing(event, {**wire, "board": board} if board else wire)
         elif isinstance(event, p.RaceStarted) and hidden:
             start = core.new_game(race.config.game, race.seed).state(view="player")
             for_players = for_others = for_spectators = Outgoing(

@@ -6,7 +6,8 @@ Redis is the truth. Per room, every key carries the Cluster hash tag `{room:ID}`
     {room:ID}:meta       hash: rev (race writes), ver (last event version), and copies of
                          status, round, start_at, ends_at, out:SEAT that the move script checks
     {room:ID}:log        list of the last `event_log` events, "VERSION|msgpack body"
-    {room:ID}:prog       hash: seat -> JSON progress written by the move script
+    {room:ID}:prog       hash: seat -> msgpack [progress, moves, won, stuck, done_at], written
+                         by the move script
     {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
     {room:ID}:seq:S      hash: seq -> stored answer, and "last" (highest accepted seq)
     channel {room:ID}:events   pub/sub: each event as it is logged
@@ -108,7 +109,7 @@ def parse_entry(entry: bytes) -> p.Event | None:
         wire["version"] = int(version)
     except Exception:
         return None
-    event = p.CLIENT_OUT.build(wire)
+    event = p.CLIENT_OUT.build_trusted(wire)
     return event if isinstance(event, p.Event) else None
 
 
@@ -161,7 +162,6 @@ class MoveResult:
     kind: str
     detail: str = ""
     answer: p.Accepted | None = None
-    event: p.Progress | None = None
 
 
 class RoomStore(Protocol):
@@ -213,11 +213,10 @@ class RedisRoomStore:
             seat = race.seats.get(int(prog[i]))
             if seat is None:
                 continue
-            values = json.loads(prog[i + 1])
-            seat.progress, seat.moves = values["progress"], values["moves"]
-            seat.won, seat.stuck = values["won"], values["stuck"]
+            progress, moves, won, stuck, done_at = msgpack.unpackb(prog[i + 1])
+            seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
             if seat.out is None:
-                seat.done_at = values["done_at"]
+                seat.done_at = done_at
         return Loaded(race, int(raw[1]), int(raw[2]))
 
     async def transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
@@ -292,15 +291,8 @@ class RedisRoomStore:
 
     async def submit_move(self, write: MoveWrite) -> MoveResult:
         keys = RoomKeys(write.room)
-        prog = json.dumps(
-            {
-                "progress": write.event.progress,
-                "moves": write.event.moves,
-                "won": write.event.won,
-                "stuck": write.event.stuck,
-                "done_at": write.done_at,
-            }
-        )
+        event = write.event
+        prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
         answer_wire = p.to_wire(write.answer)
         del answer_wire["version"]
         kind, detail = await self.batcher.call(
@@ -324,11 +316,7 @@ class RedisRoomStore:
         kind = kind.decode()
         if kind == "ok":
             version = int(detail.partition(b"|")[0])
-            return MoveResult(
-                kind,
-                answer=dataclasses.replace(write.answer, version=version),
-                event=dataclasses.replace(write.event, version=version),
-            )
+            return MoveResult(kind, answer=dataclasses.replace(write.answer, version=version))
         if kind == "dup":
             return MoveResult(kind, answer=_stored_answer(detail))
         return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))
