@@ -1,0 +1,101 @@
+"""The benchmark's own parts, small and fast: its client, the relay, the load plans.
+
+These check that the load generator still speaks the server's protocol (every move
+legal and answered), not how fast anything is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from tests_support import MakeServer
+
+import core
+from bench.loadgen import run_plan
+from bench.racers import move_sequences
+from bench.relay import make_relay_app
+from bench.server import Row, ratios, table
+from bench.wsclient import client_frame
+
+
+def plan(target: str, port: int, **extra: Any) -> dict[str, Any]:
+    sequences = move_sequences("shaula", 2, 40)
+    return {
+        "target": target,
+        "host": "127.0.0.1",
+        "port": port,
+        "game": "shaula",
+        "room_size": 4,
+        "seeds": list(sequences),
+        "sequences": list(sequences.values()),
+        "racers": 8,
+        "warmup": 0.2,
+        "duration": 0.6,
+        "drain": 2.0,
+        **extra,
+    }
+
+
+def test_move_sequences_are_legal_from_the_deal() -> None:
+    for seed, moves in move_sequences("shaula", 3, 30).items():
+        game = core.new_game("shaula", seed)
+        for move in moves:
+            game.apply(move)
+        assert game.moves == 30 and not game.won and game.legal_moves()
+
+
+def test_client_frames_are_masked_with_a_zero_key() -> None:
+    assert client_frame(b"hi") == b"\x82\x82\x00\x00\x00\x00hi"
+    long = client_frame(b"x" * 300)
+    assert long[:4] == b"\x82\xfe\x01\x2c" and long[4:8] == b"\x00" * 4 and len(long) == 308
+
+
+async def test_the_relay_answers_every_move_of_an_open_loop() -> None:
+    runner = web.AppRunner(make_relay_app())
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    try:
+        result = await run_plan(plan("relay", port, rate=10.0))
+    finally:
+        await runner.cleanup()
+    assert result.sent > 0 and result.unanswered == 0 and result.refused == 0
+    assert result.answered_per_s > 0 and result.p50_ms <= result.p99_ms
+
+
+async def test_the_solrace_server_accepts_every_precomputed_move(make_server: MakeServer) -> None:
+    port = urlsplit(await make_server()).port
+    assert port is not None
+    # Short sequences run out fast: measure from the start.
+    result = await run_plan(plan("solrace", port, window=2, warmup=0.0))
+    assert result.errors == []
+    assert result.sent > 0 and result.refused == 0 and result.unanswered == 0
+    assert result.answered_per_s > 0
+
+
+def test_the_table_and_the_goal_lines() -> None:
+    def row(rate: float, p99: float) -> dict[str, Any]:
+        return {
+            "answered_per_s": rate,
+            "refused": 0,
+            "p50_ms": 1.0,
+            "p99_ms": p99,
+            "max_ms": p99,
+            "unanswered": 0,
+            "server_cpu": 0.5,
+            "loadgen_cpu": 0.2,
+        }
+
+    rows = [
+        Row("bare relay", "saturation: 8 racers", row(1000, 5)),
+        Row("solrace", "saturation: 8 racers", row(600, 5)),
+        Row("bare relay", "fixed: 8 racers", row(100, 2)),
+        Row("solrace", "fixed: 8 racers", row(100, 12)),
+    ]
+    assert table(rows).count("\n") == 5
+    lines = ratios(rows)
+    assert "= 0.60" in lines[0] and lines[0].endswith("met") and "NOT" not in lines[0]
+    assert "12.00 ms" in lines[-1] and lines[-1].endswith("NOT met")
