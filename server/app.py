@@ -19,9 +19,9 @@ from aiohttp import WSMsgType, web
 from redis.asyncio import BlockingConnectionPool, Redis
 
 from server import protocol as p
-from server.app_keys import HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import FLUSHER, HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
 from server.batcher import ScriptBatcher
-from server.connection import Connection, TokenBucket
+from server.connection import Connection, Flusher, TokenBucket
 from server.feed import make_feed
 from server.http_api import routes
 from server.hub import Hub
@@ -44,6 +44,7 @@ def create_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=64 * 1024)
     app[SETTINGS] = settings
     app[SOCKETS] = set()
+    app[FLUSHER] = Flusher()
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
     app.on_shutdown.append(_close_sockets)
@@ -163,6 +164,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         bucket=TokenBucket(settings.rate_per_second, settings.rate_burst),
     )
     conn.transport = request.transport
+    conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
     app[SOCKETS].add(conn)
     window_start, limited = time.monotonic(), 0

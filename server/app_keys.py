@@ -5,14 +5,14 @@ from __future__ import annotations
 from aiohttp import web
 from redis.asyncio import Redis
 
-from server.connection import Connection
+from server.connection import Connection, Flusher
 from server.hub import Hub
 from server.metrics import Metrics
 from server.service import RaceService
 from server.settings import Settings
 from server.store import RedisRoomStore
 
-__all__ = ["HUB", "METRICS", "REDIS", "SERVICE", "SETTINGS", "SOCKETS", "STORE"]
+__all__ = ["FLUSHER", "HUB", "METRICS", "REDIS", "SERVICE", "SETTINGS", "SOCKETS", "STORE"]
 
 SETTINGS = web.AppKey("settings", Settings)
 REDIS = web.AppKey("redis", Redis)
@@ -21,3 +21,4 @@ HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
+FLUSHER = web.AppKey("flusher", Flusher)

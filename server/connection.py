@@ -1,13 +1,15 @@
 """One WebSocket connection: how messages reach it, its rate limit, who it is in which room.
 
 A broadcast never waits on a client (python-websockets docs/topics/broadcast.rst). Sending
-is synchronous: each message becomes one complete WebSocket frame written straight to the
-socket's transport (compression is off, so a frame is a header and the payload; aiohttp
-writes its own control frames the same way, whole). No task, no queue of our own: the
-transport buffers what the client has not read yet, and a client that lets more than
-`max_buffer` bytes pile up there is disconnected (close code 4000); it can come back with
-its token and catch up. The frame of a message is built once per format however many
-sockets it goes to.
+never awaits: each message becomes one complete WebSocket frame (compression is off, so a
+frame is a header and the payload; aiohttp writes its own control frames the same way,
+whole), kept until the end of the event-loop tick and then written to the socket's
+transport with the socket's other frames of that tick in one write (a burst of events,
+e.g. several moves published together, costs one system call per socket, not one per
+frame). No task, no queue of our own: the transport buffers what the client has not read
+yet, and a client that lets more than `max_buffer` bytes pile up there is disconnected
+(close code 4000); it can come back with its token and catch up. The frame of a message
+is built once per format however many sockets it goes to.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from server import protocol as p
 if TYPE_CHECKING:
     from core import Game
 
-__all__ = ["Connection", "Outgoing", "TokenBucket", "frame"]
+__all__ = ["Connection", "Flusher", "Outgoing", "TokenBucket", "frame"]
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,23 @@ class TokenBucket:
         return False
 
 
+class Flusher:
+    """Writes the frames sockets got during an event-loop tick, once, at its end."""
+
+    def __init__(self) -> None:
+        self._dirty: list[Connection] = []
+
+    def mark(self, conn: Connection) -> None:
+        if not self._dirty:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self._dirty.append(conn)
+
+    def flush(self) -> None:
+        dirty, self._dirty = self._dirty, []
+        for conn in dirty:
+            conn.flush()
+
+
 @dataclass(eq=False, slots=True)
 class Connection:
     ws: web.WebSocketResponse
@@ -111,24 +130,33 @@ class Connection:
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     closing: bool = False
     on_drop: Any = None  # callable(Connection) when dropped for being slow
+    flusher: Flusher = field(default_factory=Flusher)
+    _pending: list[bytes] = field(default_factory=list)
     _delayed: collections.deque[tuple[float, Outgoing]] = field(default_factory=collections.deque)
     _timer: asyncio.TimerHandle | None = None
     _closer: asyncio.Future[None] | None = None
 
     def send(self, message: p.Message | Outgoing) -> None:
-        """Write a message now; never waits. A client too far behind is dropped."""
+        """Send a message (written at the end of this tick); never waits."""
         if self.closing:
             return
-        transport = self.transport
-        if transport is None or transport.is_closing() or self.ws.closed:
-            return
         out = message if isinstance(message, Outgoing) else Outgoing(message)
+        if not self._pending:
+            self.flusher.mark(self)
+        self._pending.append(out.frame(self.binary))
+
+    def flush(self) -> None:
+        """Write the pending frames. A client too far behind is dropped instead."""
+        frames, self._pending = self._pending, []
+        transport = self.transport
+        if not frames or transport is None or transport.is_closing() or self.ws.closed:
+            return
         if transport.get_write_buffer_size() > self.max_buffer:
             self.close_soon(p.CloseCode.SLOW_CONSUMER, "too slow: reconnect and catch up")
             if self.on_drop is not None:
                 self.on_drop(self)
             return
-        transport.write(out.frame(self.binary))
+        transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
     def send_at(self, due: float, message: Outgoing) -> None:
         """Send at server time `due` (spectator delay), in order."""
@@ -158,6 +186,7 @@ class Connection:
         if self.closing:
             return
         self.closing = True
+        self._pending.clear()
         self._closer = asyncio.ensure_future(self._close(code, message))
 
     async def _close(self, code: int, message: str) -> None:
@@ -165,7 +194,9 @@ class Connection:
             await self.ws.close(code=code, message=message.encode())
 
     def stop(self) -> None:
-        """No more messages to this socket (it is closing or closed)."""
+        """Write what is pending, then no more messages to this socket."""
+        if not self.closing:
+            self.flush()
         self.closing = True
         if self._timer is not None:
             self._timer.cancel()
