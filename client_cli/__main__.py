@@ -32,6 +32,13 @@ def seed_choice(text: str) -> str:
     raise argparse.ArgumentTypeError("a seed is a whole number, 'random' or 'winnable'")
 
 
+def deal_number(text: str) -> int:
+    """A practice seed: a deal number the engine takes (1 to 2^63-1)."""
+    if text.isdigit() and 1 <= int(text) < 2**63:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"a deal is a whole number from 1 to {2**63 - 1}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="solrace",
@@ -91,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and autoplay are always allowed.",
     )
     practice.add_argument("game", choices=GAMES)
-    practice.add_argument("seed", nargs="?", type=int, help="the deal (default: a random one)")
+    practice.add_argument(
+        "seed", nargs="?", type=deal_number, help="the deal (default: a random one)"
+    )
 
     bot = sub.add_parser(
         "bot",

@@ -76,3 +76,13 @@ def test_a_second_terminal_in_the_lobby_takes_a_seat_of_its_own() -> None:
     running = {"status": "running", "players": [{"seat": 0, "name": "root", "connected": True}]}
     assert seat_token(running, "tok", "root") == "tok"
     assert seat_token(lobby, None, "root") is None
+
+
+@pytest.mark.parametrize("seed", ["0", "9223372036854775808", "-3", "abc"])
+def test_practice_refuses_a_deal_the_engine_has_not(
+    seed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A usage error, not a traceback from the engine.
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args(["practice", "shaula", seed])
+    assert exit_.value.code == 2 and "a deal is a whole number" in capsys.readouterr().err
