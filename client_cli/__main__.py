@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("room", nargs="?", help="the room to join; none: create a new room")
     play.add_argument("--name", default=os.environ.get("USER", "player"), help="your name")
+    play.add_argument(
+        "--quick",
+        action="store_true",
+        help="quick match: race the next player who asks for the same --game",
+    )
     play.add_argument("--game", choices=GAMES, default="shaula", help="game of a new room")
     play.add_argument(
         "--seed",

@@ -128,6 +128,8 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
             return 0
         if args.command == "bot":
             return asyncio.run(_bot(args))
+        if args.command == "play" and args.quick:
+            return _quick(args, style)
         if args.command == "play":
             room = args.room or asyncio.run(create_room(args.server, room_settings(args)))["id"]
             return _play(args, str(room), style)
@@ -169,6 +171,18 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
         token=token,
         on_token=lambda new: remember_token(args.server, room, args.name, new),
     )
+    app = RaceApp(seat, style)
+    app.run()
+    return 0 if app.return_code in (None, 0) else 1
+
+
+def _quick(args: argparse.Namespace, style: CardStyle) -> int:
+    """A quick match: queue for the game, race the next player who asks for it."""
+    from client_cli.race_app import RaceApp
+    from client_cli.seat import Seat
+
+    seat = Seat(args.server, "", args.name, quick=args.game)
+    seat.on_token = lambda new: remember_token(args.server, seat.view.room, args.name, new)
     app = RaceApp(seat, style)
     app.run()
     return 0 if app.return_code in (None, 0) else 1

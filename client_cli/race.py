@@ -21,6 +21,7 @@ from server.protocol import (
     Accepted,
     Countdown,
     Event,
+    Matched,
     Message,
     NewRound,
     PlayerJoined,
@@ -29,6 +30,7 @@ from server.protocol import (
     PlayerReady,
     Presence,
     Progress,
+    Queued,
     RaceFinished,
     RaceStarted,
     Snapshot,
@@ -92,7 +94,7 @@ class RaceView:
     token: str | None = None
     version: int = 0
     clock_offset: float = 0.0  # server time minus local time, from the welcome
-    phase: str = "lobby"  # lobby, countdown, running, finished
+    phase: str = "lobby"  # queue (quick match), lobby, countdown, running, finished
     game: str = ""
     seed: int | None = None
     start_at: float | None = None
@@ -147,6 +149,16 @@ class RaceView:
         handler = getattr(self, f"_on_{type(msg).__name__}", None)
         if handler is not None:
             handler(msg)
+
+    def _on_Queued(self, msg: Queued) -> None:
+        self.phase = "queue"
+        self.game = msg.game
+
+    def _on_Matched(self, msg: Matched) -> None:
+        """A quick match: seated in a new room (its welcome and snapshot follow)."""
+        self.room, self.seat, self.token = msg.room, msg.seat, msg.token
+        self.phase = "lobby"
+        self.version = 0
 
     def _on_Welcome(self, msg: Welcome) -> None:
         self.role = msg.role

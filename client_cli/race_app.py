@@ -164,6 +164,8 @@ class RaceApp(PlayApp):
             return
         if view.phase == "lobby" and self.seat.link.connected.is_set():
             await self.seat.leave()
+        elif view.phase == "queue" and self.seat.link.connected.is_set():
+            await self.seat.cancel_quick()
         self.exit()
 
     # ------------------------------------------------------------ updates
@@ -238,6 +240,11 @@ class RaceApp(PlayApp):
     def lobby_text(self) -> Text:
         view = self.seat.view
         text = Text()
+        if view.phase == "queue":
+            text.append(f"\n  Looking for an opponent for {view.game.capitalize()}…", style="bold")
+            text.append("\n\n  The race starts as soon as someone else asks for a quick match")
+            text.append(f"\n  (solrace play --quick --game {view.game}). ctrl+q gives up.")
+            return text
         text.append(f"\n  Room {view.room}", style="bold")
         if view.game:
             text.append(f" · {view.game.capitalize()}")

@@ -23,7 +23,11 @@ from server.protocol import (
     HintReply,
     Join,
     Leave,
+    Matched,
     Message,
+    Queued,
+    QuickCancel,
+    QuickMatch,
     Ready,
     Refused,
     Rematch,
@@ -60,6 +64,7 @@ class Seat:
         on_change: Callable[[], None] = lambda: None,
         on_status: Callable[[str], None] = lambda status: None,
         on_token: Callable[[str], None] = lambda token: None,
+        quick: str | None = None,
     ) -> None:
         self.view = RaceView(room=room, role="spectator" if spectator else "player", token=token)
         self.name = name
@@ -67,6 +72,7 @@ class Seat:
         self.on_change = on_change
         self.on_status = on_status
         self.on_token = on_token
+        self.quick = quick  # a game: ask for a quick match instead of joining `room`
         self.link = Link(ws_url(server), self.hello, self.receive, self._status)
         # The server remembers every seq of the seat, across restarts of this program and
         # rematches: counting from 1 again would get old answers back instead of new
@@ -82,6 +88,8 @@ class Seat:
 
     def hello(self) -> Message:
         since = self.view.version or None
+        if self.quick and self.view.token is None:
+            return QuickMatch(game=self.quick, name=self.name)
         if self.spectator:
             return Watch(room=self.view.room, since=since)
         return Join(room=self.view.room, name=self.name, token=self.view.token, since=since)
@@ -130,6 +138,10 @@ class Seat:
 
     async def receive(self, msg: Message) -> None:
         self.view.feed(msg)
+        if isinstance(msg, Queued):
+            self.welcomed.set()  # in the queue: the server took us; a match comes later
+        elif isinstance(msg, Matched):
+            self.on_token(msg.token)
         if isinstance(msg, Welcome):
             self.view.clock_offset = msg.server_time - time.time()
             if msg.token:
@@ -251,6 +263,9 @@ class Seat:
 
     async def rematch(self) -> None:
         await self.link.send(Rematch())
+
+    async def cancel_quick(self) -> None:
+        await self.link.send(QuickCancel())
 
     async def leave(self) -> None:
         """Give the seat up (lobby only); the server answers nothing we still need."""

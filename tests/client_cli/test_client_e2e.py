@@ -135,3 +135,21 @@ async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> No
     outcome = await again.move("t1 c2")
     assert outcome.ok and outcome.moves == ["t1 c2"]
     assert again.view.board is not None and again.view.board["piles"]["c2"] == ["4S"]
+
+
+async def test_a_quick_match_pairs_two_players_and_races(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    seat = Seat(server_url, "", "ann", quick="stalactites")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.phase == "queue")
+        assert "Looking for an opponent for Stalactites" in screen_text(app)
+        other = Seat(server_url, "", "bo", quick="stalactites")
+        await other.start()
+        await until(pilot, lambda: seat.view.phase == "running" and seat.view.board is not None)
+        assert seat.view.room and seat.view.room == other.view.room
+        assert {r.name for r in seat.view.racers.values()} == {"ann", "bo"}
+        assert "t8" in screen_text(app)
+        await other.close()
