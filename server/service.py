@@ -27,7 +27,7 @@ from server.connection import Connection
 from server.hub import Hub, LocalRoom, replay
 from server.metrics import Metrics
 from server.protocol import ErrorCode
-from server.race import Outcome, Race, RaceError, RoomConfig, check_move
+from server.race import Outcome, Race, RaceError, RoomConfig, Status, check_move
 from server.settings import Settings
 from server.store import MoveWrite, RedisRoomStore, hash_token
 
@@ -238,9 +238,16 @@ class RaceService:
         await self.hub.release(local, conn)
 
     async def on_rematch(self, conn: Connection, msg: p.Rematch) -> None:
-        local, _ = self._player(conn)
+        local, index = self._player(conn)
         race = local.race
         assert race is not None
+        # Refused or repeated votes must not cost a solver run (a "winnable" deal): the
+        # mirror is at least as new as the `finished` this socket was sent.
+        if race.status is not Status.FINISHED:
+            raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        seat = race.seats.get(index)
+        if seat is not None and seat.rematch:
+            return
         mode = "winnable" if race.config.seed_mode == "winnable" else "random"
         seed, _ = await draw_seed(race.config.game, mode)
         await self._act(conn, lambda race, seat, now: race.rematch(seat, seed, now))

@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import json
 import socket
+from typing import Any
 
 import msgpack
 import pytest
@@ -302,3 +303,37 @@ async def test_hints_take_turns_and_are_remembered(
         answers = [(await player.expect(p.HintReply)).move for player in players for _ in range(3)]
     assert len(set(answers)) == 1 and answers[0] in core.new_game("moojub", 2).legal_moves()
     assert most == 1 and calls == 1  # nine asks of one position: solved once
+
+
+async def test_refused_or_repeated_rematch_votes_run_no_solver(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A "winnable" rematch deal costs a solver run: spam must not buy one per message.
+    room = (await create_room(server_url, game="stalactites", seed="winnable"))["id"]
+    calls = 0
+    real = core.winnable_seed
+
+    def winnable_seed(*args: Any, **kwargs: Any) -> int:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(core, "winnable_seed", winnable_seed)
+    async with WsClient.connect(server_url) as a, WsClient.connect(server_url) as b:
+        await a.join(room, "ann")
+        await b.join(room, "bo")
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        for _ in range(5):
+            await a.send(p.Rematch())
+            assert (await a.expect(p.Error)).code == "not_finished"
+        await a.send(p.Resign())
+        await b.send(p.Resign())
+        await a.expect(p.RaceFinished)
+        await a.send(p.Rematch())
+        await a.expect(p.RematchVote)
+        for _ in range(3):  # already counted
+            await a.send(p.Rematch())
+        await b.send(p.Rematch())
+        await a.expect(p.NewRound)
+    assert calls == 2  # ann's first vote and bo's
