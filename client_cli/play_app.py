@@ -150,16 +150,14 @@ class PlayApp(App[None]):
         ]
         if state["game"] == "stalactites":
             step = state.get("step")
-            parts.append(
-                "step: open" if step is None else f"step: by {'ones' if step == 1 else 'twos'}"
-            )
+            parts.append("step open" if step is None else f"by {'ones' if step == 1 else 'twos'}")
         if self.autodrop:
             parts.append("autodrop")
         return parts
 
     def show_title(self) -> None:
         parts = self.title_parts(self.session.state())
-        self.title_bar.update(Text(" " + "  ·  ".join(parts), style="bold"))
+        self.title_bar.update(Text(" " + " · ".join(parts), style="bold"))
 
     def redraw(self) -> None:
         state = self.session.state()

@@ -99,6 +99,7 @@ class RaceView:
     seed: int | None = None
     start_at: float | None = None
     ends_at: float | None = None
+    finished_at: float | None = None  # server time of the end: every clock stops there
     settings: dict[str, Any] = field(default_factory=dict)
     racers: dict[int, Racer] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -132,6 +133,15 @@ class RaceView:
 
     def server_now(self, local_now: float) -> float:
         return local_now + self.clock_offset
+
+    def clock_end(self, racer: Racer, local_now: float) -> float | None:
+        """When `racer`'s clock stopped (server time), or None when that is unknown
+        (done before we joined, and not a winner the results time)."""
+        if racer.finished_at is not None:
+            return racer.finished_at
+        if racer.won or racer.stuck or racer.out:
+            return self.finished_at
+        return self.finished_at if self.finished_at is not None else self.server_now(local_now)
 
     def legal_moves(self) -> list[str] | None:
         return None if self.engine is None else self.engine.legal_moves()
@@ -182,6 +192,7 @@ class RaceView:
         self.seed = room.get("seed", self.seed)
         self.phase = str(room.get("status", self.phase))
         self.start_at = room.get("start_at", self.start_at)
+        self.finished_at = room.get("finished_at", self.finished_at)
         self.ends_at = room.get("ends_at", self.ends_at)
         self.round = int(room.get("round", self.round))
         self.settings = {key: room[key] for key in SETTINGS if key in room}
@@ -204,6 +215,15 @@ class RaceView:
             racer.out = p.get("out") or None
             racers[seat] = racer
         self.racers = racers
+        self._times_from_results()
+
+    def _times_from_results(self) -> None:
+        """Winners' times from the results (a late joiner never saw their last move)."""
+        for row in self.results:
+            racer = self.racers.get(row.get("seat", -1))
+            time = row.get("time")
+            if racer is not None and isinstance(time, int | float) and self.start_at is not None:
+                racer.finished_at = self.start_at + time
 
     def _load_own_board(self, board: Mapping[str, Any], moves: list[str]) -> None:
         self.board = dict(board)
@@ -244,10 +264,12 @@ class RaceView:
         self.seed = msg.seed
         self.start_at = msg.at
         self.ends_at = msg.ends_at
+        self.finished_at = None
         for racer in self.racers.values():
             racer.progress = racer.moves = 0
             racer.won = racer.stuck = False
             racer.out = None
+            racer.finished_at = None
         if self.role != "player":
             start = self._start_board(msg)
             self.boards = {seat: dict(start) for seat in self.racers} if start else {}
@@ -327,7 +349,9 @@ class RaceView:
 
     def _on_RaceFinished(self, msg: RaceFinished) -> None:
         self.phase = "finished"
+        self.finished_at = msg.at
         self.results = list(msg.results)
+        self._times_from_results()
         self.seed = msg.seed
         self.finish_reason = msg.reason
 

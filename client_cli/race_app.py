@@ -30,10 +30,10 @@ def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[Pla
     """The bars' rows from the room: time runs until a racer is done."""
     lines = []
     for seat, racer in sorted(view.racers.items()):
-        seconds = 0.0
+        seconds: float | None = 0.0
         if view.start_at is not None and view.phase in ("running", "finished"):
-            end = racer.finished_at if racer.finished_at is not None else view.server_now(now)
-            seconds = end - view.start_at
+            end = view.clock_end(racer, now)
+            seconds = None if end is None else end - view.start_at
         lines.append(
             PlayerLine(
                 name=racer.name,

@@ -276,4 +276,5 @@ class Seat:
         view = self.view
         if view.start_at is None or view.phase not in ("running", "finished"):
             return 0.0
-        return max(0.0, view.server_now(time.time()) - view.start_at)
+        end = view.finished_at if view.finished_at is not None else view.server_now(time.time())
+        return max(0.0, end - view.start_at)

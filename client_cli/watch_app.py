@@ -183,7 +183,7 @@ class WatchApp(App[None]):
         if delay:
             parts.append(f"{delay:g} s behind")
         parts.append(clock(self.seat.race_seconds()))
-        self.title_bar.update(Text(" " + "  ·  ".join(parts), style="bold"))
+        self.title_bar.update(Text(" " + " · ".join(parts), style="bold"))
         self.boards.refresh()
         self.bars.update_players(player_lines(view, time.time(), style_you=False))
         boards = self.boards

@@ -135,7 +135,7 @@ class PlayerLine:
     progress: int = 0
     total: int = 52
     moves: int = 0
-    seconds: float = 0.0
+    seconds: float | None = 0.0  # None: not known (they were done before we came)
     status: str = ""  # "", "finished", "stuck", "gave up", "offline"
     you: bool = False
 
@@ -172,7 +172,8 @@ class RaceBars(Widget):
         ]
         name_w = min(16, max(map(len, names)) + 1)
         tails = [
-            f" {p.progress:>2}/{p.total} {p.moves:>4} mv {clock(p.seconds):>6}"
+            f" {p.progress:>2}/{p.total} {p.moves:>4} mv "
+            + (f"{clock(p.seconds):>6}" if p.seconds is not None else "  -:--")
             for p in self.players
         ]
         status_w = max(len(p.status) for p in self.players)

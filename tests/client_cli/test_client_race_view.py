@@ -147,3 +147,23 @@ def test_spectators_replay_every_board_including_undo() -> None:
         )
     )
     assert view.boards[2]["piles"] == view.boards[0]["piles"] and not view.gap
+
+
+def test_clocks_stop_at_the_end_even_for_a_late_spectator() -> None:
+    view = joined()
+    view.feed(RaceStarted(version=5, at=10.0, game="shaula", seed=2))
+    ann, cy = view.racers[0], view.racers[2]
+    assert view.clock_end(cy, local_now=50.0) == 50.0 + view.clock_offset  # still racing
+    results = [
+        {"rank": 1, "seat": 0, "name": "ann", "won": True, "time": 30.5},
+        {"rank": 2, "seat": 2, "name": "cy", "won": False, "time": None},
+    ]
+    view.feed(RaceFinished(version=6, at=60.0, results=results, seed=2, reason="time_up"))
+    assert view.clock_end(ann, local_now=500.0) == 40.5
+    assert view.clock_end(cy, local_now=500.0) == 60.0
+    late = RaceView(room="R1", role="spectator")
+    room = dict(ROOM, status="finished", start_at=10.0, finished_at=60.0, results=results)
+    room["players"] = [dict(p, won=p["seat"] == 0) for p in ROOM["players"]]  # type: ignore[attr-defined]
+    late.feed(Snapshot(version=6, room=room))
+    assert late.clock_end(late.racers[0], 500.0) == 40.5
+    assert late.clock_end(late.racers[2], 500.0) == 60.0
