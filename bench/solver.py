@@ -101,9 +101,10 @@ def table(name: str, seeds: range, rows: list[Row], bare: float) -> str:
         f" | {statistics.median(positions):.0f} | {percentile(positions, 0.95):.0f}"
         f" | {rate:,.0f} | {bare:,.0f} | {rate / bare:.2f} |",
     ]
-    unknown = [r.seed for r in rows if r.result == "unknown"]
-    if unknown:
-        lines.append(f"\nunknown: {', '.join(map(str, unknown))}")
+    for verdict in ("unwinnable", "unknown"):
+        seeds_of = [r.seed for r in rows if r.result == verdict]
+        if seeds_of:
+            lines.append(f"\n{verdict}: {', '.join(map(str, seeds_of))}")
     slowest = sorted(rows, key=lambda r: -r.seconds)[:5]
     lines.append(
         "\nslowest: "
