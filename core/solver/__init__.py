@@ -90,7 +90,11 @@ def _orders(game: Game) -> tuple[list[Problem[Any]], bool]:
         return [ShaulaProblem(state), ShaulaProblem(state, wait=2, park=8)], False
     if game.name == "stalactites":
         state = game.state("full")
-        return [StalactitesProblem(state, prefer=1), StalactitesProblem(state, prefer=2)], True
+        return [
+            StalactitesProblem(state, prefer=step, builds_first=first)
+            for first in (False, True)
+            for step in (1, 2)
+        ], True
     if game.name == "moojub":
         return [MoojubProblem(game, deal_first=False), MoojubProblem(game)], True
     raise ValueError(f"no solver for {game.name!r}")

@@ -35,10 +35,14 @@ EMPTY = -1
 
 
 class StalactitesProblem:
-    """``prefer``: the step (1 or 2) whose first builds are tried first."""
+    """``prefer``: the step (1 or 2) whose first builds are tried first;
+    ``builds_first``: every build before any cell move (else mixed by score)."""
 
-    def __init__(self, state: Mapping[str, Any], *, prefer: int = 1) -> None:
+    def __init__(
+        self, state: Mapping[str, Any], *, prefer: int = 1, builds_first: bool = False
+    ) -> None:
         self._prefer = prefer
+        self._park = 100 if builds_first else 0
         piles = state["piles"]
         self.tableau = [[rank_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
         self.cells = [rank_of(piles[f"c{i}"][0]) if piles[f"c{i}"] else EMPTY for i in (1, 2)]
@@ -161,7 +165,7 @@ class StalactitesProblem:
             # a foundation), so any line doing it wins as well without it.
             free = cells.index(EMPTY)
             scored.extend(
-                (distance[pile[-1]] + distance[pile[-2]], (TABLEAU_TO_CELL, i, free))
+                (self._park + distance[pile[-1]] + distance[pile[-2]], (TABLEAU_TO_CELL, i, free))
                 for i, pile in enumerate(tableau)
                 if len(pile) > 1
             )
