@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import hmac
 import logging
+import re
 import secrets
 import time
 import uuid
@@ -36,7 +37,8 @@ __all__ = ["RaceService", "clean_name", "new_room_id", "new_token", "random_seed
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 32
-HINT_CACHE = 1024  # positions whose hint is remembered
+HINT_CACHE = 1024
+_ROOM_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")  # positions whose hint is remembered
 
 
 def new_room_id() -> str:
@@ -134,7 +136,9 @@ class RaceService:
     async def _room(self, conn: Connection, room: str) -> LocalRoom:
         if conn.room is not None or conn.quick is not None:
             raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
-        local = await self.hub.room(room)
+        # Room ids are short hex (new_room_id): anything else is no room, without asking
+        # Redis (a lone surrogate from a JSON frame cannot even be encoded for it).
+        local = await self.hub.room(room) if _ROOM_ID.fullmatch(room) else None
         if local is None:
             raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room[:40]!r}")
         return local

@@ -337,3 +337,12 @@ async def test_refused_or_repeated_rematch_votes_run_no_solver(
         await b.send(p.Rematch())
         await a.expect(p.NewRound)
     assert calls == 2  # ann's first vote and bo's
+
+
+@pytest.mark.parametrize("room", ["\\udfff", "a b", "x" * 65, "{room:1}:race"])
+async def test_a_room_id_of_the_wrong_shape_is_no_room(server_url: str, room: str) -> None:
+    # Checked before Redis: a lone surrogate (JSON allows it) could not even be encoded.
+    async with WsClient.connect(server_url, binary=False) as c:
+        for kind in ("watch", "join"):
+            await c.send_raw(f'{{"type": "{kind}", "v": 1, "room": "{room}"}}')
+            assert (await c.expect(p.Error)).code == "unknown_room"
