@@ -69,8 +69,9 @@ UNSCHEDULE = load_script("unschedule")
 
 
 def hash_token(token: str) -> str:
-    """Seats store only a hash of their secret token."""
-    return hashlib.sha256(token.encode()).hexdigest()
+    """Seats store only a hash of their secret token (any string hashes: a lone surrogate
+    from a JSON frame is just a token that holds no seat)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class RoomKeys:

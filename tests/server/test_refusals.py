@@ -346,3 +346,10 @@ async def test_a_room_id_of_the_wrong_shape_is_no_room(server_url: str, room: st
         for kind in ("watch", "join"):
             await c.send_raw(f'{{"type": "{kind}", "v": 1, "room": "{room}"}}')
             assert (await c.expect(p.Error)).code == "unknown_room"
+
+
+async def test_a_token_no_utf8_can_carry_is_a_bad_token(server_url: str) -> None:
+    room = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url, binary=False) as c:
+        await c.send_raw(f'{{"type": "join", "v": 1, "room": "{room}", "token": "\\udfff"}}')
+        assert (await c.expect(p.Error)).code == "bad_token"
