@@ -1,5 +1,7 @@
 """Whole races over real WebSockets against a real Redis."""
 
+import pytest
+import websockets
 from wsclient import WsClient, create_room, get_json
 
 import core
@@ -56,3 +58,27 @@ async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None
     assert status == 200 and body["results"] == finished.results
     status, body = await get_json(f"{server_url}/rooms/{room}")
     assert status == 200 and body["room"]["status"] == "finished"
+
+
+async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
+    from aiohttp import web
+    from conftest import free_port
+
+    from server.app import create_app
+    from server.settings import Settings
+
+    port = free_port()
+    runner = web.AppRunner(
+        create_app(Settings(port=port, redis_url=redis_url)), shutdown_timeout=1.0
+    )
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    url = f"http://127.0.0.1:{port}"
+    room = (await create_room(url))["id"]
+    async with WsClient.connect(url) as ann:
+        await ann.join(room, "ann")
+        await ann.expect(p.Snapshot)
+        await runner.cleanup()
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await ann.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001

@@ -107,7 +107,8 @@ async def test_no_move_before_start_or_after_end(store: RedisRoomStore) -> None:
     loaded = await store.load(room)
     assert loaded is not None and loaded.race.status is Status.FINISHED
     assert (await store.submit_move(move(room, 0, 1, 0))).kind == "closed"
-    assert await store.redis.ttl(RoomKeys(room).race) <= 3600
+    ttl = await store.redis.ttl(RoomKeys(room).race)
+    assert 0 < ttl <= 3600  # finished rooms expire after room_ttl
 
 
 async def test_resigned_player_cannot_move(store: RedisRoomStore) -> None:
@@ -145,3 +146,23 @@ async def test_deadlines_are_scheduled_before_the_write(store: RedisRoomStore) -
     assert room in [r for r, _ in await store.due(105.0, limit=10_000)]
     await store.unschedule(room, 105.0)
     assert await store.redis.zscore(DEADLINES, room) is None
+
+
+async def test_moves_arriving_together_share_one_pipeline(store: RedisRoomStore) -> None:
+    room = uuid.uuid4().hex[:8]
+    race = Race(
+        room=room,
+        config=RoomConfig(game="shaula", seats=8, countdown=0.0),
+        seed=5,
+        created_at=0.0,
+    )
+    await store.create(race)
+    for i in range(8):
+        await store.transact(room, lambda r, i=i: r.join(str(i), "h", 1.0)[1], 1.0)
+    await store.transact(room, lambda r: r.start(0, 2.0), 2.0)
+    before = (store.batcher.pipelines, store.batcher.calls)
+    results = await asyncio.gather(*(store.submit_move(move(room, s, 1, 0)) for s in range(8)))
+    assert [r.kind for r in results] == ["ok"] * 8
+    assert (store.batcher.pipelines - before[0], store.batcher.calls - before[1]) == (1, 8)
+    versions = sorted(r.answer.version for r in results if r.answer)
+    assert versions == list(range(versions[0], versions[0] + 8))
