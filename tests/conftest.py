@@ -14,18 +14,13 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from tests_support import MakeServer, free_port
 
 __all__ = ["free_port"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="session")
@@ -69,9 +64,6 @@ def redis_url() -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(5)
-
-
-MakeServer = Callable[..., Awaitable[str]]
 
 
 @pytest.fixture

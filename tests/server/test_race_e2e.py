@@ -2,6 +2,7 @@
 
 import pytest
 import websockets
+from tests_support import free_port
 from wsclient import WsClient, create_room, get_json
 
 import core
@@ -62,7 +63,6 @@ async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None
 
 async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
     from aiohttp import web
-    from conftest import free_port
 
     from server.app import create_app
     from server.settings import Settings
