@@ -515,7 +515,9 @@ Check = Callable[[Any], bool]
 
 
 def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
+    # 64-bit, as msgpack carries: a bigger one (JSON allows any) could not be stored or
+    # answered (a seq of 2**70 failed in the move's Redis write: error internal).
+    return isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63
 
 
 def _checker(annotation: Any) -> Check:

@@ -100,6 +100,8 @@ def unexpected(data: Any) -> p.Unexpected:
         ({"type": "move", "v": 1, "seq": "1", "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "move", "v": 1, "seq": True, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "move", "v": 1, "seq": 1.0, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "move", "v": 1, "seq": 2**63, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
+        ({"type": "ping", "v": 1, "id": -(2**70)}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "join", "v": 1, "room": ["x"]}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "ready", "v": 1, "ready": 1}, p.ErrorCode.BAD_MESSAGE),
     ],
