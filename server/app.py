@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator
 
 from aiohttp import WSMsgType, web
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
 
 from server import protocol as p
 from server.app_keys import FLUSHER, HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
@@ -58,7 +60,12 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     assert settings.redis_url
     # A burst (a thousand sockets dropping at once) must wait for a connection: the default
     # pool raises MaxConnectionsError past 100 connections in use.
-    pool = BlockingConnectionPool.from_url(settings.redis_url, max_connections=64, timeout=20)
+    # A restarted Redis (see server/redis_supervisor.py) leaves every pooled connection
+    # dead: retry on a fresh connection rather than fail one command per stale connection.
+    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
+    pool = BlockingConnectionPool.from_url(
+        settings.redis_url, max_connections=64, timeout=20, retry=retry
+    )
     redis = Redis.from_pool(pool)
     batcher = ScriptBatcher(redis, settings.batch_max)
     from server.store import RedisRoomStore
