@@ -189,7 +189,12 @@ class LocalRoom:
                     if conn.seat is not None:
                         conn.game = core.new_game(race.config.game, race.seed)
                         conn.moves = []
-                self.live_boards = None
+                # Spectators of a hidden game follow the new deal from its start.
+                self.live_boards = (
+                    {seat: core.new_game(race.config.game, race.seed) for seat in race.seats}
+                    if race.config.hidden and any(c.seat is None for c in self.conns)
+                    else None
+                )
         self.version = event.version
         self.recent.append(event)
         self._fan_out(event, race)

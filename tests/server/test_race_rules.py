@@ -124,3 +124,23 @@ async def test_rematch_deals_a_new_seed_to_the_same_players(server_url: str) -> 
         await ann.send(p.Move(seq=2, move=game.legal_moves()[0]))
         accepted = await ann.expect(p.Accepted)
         assert accepted.moves == 1
+
+
+async def test_moojub_spectators_keep_their_boards_after_a_rematch(server_url: str) -> None:
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1))["id"]
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await ann.join(room, "ann")
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        await spy.expect(p.NewRound)
+        await spy.expect(p.RaceStarted)
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move="deal"))
+        accepted = await ann.expect(p.Accepted)
+        watched = await spy.expect(p.Progress)
+        assert watched.board is not None and watched.board == accepted.board
