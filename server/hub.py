@@ -344,11 +344,12 @@ class LocalRoom:
             if pending:
                 version = pending[0].version - 1
         boards: dict[str, Any] = {}
+        games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
             for seat, info in race.seats.items():
                 moves = await self.hub.store.moves(self.id, seat)
                 played = [m for t, m in moves if t <= cutoff][: info.moves]
-                game = replay(race.config.game, race.seed, played)
+                game = games[seat] = replay(race.config.game, race.seed, played)
                 boards[str(seat)] = game.state(view="player")
                 for player in view["players"]:
                     if player["seat"] == seat:
@@ -360,13 +361,17 @@ class LocalRoom:
                         )
         conn.last_version = self.version
         conn.send(p.Snapshot(version=version, room=view, boards=boards or None))
+        # Hidden games: the delayed progress events carry boards too, advanced from this
+        # snapshot's own boards (not the live ones, which are ahead).
+        own = games if race.config.hidden else None
         for event in pending:
-            saved, self.conns = self.conns, {conn}
+            conns, self.conns = self.conns, {conn}
+            saved, self.live_boards = self.live_boards, own
             conn.last_version = event.version - 1
             try:
-                self._fan_out_one(conn, event, race)
+                self._fan_out(event, race)
             finally:
-                self.conns = saved
+                self.conns, self.live_boards = conns, saved
         conn.last_version = self.version
 
     def detach(self, conn: Connection) -> None:

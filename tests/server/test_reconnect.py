@@ -116,3 +116,29 @@ async def test_a_moojub_spectator_back_with_since_gets_the_boards(server_url: st
             await spy.expect(p.Welcome)
             snap = await spy.expect(p.Snapshot)
             assert snap.boards == {"0": game.state(view="player")}
+
+
+async def test_a_moojub_spectator_inside_the_delay_gets_boards_with_the_moves(
+    server_url: str,
+) -> None:
+    # Joining while moves are still held back: each delayed progress carries its board.
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1, spectator_delay=1.0))[
+        "id"
+    ]
+    game = core.new_game("moojub", 845)
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq in (1, 2, 3):
+            move = game.legal_moves()[0]
+            game.apply(move)
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect_both(p.Accepted, p.Progress)
+        await spy.send(p.Watch(room=room))
+        snap = await spy.expect(p.Snapshot)
+        board = (snap.boards or {}).get("0")
+        while board != game.state(view="player"):
+            progress = await spy.expect(p.Progress)
+            assert progress.board is not None
+            board = progress.board
