@@ -439,9 +439,6 @@ def check_move(race: Race, seat: int | None, seq: int, last_seq: int, now: float
     and a sequence number above the last one used. The room is the socket's own."""
     if seat is None:
         raise RaceError(ErrorCode.NOT_PLAYER, "spectators cannot move")
-    player = race.seats.get(seat)
-    if player is None:
-        raise RaceError(ErrorCode.NOT_PLAYER, "you have no seat in this room")
     started = race.status is Status.RUNNING or (
         race.status is Status.COUNTDOWN and race.start_at is not None and now >= race.start_at
     )
@@ -449,6 +446,10 @@ def check_move(race: Race, seat: int | None, seq: int, last_seq: int, now: float
         raise RaceError(ErrorCode.NOT_RUNNING, "the race is not running")
     if race.ends_at is not None and now >= race.ends_at:
         raise RaceError(ErrorCode.NOT_RUNNING, "the time is up")
+    # After the status: a lobby mirror may not have heard of a seat taken a moment ago.
+    player = race.seats.get(seat)
+    if player is None:
+        raise RaceError(ErrorCode.NOT_PLAYER, "you have no seat in this room")
     if player.won or player.out is not None:
         raise RaceError(ErrorCode.PLAYER_OUT, "you are no longer racing")
     if seq <= last_seq:

@@ -192,6 +192,8 @@ def code_of(race: Race, seat: int | None, seq: int, last: int, now: float) -> Er
 def test_move_checklist() -> None:
     race = lobby_of_two(time_limit=10.0)
     assert code_of(race, 0, 1, 0, 2.0) is ErrorCode.NOT_RUNNING
+    # A seat the (lagging) mirror does not know yet: still "not running" in the lobby.
+    assert code_of(race, 5, 1, 0, 2.0) is ErrorCode.NOT_RUNNING
     race.start(0, 2.0)
     assert code_of(race, 0, 1, 0, 4.9) is ErrorCode.NOT_RUNNING
     assert code_of(race, 0, 1, 0, 5.0) is None  # start time reached, tick not run yet
