@@ -13,7 +13,8 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 
 from aiohttp import WSMsgType, web
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -21,7 +22,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 
 from server import protocol as p
-from server.app_keys import FLUSHER, HUB, METRICS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import FLUSHER, HUB, METRICS, PROCESS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
 from server.batcher import ScriptBatcher
 from server.connection import Connection, Flusher, TokenBucket
 from server.feed import make_feed
@@ -29,11 +30,11 @@ from server.http_api import routes
 from server.hub import Hub
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
-from server.race import RaceError
+from server.race import Outcome, Race, RaceError
 from server.service import RaceService
 from server.settings import Settings, SettingsError
 
-__all__ = ["create_app", "stop_task", "sweep_once"]
+__all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,7 @@ def create_app(settings: Settings) -> web.Application:
     app = web.Application(client_max_size=64 * 1024)
     app[SETTINGS] = settings
     app[SOCKETS] = set()
+    app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
@@ -111,16 +113,65 @@ async def sweep_once(hub: Hub, now: float) -> int:
     return len(due)
 
 
+PROCESS_TTL = 10.0  # seconds a process is thought alive after its last heartbeat
+HEARTBEAT_EVERY = 2.0
+REAP_EVERY = 5.0
+
+
+def process_key(process: str) -> str:
+    return f"solrace:process:{process}"
+
+
+async def reap_dead_seats(hub: Hub, now: float) -> int:
+    """Racers whose socket lived in a process that died (no heartbeat) are marked away,
+    so the grace period runs for them as if their socket had closed. Returns how many."""
+    store = hub.store
+    rooms = await store.room_ids()
+    statuses = await store.statuses(rooms)
+    reaped = 0
+    for room in rooms:
+        if statuses.get(room) not in ("countdown", "running"):
+            continue
+        loaded = await store.load(room)
+        if loaded is None:
+            continue
+        held = [
+            (index, seat.conn)
+            for index, seat in loaded.race.seats.items()
+            if seat.connected and seat.conn and "-" in seat.conn and seat.racing
+        ]
+        for index, conn in held:
+            if await store.redis.exists(process_key(conn.split("-", 1)[0])):
+                continue
+            away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
+            await store.transact(room, away, now)
+            reaped += 1
+    return reaped
+
+
+def _away(index: int, conn: str, now: float, race: Race) -> Outcome:
+    return race.disconnected(index, conn, now)
+
+
 async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     interval = app[SETTINGS].sweep_interval
     hub = app[HUB]
+    process = app[PROCESS]
     stop = asyncio.Event()
 
     async def sweep() -> None:
         # Stopped by an event, not only by cancel: redis-py may swallow a cancellation.
+        beat = reap = 0.0
         while not stop.is_set():
+            now = time.time()
             try:
-                await sweep_once(hub, time.time())
+                if now >= beat:
+                    beat = now + HEARTBEAT_EVERY
+                    await hub.store.redis.set(process_key(process), 1, px=round(PROCESS_TTL * 1000))
+                await sweep_once(hub, now)
+                if now >= reap:
+                    reap = now + REAP_EVERY
+                    await reap_dead_seats(hub, now)
             except Exception:
                 log.exception("deadline sweep failed")
             with contextlib.suppress(TimeoutError):
@@ -130,6 +181,8 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     yield
     stop.set()
     await stop_task(task)
+    with contextlib.suppress(Exception):
+        await hub.store.redis.delete(process_key(process))
 
 
 async def stop_task(task: asyncio.Task[None], timeout: float = 2.0) -> None:
@@ -166,7 +219,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     await ws.prepare(request)
     conn = Connection(
         ws=ws,
-        id=uuid.uuid4().hex[:12],
+        id=f"{app[PROCESS]}-{uuid.uuid4().hex[:12]}",  # which process holds the socket
         max_buffer=settings.send_buffer,
         bucket=TokenBucket(settings.rate_per_second, settings.rate_burst),
     )

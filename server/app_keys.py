@@ -12,7 +12,17 @@ from server.service import RaceService
 from server.settings import Settings
 from server.store import RedisRoomStore
 
-__all__ = ["FLUSHER", "HUB", "METRICS", "REDIS", "SERVICE", "SETTINGS", "SOCKETS", "STORE"]
+__all__ = [
+    "FLUSHER",
+    "HUB",
+    "METRICS",
+    "PROCESS",
+    "REDIS",
+    "SERVICE",
+    "SETTINGS",
+    "SOCKETS",
+    "STORE",
+]
 
 SETTINGS = web.AppKey("settings", Settings)
 REDIS = web.AppKey("redis", Redis)
@@ -22,3 +32,4 @@ SERVICE = web.AppKey("service", RaceService)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
 FLUSHER = web.AppKey("flusher", Flusher)
+PROCESS = web.AppKey("process", str)

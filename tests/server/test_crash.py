@@ -1,0 +1,42 @@
+"""A server process that dies: its deadlines and its racers are handled by the others."""
+
+import time
+import uuid
+
+from redis.asyncio import Redis
+
+from server.app import process_key, reap_dead_seats
+from server.batcher import ScriptBatcher
+from server.feed import RedisFeed
+from server.hub import Hub
+from server.race import Race, RoomConfig, Status
+from server.store import RedisRoomStore
+
+
+async def test_racers_of_a_dead_process_get_the_grace_clock(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    store = RedisRoomStore(redis, batcher)
+    hub = Hub(store, RedisFeed(redis))
+    now = time.time()
+    room = f"crash{uuid.uuid4().hex[:8]}"
+    race = Race(
+        room=room, config=RoomConfig("shaula", grace=7.0, countdown=0.0), seed=4, created_at=now
+    )
+    await store.create(race)
+    await redis.set(process_key("alive"), 1, px=10_000)
+    await store.transact(room, lambda r: r.join("gone", "h", now, "dead-1")[1], now)
+    await store.transact(room, lambda r: r.join("here", "h", now, "alive-1")[1], now)
+    await store.transact(room, lambda r: r.start(0, now), now)
+    await store.transact(room, lambda r: r.tick(now), now)
+
+    assert await reap_dead_seats(hub, now + 1) == 1
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.status is Status.RUNNING
+    gone, here = loaded.race.seats[0], loaded.race.seats[1]
+    assert not gone.connected and gone.grace_until == now + 1 + 7.0
+    assert here.connected and here.grace_until is None
+    assert await reap_dead_seats(hub, now + 2) == 0  # idempotent
+    await redis.delete(process_key("alive"))
+    await batcher.close()
+    await redis.aclose()
