@@ -53,13 +53,20 @@ class MoojubProblem:
     # --- the search protocol -------------------------------------------------
 
     def key(self) -> Hashable:
+        """One small bytes object (card ints are below 52; 252..255 separate parts)."""
         piles = self.game.piles
         foundations = piles[:FOUNDATIONS]
         started = FOUNDATIONS - foundations.count([])
         tops = sorted([p[-1] * 16 + len(p) for p in foundations if 0 < len(p) < FULL])
-        column1 = tuple(p[0] // 13 for p in foundations[: min(started, 4)])
-        reserves = tuple(bytes(piles[r]) for r in RESERVES)
-        return (len(self.game.talon), started, column1, tuple(tops), reserves)
+        key = bytearray((len(self.game.talon), started))
+        key.extend(p[0] // 13 for p in foundations[: min(started, 4)])
+        key.append(255)
+        for top in tops:
+            key += bytes(divmod(top, 16))
+        for r in RESERVES:
+            key.append(254)
+            key += bytes(piles[r])
+        return bytes(key)
 
     def is_won(self) -> bool:
         """All 52 cards are on foundations: no card left in a reserve or the talon."""
