@@ -1,4 +1,4 @@
-"""``python -m core solve GAME SEED [--budget N] [--time-limit S] [--json]``.
+"""``python -m core solve GAME SEED [--budget N] [--time-limit S] [--shorten] [--json]``.
 
 Registered by ``core.__main__`` like the engine's own subcommands. The clock
 lives here, at the edge: the search itself only gets ``time.monotonic`` passed in.
@@ -43,7 +43,13 @@ def _seed(text: str) -> int:
 
 def _run_solve(args: argparse.Namespace) -> int:
     game = core.new_game(args.game, args.seed)
-    found = solve(game, budget=args.budget, clock=time.monotonic, time_limit=args.time_limit)
+    found = solve(
+        game,
+        budget=args.budget,
+        clock=time.monotonic,
+        time_limit=args.time_limit,
+        shorten=args.shorten,
+    )
     print(json.dumps(found.to_json()) if args.json else format_solution(found))
     return 0
 
@@ -63,5 +69,6 @@ def add_solve(subparsers: Any) -> None:
         help=f"most positions to expand (default {DEFAULT_BUDGET})",
     )
     sub.add_argument("--time-limit", type=float, default=None, help="seconds to search at most")
+    sub.add_argument("--shorten", action="store_true", help="cut detours out of a winning line")
     sub.add_argument("--json", action="store_true", help="print one JSON object")
     sub.set_defaults(run=_run_solve)

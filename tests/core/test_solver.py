@@ -34,6 +34,14 @@ def test_a_winning_line_replays_to_a_win(name: str, seed: int) -> None:
     assert found.positions >= 1
 
 
+@pytest.mark.parametrize(("name", "seed"), [("shaula", 10), ("stalactites", 37)])
+def test_a_shortened_line_still_wins_and_is_no_longer(name: str, seed: int) -> None:
+    game = core.new_game(name, seed)
+    long, short = solve(game), solve(game, shorten=True)
+    assert replay_wins(name, seed, short.moves)
+    assert len(short.moves) <= len(long.moves)
+
+
 def test_solving_leaves_the_game_as_it_was() -> None:
     game = core.new_game("shaula", 5)
     game.apply("t8 c1")
