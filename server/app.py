@@ -25,7 +25,7 @@ from server import protocol as p
 from server.app_keys import FLUSHER, HUB, METRICS, PROCESS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
 from server.batcher import ScriptBatcher
 from server.connection import Connection, Flusher, TokenBucket
-from server.feed import make_feed
+from server.feed import LeanFeed, make_feed
 from server.http_api import routes
 from server.hub import Hub
 from server.metrics import Metrics
@@ -83,6 +83,8 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     feed = make_feed(redis)
     await feed.start()
     hub = Hub(store, feed)
+    if isinstance(feed, LeanFeed):
+        feed.on_reconnect = hub.catch_up_all
     sockets = app[SOCKETS]
     metrics = Metrics(lambda: len(hub.rooms), lambda: len(sockets))
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics

@@ -120,6 +120,9 @@ class LeanFeed:
         self._protocol: _SubscriberProtocol | None = None
         self._stopping = False
         self._reconnecting: asyncio.Task[None] | None = None
+        # Called once the channels are subscribed again after a drop: whatever was
+        # published meanwhile is lost to pub/sub and must be read from the rooms' logs.
+        self.on_reconnect: Callable[[], None] | None = None
 
     @classmethod
     def from_redis(cls, redis: Redis) -> LeanFeed | None:
@@ -150,8 +153,17 @@ class LeanFeed:
             )
             protocol.transport.write(encode_command(auth))
         self._protocol = protocol
-        for channel in self._handlers:
+        again = [channel for channel in self._handlers]
+        waits = []
+        for channel in again:
+            confirmed = loop.create_future()
+            self._confirmed[channel] = confirmed
+            waits.append(confirmed)
             protocol.transport.write(encode_command(("SUBSCRIBE", channel)))
+        if waits:
+            await asyncio.wait(waits, timeout=5.0)
+            for channel in again:
+                self._confirmed.pop(channel, None)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -206,6 +218,8 @@ class LeanFeed:
         while not self._stopping:
             try:
                 await self._connect()
+                if self.on_reconnect is not None:
+                    self.on_reconnect()
                 return
             except (OSError, TimeoutError):
                 await asyncio.sleep(delay)

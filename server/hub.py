@@ -155,6 +155,16 @@ class LocalRoom:
                 return
         await self._deliver(event)
 
+    async def catch_up(self) -> None:
+        """Deliver whatever the log holds after our version (pub/sub may have lost it)."""
+        missing = await self.hub.store.events_since(self.id, self.version)
+        if missing is None:
+            await self._resync_everyone()
+            return
+        for event in missing:
+            if event.version == self.version + 1:
+                await self._deliver(event)
+
     async def _resync_everyone(self) -> None:
         """Too far behind to catch up event by event: reload and re-snapshot every socket."""
         loaded = await self.hub.store.load(self.id)
@@ -449,6 +459,12 @@ class Hub:
         if not local.conns and self.rooms.get(local.id) is local:
             del self.rooms[local.id]
             await local.close()
+
+    def catch_up_all(self) -> None:
+        """After a pub/sub drop: every open room reads what it missed from its log."""
+        for local in self.rooms.values():
+            done = local.run_in_order(local.catch_up)
+            done.add_done_callback(lambda f: f.exception())
 
     async def tick(self, room: str) -> None:
         """Do whatever is due in `room` now (start, forfeits, time up, finish)."""

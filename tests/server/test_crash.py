@@ -40,3 +40,38 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(redis_url: str) -> N
     await redis.delete(process_key("alive"))
     await batcher.close()
     await redis.aclose()
+
+
+async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> None:
+    from aiohttp import web
+    from tests_support import free_port
+    from wsclient import WsClient, create_room
+
+    from server import protocol as p
+    from server.app import create_app
+    from server.app_keys import HUB, STORE
+    from server.settings import Settings
+
+    port = free_port()
+    app = create_app(Settings(port=port, redis_url=redis_url))
+    runner = web.AppRunner(app, shutdown_timeout=1.0)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        room = (await create_room(url))["id"]
+        async with WsClient.connect(url) as spy:
+            await spy.send(p.Watch(room=room))
+            await spy.expect(p.Snapshot)
+            hub, store = app[HUB], app[STORE]
+            local = hub.rooms[room]
+            await hub.feed.unsubscribe(local.keys.channel)  # as if the connection dropped
+            now = time.time()
+            await store.transact(room, lambda r: r.join("late", "h", now)[1], now)
+            assert await spy.quiet(0.3) == []  # lost to pub/sub
+            await hub.feed.subscribe(local.keys.channel, local._on_entry)
+            hub.catch_up_all()
+            joined = await spy.expect(p.PlayerJoined)
+            assert joined.name == "late" and joined.version == 1
+    finally:
+        await runner.cleanup()
