@@ -31,6 +31,7 @@ Move = tuple[int, int, int]
 
 FULL = 13  # a foundation holds 13 cards, its base card included
 COUNTS = 48  # where the foundation counts start in the packed key
+ALL_FULL = sum(FULL << (4 * f) for f in range(4))  # the packed counts of a won game
 EMPTY = -1
 
 
@@ -87,7 +88,7 @@ class StalactitesProblem:
         return (heights, tuple(counts), self.step)
 
     def is_won(self) -> bool:
-        return all(c == FULL for c in self.count)
+        return self._packed >> COUNTS == ALL_FULL
 
     def forced(self) -> Move | None:
         """A build no winning line can regret; RULES.md 7's autoplay is the case k = 1.
@@ -145,18 +146,20 @@ class StalactitesProblem:
         takers, distance = self._foundation_tables()
         cells, tableau = self.cells, self.tableau
         builds: list[Move] = []
-        seen_cells: set[int] = set()
         for i, r in enumerate(cells):
             # Two cells holding the same rank are interchangeable sources.
-            if r != EMPTY and r not in seen_cells:
-                seen_cells.add(r)
-                builds.extend((CELL_TO_FOUNDATION, i, f) for f in takers[r])
-        free_cells = cells.count(EMPTY)
+            if r != EMPTY and takers[r] and not (i and cells[0] == r):
+                for f in takers[r]:
+                    builds.append((CELL_TO_FOUNDATION, i, f))
         scored: list[tuple[int, Move]] = []
         for i, pile in enumerate(tableau):
             if pile:
-                under = distance[pile[-2]] if len(pile) > 1 else 0
-                scored.extend((under, (TABLEAU_TO_FOUNDATION, i, f)) for f in takers[pile[-1]])
+                fs = takers[pile[-1]]
+                if fs:
+                    under = distance[pile[-2]] if len(pile) > 1 else 0
+                    for f in fs:
+                        scored.append((under, (TABLEAU_TO_FOUNDATION, i, f)))
+        free_cells = cells.count(EMPTY)
         if free_cells and (builds or scored or not self._buried_too_deep(takers, free_cells)):
             # A card never goes from cell to cell (cells are interchangeable),
             # and into the first empty cell only (any other is the same). The
@@ -164,11 +167,11 @@ class StalactitesProblem:
             # a pile top is exactly as playable as a cell card (both go only to
             # a foundation), so any line doing it wins as well without it.
             free = cells.index(EMPTY)
-            scored.extend(
-                (self._park + distance[pile[-1]] + distance[pile[-2]], (TABLEAU_TO_CELL, i, free))
-                for i, pile in enumerate(tableau)
-                if len(pile) > 1
-            )
+            park = self._park
+            for i, pile in enumerate(tableau):
+                if len(pile) > 1:
+                    score = park + distance[pile[-1]] + distance[pile[-2]]
+                    scored.append((score, (TABLEAU_TO_CELL, i, free)))
         if self.step:
             scored.sort(key=lambda item: item[0])
         else:
