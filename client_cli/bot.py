@@ -1,34 +1,26 @@
 """A bot that takes a seat and plays with the solver at a chosen pace.
 
-It plans a whole winning line with `core.solve` when the solver is there (open
-games: it knows the deal like any player), and otherwise, or when no line is
-found, falls back to a simple player: safe moves, then foundation moves, then
-any move to a position it has not seen, and `deal` last. It says which it uses.
+It plans a whole winning line with `core.solve` (open games: it knows the deal
+like any player). When no line is found, in Moojub (whose talon is secret during
+a race: the solver would only guess), or when asked to, it plays simply: safe
+moves, then foundation moves, then any move to a position it has not seen, and
+`deal` last. It says which it uses.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 from client_cli.seat import Seat
-from core import Game
+from core import Game, solve
 
-__all__ = ["Planner", "greedy_move", "play_race", "solver_available"]
+__all__ = ["Planner", "greedy_move", "play_race"]
 
 SOLVE_BUDGET = 200_000
 MIN_PACE = 0.05  # seconds between moves, at the fastest
-
-
-def _solver(name: str) -> Callable[..., Any] | None:
-    found: Callable[..., Any] | None = getattr(importlib.import_module("core"), name, None)
-    return found
-
-
-def solver_available() -> bool:
-    return _solver("solve") is not None
+RESOLVE_AFTER = 10  # simple moves after a fruitless solve before the next one
 
 
 def greedy_move(game: Game, seen: set[Any]) -> str | None:
@@ -57,27 +49,23 @@ class Planner:
     """Chooses the bot's next move, keeping a planned line while it stays valid."""
 
     def __init__(self, use_solver: bool = True) -> None:
-        self.use_solver = use_solver and solver_available()
+        self.use_solver = use_solver
         self.line: list[str] = []
         self.seen: set[Any] = set()
-        if self.use_solver:
-            self.mode = "solver"
-        elif use_solver:
-            self.mode = "simple player (no solver in this build)"
-        else:
-            self.mode = "simple player"
+        self.mode = "solver" if use_solver else "simple player"
+        self.rest = 0  # moves to play simply before asking the solver again
 
     async def next_move(self, game: Game, hidden: bool) -> str | None:
         self.seen.add(game.key())
         if self.line:
             return self.line.pop(0)
-        if self.use_solver and not hidden:
-            solve = _solver("solve")
-            assert solve is not None
+        if self.use_solver and not hidden and self.rest == 0:
             found = await asyncio.to_thread(solve, game.copy(), budget=SOLVE_BUDGET)
             if found.result == "won" and found.moves:
                 self.line = list(found.moves)
                 return self.line.pop(0)
+            self.rest = RESOLVE_AFTER  # no line within the budget: a while without
+        self.rest = max(0, self.rest - 1)
         # Moojub's talon is secret in a race: the solver would be guessing, so play simply.
         return greedy_move(game, self.seen)
 

@@ -1,15 +1,15 @@
 """What a board screen plays against: an offline engine game, or a seat in a race.
 
-The screen only knows this small async surface, so practice, a race and the
-bot share one board, one key map and one way to show a refused move.
+The screen only knows this small async surface, so practice and a race share one
+board, one key map and one way to show a refused move.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from core import Game, IllegalMove, hint, new_game
 
 __all__ = ["Allowed", "LocalSession", "Outcome", "Session", "solver_hint"]
 
@@ -53,59 +53,39 @@ class Session(Protocol):
     async def autoplay(self) -> Outcome: ...
 
 
-def solver_hint(game: Any) -> Outcome:
-    """The solver's next move for `game`, or why there is none.
-
-    The solver is optional at run time: without it the player is told so plainly.
-    """
-    try:
-        core = importlib.import_module("core")
-    except ImportError:  # pragma: no cover - core ships with the client
-        return Outcome(False, "hints need the engine (core)")
-    hint: Callable[[Any], str | None] | None = getattr(core, "hint", None)
-    if hint is None:
-        return Outcome(False, "no hints: this build has no solver")
+def solver_hint(game: Game) -> Outcome:
+    """The solver's next move for `game` (practice: it may read the whole deal)."""
     move = hint(game)
     if move is None:
-        return Outcome(False, "the solver finds no winning line from here (try undo)")
+        return Outcome(False, "no move is left: try undo")
     return Outcome(True, moves=[move])
 
 
 class LocalSession:
     """Practice: the engine itself, offline, every helper allowed."""
 
-    def __init__(self, game: Any, allowed: Allowed | None = None) -> None:
+    def __init__(self, game: Game, allowed: Allowed | None = None) -> None:
         self.game = game
         self.allowed = allowed or Allowed()
 
     @classmethod
     def new(cls, name: str, seed: int) -> LocalSession:
-        from core import new_game
-
         return cls(new_game(name, seed))
 
     def state(self) -> dict[str, Any]:
-        result: dict[str, Any] = self.game.state(view="player")
-        return result
+        return self.game.state(view="player")
 
     def legal_moves(self) -> list[str] | None:
-        moves: list[str] = self.game.legal_moves()
-        return moves
+        return self.game.legal_moves()
 
     async def move(self, text: str) -> Outcome:
-        from core import IllegalMove
-
         try:
             self.game.apply(text)
         except IllegalMove as refused:
             return Outcome(False, str(refused))
-        return Outcome(
-            True, moves=[self.game.history[-1]] if hasattr(self.game, "history") else [text]
-        )
+        return Outcome(True, moves=[self.game.history[-1]])
 
     async def undo(self) -> Outcome:
-        from core import IllegalMove
-
         try:
             self.game.undo()
         except IllegalMove as refused:
@@ -116,4 +96,4 @@ class LocalSession:
         return solver_hint(self.game)
 
     async def autoplay(self) -> Outcome:
-        return Outcome(True, moves=list(self.game.autoplay()))
+        return Outcome(True, moves=self.game.autoplay())

@@ -86,3 +86,13 @@ def test_practice_refuses_a_deal_the_engine_has_not(
     with pytest.raises(SystemExit) as exit_:
         build_parser().parse_args(["practice", "shaula", seed])
     assert exit_.value.code == 2 and "a deal is a whole number" in capsys.readouterr().err
+
+
+async def test_the_planner_follows_the_solvers_winning_line() -> None:
+    planner = Planner()
+    game = new_game("stalactites", 2)
+    while not game.won:
+        move = await planner.next_move(game, hidden=False)
+        assert move is not None
+        game.apply(move)
+    assert planner.mode == "solver" and game.moves < 100
