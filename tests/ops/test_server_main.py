@@ -210,7 +210,11 @@ async def test_a_race_goes_on_when_the_supervised_redis_server_is_killed(tmp_pat
                 await ann.send(p.Move(seq=seq, move=move))
                 accepted = await ann.expect(p.Accepted, timeout=15)
                 assert (accepted.seq, accepted.moves) == (seq, seq)
-            # What the other racer hears across the restart is the pub/sub feed's part
-            # (tests/server); here: the moves are accepted and kept.
+            # The other racer hears of both, once pub/sub is back (what was published
+            # while it was down is read from the room's log).
+            seen = []
+            while 3 not in seen:
+                seen.append((await bo.expect(p.Progress, timeout=15)).moves)
+            assert 2 in seen
         status, body = await get_json(f"{base}/rooms/{room}")
         assert status == 200 and body["room"]["players"][0]["moves"] == 3
