@@ -77,8 +77,16 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
     loop = asyncio.get_running_loop()
     if stop is None:
         stop = asyncio.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, stop.set)
+        signals = (signal.SIGINT, signal.SIGTERM)
+
+        def begin_shutdown() -> None:
+            stop.set()
+            # A second Ctrl-C during a slow shutdown then interrupts it for good.
+            for signum in signals:
+                loop.remove_signal_handler(signum)
+
+        for signum in signals:
+            loop.add_signal_handler(signum, begin_shutdown)
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url is None:
             redis_url = await stack.enter_async_context(RedisSupervisor(settings.data_dir))
@@ -125,6 +133,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (RedisSupervisorError, OSError) as exc:
         log.error("%s", exc)
         sys.exit(1)
+    except KeyboardInterrupt:
+        log.warning("interrupted during shutdown")
+        sys.exit(130)
 
 
 if __name__ == "__main__":
