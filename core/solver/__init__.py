@@ -20,7 +20,9 @@ line is replayed through the engine (`Game.apply`) before it is returned.
 from __future__ import annotations
 
 import itertools
+import json
 import random
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -204,17 +206,31 @@ def hint(
     budget: int = HINT_BUDGET,
     clock: Callable[[], float] | None = None,
     time_limit: float | None = None,
+    peek: bool = False,
 ) -> str | None:
     """The next move of a winning line, else the solver's favourite move; None if none.
 
-    Only a move comes back, never talon cards (though in Moojub the choice of
-    move is made knowing the talon order, as the server does).
+    Only a move comes back, never a card. In Moojub the talon's order is
+    secret, and a hint computed from it would tell the player about it (when
+    to deal, which start pays off). So unless ``peek`` is set, a Moojub hint
+    sees only what the player sees: it solves a few talon orders drawn from
+    the unseen cards (with a generator seeded by the visible position alone)
+    and suggests the first move that wins most of them. Two positions that
+    differ only in the talon's order get the same hint.
     """
     if game.won:
         return None
+    if game.has_talon and not peek:
+        return _blind_hint(game, budget, clock, time_limit)
     found = solve(game, budget=budget, clock=clock, time_limit=time_limit)
     if found.moves:
         return found.moves[0]
+    return _favourite(game)
+
+
+def _favourite(game: Game) -> str | None:
+    """The solver's first choice without a search (only the visible position counts:
+    Moojub's forced builds and order look at which cards are unseen, not their order)."""
     problem = _orders(game)[0][0]
     forced = problem.forced()
     if forced is not None:
@@ -224,6 +240,37 @@ def hint(
         return problem.name(moves[0])
     legal = game.legal_moves()
     return legal[0] if legal else None
+
+
+# Talon orders a blind hint solves.
+BLIND_SAMPLES = 5
+
+
+def _blind_hint(
+    game: Game,
+    budget: int,
+    clock: Callable[[], float] | None,
+    time_limit: float | None,
+) -> str | None:
+    state = game.state("full")
+    unseen = sorted(state["talon"])
+    # Seeded by what the player sees, so the true order cannot leak in.
+    visible = json.dumps([state["piles"], unseen], sort_keys=True)
+    rng = random.Random(visible)
+    votes: Counter[str] = Counter()
+    share = None if time_limit is None else time_limit / BLIND_SAMPLES
+    for _ in range(BLIND_SAMPLES):
+        order = list(unseen)
+        rng.shuffle(order)
+        sample = core.from_state({**state, "talon": order})
+        found = solve(sample, budget=budget // BLIND_SAMPLES, clock=clock, time_limit=share)
+        if found.moves:
+            votes[found.moves[0]] += 1
+    if not votes:
+        return _favourite(game)
+    best = max(votes.values())
+    ranked = [move for move in game.legal_moves() if votes[move] == best]
+    return ranked[0] if ranked else votes.most_common(1)[0][0]
 
 
 def winnable_seed(
