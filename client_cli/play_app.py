@@ -35,6 +35,10 @@ HELP = """\
 [dim]Press any key to close.[/dim]"""
 
 
+# Shorter words for the title line when the terminal is too narrow for it.
+TITLE_SHORTHAND = ((" cards", ""), (" moves", " mv"), (" move", " mv"), ("room ", ""))
+
+
 class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
@@ -157,7 +161,11 @@ class PlayApp(App[None]):
 
     def show_title(self) -> None:
         parts = self.title_parts(self.session.state())
-        self.title_bar.update(Text(" " + " · ".join(parts), style="bold"))
+        title = " " + " · ".join(parts)
+        if len(title) > self.size.width > 0:  # narrow: the short words
+            for long, short in TITLE_SHORTHAND:
+                title = title.replace(long, short)
+        self.title_bar.update(Text(title, style="bold"))
 
     def redraw(self) -> None:
         state = self.session.state()

@@ -147,3 +147,12 @@ async def test_moves_typed_in_one_burst_are_each_played() -> None:
         await pilot.pause(0.2)
         piles = app.session.state()["piles"]
         assert piles["c2"] == start["t2"][-1:] and piles["c1"] == start["t3"][-1:]
+
+
+async def test_a_narrow_title_uses_short_words_and_keeps_the_step() -> None:
+    app = practice("stalactites", 5)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await pilot.press(*"t2 c2", "enter")
+        await pilot.pause()
+        title = screen_text(app).splitlines()[0]
+        assert "1 mv" in title and title.rstrip().endswith("step open")
