@@ -219,6 +219,18 @@ def ratios(rows: list[Row]) -> list[str]:
         if relay_fixed:
             line += f", bare relay p99 = {relay_fixed['p99_ms']:.2f} ms"
         out.append(f"{line} -> {'met' if ok else 'NOT met'}")
+        # What a core of its own would give, whatever share of a core this run got.
+        offered = fixed.get("offered") or fixed["answered_per_s"]
+        need = cpu_per_move(fixed) * offered / 1e6
+        out.append(
+            f"fixed load needs {need:.0%} of one core ({cpu_per_move(fixed):.0f} µs/move); "
+            f"the server got {fixed['server_cpu']:.0%} of one"
+        )
+    if relay_sat and server_sat:
+        out.append(
+            f"one core's capacity at these costs: solrace {1e6 / cpu_per_move(server_sat):,.0f} "
+            f"moves/s, bare relay {1e6 / cpu_per_move(relay_sat):,.0f} messages/s"
+        )
     return out
 
 

@@ -87,6 +87,7 @@ def test_the_table_and_the_goal_lines() -> None:
             "unanswered": 0,
             "server_cpu": 0.5,
             "loadgen_cpu": 0.2,
+            "offered": rate,
         }
 
     rows = [
@@ -98,4 +99,7 @@ def test_the_table_and_the_goal_lines() -> None:
     assert table(rows).count("\n") == 5
     lines = ratios(rows)
     assert "= 0.60" in lines[0] and lines[0].endswith("met") and "NOT" not in lines[0]
-    assert "12.00 ms" in lines[-1] and lines[-1].endswith("NOT met")
+    assert "12.00 ms" in lines[2] and lines[2].endswith("NOT met")
+    # 0.5 s of CPU for 100 moves: 5,000 µs each, so 100 offered moves/s need half a core.
+    assert "needs 50% of one core (5000 µs/move)" in lines[3]
+    assert "solrace 1,200 moves/s, bare relay 2,000 messages/s" in lines[4]
