@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import time
 import uuid
@@ -49,12 +50,23 @@ def create_app(settings: Settings) -> web.Application:
     app[SOCKETS] = set()
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
+    app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_get("/ws", websocket)
     return app
+
+
+async def _tune_gc(app: web.Application) -> None:
+    """Fewer, cheaper garbage collections: what is alive at startup (modules, the engine's
+    tables) is frozen out of them, and collections run after more allocations. With
+    Python's defaults a full collection over a thousand racers' state paused the event loop
+    for 250-550 ms every few seconds under load (measured with gc.callbacks), which was
+    most of the fixed-load p99."""
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
 
 async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
