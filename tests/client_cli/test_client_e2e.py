@@ -117,7 +117,9 @@ async def test_rooms_are_listed_and_a_seat_is_remembered(
 
 async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> None:
     # Its seq must start above the first run's, or the server answers old moves again.
-    room = (await create_room(server_url, {"game": "shaula", "seed": 617, "seats": 1}))["id"]
+    room = (
+        await create_room(server_url, {"game": "shaula", "seed": 617, "seats": 1, "countdown": 0})
+    )["id"]
     first = Seat(server_url, room, "ann")
     await first.start()
     await first.start_now()
