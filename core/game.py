@@ -247,6 +247,10 @@ class Game:
         """Codes of the legal moves, in the order of RULES.md section 2."""
         raise NotImplementedError
 
+    def _has_move(self) -> bool:
+        """Whether any move is legal: a subclass may stop at the first one it finds."""
+        return bool(self._gen())
+
     def _legal_from(self, src: int) -> list[int]:
         """Codes of the legal moves from pile ``src``: all the checked path needs."""
         decode = self._decode
@@ -290,7 +294,7 @@ class Game:
     @property
     def stuck(self) -> bool:
         """Not won, and no legal move (a Moojub deal is a move while the talon has cards)."""
-        return not self.won and not self._gen()
+        return not self.won and not self._has_move()
 
     def key(self) -> tuple[Any, ...]:
         """A hashable snapshot of the position (piles, talon, derived rule state)."""

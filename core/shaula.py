@@ -83,6 +83,56 @@ class Shaula(Game):
     def _legal_from(self, src: int) -> list[int]:
         return self._gen(range(src, src + 1))
 
+    def _has_move(self) -> bool:
+        # The servers ask `stuck` after every move: stop at the first legal move, by the
+        # same rules as _gen (a differential test keeps the two in step).
+        piles = self.piles
+        # Any card may go to an empty cell, or alone to an empty FreeCell pile.
+        free = not all(piles[c] for c in _C) or not all(piles[t] for t in _FC)
+        if free:
+            return any(piles[s] for s in range(4, 16))
+        suit_found = self._suit_found
+        empty_ft = False  # an empty Forty Thieves pile takes a run headed by a King
+        tops = []  # (pile, Forty Thieves?, top rank, suit, red) of the non-empty tableau piles
+        for t in _T:
+            p = piles[t]
+            if p:
+                d = p[-1]
+                tops.append((t, t < 12, RANK[d], SUIT[d], RED[d]))
+            elif t < 12:
+                empty_ft = True
+        for s in range(4, 16):
+            pile = piles[s]
+            if not pile:
+                continue
+            c = pile[-1]
+            r = RANK[c]
+            if r == 1:
+                if not all(piles[f] for f in _F):
+                    return True
+            else:
+                f = suit_found[SUIT[c]]
+                if f >= 0 and len(piles[f]) == r - 1:
+                    return True
+            run = -1  # the length of the top run, worked out only when a group could move
+            if empty_ft:
+                run = 1 if s < 8 else _run_length(pile, s < 12)
+                if _KING + 1 - r <= run:
+                    return True
+            for t, ft, dr, ds, dred in tops:
+                k = dr - r
+                if k < 1 or t == s:
+                    continue
+                if k > 1:
+                    if run < 0:
+                        run = 1 if s < 8 else _run_length(pile, s < 12)
+                    if k > run:
+                        continue
+                h = pile[-k]
+                if (SUIT[h] == ds) if ft else (RED[h] != dred):
+                    return True
+        return False
+
     def _gen(self, sources: range = range(4, 16)) -> list[int]:
         piles = self.piles
         codes = self._codes

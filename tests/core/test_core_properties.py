@@ -135,3 +135,18 @@ def test_a_copy_is_independent(name: str, seed: int, rnd: int) -> None:
         twin.pop()
     assert game.state() == before
     assert game.legal_moves() == core.from_state(before).legal_moves()
+
+
+@given(games, small_seeds, st.integers(0, 2**32))
+def test_stuck_is_exactly_no_legal_move(name: str, seed: int, rnd: int) -> None:
+    # `stuck` stops at the first legal move it finds: it must agree with the full list.
+    # Moves into cells are preferred so that positions with every cell full come up often.
+    rng = random.Random(rnd)
+    game = core.new_game(name, seed)
+    for _ in range(300):
+        moves = game.legal_moves()
+        assert game.stuck == (not game.won and not moves)
+        if not moves:
+            break
+        to_cells = [m for m in moves if " c" in m]
+        game.apply(rng.choice(to_cells if to_cells and rng.random() < 0.6 else moves))
