@@ -15,6 +15,13 @@ _T = range(8, 16)
 _FT = range(8, 12)  # Forty Thieves piles t1-t4: build down in suit
 _FC = range(12, 16)  # FreeCell piles t5-t8: build down in alternating colours
 _KING = 13
+# Per top card: the cards it takes on a Forty Thieves pile (same suit, one rank lower)
+# and on a FreeCell pile (other colour, one rank lower).
+_WANT_FT = tuple((c - 1,) if RANK[c] > 1 else () for c in range(52))
+_WANT_FC = tuple(
+    tuple(o * 13 + RANK[c] - 2 for o in range(4) if RED[o * 13] != RED[c]) if RANK[c] > 1 else ()
+    for c in range(52)
+)
 
 
 def _run_length(pile: list[int], in_suit: bool) -> int:
@@ -88,18 +95,16 @@ class Shaula(Game):
         # same rules as _gen (a differential test keeps the two in step).
         piles = self.piles
         # Any card may go to an empty cell, or alone to an empty FreeCell pile.
-        free = not all(piles[c] for c in _C) or not all(piles[t] for t in _FC)
-        if free:
+        if not all(piles[c] for c in _C) or not all(piles[t] for t in _FC):
             return any(piles[s] for s in range(4, 16))
         suit_found = self._suit_found
         empty_ft = False  # an empty Forty Thieves pile takes a run headed by a King
-        tops = []  # (pile, Forty Thieves?, top rank, suit, red) of the non-empty tableau piles
+        wanted: set[int] = set()  # the cards some tableau pile's top card takes
         for t in _T:
             p = piles[t]
             if p:
-                d = p[-1]
-                tops.append((t, t < 12, RANK[d], SUIT[d], RED[d]))
-            elif t < 12:
+                wanted.update((_WANT_FT if t < 12 else _WANT_FC)[p[-1]])
+            else:
                 empty_ft = True
         for s in range(4, 16):
             pile = piles[s]
@@ -114,23 +119,19 @@ class Shaula(Game):
                 f = suit_found[SUIT[c]]
                 if f >= 0 and len(piles[f]) == r - 1:
                     return True
-            run = -1  # the length of the top run, worked out only when a group could move
-            if empty_ft:
-                run = 1 if s < 8 else _run_length(pile, s < 12)
-                if _KING + 1 - r <= run:
+            if c in wanted:
+                return True
+            if s >= 8:
+                # A group headed by a wanted card moves (a pile never takes its own cards:
+                # they all rank above what its top card takes).
+                run = _run_length(pile, s < 12)
+                if empty_ft and _KING + 1 - r <= run:
                     return True
-            for t, ft, dr, ds, dred in tops:
-                k = dr - r
-                if k < 1 or t == s:
-                    continue
-                if k > 1:
-                    if run < 0:
-                        run = 1 if s < 8 else _run_length(pile, s < 12)
-                    if k > run:
-                        continue
-                h = pile[-k]
-                if (SUIT[h] == ds) if ft else (RED[h] != dred):
-                    return True
+                for k in range(2, run + 1):
+                    if pile[-k] in wanted:
+                        return True
+            elif empty_ft and r == _KING:
+                return True
         return False
 
     def _gen(self, sources: range = range(4, 16)) -> list[int]:
