@@ -65,6 +65,7 @@ class Game:
         if not hasattr(cls, "pile_ids"):
             return
         cls.npiles = len(cls.pile_ids)
+        assert cls.foundations.step == 1, "progress reads the foundations as one slice"
         cls.index = {pid: i for i, pid in enumerate(cls.pile_ids)}
         cls._move_of = {DEAL_CODE: DEAL}
         cls._text_of = {DEAL_CODE: "deal"}
@@ -284,8 +285,8 @@ class Game:
     @property
     def progress(self) -> int:
         """Cards the player has put on foundations (out of ``progress_total``)."""
-        piles = self.piles
-        return sum(len(piles[f]) for f in self.foundations) - self.progress_base
+        f = self.foundations  # contiguous (checked by __init_subclass__): one slice
+        return sum(map(len, self.piles[f.start : f.stop])) - self.progress_base
 
     @property
     def won(self) -> bool:

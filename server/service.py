@@ -309,13 +309,16 @@ class RaceService:
                 self.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, str(err))
                 return
             now = time.time()
-            won, stuck = game.won, game.stuck
+            # Each read once: progress, won and stuck are computed, not stored.
+            progress, moves = game.progress, game.moves
+            won = progress == game.progress_total
+            stuck = not won and game.stuck
             event = p.Progress(
                 version=0,
                 at=now,
                 seat=conn.seat,
-                progress=game.progress,
-                moves=game.moves,
+                progress=progress,
+                moves=moves,
                 won=won,
                 stuck=stuck,
                 move=text,
@@ -323,8 +326,8 @@ class RaceService:
             answer = p.Accepted(
                 seq=seq,
                 move=text,
-                progress=game.progress,
-                moves=game.moves,
+                progress=progress,
+                moves=moves,
                 won=won,
                 stuck=stuck,
                 version=0,

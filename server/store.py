@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -93,6 +94,12 @@ class RoomKeys:
 
     def per_seat(self, seats: int) -> list[str]:
         return [k for s in range(seats) for k in (self.moves(s), self.seq(s))] + [self.prog]
+
+
+@functools.lru_cache(maxsize=4096)
+def _room_keys(room: str) -> RoomKeys:
+    """The keys of a room, built once for its moves (RoomKeys is never changed)."""
+    return RoomKeys(room)
 
 
 def entry_body(event: p.Event) -> bytes:
@@ -291,7 +298,7 @@ class RedisRoomStore:
     # ------------------------------------------------------------ moves
 
     async def submit_move(self, write: MoveWrite) -> MoveResult:
-        keys = RoomKeys(write.room)
+        keys = _room_keys(write.room)
         event = write.event
         prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
         answer_wire = p.to_wire(write.answer)
@@ -317,7 +324,18 @@ class RedisRoomStore:
         kind = kind.decode()
         if kind == "ok":
             version = int(detail.partition(b"|")[0])
-            return MoveResult(kind, answer=dataclasses.replace(write.answer, version=version))
+            a = write.answer  # built field by field: dataclasses.replace is slow here
+            answer = p.Accepted(
+                seq=a.seq,
+                move=a.move,
+                progress=a.progress,
+                moves=a.moves,
+                won=a.won,
+                stuck=a.stuck,
+                version=version,
+                board=a.board,
+            )
+            return MoveResult(kind, answer=answer)
         if kind == "dup":
             return MoveResult(kind, answer=_stored_answer(detail))
         return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))
