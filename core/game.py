@@ -50,6 +50,7 @@ class Game:
     _move_of: ClassVar[dict[int, Move]]
     _text_of: ClassVar[dict[int, str]]
     _code_of: ClassVar[dict[Move, int]]
+    _parsed: ClassVar[dict[str, Move]]  # canonical text -> Move.parse(text), for apply()
     _decode: ClassVar[dict[int, tuple[int, int, int]]]  # code -> (src, dst, n); not the deal
     _codes: ClassVar[list[list[int]]]  # [src][dst] -> code of the one-card move
 
@@ -81,6 +82,7 @@ class Game:
                     cls._text_of[code] = str(move)
                     cls._decode[code] = (s, d, n)
         cls._code_of = {move: code for code, move in cls._move_of.items()}
+        cls._parsed = {text: cls._move_of[code] for code, text in cls._text_of.items()}
 
     # ------------------------------------------------------------------ setup
 
@@ -186,7 +188,11 @@ class Game:
 
     def apply(self, move: str | Move) -> None:
         """Play a move given as text or Move; IllegalMove (nothing changes) if refused."""
-        self._push(self._resolve(move if isinstance(move, Move) else Move.parse(move)))
+        if not isinstance(move, Move):
+            # Canonical text (what clients send back) skips the parser: same Move.
+            known = self._parsed.get(move) if isinstance(move, str) else None
+            move = known if known is not None else Move.parse(move)
+        self._push(self._resolve(move))
 
     def undo(self) -> None:
         """Take back the last move; it counts as a move. A Moojub deal cannot be undone."""

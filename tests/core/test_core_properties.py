@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import core
-from core import Game, IllegalMove
+from core import Game, IllegalMove, Move
 
 games = st.sampled_from(core.GAMES)
 seeds = st.integers(min_value=1, max_value=2**63 - 1)
@@ -150,3 +150,10 @@ def test_stuck_is_exactly_no_legal_move(name: str, seed: int, rnd: int) -> None:
             break
         to_cells = [m for m in moves if " c" in m]
         game.apply(rng.choice(to_cells if to_cells and rng.random() < 0.6 else moves))
+
+
+def test_canonical_text_is_read_as_the_parser_reads_it() -> None:
+    # apply() looks canonical text up in a table instead of parsing it: same Move.
+    for cls in map(type, (core.new_game(name, 1) for name in core.GAMES)):
+        for code, text in cls._text_of.items():
+            assert cls._parsed[text] == Move.parse(text) == cls._move_of[code]
