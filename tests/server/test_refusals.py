@@ -206,7 +206,7 @@ async def test_a_flood_is_rate_limited_then_closed_with_1008(make_server: MakeSe
             while True:
                 got.append(await c.recv())
         assert any(isinstance(m, p.Error) and m.code == "rate_limited" for m in got)
-        assert sum(isinstance(m, p.Pong) for m in got) <= 7
+        assert sum(isinstance(m, p.Pong) for m in got) < 20  # burst 5, then 5/s
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
 
 
