@@ -21,7 +21,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError, ResponseError
 
-from server.resp import RespConnection
+from server.resp import RespConnection, encode_evalsha
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
 
@@ -116,11 +116,8 @@ class ScriptBatcher:
     async def _execute(self, batch: list[_Call]) -> list[Any]:
         results: list[Any]
         if self._resp is not None:
-            results = await self._resp.execute(
-                [
-                    ("EVALSHA", item.script.sha, len(item.keys), *item.keys, *item.args)
-                    for item in batch
-                ]
+            results = await self._resp.execute_encoded(
+                [encode_evalsha(item.script.sha, item.keys, item.args) for item in batch]
             )
         else:
             async with self.redis.pipeline(transaction=False) as pipe:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -21,14 +22,29 @@ import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-__all__ = ["RespConnection", "encode_command"]
+__all__ = ["RespConnection", "encode_command", "encode_evalsha"]
 
 Arg = bytes | str | int | float
 
 
 def encode_command(args: Sequence[Arg]) -> bytes:
     """One command as a RESP array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
+    return b"*%d\r\n%b" % (len(args), _bulks(args))
+
+
+def encode_evalsha(sha: str, keys: tuple[str, ...], args: Sequence[Arg]) -> bytes:
+    """``EVALSHA sha len(keys) *keys *args`` as encode_command would write it; the part
+    up to the keys is encoded once per (script, keys): the same for every move of a seat."""
+    return b"*%d\r\n%b%b" % (3 + len(keys) + len(args), _evalsha_head(sha, keys), _bulks(args))
+
+
+@functools.lru_cache(maxsize=16384)
+def _evalsha_head(sha: str, keys: tuple[str, ...]) -> bytes:
+    return _bulks(("EVALSHA", sha, len(keys), *keys))
+
+
+def _bulks(args: Sequence[Arg]) -> bytes:
+    parts = []
     for arg in args:
         if isinstance(arg, bytes):
             data = arg
@@ -119,13 +135,17 @@ class RespConnection:
 
     async def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Send the commands in one write; their replies, in order (errors in place)."""
+        return await self.execute_encoded([encode_command(c) for c in commands])
+
+    async def execute_encoded(self, commands: Sequence[bytes]) -> list[Any]:
+        """As execute, for commands already encoded (encode_command, encode_evalsha)."""
         protocol = self._protocol
         if protocol is None or protocol.lost:
             protocol = await self._connect()
         assert protocol.transport is not None
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         protocol.pending.append(_Batch(future, len(commands)))
-        protocol.transport.write(b"".join(encode_command(c) for c in commands))
+        protocol.transport.write(b"".join(commands))
         return await future
 
     async def _connect(self) -> _Protocol:

@@ -76,7 +76,7 @@ def hash_token(token: str) -> str:
 
 
 class RoomKeys:
-    __slots__ = ("channel", "log", "meta", "prog", "race", "tag")
+    __slots__ = ("_move_keys", "channel", "log", "meta", "prog", "race", "tag")
 
     def __init__(self, room: str) -> None:
         self.tag = tag = f"{{room:{room}}}"
@@ -85,12 +85,27 @@ class RoomKeys:
         self.log = f"{tag}:log"
         self.prog = f"{tag}:prog"
         self.channel = f"{tag}:events"
+        self._move_keys: dict[int, tuple[str, ...]] = {}
 
     def moves(self, seat: int) -> str:
         return f"{self.tag}:moves:{seat}"
 
     def seq(self, seat: int) -> str:
         return f"{self.tag}:seq:{seat}"
+
+    def move_keys(self, seat: int) -> tuple[str, ...]:
+        """The keys of the move script for a seat (one tuple, reused: the batcher's
+        encoding of them is cached by it)."""
+        cached = self._move_keys.get(seat)
+        if cached is None:
+            cached = self._move_keys[seat] = (
+                self.meta,
+                self.moves(seat),
+                self.seq(seat),
+                self.log,
+                self.prog,
+            )
+        return cached
 
     def per_seat(self, seats: int) -> list[str]:
         return [k for s in range(seats) for k in (self.moves(s), self.seq(s))] + [self.prog]
@@ -305,7 +320,7 @@ class RedisRoomStore:
         del answer_wire["version"]
         kind, detail = await self.batcher.call(
             MOVE,
-            (keys.meta, keys.moves(write.seat), keys.seq(write.seat), keys.log, keys.prog),
+            keys.move_keys(write.seat),
             (
                 write.seat,
                 write.seq,

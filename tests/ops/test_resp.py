@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server.resp import RespConnection, encode_command
+from server.resp import RespConnection, encode_command, encode_evalsha
 
 
 def test_commands_are_resp_arrays_of_bulk_strings() -> None:
@@ -17,6 +17,15 @@ def test_commands_are_resp_arrays_of_bulk_strings() -> None:
         b"*4\r\n$3\r\nSET\r\n$1\r\nk\r\n$2\r\n12\r\n$3\r\n1.5\r\n"
     )
     assert encode_command(("ECHO", "é")) == b"*2\r\n$4\r\nECHO\r\n$2\r\n\xc3\xa9\r\n"
+
+
+def test_evalsha_with_its_cached_head_encodes_as_the_plain_command() -> None:
+    sha, args = "0" * 40, (3, "1700000000000 t1 c1", b"\x81\xa1a\x01", 1.5)
+    for keys in (("{room:a}:meta", "{room:a}:seq:0"), ("{room:b}:meta",), ()):
+        for _ in range(2):  # the second time from the cache
+            assert encode_evalsha(sha, keys, args) == encode_command(
+                ("EVALSHA", sha, len(keys), *keys, *args)
+            )
 
 
 def connection_for(redis_url: str, db: int = 0) -> RespConnection:
