@@ -25,7 +25,7 @@ from redis.backoff import ExponentialBackoff
 from server import protocol as p
 from server.app_keys import FLUSHER, HUB, METRICS, PROCESS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
 from server.batcher import ScriptBatcher
-from server.connection import Connection, Flusher, TokenBucket
+from server.connection import Connection, Flusher, TokenBucket, check_alive
 from server.feed import LeanFeed, make_feed
 from server.http_api import routes
 from server.hub import Hub
@@ -53,6 +53,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
+    app.cleanup_ctx.append(_liveness_ctx)
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_get("/ws", websocket)
@@ -207,6 +208,27 @@ async def stop_task(task: asyncio.Task[None], timeout: float = 2.0) -> None:
         await asyncio.wait({task}, timeout=timeout)
 
 
+async def _liveness_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Ping idle sockets and drop dead ones (`check_alive`), every quarter heartbeat."""
+    heartbeat = app[SETTINGS].heartbeat
+    if not heartbeat:
+        yield
+        return
+    sockets = app[SOCKETS]
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(heartbeat / 4)
+            dropped = check_alive(list(sockets), time.monotonic(), heartbeat)
+            if dropped:
+                log.info("dropped %d sockets that did not answer a ping", dropped)
+
+    task = asyncio.create_task(watch(), name="solrace-liveness")
+    yield
+    task.cancel()
+    await asyncio.wait({task})
+
+
 async def _close_sockets(app: web.Application) -> None:
     sockets = app[SOCKETS]
     conns = list(sockets)
@@ -228,7 +250,8 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse(
         compress=False,
         max_msg_size=settings.max_frame,
-        heartbeat=settings.heartbeat or None,
+        heartbeat=None,  # one sweep for all sockets instead: _liveness_ctx
+        autoping=False,  # pongs must reach the loop below (they prove the peer alive)
     )
     await ws.prepare(request)
     conn = Connection(
@@ -241,18 +264,25 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
     app[SOCKETS].add(conn)
-    window_start, limited = time.monotonic(), 0
+    conn.seen = window_start = time.monotonic()
+    limited = 0
     try:
         async for frame in ws:
-            if frame.type is WSMsgType.BINARY:
+            now = conn.seen = time.monotonic()
+            kind = frame.type
+            if kind is WSMsgType.BINARY:
                 conn.binary = True
                 message = p.decode_msgpack(frame.data)
-            elif frame.type is WSMsgType.TEXT:
+            elif kind is WSMsgType.TEXT:
                 conn.binary = False
                 message = p.decode_json(frame.data)
+            elif kind is WSMsgType.PONG:
+                continue
+            elif kind is WSMsgType.PING:
+                await ws.pong(frame.data)
+                continue
             else:
                 break
-            now = time.monotonic()
             if not conn.bucket.take(now):
                 if now - window_start > FLOOD_WINDOW:
                     window_start, limited = now, 0

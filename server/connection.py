@@ -32,11 +32,12 @@ from server import protocol as p
 if TYPE_CHECKING:
     from core import Game
 
-__all__ = ["Connection", "Flusher", "Outgoing", "TokenBucket", "frame"]
+__all__ = ["Connection", "Flusher", "Outgoing", "TokenBucket", "check_alive", "frame"]
 
 log = logging.getLogger(__name__)
 
 _OP_TEXT, _OP_BINARY = 0x1, 0x2
+_PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
 
 
 def frame(payload: bytes, binary: bool) -> bytes:
@@ -129,6 +130,8 @@ class Connection:
     last_seq: int = 0
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     closing: bool = False
+    seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
+    pinged: float = 0.0  # when check_alive last pinged this socket; 0: never
     on_drop: Any = None  # callable(Connection) when dropped for being slow
     flusher: Flusher = field(default_factory=Flusher)
     _pending: list[bytes] = field(default_factory=list)
@@ -144,6 +147,15 @@ class Connection:
         if not self._pending:
             self.flusher.mark(self)
         self._pending.append(out.frame(self.binary))
+
+    def ping(self, now: float) -> None:
+        """Send a ping (with this tick's other frames); the client must answer with a pong."""
+        if self.closing:
+            return
+        self.pinged = now
+        if not self._pending:
+            self.flusher.mark(self)
+        self._pending.append(_PING)
 
     def flush(self) -> None:
         """Write the pending frames. A client too far behind is dropped instead."""
@@ -201,3 +213,24 @@ class Connection:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+
+
+def check_alive(conns: list[Connection], now: float, heartbeat: float) -> int:
+    """aiohttp's heartbeat rule for all sockets in one sweep: ping a socket silent for
+    `heartbeat` seconds, and abort one that received nothing for `heartbeat / 2` seconds
+    after its ping (a dead peer would never finish a close handshake). aiohttp's own
+    heartbeat re-arms a timer per socket on every tick it receives data: a few percent of
+    the server's CPU under load. Returns how many sockets were aborted."""
+    aborted = 0
+    for conn in conns:
+        if conn.closing:
+            continue
+        if conn.pinged > conn.seen:  # ping unanswered so far
+            if now - conn.pinged >= heartbeat / 2:
+                conn.stop()
+                if conn.transport is not None:
+                    conn.transport.abort()
+                aborted += 1
+        elif now - conn.seen >= heartbeat:
+            conn.ping(now)
+    return aborted
