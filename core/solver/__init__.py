@@ -76,9 +76,12 @@ class Solution:
         }
 
 
-def _orders(game: Game) -> tuple[list[Problem[Any]], bool]:
-    """The game as search problems that differ only in move order, and whether
-    its moves can never lead back to an earlier position (see `depth_first`).
+def _orders(game: Game) -> tuple[list[Problem[Any]], bool, list[int]]:
+    """The game as search problems that differ only in move order, whether
+    its moves can never lead back to an earlier position (see `depth_first`),
+    and the part of the game each problem searches (one part but for
+    Stalactites before its step is fixed, split by step: see
+    `StalactitesProblem`). The game is lost only when every part is.
 
     Where one order gets lost in a deal another often wins at once (Moojub:
     starting foundations before dealing or after; Stalactites: trying builds
@@ -89,16 +92,20 @@ def _orders(game: Game) -> tuple[list[Problem[Any]], bool]:
     """
     if game.name == "shaula":
         state = game.state("full")
-        return [ShaulaProblem(state), ShaulaProblem(state, wait=2, park=8)], False
+        return [ShaulaProblem(state), ShaulaProblem(state, wait=2, park=8)], False, [0, 0]
     if game.name == "stalactites":
         state = game.state("full")
-        return [
-            StalactitesProblem(state, prefer=step, builds_first=first)
+        split = not state.get("step")
+        orders: list[Problem[Any]] = [
+            StalactitesProblem(
+                state, prefer=step, builds_first=first, steps=(step,) if split else (1, 2)
+            )
             for first in (False, True)
             for step in (1, 2)
-        ], True
+        ]
+        return orders, True, [1, 2, 1, 2] if split else [0, 0, 0, 0]
     if game.name == "moojub":
-        return [MoojubProblem(game, deal_first=False), MoojubProblem(game)], True
+        return [MoojubProblem(game, deal_first=False), MoojubProblem(game)], True, [0, 0]
     raise ValueError(f"no solver for {game.name!r}")
 
 
@@ -167,9 +174,12 @@ def solve(
     """
     start = clock() if clock is not None else 0.0
     deadline = start + time_limit if clock is not None and time_limit is not None else None
-    orders, acyclic = _orders(game)
-    # Positions proved lost, shared by the turns: no turn searches them again.
-    lost: set[Hashable] | None = set() if acyclic else None
+    orders, acyclic, parts = _orders(game)
+    # Positions proved lost, shared by the turns of one part: no turn searches
+    # them again. Parts keep their own (a position lost in one part, before
+    # the step is fixed, need not be lost in the whole game).
+    lost: dict[int, set[Hashable]] = {part: set() for part in parts}
+    active = list(range(len(orders)))
     positions = 0
     verdict: Verdict = "unknown"
     moves: list[str] = []
@@ -181,9 +191,16 @@ def solve(
             # Turns grow fourfold each round: little is searched twice.
             cap = FIRST_TURN * 4 ** (turn // len(orders))
             left = cap if left is None else min(cap, left)
-        problem = orders[turn % len(orders)]
+        index = turn % len(orders)
+        if index not in active:
+            continue
+        problem, part = orders[index], parts[index]
         outcome: Outcome[Any] = depth_first(
-            problem, budget=left, clock=clock, deadline=deadline, lost=lost
+            problem,
+            budget=left,
+            clock=clock,
+            deadline=deadline,
+            lost=lost[part] if acyclic else None,
         )
         positions += outcome.positions
         if outcome.verdict == "won":
@@ -191,9 +208,13 @@ def solve(
             if shorten:
                 moves = _shorten(game, moves)
             _check(game, moves)
-        if outcome.verdict != "unknown":
-            verdict = outcome.verdict
+            verdict = "won"
             break
+        if outcome.verdict == "unwinnable":
+            active = [i for i in active if parts[i] != part]
+            if not active:
+                verdict = "unwinnable"
+                break
         if len(orders) == 1 or (clock is not None and deadline is not None and clock() >= deadline):
             break
     seconds = clock() - start if clock is not None else 0.0

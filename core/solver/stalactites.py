@@ -37,12 +37,29 @@ EMPTY = -1
 
 class StalactitesProblem:
     """``prefer``: the step (1 or 2) whose first builds are tried first;
-    ``builds_first``: every build before any cell move (else mixed by score)."""
+    ``builds_first``: every build before any cell move (else mixed by score);
+    ``steps``: the steps the first build may fix (while none is fixed yet).
+
+    Searching with ``steps=(1,)`` and with ``steps=(2,)`` splits the game in
+    two: every winning line builds, and its first build fixes one step, so
+    it is a line of one of the two. Each half is searched (and proved lost)
+    on its own; the deal is unwinnable only when both halves are. Why split:
+    one step's half is often a large lost space that a plain depth-first
+    search must exhaust before it tries the other step's easy win (deal 216).
+    Every rule below (forced builds, dead ends, cell moves) is argued for a
+    game whose builds follow the allowed steps, so it holds in each half.
+    """
 
     def __init__(
-        self, state: Mapping[str, Any], *, prefer: int = 1, builds_first: bool = False
+        self,
+        state: Mapping[str, Any],
+        *,
+        prefer: int = 1,
+        builds_first: bool = False,
+        steps: tuple[int, ...] = (1, 2),
     ) -> None:
         self._prefer = prefer
+        self._allowed = steps
         self._park = 100 if builds_first else 0
         piles = state["piles"]
         self.tableau = [[rank_of(c) for c in piles[f"t{i}"]] for i in range(1, 9)]
@@ -73,6 +90,7 @@ class StalactitesProblem:
         self._packed = sum(len(p) << (6 * i) for i, p in enumerate(self.tableau))
         self._packed += sum(c << (COUNTS + 4 * f) for f, c in enumerate(self.count))
         self._tables: dict[int, tuple[list[list[int]], list[int]]] = {}
+        self._forced_ranks: dict[int, dict[int, int]] = {}
 
     # --- the search protocol -------------------------------------------------
 
@@ -104,41 +122,29 @@ class StalactitesProblem:
         only frees a cell or uncovers a card), and after the line's last
         rank-r build both positions are the same.
         """
-        step = self.step
-        if not step:
+        if not self.step:
             return None
-        count, top, loose, cells, tableau = (
-            self.count,
-            self.top,
-            self.loose,
-            self.cells,
-            self.tableau,
-        )
-        takers = [0] * 13
-        taker = [0] * 13
-        for f in range(4):
-            if count[f] < FULL:
-                r = (top[f] + step) % 13
-                takers[r] += 1
-                taker[r] = f
-        for i in range(len(cells) + len(tableau)):
-            if i < 2:
-                r = cells[i]
-                if r == EMPTY:
-                    continue
-            else:
-                pile = tableau[i - 2]
-                if not pile:
-                    continue
-                r = pile[-1]
-            if takers[r] != loose[r]:
-                continue
-            playable = sum(1 for c in cells if c == r) + sum(1 for p in tableau if p and p[-1] == r)
-            if playable == loose[r]:
-                if i < 2:
-                    return (CELL_TO_FOUNDATION, i, taker[r])
-                return (TABLEAU_TO_FOUNDATION, i - 2, taker[r])
-        return None
+        # Which ranks can be forced depends on the foundations alone: cached.
+        state = (self._packed >> COUNTS) | (self.step << 16)
+        candidates = self._forced_ranks.get(state)
+        if candidates is None:
+            candidates = self._forced_ranks[state] = self._forced_table()
+        if not candidates:
+            return None
+        cells = self.cells
+        tops = [p[-1] if p else EMPTY for p in self.tableau]
+        loose = self.loose
+        ready = [r for r in candidates if cells.count(r) + tops.count(r) == loose[r]]
+        if not ready:
+            return None
+        # The first source (cells, then piles) holding a ready rank.
+        for i, r in enumerate(cells):
+            if r in ready:
+                return (CELL_TO_FOUNDATION, i, candidates[r])
+        for i, r in enumerate(tops):
+            if r in ready:
+                return (TABLEAU_TO_FOUNDATION, i, candidates[r])
+        return None  # not reached: a ready rank is on some source
 
     def moves(self) -> list[Move]:
         """Cell cards up first, then builds and cell moves by how soon the card
@@ -247,7 +253,7 @@ class StalactitesProblem:
     # --- helpers ---------------------------------------------------------------
 
     def _steps(self) -> tuple[int, ...]:
-        return (self.step,) if self.step else (1, 2)
+        return (self.step,) if self.step else self._allowed
 
     def _fixes_other_step(self, move: Move) -> bool:
         kind, src, dst = move
@@ -264,6 +270,19 @@ class StalactitesProblem:
         if tables is None:
             tables = self._tables[state] = (self._taker_table(), self._distances())
         return tables
+
+    def _forced_table(self) -> dict[int, int]:
+        """The ranks whose loose cards are all wanted by foundations right now
+        (as many takers as cards left), each with one such foundation. `loose`
+        follows from the foundations too (a rank's cards not yet built)."""
+        takers = [0] * 13
+        taker = [0] * 13
+        for f in range(4):
+            if self.count[f] < FULL:
+                r = (self.top[f] + self.step) % 13
+                takers[r] += 1
+                taker[r] = f
+        return {r: taker[r] for r in range(13) if takers[r] and takers[r] == self.loose[r]}
 
     def _taker_table(self) -> list[list[int]]:
         """For each rank, the foundations that take it now, one per interchangeable twin."""
