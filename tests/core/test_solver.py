@@ -131,6 +131,14 @@ def test_a_moojub_dead_end_is_unwinnable_after_trying_every_order() -> None:
     assert found.positions > 1  # the deal and the builds were tried before giving up
 
 
+def test_a_stalactites_deal_lost_by_twos_is_won_by_ones_without_exhausting_twos() -> None:
+    # Deal 216: by twos it is a large lost space (about 925,000 positions);
+    # searching the two steps' halves in turn finds the win by ones first.
+    found = solve(core.new_game("stalactites", 216), budget=20_000)
+    assert found.result == "won"
+    assert found.positions < 20_000
+
+
 def test_a_position_budget_is_respected() -> None:
     found = solve(core.new_game("stalactites", 16), budget=500)
     assert found.result == "unknown"
