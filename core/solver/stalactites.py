@@ -97,13 +97,7 @@ class StalactitesProblem:
     def key(self) -> Hashable:
         if not self._twin_groups:
             return self._packed | (self.step << 64)
-        counts = list(self.count)
-        for group in self._twin_groups:
-            ordered = sorted(counts[i] for i in group)
-            for i, c in zip(group, ordered, strict=True):
-                counts[i] = c
-        heights = self._packed & ((1 << COUNTS) - 1)
-        return (heights, tuple(counts), self.step)
+        return self._sort_twins(self._packed) | (self.step << 64)
 
     def is_won(self) -> bool:
         return self._packed >> COUNTS == ALL_FULL
@@ -187,9 +181,7 @@ class StalactitesProblem:
         return builds + [move for _, move in scored]
 
     def child_key(self, move: Move) -> Hashable | None:
-        """The packed key after `move`, without playing it (twins need a sort: None)."""
-        if self._twin_groups:
-            return None
+        """The packed key after `move`, without playing it."""
         kind, src, dst = move
         packed = self._packed
         step = self.step
@@ -200,6 +192,8 @@ class StalactitesProblem:
             if not step:
                 r = self.tableau[src][-1] if kind == TABLEAU_TO_FOUNDATION else self.cells[src]
                 step = (r - self.top[dst]) % 13
+        if self._twin_groups:
+            packed = self._sort_twins(packed)
         return packed | (step << 64)
 
     def play(self, move: Move) -> None:
@@ -251,6 +245,16 @@ class StalactitesProblem:
         return f"c{src + 1} f{dst + 1}"
 
     # --- helpers ---------------------------------------------------------------
+
+    def _sort_twins(self, packed: int) -> int:
+        """`packed` with the counts of each group of twin foundations (same
+        base rank) in ascending order: twins differ only in how far they got."""
+        for group in self._twin_groups:
+            shifts = [COUNTS + 4 * f for f in group]
+            counts = sorted((packed >> shift) & 15 for shift in shifts)
+            for shift, c in zip(shifts, counts, strict=True):
+                packed += (c - ((packed >> shift) & 15)) << shift
+        return packed
 
     def _steps(self) -> tuple[int, ...]:
         return (self.step,) if self.step else self._allowed
