@@ -163,7 +163,7 @@ class Applied:
     version: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is slow, once per move
 class MoveWrite:
     room: str
     round: int
@@ -177,7 +177,7 @@ class MoveWrite:
     done_at: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as MoveWrite
 class MoveResult:
     """kind: ok, dup (re-sent seq: `answer` is the stored one), closed (not running),
     out (player out), stale (seq too low), count (another connection moved first)."""
