@@ -31,7 +31,7 @@ from server import protocol as p
 from server.connection import Connection, Outgoing
 from server.feed import Feed
 from server.race import Race, Status
-from server.store import RedisRoomStore, RoomKeys, parse_entry
+from server.store import RedisRoomStore, RoomKeys, parse_entry, parse_entry_wire
 
 __all__ = ["Hub", "LocalRoom", "replay"]
 
@@ -112,12 +112,13 @@ class LocalRoom:
         before it, is delivered at once (the hot path: no task switch, nothing to await);
         anything else goes through the ordered task."""
         if not self._busy and self._queue.empty() and self.race is not None:
-            event = parse_entry(entry)
-            if event is None or event.version <= self.version:
+            parsed = parse_entry_wire(entry)
+            if parsed is None or parsed[0].version <= self.version:
                 return
+            event, wire = parsed
             if isinstance(event, p.Progress) and event.version == self.version + 1:
                 try:
-                    self._deliver_progress(event, self.race)
+                    self._deliver_progress(event, self.race, wire)
                 except Exception:
                     log.exception("room %s: delivery failed", self.id)
                 return
@@ -175,14 +176,16 @@ class LocalRoom:
         for conn in list(self.conns):
             await self._send_snapshot(conn)
 
-    def _deliver_progress(self, event: p.Progress, race: Race) -> None:
+    def _deliver_progress(
+        self, event: p.Progress, race: Race, wire: dict[str, Any] | None = None
+    ) -> None:
         seat = race.seats.get(event.seat)
         if seat is not None:
             seat.progress, seat.moves = event.progress, event.moves
             seat.won, seat.stuck = event.won, event.stuck
         self.version = event.version
         self.recent.append(event)
-        self._fan_out(event, race)
+        self._fan_out(event, race, wire)
 
     async def _deliver(self, event: p.Event) -> None:
         race = self.race
@@ -210,7 +213,8 @@ class LocalRoom:
         self._fan_out(event, race)
         self._arm()
 
-    def _fan_out(self, event: p.Event, race: Race) -> None:
+    def _fan_out(self, event: p.Event, race: Race, wire: dict[str, Any] | None = None) -> None:
+        """`wire`, when given, is `p.to_wire(event)` (from pub/sub), ours to change."""
         hidden = race.config.hidden
         delay = race.config.spectator_delay
         for_players: Outgoing | None = None
@@ -218,7 +222,8 @@ class LocalRoom:
         for_spectators: Outgoing | None = None
         if isinstance(event, p.Progress):
             # Built from the wire map: dataclasses.replace is slow on this hot path.
-            wire = p.to_wire(event)
+            if wire is None:
+                wire = p.to_wire(event)
             wire.pop("board", None)
             for_players = for_spectators = Outgoing(event, wire)
             others = dict(wire)

@@ -24,7 +24,7 @@ import msgpack
 
 import core
 from server import protocol as p
-from server.connection import Connection
+from server.connection import Connection, Outgoing
 from server.hub import Hub, LocalRoom, replay
 from server.metrics import Metrics
 from server.protocol import ErrorCode
@@ -353,7 +353,7 @@ class RaceService:
                 if board is not None:
                     conn.send(dataclasses.replace(result.answer, board=board))
                 else:
-                    conn.send(result.answer)
+                    conn.send(Outgoing(result.answer, result.wire))
                 self.metrics.moves_accepted.inc()
                 if won or stuck:
                     self.hub.spawn(self.hub.tick(local.id))

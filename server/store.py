@@ -56,6 +56,7 @@ __all__ = [
     "entry_body",
     "hash_token",
     "parse_entry",
+    "parse_entry_wire",
     "parse_moves",
 ]
 
@@ -126,14 +127,22 @@ def entry_body(event: p.Event) -> bytes:
 
 def parse_entry(entry: bytes) -> p.Event | None:
     """A logged or published "VERSION|body" back into its Event (None if damaged)."""
+    parsed = parse_entry_wire(entry)
+    return None if parsed is None else parsed[0]
+
+
+def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
+    """As parse_entry, with the event's wire map (equal to `p.to_wire(event)`, same key
+    order), so that the fan-out need not build it again."""
     version, _, body = entry.partition(b"|")
     try:
-        wire = msgpack.unpackb(body, raw=False)
-        wire["version"] = int(version)
+        body_wire = msgpack.unpackb(body, raw=False)
+        wire = {"type": body_wire["type"], "v": body_wire["v"], "version": int(version)}
+        wire.update(body_wire)  # keys already present keep their place: to_wire's order
     except Exception:
         return None
     event = p.CLIENT_OUT.build_trusted(wire)
-    return event if isinstance(event, p.Event) else None
+    return (event, wire) if isinstance(event, p.Event) else None
 
 
 def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
@@ -185,6 +194,7 @@ class MoveResult:
     kind: str
     detail: str = ""
     answer: p.Accepted | None = None
+    wire: dict[str, Any] | None = None  # ok: `p.to_wire(answer)`, already built
 
 
 class RoomStore(Protocol):
@@ -350,7 +360,11 @@ class RedisRoomStore:
                 version=version,
                 board=a.board,
             )
-            return MoveResult(kind, answer=answer)
+            wire = None
+            if a.board is None:  # the stored map plus its version is to_wire(answer)
+                answer_wire["version"] = version
+                wire = answer_wire
+            return MoveResult(kind, answer=answer, wire=wire)
         if kind == "dup":
             return MoveResult(kind, answer=_stored_answer(detail))
         return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))

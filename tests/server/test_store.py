@@ -10,7 +10,7 @@ from redis.asyncio import Redis
 from server import protocol as p
 from server.batcher import ScriptBatcher
 from server.race import Race, RaceError, RoomConfig, Status
-from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys
+from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys, parse_entry_wire
 
 
 @pytest.fixture
@@ -72,6 +72,9 @@ async def test_a_move_is_accepted_once_and_a_resend_gets_the_same_answer(
     room = await running_room(store)
     first = await store.submit_move(move(room, 0, 1, 0))
     assert first.kind == "ok" and first.answer is not None and first.answer.version == 5
+    # The answer's wire map comes with it, as to_wire would build it (same key order).
+    assert first.wire is not None
+    assert list(first.wire.items()) == list(p.to_wire(first.answer).items())
     again = await store.submit_move(move(room, 0, 1, 1))
     assert again.kind == "dup" and again.answer == first.answer
     assert [m for _, m in await store.moves(room, 0)] == ["t1 c1"]
@@ -166,3 +169,16 @@ async def test_moves_arriving_together_share_one_pipeline(store: RedisRoomStore)
     assert (store.batcher.pipelines - before[0], store.batcher.calls - before[1]) == (1, 8)
     versions = sorted(r.answer.version for r in results if r.answer)
     assert versions == list(range(versions[0], versions[0] + 8))
+
+
+async def test_logged_entries_parse_back_with_their_wire_map(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind == "ok"
+    entries = await store.redis.lrange(RoomKeys(room).log, 0, -1)
+    parsed = [parse_entry_wire(e) for e in entries]
+    assert len(parsed) == 5 and all(x is not None for x in parsed)
+    for item in parsed:
+        assert item is not None
+        event, wire = item
+        assert list(wire.items()) == list(p.to_wire(event).items())  # same bytes when packed
+    assert parse_entry_wire(b"7|not msgpack") is None
