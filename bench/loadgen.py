@@ -44,6 +44,7 @@ class Result:
     max_ms: float
     loadgen_cpu: float  # fraction of one core
     server_cpu: float  # server processes (and Redis), fraction of one core
+    redis_cpu: float  # of which redis-server (every pid after the first)
     errors: list[str] = field(default_factory=list)
 
 
@@ -169,16 +170,18 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     measure.window_start = start + warmup
     measure.window_end = measure.window_start + duration
     server_pids: list[int] = plan.get("server_pids", [])
-    cpu_start = cpu_end = server_start = server_end = 0.0
+    cpu_start = cpu_end = server_start = server_end = redis_start = redis_end = 0.0
 
     async def mark_cpu() -> None:
-        nonlocal cpu_start, cpu_end, server_start, server_end
+        nonlocal cpu_start, cpu_end, server_start, server_end, redis_start, redis_end
         await asyncio.sleep(warmup)
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
+        redis_start = process_cpu_seconds(server_pids[1:])
         if plan.get("profile") and server_pids:
             profiler = await profile(server_pids[0], duration, plan["profile"])
         await asyncio.sleep(duration)
         cpu_end, server_end = time.process_time(), process_cpu_seconds(server_pids)
+        redis_end = process_cpu_seconds(server_pids[1:])
         if plan.get("profile") and server_pids:
             await profiler.wait()
 
@@ -207,6 +210,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         max_ms=(samples[-1] if samples else float("nan")) * 1000,
         loadgen_cpu=(cpu_end - cpu_start) / duration,
         server_cpu=(server_end - server_start) / duration,
+        redis_cpu=(redis_end - redis_start) / duration,
         errors=target.errors[:5],
     )
 

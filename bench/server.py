@@ -131,6 +131,8 @@ def plans(args: argparse.Namespace, base: dict[str, Any]) -> list[tuple[str, dic
             {**base, **timing, "racers": args.racers, "rate": args.rate},
         ),
     ]
+    if args.loads != "both":
+        found = [(load, plan) for load, plan in found if load.startswith(args.loads)]
     if args.profile:
         os.makedirs(args.profile, exist_ok=True)
         for load, plan in found:
@@ -176,11 +178,17 @@ def cpu_per_move(result: dict[str, Any]) -> float:
     return float(result["server_cpu"] / rate * 1e6) if rate else float("nan")
 
 
+def redis_per_move(result: dict[str, Any]) -> str:
+    """redis-server's part of the CPU per move ("-" for the relay, which has none)."""
+    rate, redis = result["answered_per_s"], result.get("redis_cpu", 0.0)
+    return f"{redis / rate * 1e6:.0f}" if rate and redis else "-"
+
+
 def table(rows: list[Row]) -> str:
     lines = [
         "| server | load | moves answered/s | refused | p50 ms | p99 ms | max ms "
-        "| unanswered | server CPU | server µs/move | load CPU |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| unanswered | server CPU | server µs/move | of which Redis | load CPU |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         r = row.result
@@ -188,7 +196,7 @@ def table(rows: list[Row]) -> str:
             f"| {row.target} | {row.load} | {r['answered_per_s']:,.0f} | {r['refused']} "
             f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['max_ms']:.1f} "
             f"| {r['unanswered']} | {r['server_cpu']:.0%} | {cpu_per_move(r):.0f} "
-            f"| {r['loadgen_cpu']:.0%} |"
+            f"| {redis_per_move(r)} | {r['loadgen_cpu']:.0%} |"
         )
     return "\n".join(lines)
 
@@ -249,6 +257,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--game", default="shaula")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured")
+    parser.add_argument(
+        "--loads",
+        choices=["both", "saturation", "fixed"],
+        default="both",
+        help="which of the two loads to run (one alone: quicker A/B comparisons)",
+    )
     parser.add_argument("--server-cpu", type=int, default=0, help="core for servers and Redis")
     parser.add_argument("--load-cpu", type=int, default=1, help="core for the load process")
     parser.add_argument(
