@@ -3,11 +3,13 @@
 Redis is the truth. Per room, every key carries the Cluster hash tag `{room:ID}`:
 
     {room:ID}:race       the Race (server/race.py) as JSON
-    {room:ID}:meta       hash: rev (race writes), ver (last event version), and copies of
-                         status, round, start_at, ends_at, out:SEAT that the move script checks
-    {room:ID}:log        list of the last `event_log` events, "VERSION|msgpack body"
-    {room:ID}:prog       hash: seat -> msgpack [progress, moves, won, stuck, done_at], written
-                         by the move script
+    {room:ID}:meta       hash: rev (race writes), ver (last event version), copies of
+                         status, round, start_at, ends_at, out:SEAT that the move script
+                         checks, and per seat, written by the move script: n:SEAT (moves
+                         accepted this round) and p:SEAT (msgpack [progress, moves, won,
+                         stuck, done_at])
+    {room:ID}:log        list of at least the last `event_log` events (trimmed when an
+                         eighth over), "VERSION|msgpack body"
     {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
     {room:ID}:seq:S      hash: seq -> stored answer, and "last" (highest accepted seq)
     channel {room:ID}:events   pub/sub: each event as it is logged
@@ -77,14 +79,13 @@ def hash_token(token: str) -> str:
 
 
 class RoomKeys:
-    __slots__ = ("_move_keys", "channel", "log", "meta", "prog", "race", "tag")
+    __slots__ = ("_move_keys", "channel", "log", "meta", "race", "tag")
 
     def __init__(self, room: str) -> None:
         self.tag = tag = f"{{room:{room}}}"
         self.meta = f"{tag}:meta"
         self.race = f"{tag}:race"
         self.log = f"{tag}:log"
-        self.prog = f"{tag}:prog"
         self.channel = f"{tag}:events"
         self._move_keys: dict[int, tuple[str, ...]] = {}
 
@@ -104,12 +105,11 @@ class RoomKeys:
                 self.moves(seat),
                 self.seq(seat),
                 self.log,
-                self.prog,
             )
         return cached
 
     def per_seat(self, seats: int) -> list[str]:
-        return [k for s in range(seats) for k in (self.moves(s), self.seq(s))] + [self.prog]
+        return [k for s in range(seats) for k in (self.moves(s), self.seq(s))]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -237,20 +237,23 @@ class RedisRoomStore:
 
     async def load(self, room: str) -> Loaded | None:
         keys = RoomKeys(room)
-        raw = await self.batcher.call(LOAD, (keys.meta, keys.race, keys.prog), ())
+        raw = await self.batcher.call(LOAD, (keys.meta, keys.race), ())
         if not raw:
             return None
         race = Race.from_dict(json.loads(raw[0]))
-        prog = raw[3]
-        for i in range(0, len(prog), 2):
-            seat = race.seats.get(int(prog[i]))
+        flat = raw[1]
+        meta = dict(zip(flat[::2], flat[1::2], strict=True))
+        for field, value in meta.items():
+            if not field.startswith(b"p:"):
+                continue
+            seat = race.seats.get(int(field[2:]))
             if seat is None:
                 continue
-            progress, moves, won, stuck, done_at = msgpack.unpackb(prog[i + 1])
+            progress, moves, won, stuck, done_at = msgpack.unpackb(value)
             seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
             if seat.out is None:
                 seat.done_at = done_at
-        return Loaded(race, int(raw[1]), int(raw[2]))
+        return Loaded(race, int(meta.get(b"rev", 0)), int(meta.get(b"ver", 0)))
 
     async def transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
         """Load, apply `action` (pure; may raise RaceError), write if nobody wrote first.
@@ -348,7 +351,7 @@ class RedisRoomStore:
         )
         kind = kind.decode()
         if kind == "ok":
-            version = int(detail.partition(b"|")[0])
+            version = int(detail)
             a = write.answer  # built field by field: dataclasses.replace is slow here
             answer = p.Accepted(
                 seq=a.seq,

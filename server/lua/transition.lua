@@ -1,5 +1,5 @@
 -- Write a race transition if nobody else wrote one first (compare-and-set on rev).
--- KEYS: 1 meta, 2 race, 3 event log, 4.. the room's other keys (moves, seq answers, progress)
+-- KEYS: 1 meta, 2 race, 3 event log, 4.. the seats' keys (moves, seq answers)
 -- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
 --       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': new round,
 --       11 k, then k (field, value) pairs for meta, then event bodies
@@ -15,7 +15,11 @@ for i = 0, k - 1 do
 end
 if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-send is a re-send)
   for i = 4, #KEYS do
-    if not string.find(KEYS[i], ':seq:', 1, true) then redis.call('DEL', KEYS[i]) end
+    local seat = string.match(KEYS[i], ':moves:(%d+)$')
+    if seat then
+      redis.call('DEL', KEYS[i])
+      redis.call('HDEL', KEYS[1], 'n:' .. seat, 'p:' .. seat)
+    end
   end
 end
 local first = nil

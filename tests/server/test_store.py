@@ -1,6 +1,7 @@
 """The Redis store against a real redis-server: atomic moves, CAS transitions, the log."""
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator
 
@@ -182,3 +183,42 @@ async def test_logged_entries_parse_back_with_their_wire_map(store: RedisRoomSto
         event, wire = item
         assert list(wire.items()) == list(p.to_wire(event).items())  # same bytes when packed
     assert parse_entry_wire(b"7|not msgpack") is None
+
+
+async def test_the_log_is_trimmed_in_steps_and_keeps_at_least_its_cap(
+    store: RedisRoomStore, redis_url: str
+) -> None:
+    # The move script trims only when the log is an eighth over its cap (8 here: at 10).
+    room = await running_room(store)
+    redis = Redis.from_url(redis_url)
+    lengths = []
+    for seq in range(1, 31):
+        assert (await store.submit_move(move(room, 0, seq, seq - 1))).kind == "ok"
+        lengths.append(await redis.llen(RoomKeys(room).log))
+    await redis.aclose()
+    assert min(lengths[8:]) == 8 and max(lengths) == 9
+    recent = await store.events_since(room, 26)
+    assert recent is not None and [e.version for e in recent] == [27, 28, 29, 30, 31, 32, 33, 34]
+
+
+async def test_a_new_round_starts_every_seat_from_no_moves(store: RedisRoomStore) -> None:
+    room = await running_room(store)
+    for seq in (1, 2):
+        assert (await store.submit_move(move(room, 1, seq, seq - 1))).kind == "ok"
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.seats[1].moves == 2
+    await store.transact(room, lambda r: r.resign(0, 4.0), 4.0)
+    await store.transact(room, lambda r: r.resign(1, 4.0), 4.0)
+    await store.transact(room, lambda r: r.rematch(0, 7, 5.0), 5.0)
+    applied = await store.transact(room, lambda r: r.rematch(1, 7, 5.0), 5.0)
+    assert applied.race.round == 2
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.seats[1].moves == 0
+    assert await store.moves(room, 1) == []
+    # Round 2 counts from 0 again; the old count (2) would be refused as "count".
+    second = dataclasses.replace(move(room, 1, 3, 0), round=2, now=6.0)
+    started = await store.transact(room, lambda r: r.tick(5.0), 5.0)
+    assert started.race.status is Status.RUNNING
+    assert (await store.submit_move(second)).kind == "ok"
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.seats[1].moves == 1
