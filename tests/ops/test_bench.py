@@ -77,7 +77,7 @@ async def test_the_solrace_server_accepts_every_precomputed_move(make_server: Ma
 
 
 def test_the_table_and_the_goal_lines() -> None:
-    def row(rate: float, p99: float) -> dict[str, Any]:
+    def row(rate: float, p99: float, redis: float = 0.0) -> dict[str, Any]:
         return {
             "answered_per_s": rate,
             "refused": 0,
@@ -86,13 +86,14 @@ def test_the_table_and_the_goal_lines() -> None:
             "max_ms": p99,
             "unanswered": 0,
             "server_cpu": 0.5,
+            "redis_cpu": redis,
             "loadgen_cpu": 0.2,
             "offered": rate,
         }
 
     rows = [
         Row("bare relay", "saturation: 8 racers", row(1000, 5)),
-        Row("solrace", "saturation: 8 racers", row(600, 5)),
+        Row("solrace", "saturation: 8 racers", row(600, 5, redis=0.1)),
         Row("bare relay", "fixed: 8 racers", row(100, 2)),
         Row("solrace", "fixed: 8 racers", row(100, 12)),
     ]
@@ -102,4 +103,8 @@ def test_the_table_and_the_goal_lines() -> None:
     assert "12.00 ms" in lines[2] and lines[2].endswith("NOT met")
     # 0.5 s of CPU for 100 moves: 5,000 µs each, so 100 offered moves/s need half a core.
     assert "needs 50% of one core (5000 µs/move)" in lines[3]
-    assert "solrace 1,200 moves/s, bare relay 2,000 messages/s" in lines[4]
+    # The server process alone (0.4 of a core) and with its redis-server (0.5).
+    assert "solrace 1,500 moves/s (server process), 1,200 with its redis" in lines[4]
+    assert "bare relay 2,000 messages/s" in lines[4]
+    # redis-server's 0.1 of a core over 600 moves/s; the relay has no Redis.
+    assert "| 167 |" in table(rows) and "| - |" in table(rows)
