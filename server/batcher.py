@@ -43,16 +43,18 @@ class _Call:
     """One queued call (a plain class: a dataclass with a default_factory costs a few µs
     per move here)."""
 
-    __slots__ = ("args", "future", "keys", "script")
+    __slots__ = ("args", "fixed", "future", "keys", "script")
 
     def __init__(
         self,
         script: LuaScript,
         keys: tuple[str, ...],
         args: tuple[Any, ...],
+        fixed: tuple[Any, ...],
         future: asyncio.Future[Any],
     ) -> None:
-        self.script, self.keys, self.args, self.future = script, keys, args, future
+        self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
+        self.future = future
 
 
 class ScriptBatcher:
@@ -70,9 +72,17 @@ class ScriptBatcher:
         # CPU per call); redis-py's pipeline where it needs more than plain TCP.
         self._resp = RespConnection.from_kwargs(redis.connection_pool.connection_kwargs)
 
-    async def call(self, script: LuaScript, keys: tuple[str, ...], args: tuple[Any, ...]) -> Any:
+    async def call(
+        self,
+        script: LuaScript,
+        keys: tuple[str, ...],
+        args: tuple[Any, ...],
+        fixed: tuple[Any, ...] = (),
+    ) -> Any:
+        """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
+        that are the same in every call with these keys (encoded once, see encode_evalsha)."""
         loop = asyncio.get_running_loop()
-        item = _Call(script, keys, args, loop.create_future())
+        item = _Call(script, keys, args, fixed, loop.create_future())
         self._queue.append(item)
         if not self._scheduled and self._inflight < self.max_inflight:
             self._scheduled = True
@@ -124,12 +134,17 @@ class ScriptBatcher:
         results: list[Any]
         if self._resp is not None:
             results = await self._resp.execute_encoded(
-                [encode_evalsha(item.script.sha, item.keys, item.args) for item in batch]
+                [
+                    encode_evalsha(item.script.sha, item.keys, item.args, item.fixed)
+                    for item in batch
+                ]
             )
         else:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for item in batch:
-                    pipe.evalsha(item.script.sha, len(item.keys), *item.keys, *item.args)
+                    pipe.evalsha(
+                        item.script.sha, len(item.keys), *item.keys, *item.fixed, *item.args
+                    )
                 results = await pipe.execute(raise_on_error=False)
         return [
             NoScriptError(str(r)) if isinstance(r, ResponseError) and "NOSCRIPT" in str(r) else r

@@ -32,15 +32,19 @@ def encode_command(args: Sequence[Arg]) -> bytes:
     return b"*%d\r\n%b" % (len(args), _bulks(args))
 
 
-def encode_evalsha(sha: str, keys: tuple[str, ...], args: Sequence[Arg]) -> bytes:
-    """``EVALSHA sha len(keys) *keys *args`` as encode_command would write it; the part
-    up to the keys is encoded once per (script, keys): the same for every move of a seat."""
-    return b"*%d\r\n%b%b" % (3 + len(keys) + len(args), _evalsha_head(sha, keys), _bulks(args))
+def encode_evalsha(
+    sha: str, keys: tuple[str, ...], args: Sequence[Arg], fixed: tuple[Arg, ...] = ()
+) -> bytes:
+    """``EVALSHA sha len(keys) *keys *fixed *args`` as encode_command would write it; the
+    part up to `fixed` (the arguments that never change for these keys) is encoded once
+    per (script, keys, fixed): the same for every move of a seat."""
+    size = 3 + len(keys) + len(fixed) + len(args)
+    return b"*%d\r\n%b%b" % (size, _evalsha_head(sha, keys, fixed), _bulks(args))
 
 
 @functools.lru_cache(maxsize=16384)
-def _evalsha_head(sha: str, keys: tuple[str, ...]) -> bytes:
-    return _bulks(("EVALSHA", sha, len(keys), *keys))
+def _evalsha_head(sha: str, keys: tuple[str, ...], fixed: tuple[Arg, ...]) -> bytes:
+    return _bulks(("EVALSHA", sha, len(keys), *keys, *fixed))
 
 
 def _bulks(args: Sequence[Arg]) -> bytes:

@@ -24,7 +24,7 @@ import msgpack
 
 import core
 from server import protocol as p
-from server.connection import Connection, Outgoing
+from server.connection import Connection
 from server.hub import Hub, LocalRoom, replay
 from server.metrics import Metrics
 from server.protocol import ErrorCode
@@ -282,7 +282,7 @@ class RaceService:
             if conn.seat is not None and seq <= conn.last_seq:
                 stored = await self.store.stored_answer(local.id, conn.seat, seq)
                 if stored is not None:
-                    conn.send(stored)
+                    conn.send(self._with_board(conn, race, stored))
                     return
             self.refuse(conn, seq, err.code, err.message)
             return
@@ -323,15 +323,6 @@ class RaceService:
                 stuck=stuck,
                 move=text,
             )
-            answer = p.Accepted(
-                seq=seq,
-                move=text,
-                progress=progress,
-                moves=moves,
-                won=won,
-                stuck=stuck,
-                version=0,
-            )
             write = MoveWrite(
                 local.id,
                 race.round,
@@ -341,7 +332,6 @@ class RaceService:
                 text,
                 now,
                 event,
-                answer,
                 now if won or stuck else None,
             )
             result = await self.store.submit_move(write)
@@ -349,11 +339,7 @@ class RaceService:
                 assert result.answer is not None
                 conn.last_seq = seq
                 conn.moves.append(text)
-                board = game.state(view="player") if race.config.hidden else None
-                if board is not None:
-                    conn.send(dataclasses.replace(result.answer, board=board))
-                else:
-                    conn.send(Outgoing(result.answer, result.wire))
+                conn.send(self._with_board(conn, race, result.answer))
                 self.metrics.moves_accepted.inc()
                 if won or stuck:
                     self.hub.spawn(self.hub.tick(local.id))
@@ -361,13 +347,23 @@ class RaceService:
             # Not accepted: the local board is ahead of the truth; rebuild it from Redis.
             await self._reload_board(conn, local)
             if result.kind == "dup" and result.answer is not None:
-                conn.send(result.answer)
+                conn.send(self._with_board(conn, race, result.answer))
                 return
             if result.kind != "count":
                 code, reason = _REFUSALS.get(result.kind, (ErrorCode.INTERNAL, result.kind))
                 self.refuse(conn, seq, code, reason)
                 return
         self.refuse(conn, seq, ErrorCode.INTERNAL, "the board kept changing: try again")
+
+    @staticmethod
+    def _with_board(conn: Connection, race: Race, answer: p.Accepted) -> p.Accepted:
+        """In hidden-information games the answer carries the player's board (the client
+        cannot replay a move that turns up an unknown card): the board now, when the
+        answer is to the latest move (a re-send too), else none (the client resyncs)."""
+        game = conn.game
+        if not race.config.hidden or game is None or game.moves != answer.moves:
+            return answer
+        return dataclasses.replace(answer, board=game.state(view="player"))
 
     async def _reload_board(self, conn: Connection, local: LocalRoom) -> None:
         assert conn.seat is not None

@@ -11,7 +11,8 @@ Redis is the truth. Per room, every key carries the Cluster hash tag `{room:ID}`
     {room:ID}:log        list of at least the last `event_log` events (trimmed when an
                          eighth over), "VERSION|msgpack body"
     {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
-    {room:ID}:seq:S      hash: seq -> stored answer, and "last" (highest accepted seq)
+    {room:ID}:seq:S      hash: seq -> "VERSION|event body" of its move (the answer to a
+                         re-send is built from it), and "last" (highest accepted seq)
     channel {room:ID}:events   pub/sub: each event as it is logged
 
 Global keys (no room tag; each is touched by one command on its own):
@@ -181,8 +182,7 @@ class MoveWrite:
     expected: int  # accepted moves before this one
     move: str  # canonical, or "undo"
     now: float
-    event: p.Progress  # version 0: given by the script
-    answer: p.Accepted  # version 0, no board: stored for re-sends
+    event: p.Progress  # version 0: given by the script; the answer is built from it
     done_at: float | None
 
 
@@ -193,8 +193,7 @@ class MoveResult:
 
     kind: str
     detail: str = ""
-    answer: p.Accepted | None = None
-    wire: dict[str, Any] | None = None  # ok: `p.to_wire(answer)`, already built
+    answer: p.Accepted | None = None  # ok and dup: no board (the caller adds it)
 
 
 class RoomStore(Protocol):
@@ -329,48 +328,20 @@ class RedisRoomStore:
         keys = _room_keys(write.room)
         event = write.event
         prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
-        answer_wire = p.to_wire(write.answer)
-        del answer_wire["version"]
+        ms = _ms(write.now)
         kind, detail = await self.batcher.call(
             MOVE,
             keys.move_keys(write.seat),
-            (
-                write.seat,
-                write.seq,
-                write.expected,
-                f"{_ms(write.now)} {write.move}",
-                _ms(write.now),
-                write.round,
-                entry_body(write.event),
-                prog,
-                msgpack.packb(answer_wire, use_bin_type=True),
-                self.event_log,
-                keys.channel,
-                round(self.lobby_ttl * 1000),
-            ),
+            (write.seq, write.expected, write.move, ms, write.round, entry_body(event), prog),
+            (write.seat, self.event_log, keys.channel, round(self.lobby_ttl * 1000)),
         )
-        kind = kind.decode()
-        if kind == "ok":
-            version = int(detail)
-            a = write.answer  # built field by field: dataclasses.replace is slow here
-            answer = p.Accepted(
-                seq=a.seq,
-                move=a.move,
-                progress=a.progress,
-                moves=a.moves,
-                won=a.won,
-                stuck=a.stuck,
-                version=version,
-                board=a.board,
-            )
-            wire = None
-            if a.board is None:  # the stored map plus its version is to_wire(answer)
-                answer_wire["version"] = version
-                wire = answer_wire
-            return MoveResult(kind, answer=answer, wire=wire)
-        if kind == "dup":
-            return MoveResult(kind, answer=_stored_answer(detail))
-        return MoveResult(kind, detail.decode() if isinstance(detail, bytes) else str(detail))
+        if kind == b"ok":
+            return MoveResult("ok", answer=_answer(write.seq, event, int(detail)))
+        if kind == b"dup":
+            return MoveResult("dup", answer=_stored_answer(detail, write.seq))
+        return MoveResult(
+            kind.decode(), detail.decode() if isinstance(detail, bytes) else str(detail)
+        )
 
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
         return parse_moves(await self.redis.lrange(RoomKeys(room).moves(seat), 0, -1))
@@ -380,7 +351,7 @@ class RedisRoomStore:
 
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
         raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
-        return None if raw is None else _stored_answer(raw)
+        return None if raw is None else _stored_answer(raw, seq)
 
     # ------------------------------------------------------------ events
 
@@ -433,13 +404,24 @@ class RedisRoomStore:
         await self.redis.lrem(f"solrace:quick:{game}", 0, ticket)
 
 
-def _stored_answer(raw: bytes) -> p.Accepted | None:
-    """A stored "VERSION|msgpack" answer back into its Accepted."""
-    version, _, body = raw.partition(b"|")
-    try:
-        wire = msgpack.unpackb(body, raw=False)
-        wire["version"] = int(version)
-    except Exception:
+def _stored_answer(raw: bytes, seq: int) -> p.Accepted | None:
+    """The answer to move `seq` from what its seq hash keeps: "VERSION|event body"."""
+    event = parse_entry(raw)
+    if not isinstance(event, p.Progress):
         return None
-    answer = p.CLIENT_OUT.build(wire)
-    return answer if isinstance(answer, p.Accepted) else None
+    return _answer(seq, event, event.version)
+
+
+def _answer(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
+    """The answer to move `seq`, whose event is `event` (a move's event names its move)."""
+    if event.move is None:
+        return None
+    return p.Accepted(
+        seq=seq,
+        move=event.move,
+        progress=event.progress,
+        moves=event.moves,
+        won=event.won,
+        stuck=event.stuck,
+        version=version,
+    )

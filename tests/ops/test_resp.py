@@ -22,10 +22,11 @@ def test_commands_are_resp_arrays_of_bulk_strings() -> None:
 def test_evalsha_with_its_cached_head_encodes_as_the_plain_command() -> None:
     sha, args = "0" * 40, (3, "1700000000000 t1 c1", b"\x81\xa1a\x01", 1.5)
     for keys in (("{room:a}:meta", "{room:a}:seq:0"), ("{room:b}:meta",), ()):
-        for _ in range(2):  # the second time from the cache
-            assert encode_evalsha(sha, keys, args) == encode_command(
-                ("EVALSHA", sha, len(keys), *keys, *args)
-            )
+        for fixed in ((), (0, 512, "{room:a}:events"), (1, 512, "{room:a}:events")):
+            for _ in range(2):  # the second time from the cache
+                assert encode_evalsha(sha, keys, args, fixed) == encode_command(
+                    ("EVALSHA", sha, len(keys), *keys, *fixed, *args)
+                )
 
 
 def connection_for(redis_url: str, db: int = 0) -> RespConnection:
