@@ -148,6 +148,15 @@ class Connection:
             self.flusher.mark(self)
         self._pending.append(out.frame(self.binary))
 
+    def send_frame(self, data: bytes) -> None:
+        """Send a frame already built in this socket's format (`Outgoing.frame`): the
+        fan-out's path, one call per socket and event."""
+        if self.closing:
+            return
+        if not self._pending:
+            self.flusher.mark(self)
+        self._pending.append(data)
+
     def ping(self, now: float) -> None:
         """Send a ping (with this tick's other frames); the client must answer with a pong."""
         if self.closing:

@@ -239,16 +239,18 @@ class LocalRoom:
             )
         else:
             for_players = for_others = for_spectators = Outgoing(event)
+        version = event.version
+        mover = event.seat if isinstance(event, p.Progress) else None
         for conn in self.conns:
-            if event.version <= conn.last_version:
+            if version <= conn.last_version:
                 continue
-            conn.last_version = event.version
-            if conn.seat is None:
+            conn.last_version = version
+            seat = conn.seat
+            if seat is None:
                 conn.send_at(event.at + delay, for_spectators)
-            elif isinstance(event, p.Progress) and event.seat != conn.seat:
-                conn.send(for_others)
             else:
-                conn.send(for_players)
+                out = for_others if mover is not None and mover != seat else for_players
+                conn.send_frame(out.frame(conn.binary))
 
     def _advance_live_board(self, event: p.Progress, race: Race) -> dict[str, Any] | None:
         if self.live_boards is None or event.move is None:
