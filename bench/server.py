@@ -238,9 +238,11 @@ def ratios(rows: list[Row]) -> list[str]:
         # What a core of its own would give, whatever share of a core this run got.
         offered = fixed.get("offered") or fixed["answered_per_s"]
         need = cpu_per_move(fixed) * offered / 1e6
+        alone = cpu_per_move(fixed, redis=False)
         out.append(
-            f"fixed load needs {need:.0%} of one core ({cpu_per_move(fixed):.0f} µs/move); "
-            f"the server got {fixed['server_cpu']:.0%} of one"
+            f"fixed load needs {need:.0%} of one core ({cpu_per_move(fixed):.0f} µs/move), "
+            f"of which the server process {alone * offered / 1e6:.0%} ({alone:.0f} µs/move); "
+            f"the server and Redis got {fixed['server_cpu']:.0%} of one"
         )
     if relay_sat and server_sat:
         out.append(

@@ -102,7 +102,7 @@ def test_the_table_and_the_goal_lines() -> None:
     assert "= 0.60" in lines[0] and lines[0].endswith("met") and "NOT" not in lines[0]
     assert "12.00 ms" in lines[2] and lines[2].endswith("NOT met")
     # 0.5 s of CPU for 100 moves: 5,000 µs each, so 100 offered moves/s need half a core.
-    assert "needs 50% of one core (5000 µs/move)" in lines[3]
+    assert "needs 50% of one core (5000 µs/move), of which the server process 50%" in lines[3]
     # The server process alone (0.4 of a core) and with its redis-server (0.5).
     assert "solrace 1,500 moves/s (server process), 1,200 with its redis" in lines[4]
     assert "bare relay 2,000 messages/s" in lines[4]
