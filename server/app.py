@@ -18,9 +18,6 @@ from collections.abc import AsyncIterator, Callable
 from functools import partial
 
 from aiohttp import WSMsgType, web
-from redis.asyncio import BlockingConnectionPool, Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
 
 from server import protocol as p
 from server.app_keys import FLUSHER, HUB, METRICS, PROCESS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
@@ -32,6 +29,7 @@ from server.hub import Hub
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
 from server.race import Outcome, Race, RaceError
+from server.redis_client import connect
 from server.service import RaceService
 from server.settings import Settings, SettingsError
 
@@ -73,15 +71,7 @@ async def _tune_gc(app: web.Application) -> None:
 async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[SETTINGS]
     assert settings.redis_url
-    # A burst (a thousand sockets dropping at once) must wait for a connection: the default
-    # pool raises MaxConnectionsError past 100 connections in use.
-    # A restarted Redis (see server/redis_supervisor.py) leaves every pooled connection
-    # dead: retry on a fresh connection rather than fail one command per stale connection.
-    retry = Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
-    pool = BlockingConnectionPool.from_url(
-        settings.redis_url, max_connections=64, timeout=20, retry=retry
-    )
-    redis = Redis.from_pool(pool)
+    redis = await connect(settings.redis_url)  # one node, or any node of a cluster
     batcher = ScriptBatcher(redis, settings.batch_max)
     from server.store import RedisRoomStore
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from aiohttp import web
-from redis.asyncio import Redis
 
 from server.connection import Connection, Flusher
 from server.hub import Hub
 from server.metrics import Metrics
+from server.redis_client import AnyRedis
 from server.service import RaceService
 from server.settings import Settings
 from server.store import RedisRoomStore
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 SETTINGS = web.AppKey("settings", Settings)
-REDIS = web.AppKey("redis", Redis)
+REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
 STORE = web.AppKey("store", RedisRoomStore)
 HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)

@@ -18,10 +18,11 @@ import importlib.resources
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
-from server.resp import RespConnection, encode_evalsha
+from server.redis_client import AnyRedis, lean_client
+from server.resp import encode_evalsha
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
 
@@ -58,7 +59,7 @@ class _Call:
 
 
 class ScriptBatcher:
-    def __init__(self, redis: Redis, max_batch: int = 512, max_inflight: int = 2) -> None:
+    def __init__(self, redis: AnyRedis, max_batch: int = 512, max_inflight: int = 2) -> None:
         self.redis: Any = redis
         self.max_batch = max_batch
         self.max_inflight = max_inflight
@@ -68,9 +69,10 @@ class ScriptBatcher:
         self._tasks: set[asyncio.Task[None]] = set()
         self.pipelines = 0  # for /metrics and tests: how many pipelines were sent
         self.calls = 0
-        # The move path's own lean connection (server/resp.py: a quarter of redis-py's
-        # CPU per call); redis-py's pipeline where it needs more than plain TCP.
-        self._resp = RespConnection.from_kwargs(redis.connection_pool.connection_kwargs)
+        # The move path's own lean client (server/resp.py: a quarter of redis-py's CPU per
+        # call; one connection per primary of a cluster); redis-py where it needs more than
+        # plain TCP.
+        self._resp = lean_client(redis)
 
     async def call(
         self,
@@ -81,6 +83,8 @@ class ScriptBatcher:
     ) -> Any:
         """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
         that are the same in every call with these keys (encoded once, see encode_evalsha)."""
+        if not keys:  # in a cluster a call goes to the node of its first key's slot
+            raise ValueError(f"script {script.name} called without a key")
         loop = asyncio.get_running_loop()
         item = _Call(script, keys, args, fixed, loop.create_future())
         self._queue.append(item)
@@ -133,11 +137,26 @@ class ScriptBatcher:
     async def _execute(self, batch: list[_Call]) -> list[Any]:
         results: list[Any]
         if self._resp is not None:
-            results = await self._resp.execute_encoded(
+            results = await self._resp.execute_routed(
                 [
-                    encode_evalsha(item.script.sha, item.keys, item.args, item.fixed)
+                    (
+                        item.keys[0],
+                        encode_evalsha(item.script.sha, item.keys, item.args, item.fixed),
+                    )
                     for item in batch
                 ]
+            )
+        elif isinstance(self.redis, RedisCluster):  # its pipelines refuse scripts
+            results = list(
+                await asyncio.gather(
+                    *(
+                        self.redis.evalsha(
+                            item.script.sha, len(item.keys), *item.keys, *item.fixed, *item.args
+                        )
+                        for item in batch
+                    ),
+                    return_exceptions=True,
+                )
             )
         else:
             async with self.redis.pipeline(transaction=False) as pipe:

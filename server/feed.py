@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import hiredis
-from redis.asyncio import Redis
 
+from server.redis_client import AnyRedis, tcp_nodes
 from server.resp import encode_command
+from server.resp_cluster import Address
 
 __all__ = ["Feed", "LeanFeed", "RedisFeed", "make_feed"]
 
@@ -35,7 +36,7 @@ class Feed(Protocol):
 class RedisFeed:
     """One pub/sub connection per process; handlers run in the listener task, in order."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: AnyRedis) -> None:
         self._pubsub: Any = redis.pubsub(ignore_subscribe_messages=True)
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
@@ -109,11 +110,15 @@ class LeanFeed:
     (redis-py's `get_message` loop cost tens of µs per event, one event per move).
 
     A dropped connection is made again and every channel subscribed again; events that
-    fell in between show up as a version gap, which rooms fill from their log.
+    fell in between show up as a version gap, which rooms fill from their log. Any node of
+    a cluster will do (a `PUBLISH` reaches the subscribers of every node), so a dropped
+    connection is made again to the next of `addresses` that answers.
     """
 
-    def __init__(self, host: str, port: int, password: str | None, username: str | None) -> None:
-        self.host, self.port = host, port
+    def __init__(
+        self, addresses: list[Address], password: str | None, username: str | None
+    ) -> None:
+        self.addresses = addresses
         self.password, self.username = password, username
         self._handlers: dict[str, Handler] = {}
         self._confirmed: dict[str, asyncio.Future[None]] = {}
@@ -125,17 +130,12 @@ class LeanFeed:
         self.on_reconnect: Callable[[], None] | None = None
 
     @classmethod
-    def from_redis(cls, redis: Redis) -> LeanFeed | None:
+    def from_redis(cls, redis: AnyRedis) -> LeanFeed | None:
         """From redis-py's connection settings, or None when they need more than TCP."""
-        kwargs = redis.connection_pool.connection_kwargs
-        if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+        nodes = tcp_nodes(redis)
+        if nodes is None:
             return None
-        return cls(
-            kwargs.get("host") or "127.0.0.1",
-            int(kwargs.get("port") or 6379),
-            kwargs.get("password"),
-            kwargs.get("username"),
-        )
+        return cls(nodes.addresses, nodes.password, nodes.username)
 
     async def start(self) -> None:
         await self._connect()
@@ -143,10 +143,18 @@ class LeanFeed:
 
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
-        _, protocol = await asyncio.wait_for(
-            loop.create_connection(lambda: _SubscriberProtocol(self), self.host, self.port),
-            5.0,
-        )
+        protocol: _SubscriberProtocol | None = None
+        failure: Exception = OSError("no Redis address")
+        for host, port in self.addresses:
+            try:
+                _, protocol = await asyncio.wait_for(
+                    loop.create_connection(lambda: _SubscriberProtocol(self), host, port), 5.0
+                )
+                break
+            except (OSError, TimeoutError) as exc:
+                failure = exc
+        if protocol is None:
+            raise failure
         if self.password:
             auth = (
                 ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
@@ -226,6 +234,6 @@ class LeanFeed:
                 delay = min(delay * 2, 2.0)
 
 
-def make_feed(redis: Redis) -> LeanFeed | RedisFeed:
+def make_feed(redis: AnyRedis) -> LeanFeed | RedisFeed:
     """The lean feed when Redis is plain TCP, else redis-py's."""
     return LeanFeed.from_redis(redis) or RedisFeed(redis)

@@ -152,6 +152,11 @@ class RespConnection:
         protocol.transport.write(b"".join(commands))
         return await future
 
+    async def execute_routed(self, calls: Sequence[tuple[str, bytes]]) -> list[Any]:
+        """As execute_encoded for (routing key, command) pairs: one node, so the keys do
+        not matter (the interface of server/resp_cluster.py's ClusterResp)."""
+        return await self.execute_encoded([command for _, command in calls])
+
     async def _connect(self) -> _Protocol:
         if self._connecting is None:
             self._connecting = asyncio.Lock()

@@ -30,7 +30,8 @@ class Settings:
     port: int = _setting(8765, "TCP port to listen on", "PORT")
     redis_url: str | None = _setting(
         None,
-        "Redis to use (redis://host:port/db); unset: start and supervise a local redis-server",
+        "Redis to use (redis://host:port/db; any node of a Redis Cluster will do); unset: "
+        "start and supervise a local redis-server",
         "REDIS_URL",
     )
     data_dir: str = _setting(".data", "where a self-started redis-server keeps its data")

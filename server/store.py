@@ -39,12 +39,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgpack
-from redis.asyncio import Redis
 
 from server import protocol as p
 from server.batcher import ScriptBatcher, load_script
 from server.protocol import ErrorCode
 from server.race import Outcome, Race, RaceError, Status
+from server.redis_client import AnyRedis
 
 __all__ = [
     "DEADLINES",
@@ -213,7 +213,7 @@ class RoomStore(Protocol):
 class RedisRoomStore:
     def __init__(
         self,
-        redis: Redis,
+        redis: AnyRedis,
         batcher: ScriptBatcher,
         *,
         event_log: int = 512,

@@ -5,6 +5,8 @@
 - `server_url`: this test's own app (`server.app.create_app`) served on a free port over
   that Redis; `http://127.0.0.1:PORT`. WebSockets are at `ws://127.0.0.1:PORT/ws`.
 - `make_server`: start more apps (another "process" on the same Redis) with settings.
+- `redis_cluster_url`, `make_cluster_server`: the same over a real Redis Cluster of three
+  primaries, started once per session (tests/redis_cluster.py).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from redis_cluster import redis_cluster
 from tests_support import MakeServer, free_port
 
 __all__ = ["free_port"]
@@ -66,9 +69,14 @@ def redis_url() -> Iterator[str]:
             proc.wait(5)
 
 
-@pytest.fixture
-async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
-    """Start apps on free ports over the session's Redis; returns their http base URLs."""
+@pytest.fixture(scope="session")
+def redis_cluster_url() -> Iterator[str]:
+    """A Redis Cluster of 3 primaries (tests/redis_cluster.py); the URL of one node."""
+    with redis_cluster(3) as ports:
+        yield f"redis://127.0.0.1:{ports[0]}/0"
+
+
+async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
     from aiohttp import web
 
     from server.app import create_app
@@ -88,6 +96,20 @@ async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
     yield start
     for runner in reversed(runners):
         await runner.cleanup()
+
+
+@pytest.fixture
+async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
+    """Start apps on free ports over the session's Redis; returns their http base URLs."""
+    async for start in _servers(redis_url):
+        yield start
+
+
+@pytest.fixture
+async def make_cluster_server(redis_cluster_url: str) -> AsyncIterator[MakeServer]:
+    """As make_server, over the session's Redis Cluster."""
+    async for start in _servers(redis_cluster_url):
+        yield start
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from websockets.asyncio.client import ClientConnection
 
 from server import protocol as p
 
-__all__ = ["WsClient", "create_room", "get_json", "get_text", "seat_two_and_watch"]
+__all__ = ["WsClient", "create_room", "get_json", "get_text", "race_alone", "seat_two_and_watch"]
 
 M = TypeVar("M", bound=p.Message)
 N = TypeVar("N", bound=p.Message)
@@ -60,6 +60,14 @@ async def seat_two_and_watch(
         await ann.send(p.Ready())
         await bo.send(p.Ready())
     return token_a, token_b
+
+
+async def race_alone(client: WsClient, room: str, name: str = "ann") -> p.Welcome:
+    """Take a seat in `room` and start the race at once (the host may start alone)."""
+    welcome = await client.join(room, name)
+    await client.send(p.Start())
+    await client.expect(p.RaceStarted)
+    return welcome
 
 
 class WsClient:

@@ -2,15 +2,26 @@
 
 Each server is its own app with its own Redis clients, hub and pub/sub listener, as two
 processes would be (tests/server/test_subprocess.py runs real `python -m server` ones).
+Every test runs twice: on one Redis node, and on a Redis Cluster of three primaries (the
+same URL form: the servers find out for themselves).
 """
 
 import asyncio
 
+import pytest
 from tests_support import MakeServer
 from wsclient import WsClient, create_room, get_json, seat_two_and_watch
 
 import core
 from server import protocol as p
+
+
+@pytest.fixture(params=["one node", "cluster"])
+def make_server(request: pytest.FixtureRequest) -> MakeServer:
+    """Servers over one Redis node, or over a Redis Cluster."""
+    name = "make_server" if request.param == "one node" else "make_cluster_server"
+    servers: MakeServer = request.getfixturevalue(name)
+    return servers
 
 
 async def test_a_race_across_two_servers(make_server: MakeServer) -> None:

@@ -1,0 +1,96 @@
+"""Connecting to Redis, one node or a Cluster, behind one small interface.
+
+`connect(url)` gives redis-py's client for the plain commands: `Redis` for one node, or
+`RedisCluster` when the node at `url` says it is part of a cluster (``INFO cluster``), so
+`REDIS_URL` may name any node of a cluster and nothing else changes. `lean_client` gives the
+move path's own client (server/resp.py for one node, server/resp_cluster.py for a cluster),
+and `tcp_nodes` where the pub/sub feed may connect. Anything but plain TCP (a Unix socket,
+TLS) stays with redis-py alone.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ResponseError
+
+from server.resp import RespConnection
+from server.resp_cluster import Address, ClusterResp
+
+__all__ = ["AnyRedis", "LeanClient", "Nodes", "connect", "lean_client", "tcp_nodes"]
+
+log = logging.getLogger(__name__)
+
+AnyRedis = Redis | RedisCluster
+LeanClient = RespConnection | ClusterResp
+
+
+def _retry() -> Retry:
+    # A restarted Redis (see server/redis_supervisor.py) leaves every pooled connection
+    # dead: retry on a fresh connection rather than fail one command per stale connection.
+    return Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
+
+
+async def connect(url: str) -> AnyRedis:
+    # A burst (a thousand sockets dropping at once) must wait for a connection: the default
+    # pool raises MaxConnectionsError past 100 connections in use.
+    pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=20, retry=_retry())
+    redis = Redis.from_pool(pool)
+    try:
+        info = await redis.info("cluster")
+    except ResponseError:  # a proxy or a Redis without the section: one node
+        info = {}
+    if not info.get("cluster_enabled"):
+        return redis
+    await redis.aclose()
+    cluster = RedisCluster.from_url(url, max_connections=64, retry=_retry())
+    await cluster.initialize()
+    log.info("Redis Cluster with %d primaries", len(cluster.get_primaries()))
+    return cluster
+
+
+@dataclass(frozen=True, slots=True)
+class Nodes:
+    """Where to reach Redis over plain TCP: the first of `addresses` that answers."""
+
+    addresses: list[Address]
+    db: int
+    username: str | None
+    password: str | None
+    cluster: bool
+
+
+def tcp_nodes(redis: AnyRedis) -> Nodes | None:
+    """The client's nodes and credentials, or None when it needs more than plain TCP."""
+    kwargs: dict[str, Any]
+    if isinstance(redis, RedisCluster):
+        kwargs = redis.nodes_manager.connection_kwargs
+        addresses = [(n.host, int(n.port)) for n in redis.get_primaries()]
+    else:
+        kwargs = redis.connection_pool.connection_kwargs
+        addresses = [(kwargs.get("host") or "127.0.0.1", int(kwargs.get("port") or 6379))]
+    if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+        return None
+    return Nodes(
+        addresses=addresses,
+        db=int(kwargs.get("db") or 0),
+        username=kwargs.get("username"),
+        password=kwargs.get("password"),
+        cluster=isinstance(redis, RedisCluster),
+    )
+
+
+def lean_client(redis: AnyRedis) -> LeanClient | None:
+    """The move path's lean client for `redis`'s nodes (None: redis-py does it all)."""
+    nodes = tcp_nodes(redis)
+    if nodes is None:
+        return None
+    if nodes.cluster:
+        return ClusterResp(nodes.addresses, nodes.username, nodes.password)
+    host, port = nodes.addresses[0]
+    return RespConnection(host, port, nodes.db, nodes.username, nodes.password)
