@@ -283,7 +283,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                         conn, message.seq, ErrorCode.RATE_LIMITED, "slow down: resend this move"
                     )
                 elif limited == 1 or limited % 10 == 0:
-                    service.error(conn, ErrorCode.RATE_LIMITED, "slow down: message dropped")
+                    service.error(
+                        conn, ErrorCode.RATE_LIMITED, "slow down: message dropped", message
+                    )
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
                     conn.stop()
@@ -291,7 +293,7 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
                     break
                 continue
             if isinstance(message, p.Unexpected):
-                service.error(conn, message.code, message.message)
+                service.error(conn, message.code, message.message, message)
                 continue
             await service.handle(conn, message)
         if ws.exception() is not None:

@@ -79,6 +79,7 @@ __all__ = [
     "decode_msgpack",
     "encode_json",
     "encode_msgpack",
+    "error_for",
     "from_wire",
     "to_wire",
 ]
@@ -442,9 +443,16 @@ class HintReply(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Error(Message):
+    """A request was not carried out. `request` is the type of the message this answers,
+    with its `seq` (move, undo) or `id` (ping) when it had one; all three are absent when
+    the frame could not be read that far (bad_frame) or the error answers no request."""
+
     TYPE: ClassVar[str] = "error"
     code: str
     message: str
+    request: str | None = None
+    seq: int | None = None
+    id: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -504,9 +512,28 @@ class Unexpected:
     code: ErrorCode
     message: str
     type: str | None = None  # the "type" field, when there was one
+    seq: int | None = None  # the "seq" and "id" fields, when they were readable integers
+    id: int | None = None
 
     def to_error(self) -> Error:
-        return Error(code=self.code.value, message=self.message)
+        return Error(
+            code=self.code.value, message=self.message, request=self.type, seq=self.seq, id=self.id
+        )
+
+
+def error_for(request: Message | Unexpected | None, code: str, message: str) -> Error:
+    """An `error` that names the request it answers (its type, and its seq or id)."""
+    if isinstance(request, Unexpected):
+        return dataclasses.replace(request.to_error(), code=code, message=message)
+    if request is None:
+        return Error(code=code, message=message)
+    return Error(
+        code=code,
+        message=message,
+        request=request.TYPE,
+        seq=getattr(request, "seq", None),
+        id=getattr(request, "id", None),
+    )
 
 
 # ---------------------------------------------------------------- field checking
@@ -545,6 +572,22 @@ def _checker(annotation: Any) -> Check:
         key, value = _checker(args[0]), _checker(args[1])
         return lambda x: isinstance(x, dict) and all(key(k) and value(v) for k, v in x.items())
     raise TypeError(f"protocol: unsupported annotation {annotation!r}")
+
+
+def _unexpected(data: dict[str, Any], code: ErrorCode, message: str) -> Unexpected:
+    """An `Unexpected` naming the request it came from: its type, seq and id when they can
+    be read (built only on failure: the hot path of every move stays as it was). A type
+    that could not be sent back as it came (too long, a lone surrogate) is left out."""
+    type_name = data["type"]
+    ok = len(type_name) <= 40 and type_name.isprintable()
+    seq, id_ = data.get("seq"), data.get("id")
+    return Unexpected(
+        code,
+        message,
+        type_name if ok else None,
+        seq if _is_int(seq) else None,
+        id_ if _is_int(id_) else None,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -592,36 +635,34 @@ class Registry:
         if not isinstance(type_name, str):
             return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
         if data.get("v") != PROTOCOL_VERSION or isinstance(data.get("v"), bool):
-            return Unexpected(
+            return _unexpected(
+                data,
                 ErrorCode.BAD_VERSION,
-                f'"v" must be {PROTOCOL_VERSION}, got {data.get("v")!r}',
-                type_name,
+                f'"v" must be {PROTOCOL_VERSION}, got {data.get("v")!r}'[:200],
             )
         spec = self._specs.get(type_name)
         if spec is None:
-            return Unexpected(
-                ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}", type_name
+            return _unexpected(
+                data, ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}"
             )
         kwargs: dict[str, Any] = {}
         for name, check, required in spec.fields:
             if name not in data or data[name] is None:
                 if required:
-                    return Unexpected(
-                        ErrorCode.BAD_MESSAGE, f"{type_name}: missing field {name!r}", type_name
+                    return _unexpected(
+                        data, ErrorCode.BAD_MESSAGE, f"{type_name}: missing field {name!r}"
                     )
                 continue
             value = data[name]
             if not check(value):
-                return Unexpected(
-                    ErrorCode.BAD_MESSAGE,
-                    f"{type_name}: field {name!r} has the wrong type",
-                    type_name,
+                return _unexpected(
+                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} has the wrong type"
                 )
             kwargs[name] = value
         try:
             return spec.cls(**kwargs)
         except Exception as exc:  # a dataclass refusing its input must not kill a socket
-            return Unexpected(ErrorCode.BAD_MESSAGE, f"{type_name}: {exc}", type_name)
+            return _unexpected(data, ErrorCode.BAD_MESSAGE, f"{type_name}: {exc}")
 
 
 CLIENT_IN = Registry("client_in", typing.get_args(ClientIn))

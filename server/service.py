@@ -106,14 +106,21 @@ class RaceService:
         try:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
-            self.error(conn, err.code, err.message)
+            self.error(conn, err.code, err.message, message)
         except Exception:
             log.exception("handling %s failed", message.TYPE)
-            self.error(conn, ErrorCode.INTERNAL, "the server failed on that message")
+            self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 
-    def error(self, conn: Connection, code: ErrorCode, message: str) -> None:
+    def error(
+        self,
+        conn: Connection,
+        code: ErrorCode,
+        message: str,
+        request: p.Message | p.Unexpected | None = None,
+    ) -> None:
+        """Send an `error` naming `request` (its type, and its seq or id) when given."""
         self.metrics.errors.inc()
-        conn.send(p.Error(code=code.value, message=message))
+        conn.send(p.error_for(request, code.value, message))
 
     async def closed(self, conn: Connection) -> None:
         """The socket is gone: quick-match ticket, presence, local room."""
@@ -270,10 +277,14 @@ class RaceService:
         conn.send(p.Refused(seq=seq, code=code.value, reason=reason))
 
     async def _move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
-        local = self._local(conn)
+        seq = msg.seq
+        try:
+            local = self._local(conn)
+        except RaceError as err:  # a move is always answered by its seq
+            self.refuse(conn, seq, err.code, err.message)
+            return
         race = local.race
         assert race is not None
-        seq = msg.seq
         try:
             check_move(race, conn.seat, seq, conn.last_seq, time.time())
         except RaceError as err:

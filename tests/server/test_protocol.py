@@ -51,6 +51,8 @@ CLIENT_OUT_SAMPLES: list[p.Message] = [
     p.Refused(seq=2, code="illegal_move", reason="8H does not go on 9D"),
     p.HintReply(move=None),
     p.Error(code="bad_token", message="no"),
+    p.Error(code="bad_message", message="no", request="move", seq=4),
+    p.Error(code="rate_limited", message="no", request="ping", id=2),
     p.Pong(id=1, server_time=3.25),
     p.Queued(game="moojub"),
     p.Matched(room="r", seat=1, token="t"),
@@ -117,6 +119,36 @@ def test_unknown_fields_are_ignored_and_missing_optional_take_defaults() -> None
 def test_unexpected_turns_into_an_error_message() -> None:
     err = unexpected({"type": "zzz", "v": 1}).to_error()
     assert err.code == "unknown_type" and "zzz" in err.message
+
+
+@pytest.mark.parametrize(
+    ("data", "kind", "seq", "id_"),
+    [
+        ({"type": "move", "v": 1, "seq": 3, "move": 5}, "move", 3, None),
+        ({"type": "move", "v": 1, "seq": "3", "move": "t1 c1"}, "move", None, None),
+        ({"type": "undo", "v": 1, "seq": 2**63}, "undo", None, None),
+        ({"type": "ping", "v": 7, "id": 11}, "ping", None, 11),
+        ({"type": "fly", "v": 1, "seq": 1}, "fly", 1, None),
+        ({"type": "\udcff", "v": 1}, None, None, None),
+        ({"type": "x" * 41, "v": 1}, None, None, None),
+        ({"v": 1, "seq": 5}, None, None, None),
+    ],
+)
+def test_an_error_names_the_request_it_answers(
+    data: dict[str, Any], kind: str | None, seq: int | None, id_: int | None
+) -> None:
+    err = unexpected(data).to_error()
+    assert (err.request, err.seq, err.id) == (kind, seq, id_)
+    assert p.decode_json(p.encode_json(err), p.CLIENT_OUT) == err  # always sendable
+
+
+def test_error_for_a_decoded_request() -> None:
+    err = p.error_for(p.Undo(seq=8), "not_joined", "join first")
+    assert (err.code, err.request, err.seq, err.id) == ("not_joined", "undo", 8, None)
+    assert p.error_for(p.Ping(id=4), "internal", "x").id == 4
+    assert p.error_for(None, "internal", "x") == p.Error(code="internal", message="x")
+    # An older client's decoder ignores the new fields: a map without them is still an Error.
+    assert p.from_wire({"type": "error", "v": 1, "code": "c", "message": "m"}, p.CLIENT_OUT)
 
 
 @pytest.mark.parametrize(

@@ -47,6 +47,28 @@ async def test_bad_input_gets_an_error_and_the_socket_stays_open(
         assert (await c.expect(p.Pong)).id == 5
 
 
+async def test_errors_name_the_request_they_answer(make_server: MakeServer) -> None:
+    url = await make_server(rate_per_second=0.01, rate_burst=3.0, flood_close_after=1000)
+    async with WsClient.connect(url, binary=False) as c:
+        err = await error_for(c, json.dumps({"type": "move", "v": 1, "seq": 9, "move": 5}))
+        assert (err.code, err.request, err.seq) == ("bad_message", "move", 9)
+        await c.send(p.Ready())  # decoded, refused by the service
+        err = await c.expect(p.Error)
+        assert (err.code, err.request, err.seq, err.id) == ("not_joined", "ready", None, None)
+        err = await error_for(c, "{not json")
+        assert err.code == "bad_frame" and err.request is None
+        await c.send(p.Ping(id=100))  # past the burst of 3: dropped, and it says which one
+        err = await c.expect(p.Error)
+        assert (err.code, err.request, err.id) == ("rate_limited", "ping", 100)
+
+
+async def test_a_move_before_joining_is_refused_by_seq(server_url: str) -> None:
+    async with WsClient.connect(server_url) as c:
+        await c.send(p.Undo(seq=3))
+        refused = await c.expect(p.Refused)
+        assert (refused.seq, refused.code) == (3, "not_joined")
+
+
 async def test_text_frames_get_json_answers(server_url: str) -> None:
     async with WsClient.connect(server_url, binary=False) as c:
         await c.send_raw(json.dumps({"type": "ping", "v": 1, "id": 3}))
@@ -74,6 +96,8 @@ async def test_unknown_room(server_url: str) -> None:
 async def test_room_actions_need_a_room(server_url: str) -> None:
     async with WsClient.connect(server_url) as c:
         await c.send(p.Move(seq=1, move="t1 c1"))
+        assert (await c.expect(p.Refused)).code == "not_joined"
+        await c.send(p.Resign())
         assert (await c.expect(p.Error)).code == "not_joined"
 
 
