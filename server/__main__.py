@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import signal
 import sys
 from collections.abc import Callable, Coroutine, Sequence
@@ -30,6 +31,7 @@ __all__ = ["build_parser", "main", "serve", "settings_from_args"]
 log = logging.getLogger("solrace")
 
 _TYPES: dict[str, Callable[[str], Any]] = {"int": int, "float": float}
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 def _env_names(field: dataclasses.Field[Any]) -> str:
@@ -60,9 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
         )
     parser.add_argument(
         "--log-level",
-        default="INFO",
-        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="how much to log on standard error [default: INFO]",
+        default=None,
+        type=str.upper,
+        choices=LOG_LEVELS,
+        help="how much to log on standard error [env: SOLRACE_LOG_LEVEL; default: INFO]",
     )
     return parser
 
@@ -125,9 +128,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         settings = settings_from_args(args)
     except SettingsError as exc:
         parser.error(str(exc))
-    logging.basicConfig(
-        level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    level = args.log_level or os.environ.get("SOLRACE_LOG_LEVEL", "").upper() or "INFO"
+    if level not in LOG_LEVELS:
+        parser.error(f"SOLRACE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         _run(serve(settings))
     except (RedisSupervisorError, OSError) as exc:

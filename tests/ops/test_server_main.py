@@ -39,6 +39,19 @@ def test_help_documents_every_setting_with_its_variable_and_default() -> None:
         assert Settings.env_name(field.name) in text
         assert f"default: {field.default}" in text
     assert "REDIS_URL" in text
+    assert "--log-level" in text and "SOLRACE_LOG_LEVEL" in text  # not a Settings field
+
+
+def test_the_log_level_comes_from_the_environment_too(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server.__main__ import main
+
+    monkeypatch.setenv("SOLRACE_LOG_LEVEL", "loud")
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2 and "SOLRACE_LOG_LEVEL" in capsys.readouterr().err
+    assert build_parser().parse_args(["--log-level", "debug"]).log_level == "DEBUG"
 
 
 def test_an_option_wins_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
