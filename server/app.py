@@ -20,16 +20,28 @@ from functools import partial
 from aiohttp import WSMsgType, web
 
 from server import protocol as p
-from server.app_keys import FLUSHER, HUB, METRICS, PROCESS, REDIS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import (
+    FLUSHER,
+    HUB,
+    METRICS,
+    PROCESS,
+    REDIS,
+    ROOM_LIMIT,
+    SERVICE,
+    SETTINGS,
+    SOCKETS,
+    STORE,
+)
 from server.batcher import ScriptBatcher
 from server.connection import Connection, Flusher, TokenBucket, check_alive
 from server.feed import LeanFeed, make_feed
-from server.http_api import routes
+from server.http_api import json_errors, routes
 from server.hub import Hub
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
+from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
 
@@ -43,8 +55,9 @@ FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
 def create_app(settings: Settings) -> web.Application:
     if not settings.redis_url:
         raise SettingsError("create_app needs redis_url (python -m server starts a Redis)")
-    app = web.Application(client_max_size=64 * 1024)
+    app = web.Application(client_max_size=64 * 1024, middlewares=[json_errors])
     app[SETTINGS] = settings
+    app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()

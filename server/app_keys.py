@@ -8,6 +8,7 @@ from server.connection import Connection, Flusher
 from server.hub import Hub
 from server.metrics import Metrics
 from server.redis_client import AnyRedis
+from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings
 from server.store import RedisRoomStore
@@ -18,6 +19,7 @@ __all__ = [
     "METRICS",
     "PROCESS",
     "REDIS",
+    "ROOM_LIMIT",
     "SERVICE",
     "SETTINGS",
     "SOCKETS",
@@ -33,3 +35,4 @@ METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
 FLUSHER = web.AppKey("flusher", Flusher)
 PROCESS = web.AppKey("process", str)
+ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)

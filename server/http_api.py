@@ -7,25 +7,60 @@ codes as the WebSocket protocol (docs/protocol.md).
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 
 import core
-from server.app_keys import METRICS, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.protocol import ErrorCode
 from server.race import Race, RoomConfig
+from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
 
-__all__ = ["routes"]
+__all__ = ["json_errors", "routes"]
+
+log = logging.getLogger(__name__)
 
 routes = web.RouteTableDef()
 
 
-def _error(status: int, code: ErrorCode, message: str) -> web.Response:
-    return web.json_response({"error": {"code": code.value, "message": message}}, status=status)
+def _error(
+    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
+) -> web.Response:
+    return web.json_response(
+        {"error": {"code": code.value, "message": message}}, status=status, headers=headers
+    )
+
+
+# What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
+_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG}
+
+
+@web.middleware
+async def json_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every HTTP error is a JSON `{"error": {"code", "message"}}`, also those aiohttp
+    raises itself (404 for an unknown path, 405, 413 for a body over 64 KiB) and a bug's
+    500, which would otherwise be plain text."""
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
+        headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
+        return _error(exc.status, code, exc.reason, headers)
+    except Exception:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            raise  # a WebSocket handler has answered already: nothing to turn into JSON
+        log.exception("HTTP %s %s failed", request.method, request.path)
+        return _error(500, ErrorCode.INTERNAL, "the server failed on that request")
 
 
 class BadRequest(ValueError):
@@ -57,12 +92,23 @@ async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
+    address = client_address(request.remote, request.headers.get("X-Forwarded-For"))
+    wait = request.app[ROOM_LIMIT].take(address, time.monotonic())
+    if wait:
+        return _error(
+            429,
+            ErrorCode.RATE_LIMITED,
+            f"too many rooms from {address}: try again in {wait:g} s",
+            {"Retry-After": str(math.ceil(wait))},
+        )
     try:
         body = await request.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
     if not isinstance(body, dict):
         return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    # A field given as null takes its default, as on the WebSocket (time_limit: none).
+    body = {k: v for k, v in body.items() if v is not None}
     game = body.get("game")
     if game not in core.GAMES:
         return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")

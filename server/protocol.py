@@ -113,6 +113,7 @@ class ErrorCode(enum.StrEnum):
     HINTS_NOT_ALLOWED = "hints_not_allowed"
     BAD_GAME = "bad_game"  # unknown game name
     BAD_REQUEST = "bad_request"  # HTTP body is wrong
+    NOT_FOUND = "not_found"  # HTTP: no such path
     INTERNAL = "internal"  # a bug on our side; the socket stays open
 
 

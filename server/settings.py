@@ -60,6 +60,12 @@ class Settings:
         30.0, "default seconds a disconnected racer may be away before forfeiting"
     )
     max_seats: int = _setting(8, "most seats a room may have")
+    room_rate: float = _setting(
+        30.0,
+        "rooms one client address may create per minute, in bursts of as many (POST /rooms "
+        "answers 429 beyond; a client on loopback without X-Forwarded-For is not limited); "
+        "0: no limit",
+    )
     heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
     sweep_interval: float = _setting(
         0.25, "seconds between sweeps of due deadlines (countdown, time limit, grace)"
@@ -76,7 +82,7 @@ class Settings:
         for name in ("rate_per_second", "rate_burst", "sweep_interval"):
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
-        for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat"):
+        for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
 

@@ -1,0 +1,93 @@
+"""HTTP edges: every error is a JSON body with a code (never a 500 or plain text), null
+fields take their defaults, and POST /rooms is rate limited per client address."""
+
+from typing import Any
+
+import aiohttp
+import pytest
+from tests_support import MakeServer
+
+from server.room_limit import MAX_ADDRESSES, RoomRateLimit, client_address
+
+
+async def call(
+    method: str, url: str, data: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, Any, dict[str, str]]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.request(method, url, data=data, headers=headers) as r,
+    ):
+        assert r.content_type == "application/json", (r.status, await r.text())
+        return r.status, await r.json(), dict(r.headers)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "data", "status", "code"),
+    [
+        ("POST", "/rooms", b"[" * 30_000 + b"]" * 30_000, 400, "bad_request"),
+        ("POST", "/rooms", b"\xff\xfe{", 400, "bad_request"),
+        ("POST", "/rooms", b"{" + b" " * 70_000 + b"}", 413, "too_big"),
+        ("GET", "/nowhere", None, 404, "not_found"),
+        ("DELETE", "/rooms", None, 405, "bad_request"),
+        ("GET", "/ws", None, 400, "bad_request"),  # no WebSocket upgrade
+        ("GET", "/rooms/nope/results", None, 404, "unknown_room"),
+    ],
+)
+async def test_http_errors_are_json_with_a_code(
+    server_url: str, method: str, path: str, data: bytes | None, status: int, code: str
+) -> None:
+    got, body, _ = await call(method, server_url + path, data)
+    assert (got, body["error"]["code"]) == (status, code)
+    assert body["error"]["message"]
+
+
+async def test_null_fields_take_their_defaults(server_url: str) -> None:
+    body = (
+        b'{"game": "shaula", "seed": null, "seats": null, "undo": null, "hints": null,'
+        b' "time_limit": null, "spectator_delay": null, "grace": null, "countdown": null}'
+    )
+    status, answer, _ = await call("POST", server_url + "/rooms", body)
+    assert status == 201, answer
+    room = answer["room"]
+    assert (room["seats"], room["undo"], room["hints"]) == (2, True, False)
+    assert (room["time_limit"], room["spectator_delay"], room["seed_mode"]) == (None, 0, "random")
+    assert room["grace"] == 30.0  # the server's default, not 0
+
+
+async def test_creating_rooms_is_rate_limited_per_client(make_server: MakeServer) -> None:
+    url = await make_server(room_rate=3.0)
+    body = b'{"game": "shaula"}'
+    # Behind a reverse proxy on this machine: the address the proxy appended is the client.
+    ann = {"X-Forwarded-For": "203.0.113.9, 198.51.100.7"}
+    for _ in range(3):
+        assert (await call("POST", url + "/rooms", body, ann))[0] == 201
+    status, answer, headers = await call("POST", url + "/rooms", body, ann)
+    assert status == 429 and answer["error"]["code"] == "rate_limited"
+    assert int(headers["Retry-After"]) >= 1
+    # Another client is not held back by the first one's limit ...
+    bo = {"X-Forwarded-For": "198.51.100.8"}
+    assert (await call("POST", url + "/rooms", body, bo))[0] == 201
+    # ... nor is someone on the machine itself (no proxy header).
+    for _ in range(5):
+        assert (await call("POST", url + "/rooms", body))[0] == 201
+
+
+def test_client_address() -> None:
+    assert client_address("203.0.113.9", None) == "203.0.113.9"
+    assert client_address("203.0.113.9", "1.2.3.4") == "203.0.113.9"  # only a local proxy
+    assert client_address("127.0.0.1", "1.2.3.4, 5.6.7.8") == "5.6.7.8"
+    assert client_address("::1", "5.6.7.8") == "5.6.7.8"
+    assert client_address("127.0.0.1", None) is None
+    assert client_address("127.0.0.1", "127.0.0.1") is None
+    assert client_address(None, None) is None
+
+
+def test_the_limit_refills_and_its_memory_stays_bounded() -> None:
+    limit = RoomRateLimit(per_minute=2)
+    assert limit.take("a", 0.0) == 0.0 and limit.take("a", 0.0) == 0.0
+    assert limit.take("a", 0.0) == 30.0  # one room every 30 s once the burst is spent
+    assert limit.take("a", 30.0) == 0.0
+    assert RoomRateLimit(per_minute=0).take("a", 0.0) == 0.0  # off
+    for i in range(MAX_ADDRESSES + 10):
+        limit.take(f"10.0.{i // 256}.{i % 256}", 100.0)
+    assert len(limit._buckets) <= MAX_ADDRESSES
