@@ -10,7 +10,7 @@ import msgpack
 import pytest
 import websockets
 from tests_support import MakeServer
-from wsclient import WsClient, create_room, get_text, seat_two_and_watch
+from wsclient import WsClient, create_room, get_json, get_text, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -387,3 +387,69 @@ async def test_a_token_no_utf8_can_carry_is_a_bad_token(server_url: str) -> None
     async with WsClient.connect(server_url, binary=False) as c:
         await c.send_raw(f'{{"type": "join", "v": 1, "room": "{room}", "token": "\\udfff"}}')
         assert (await c.expect(p.Error)).code == "bad_token"
+
+
+async def test_bad_input_mid_race_loses_nothing_accepted(make_server: MakeServer) -> None:
+    # Every kind of bad input from a racer, then the two closes (size cap, flood): the
+    # room races on, the other racer is not disturbed, and every accepted move is kept.
+    url = await make_server(max_frame=2048, rate_per_second=5.0, rate_burst=30.0)
+    room = (await create_room(url, seed=617, seats=2))["id"]
+    game = core.new_game("shaula", 617)
+    accepted: list[str] = []
+    async with (
+        WsClient.connect(url) as ann,
+        WsClient.connect(url) as bo,
+        WsClient.connect(url) as spy,
+    ):
+        token, _ = await seat_two_and_watch(room, ann, bo, spy)
+        await ann.expect(p.RaceStarted)
+
+        async def play(seq: int) -> None:
+            move = game.legal_moves()[0]
+            await ann.send(p.Move(seq=seq, move=move))
+            assert (await ann.expect(p.Accepted)).seq == seq
+            game.apply(move)
+            accepted.append(game.history[-1])
+
+        await play(1)
+        await play(2)
+        for data, code in [
+            (b"\xc1", "bad_frame"),
+            ("{oops", "bad_frame"),
+            (msgpack.packb({"type": "teleport", "v": 1}), "unknown_type"),
+            (msgpack.packb({"type": "move", "v": 1, "seq": "3", "move": "t1 c1"}), "bad_message"),
+            (msgpack.packb({"type": "join", "v": 1, "room": "nope"}), "already_joined"),
+        ]:
+            assert (await error_for(ann, data)).code == code
+        await ann.send(p.Move(seq=3, move="t1 t1"))
+        assert (await ann.expect(p.Refused)).code == "illegal_move"
+        await ann.send(p.Move(seq=1, move="t1 c1"))  # a re-send: its first answer
+        assert (await ann.expect(p.Accepted)).seq == 1
+        await play(3)
+        await ann.send_raw(b"\x00" * 4096)  # over the size cap: closed
+        with pytest.raises(websockets.ConnectionClosed):
+            while True:
+                await ann.recv()
+        # Bo races on, unaware.
+        bo_move = core.new_game("shaula", 617).legal_moves()[0]
+        await bo.send(p.Move(seq=1, move=bo_move))
+        assert (await bo.expect(p.Accepted)).moves == 1
+    async with WsClient.connect(url) as back:
+        await back.send(p.Join(room=room, token=token))
+        snapshot = await back.expect(p.Snapshot)
+        assert snapshot.moves == accepted and snapshot.board == game.state(view="player")
+        for i in range(200):  # a flood: closed with 1008
+            await back.send(p.Ping(id=i))
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            while True:
+                await back.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+    async with WsClient.connect(url) as again:
+        await again.send(p.Join(room=room, token=token))
+        assert (await again.expect(p.Snapshot)).moves == accepted
+        await again.send(p.Move(seq=4, move=game.legal_moves()[0]))
+        assert (await again.expect(p.Accepted)).moves == 4
+    status, state = await get_json(f"{url}/rooms/{room}")
+    assert status == 200 and state["room"]["status"] == "running"
+    assert [pl["moves"] for pl in state["room"]["players"]] == [4, 1]
+    assert (await get_json(f"{url}/healthz"))[1]["ok"] is True
