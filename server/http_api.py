@@ -211,9 +211,8 @@ async def healthz(request: web.Request) -> web.Response:
 
 @routes.get("/metrics")
 async def metrics(request: web.Request) -> web.Response:
+    # The text exposition format's own content type (what Prometheus asks for and expects).
     return web.Response(
-        text=request.app[METRICS].render(),
-        content_type="text/plain",
-        charset="utf-8",
-        headers={"X-Prometheus-Format": "0.0.4"},
+        body=request.app[METRICS].render().encode(),
+        headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"},
     )

@@ -1,6 +1,7 @@
 """HTTP edges: every error is a JSON body with a code (never a 500 or plain text), null
 fields take their defaults, and POST /rooms is rate limited per client address."""
 
+import re
 from typing import Any
 
 import aiohttp
@@ -91,3 +92,37 @@ def test_the_limit_refills_and_its_memory_stays_bounded() -> None:
     for i in range(MAX_ADDRESSES + 10):
         limit.take(f"10.0.{i // 256}.{i % 256}", 100.0)
     assert len(limit._buckets) <= MAX_ADDRESSES
+
+
+SAMPLE = re.compile(r'^([a-z_:][a-z0-9_:]*)(\{le="([^"]+)"\})? (\S+)$')
+
+
+async def test_metrics_are_prometheus_text(server_url: str) -> None:
+    async with aiohttp.ClientSession() as http, http.get(server_url + "/metrics") as r:
+        assert r.status == 200
+        assert r.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        text = await r.text()
+    kinds: dict[str, str] = {}
+    samples: dict[str, list[tuple[str | None, float]]] = {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            kinds[name] = kind
+        elif not line.startswith("# HELP "):
+            match = SAMPLE.match(line)
+            assert match, line
+            samples.setdefault(match.group(1), []).append((match.group(3), float(match.group(4))))
+    for name in samples:  # every sample belongs to a declared family
+        assert name in kinds or name.rsplit("_", 1)[0] in kinds, name
+    expected = {
+        "solrace_rooms_active": "gauge",
+        "solrace_connections": "gauge",
+        "solrace_moves_accepted_total": "counter",
+        "solrace_moves_refused_total": "counter",
+        "solrace_move_latency_seconds": "histogram",
+    }
+    assert expected.items() <= kinds.items()
+    buckets = samples["solrace_move_latency_seconds_bucket"]
+    assert buckets[-1][0] == "+Inf"
+    assert [b for _, b in buckets] == sorted(b for _, b in buckets)  # cumulative
+    assert buckets[-1][1] == samples["solrace_move_latency_seconds_count"][0][1]
