@@ -1,5 +1,6 @@
 """Reconnecting mid-race: exactly the missed events, or a snapshot; the board is the server's."""
 
+from tests_support import MakeServer
 from wsclient import WsClient, create_room
 
 import core
@@ -142,3 +143,36 @@ async def test_a_moojub_spectator_inside_the_delay_gets_boards_with_the_moves(
             progress = await spy.expect(p.Progress)
             assert progress.board is not None
             board = progress.board
+
+
+async def test_too_far_behind_gets_a_snapshot_near_enough_gets_the_events(
+    make_server: MakeServer,
+) -> None:
+    # The room's log keeps 8 events; the second process never saw the room, so all it has
+    # is that log.
+    first, second = await make_server(event_log=8), await make_server(event_log=8)
+    room = (await create_room(first, seed=4242, seats=1))["id"]
+    game = core.new_game("shaula", 4242)
+    async with WsClient.connect(first) as ann:
+        token = (await ann.join(room, "ann")).token
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq in range(1, 21):
+            await play(ann, game, seq)
+        last = ann.version
+    async with WsClient.connect(second) as back:
+        await back.join(room, token=token, since=1)
+        snapshot = await back.expect(p.Snapshot)
+        assert snapshot.version >= last and snapshot.moves == game.history
+        assert snapshot.board == game.state(view="player")
+    async with WsClient.connect(second) as back:
+        back.version = last - 3
+        await back.join(room, token=token, since=last - 3)
+        missed = await back.quiet(0.5)
+        assert not any(isinstance(m, p.Snapshot) for m in missed)
+        assert [m.version for m in missed if isinstance(m, p.Event)][:3] == [
+            last - 2,
+            last - 1,
+            last,
+        ]
+        await play(back, game, 21)  # the board is the server's
