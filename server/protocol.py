@@ -122,6 +122,7 @@ class CloseCode(enum.IntEnum):
 
     NORMAL = 1000
     GOING_AWAY = 1001  # server shutdown: reconnect (to another process) with your token
+    BAD_DATA = 1007  # a text frame that is not UTF-8 (closed by the WebSocket layer itself)
     POLICY = 1008  # sustained flood beyond the rate limit
     TOO_BIG = 1009  # a frame over the size cap
     INTERNAL = 1011

@@ -85,6 +85,17 @@ async def test_an_oversized_frame_closes_with_1009(make_server: MakeServer) -> N
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
 
 
+async def test_a_text_frame_that_is_not_utf8_closes_with_1007(server_url: str) -> None:
+    async with WsClient.connect(server_url) as c:
+        await c.ws.send(b"\xff\xfe{}", text=True)
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await c.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == p.CloseCode.BAD_DATA
+    async with WsClient.connect(server_url) as c:  # the server is fine
+        await c.send(p.Ping(id=1))
+        assert (await c.expect(p.Pong)).id == 1
+
+
 async def test_unknown_room(server_url: str) -> None:
     async with WsClient.connect(server_url) as c:
         await c.send(p.Join(room="nope", name="x"))
