@@ -35,7 +35,7 @@ from server.app_keys import (
 from server.batcher import ScriptBatcher
 from server.connection import Connection, Flusher, TokenBucket, check_alive
 from server.feed import LeanFeed, make_feed
-from server.http_api import json_errors, routes
+from server.http_api import MAX_BODY, json_errors, routes
 from server.hub import Hub
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode
@@ -55,7 +55,7 @@ FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
 def create_app(settings: Settings) -> web.Application:
     if not settings.redis_url:
         raise SettingsError("create_app needs redis_url (python -m server starts a Redis)")
-    app = web.Application(client_max_size=64 * 1024, middlewares=[json_errors])
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[json_errors])
     app[SETTINGS] = settings
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()

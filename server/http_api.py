@@ -22,7 +22,9 @@ from server.race import Race, RoomConfig
 from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
 
-__all__ = ["json_errors", "routes"]
+__all__ = ["MAX_BODY", "json_errors", "routes"]
+
+MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,16 @@ def _error(
 _STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG}
 
 
+def _explain(exc: web.HTTPException, request: web.Request) -> str:
+    if exc.status == 404:
+        return f"no such path: {request.path[:100]} (see docs/protocol.md)"
+    if exc.status == 405:
+        return f"{request.method} is not allowed here (allowed: {exc.headers.get('Allow', '')})"
+    if exc.status == 413:
+        return f"the body is over {MAX_BODY // 1024} KiB"
+    return exc.text if exc.text and exc.text != f"{exc.status}: {exc.reason}" else exc.reason
+
+
 @web.middleware
 async def json_errors(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -55,7 +67,7 @@ async def json_errors(
             raise
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
-        return _error(exc.status, code, exc.reason, headers)
+        return _error(exc.status, code, _explain(exc, request), headers)
     except Exception:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON

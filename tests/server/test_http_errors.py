@@ -39,7 +39,10 @@ async def test_http_errors_are_json_with_a_code(
 ) -> None:
     got, body, _ = await call(method, server_url + path, data)
     assert (got, body["error"]["code"]) == (status, code)
-    assert body["error"]["message"]
+    message = body["error"]["message"]
+    assert message and not message.startswith(str(status))  # says what is wrong
+    if status == 405:
+        assert "GET" in message and "POST" in message  # what is allowed
 
 
 async def test_null_fields_take_their_defaults(server_url: str) -> None:
