@@ -278,6 +278,9 @@ class Welcome(Message):
     seat: int | None = None
     token: str | None = None
     protocol: int = PROTOCOL_VERSION
+    # Players: the highest seq accepted from this seat so far (0: none); a client that
+    # lost its counter (a restart) carries on above it.
+    last_seq: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -182,6 +182,8 @@ class RaceService:
                     raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
                 conn_id = conn.id
                 await self.store.transact(room, lambda r: r.connected(seat, conn_id, now), now)
+            assert seat is not None
+            last_seq = await self.store.last_seq(room, seat)  # where its seqs carry on
         except BaseException:
             await self.hub.release(local, conn)
             raise
@@ -193,6 +195,7 @@ class RaceService:
                 server_time=time.time(),
                 seat=seat,
                 token=token if fresh else None,
+                last_seq=last_seq,
             )
         )
         await local.attach(conn, since)

@@ -176,3 +176,24 @@ async def test_too_far_behind_gets_a_snapshot_near_enough_gets_the_events(
             last,
         ]
         await play(back, game, 21)  # the board is the server's
+
+
+async def test_welcome_says_where_the_seats_seqs_carry_on(server_url: str) -> None:
+    # A client that lost its counter (restarted) learns the last accepted seq from welcome.
+    room = (await create_room(server_url, seed=4242, seats=1))["id"]
+    game = core.new_game("shaula", 4242)
+    async with WsClient.connect(server_url) as ann:
+        welcome = await ann.join(room, "ann")
+        assert welcome.last_seq == 0 and welcome.token
+        token = welcome.token
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await play(ann, game, 5)
+        await play(ann, game, 9)
+    async with WsClient.connect(server_url) as back:
+        assert (await back.join(room, token=token)).last_seq == 9
+        await back.expect(p.Snapshot)
+        await play(back, game, 10)
+    async with WsClient.connect(server_url) as spy:
+        await spy.send(p.Watch(room=room))
+        assert (await spy.expect(p.Welcome)).last_seq is None  # players only
