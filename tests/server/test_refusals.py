@@ -464,3 +464,51 @@ async def test_bad_input_mid_race_loses_nothing_accepted(make_server: MakeServer
     assert status == 200 and state["room"]["status"] == "running"
     assert [pl["moves"] for pl in state["room"]["players"]] == [4, 1]
     assert (await get_json(f"{url}/healthz"))[1]["ok"] is True
+
+
+async def test_lobby_race_and_quick_refusals_over_the_wire(server_url: str) -> None:
+    room = (await create_room(server_url, seed=617, seats=3))["id"]
+    game = core.new_game("shaula", 617)
+
+    async def error(client: WsClient, message: p.Message) -> str:
+        await client.send(message)
+        return (await client.expect(p.Error)).code
+
+    async with (
+        WsClient.connect(server_url) as ann,
+        WsClient.connect(server_url) as bo,
+        WsClient.connect(server_url) as cy,
+        WsClient.connect(server_url) as late,
+    ):
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        cy_token = (await cy.join(room, "cy")).token
+        assert await error(bo, p.Start()) == "not_host"
+        assert await error(ann, p.Rematch()) == "not_finished"
+        assert await error(ann, p.Resign()) == "not_running"
+        await cy.send(p.Leave())  # gives the seat up: its token is dead, the socket free
+        left = await ann.expect(p.PlayerLeft)
+        assert left.seat == 2
+        await cy.send(p.Join(room=room, token=cy_token))
+        assert (await cy.expect(p.Error)).code == "bad_token"
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await late.send(p.Join(room=room, name="late"))
+        assert (await late.expect(p.Error)).code == "room_closed"
+        assert await error(ann, p.Ready()) == "not_running"
+        await bo.send(p.Resign())
+        await bo.expect(p.PlayerOut)
+        await bo.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        assert (await bo.expect(p.Refused)).code == "player_out"
+        assert await error(bo, p.Resign()) == "player_out"
+        await ann.send(p.Resync())  # no since: a snapshot
+        assert (await ann.expect(p.Snapshot)).room["status"] == "running"
+    async with WsClient.connect(server_url) as q:
+        assert await error(q, p.QuickMatch(game="chess")) == "bad_game"
+        await q.send(p.QuickMatch(game="stalactites"))
+        await q.expect(p.Queued)
+        assert await error(q, p.QuickMatch(game="stalactites")) == "already_joined"
+        assert await error(q, p.Watch(room=room)) == "already_joined"
+        await q.send(p.QuickCancel())
+        await q.send(p.Watch(room=room))  # out of the queue: free to watch
+        assert (await q.expect(p.Welcome)).role == "spectator"
