@@ -202,6 +202,7 @@ class Race:
             "time_limit": self.config.time_limit,
             "spectator_delay": self.config.spectator_delay,
             "grace": self.config.grace,
+            "countdown": self.config.countdown,
             "seed_mode": self.config.seed_mode,
             "created_at": self.created_at,
             "start_at": self.start_at,

@@ -53,12 +53,14 @@ async def test_create_get_and_list_rooms(server_url: str) -> None:
             "time_limit": 600,
             "spectator_delay": 10,
             "grace": 5,
+            "countdown": 7,
         },
     )
     assert status == 201 and answer["ws"] == "/ws"
     room = answer["room"]
     assert (room["game"], room["seats"], room["undo"], room["hints"]) == ("moojub", 3, False, True)
     assert (room["time_limit"], room["spectator_delay"], room["grace"]) == (600, 10, 5)
+    assert room["countdown"] == 7  # every setting shows in the room
     assert room["seed"] is None and room["seed_mode"] == "fixed" and room["status"] == "lobby"
     status, got = await get_json(f"{server_url}/rooms/{room['id']}")
     assert status == 200 and got["room"] == room and got["version"] == 0
