@@ -2,7 +2,7 @@
 
 import pytest
 import websockets
-from tests_support import free_port
+from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, get_json
 
 import core
@@ -83,3 +83,56 @@ async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
             while True:  # her own `joined` may still come before the close
                 await ann.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+
+
+async def test_a_race_played_to_the_win_ranks_winners_by_time(make_server: MakeServer) -> None:
+    # Two racers play the solver's winning line (Ann first, then Bo); Cy turns a card up
+    # and resigns. Winners rank by finishing time, then the rest by progress.
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    room = (await create_room(url, seed=617, seats=3))["id"]
+    line = core.solve(core.new_game("shaula", 617)).moves
+    async with (
+        WsClient.connect(url) as ann,
+        WsClient.connect(url, binary=False) as bo,
+        WsClient.connect(url) as cy,
+        WsClient.connect(url) as spy,
+    ):
+        for client, name in ((ann, "ann"), (bo, "bo"), (cy, "cy")):
+            await client.join(room, name)
+        await spy.send(p.Watch(room=room))
+        await ann.send(p.Start())
+        for client in (ann, bo, cy, spy):
+            await client.expect(p.RaceStarted)
+
+        async def play_out(client: WsClient) -> p.Accepted:
+            for seq, move in enumerate(line, start=1):
+                await client.send(p.Move(seq=seq, move=move))
+                answer = await client.expect(p.Accepted)
+                assert answer.seq == seq and answer.won == (seq == len(line))
+            return answer
+
+        won = await play_out(ann)
+        assert (won.progress, won.moves) == (52, len(line))
+        await play_out(bo)
+        game = core.new_game("shaula", 617)
+        while game.progress == 0:  # Cy plays the line until a card is up
+            move = line[game.moves]
+            game.apply(move)
+            await cy.send(p.Move(seq=game.moves, move=move))
+            await cy.expect(p.Accepted)
+        await cy.send(p.Resign())
+        finished = await spy.expect(p.RaceFinished, timeout=10)
+        for client in (ann, bo, cy):  # read what is queued (a full queue slows the close)
+            assert (await client.expect(p.RaceFinished)).results == finished.results
+    assert finished.reason == "all_done"
+    results = [(r["name"], r["rank"], r["won"], r["out"]) for r in finished.results]
+    assert results == [
+        ("ann", 1, True, None),
+        ("bo", 1 if finished.results[0]["time"] == finished.results[1]["time"] else 2, True, None),
+        ("cy", 3, False, "resigned"),
+    ]
+    assert 0 < finished.results[0]["time"] <= finished.results[1]["time"]
+    assert finished.results[2]["time"] is None and finished.results[2]["progress"] >= 1
+    assert spy.seen.count(finished) == 1 and any(
+        isinstance(m, p.Progress) and m.won and m.seat == 0 for m in spy.seen
+    )
