@@ -255,6 +255,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         max_msg_size=settings.max_frame,
         heartbeat=None,  # one sweep for all sockets instead: _liveness_ctx
         autoping=False,  # pongs must reach the loop below (they prove the peer alive)
+        # A client's close is answered after the cleanup below: once its close completes,
+        # its quick-match ticket and presence are gone (a new request cannot meet them).
+        autoclose=False,
     )
     await ws.prepare(request)
     conn = Connection(
@@ -318,4 +321,6 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             await service.closed(conn)
         except Exception:
             log.exception("cleanup of socket %s failed", conn.id)
+        if not ws.closed:
+            await ws.close(drain=False)
     return ws
