@@ -5,7 +5,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 from redis.asyncio import Redis, RedisCluster
-from tests_support import MakeServer
+from redis.exceptions import ConnectionError as RedisConnectionError
+from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, race_alone
 
 import core
@@ -97,3 +98,18 @@ async def test_an_ask_reply_during_a_migration_is_followed_once(redis_cluster_ur
             await node.execute_command("CLUSTER", "SETSLOT", slot, "NODE", source_id)
             await node.aclose()
         await client.close()
+
+
+async def test_the_slot_map_comes_from_the_first_node_that_answers(
+    redis_cluster_url: str,
+) -> None:
+    port = int(redis_cluster_url.rsplit(":", 1)[1].split("/")[0])
+    dead = free_port()  # nothing listens there
+    client = ClusterResp([("127.0.0.1", dead), ("127.0.0.1", port)])
+    key = "{room:firstnode}:meta"
+    (reply,) = await client.execute_routed([(key, encode_command(("HSET", key, "a", 1)))])
+    assert reply in (0, 1) and client.owner(slot_of(key)) is not None
+    await client.close()
+    nobody = ClusterResp([("127.0.0.1", dead)])
+    with pytest.raises(RedisConnectionError, match="no cluster node gave its slots"):
+        await nobody.refresh()
