@@ -1,7 +1,8 @@
 """Every setting of the race server, in one frozen dataclass.
 
-`Settings.from_env()` reads `SOLRACE_<NAME>` environment variables (and `REDIS_URL`,
-`HOST`, `PORT` as the usual short names); the command line (`python -m server`) builds
+`Settings.from_env()` reads `SOLRACE_<NAME>` environment variables (and `REDIS_URL` and
+`PORT` as the usual short names; not `HOST`, which tcsh sets to the machine's name in every
+process); the command line (`python -m server`) builds
 on `FIELDS` so that `--help` lists every setting with its help text.
 """
 
@@ -26,7 +27,7 @@ def _setting(default: Any, help: str, env: str | None = None) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    host: str = _setting("127.0.0.1", "address to listen on", "HOST")
+    host: str = _setting("127.0.0.1", "address to listen on")
     port: int = _setting(8765, "TCP port to listen on", "PORT")
     redis_url: str | None = _setting(
         None,
@@ -92,7 +93,7 @@ class Settings:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
-        """Settings from `SOLRACE_*` variables (and REDIS_URL, HOST, PORT), then overrides."""
+        """Settings from `SOLRACE_*` variables (and REDIS_URL, PORT), then overrides."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
         for f in dataclasses.fields(cls):

@@ -15,6 +15,14 @@ def test_from_env_reads_prefixed_and_short_names() -> None:
     assert (s.port, s.redis_url, s.grace) == (9000, "redis://x:1/0", 2.5)
 
 
+def test_the_host_comes_from_solrace_host_never_from_a_shell_host() -> None:
+    # tcsh exports HOST (the machine's name) to every process: listening there by accident
+    # would open the server beyond loopback.
+    assert Settings.from_env({"HOST": "buildbox", "PORT": "9001"}).host == "127.0.0.1"
+    assert Settings.from_env({"SOLRACE_HOST": "0.0.0.0"}).host == "0.0.0.0"
+    assert Settings.from_env({"PORT": "9001"}).port == 9001
+
+
 def test_overrides_win_and_none_overrides_are_ignored() -> None:
     s = Settings.from_env({"PORT": "9000"}, port=1234, host=None)
     assert (s.port, s.host) == (1234, "127.0.0.1")
