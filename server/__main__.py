@@ -17,10 +17,12 @@ import logging
 import os
 import signal
 import sys
+import urllib.parse
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from aiohttp import web
+from redis.exceptions import RedisError
 
 from server.app import create_app
 from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
@@ -106,10 +108,21 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             "solrace serving on http://%s:%d (Redis at %s)",
             settings.host,
             settings.port,
-            settings.redis_url,
+            _shown(settings.redis_url),
         )
         await stop.wait()
         log.info("shutting down")
+
+
+def _shown(url: str | None) -> str:
+    """A Redis URL fit for a log line: its password replaced by ***."""
+    if not url:
+        return "(none)"
+    parts = urllib.parse.urlsplit(url)
+    if parts.password:
+        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+        return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    return url
 
 
 def _run(main: Coroutine[Any, Any, None]) -> None:
@@ -136,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         _run(serve(settings))
     except (RedisSupervisorError, OSError) as exc:
         log.error("%s", exc)
+        sys.exit(1)
+    except RedisError as exc:  # REDIS_URL given, and that Redis cannot be used
+        log.error("cannot use the Redis at %s: %s", _shown(settings.redis_url), exc)
         sys.exit(1)
     except KeyboardInterrupt:
         log.warning("interrupted during shutdown")

@@ -231,3 +231,23 @@ async def test_a_race_goes_on_when_the_supervised_redis_server_is_killed(tmp_pat
             assert 2 in seen
         status, body = await get_json(f"{base}/rooms/{room}")
         assert status == 200 and body["room"]["players"][0]["moves"] == 3
+
+
+async def test_a_redis_that_cannot_be_reached_is_one_clear_line_and_exit_1() -> None:
+    dead = free_port()  # nothing listens there
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        str(free_port()),
+        cwd=ROOT,
+        env=environment(REDIS_URL=f"redis://ann:s3cret@127.0.0.1:{dead}/0"),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    text = err.decode()
+    assert process.returncode == 1
+    assert f"cannot use the Redis at redis://ann:***@127.0.0.1:{dead}/0" in text
+    assert "Traceback" not in text and "s3cret" not in text
