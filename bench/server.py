@@ -270,6 +270,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured")
     parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run everything this many times and take the ratios from the median runs "
+        "(the rate of the same code varies by 10-15%% from run to run)",
+    )
+    parser.add_argument(
         "--loads",
         choices=["both", "saturation", "fixed"],
         default="both",
@@ -307,6 +314,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="extra NAME=VALUE settings for the solrace server",
     )
     args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
     if args.redis_cpu is None:
         args.redis_cpu = args.load_cpu
     if args.no_pin or (os.cpu_count() or 1) < 2:
@@ -339,12 +348,36 @@ async def run(args: argparse.Namespace) -> list[Row]:
     return rows
 
 
+def median_rows(runs: list[list[Row]]) -> list[Row]:
+    """Per server and load, the row of the run with the median rate (the lower middle one
+    for an even count): one slow or fast run does not decide the ratios."""
+    found: dict[tuple[str, str], list[Row]] = {}
+    for rows in runs:
+        for row in rows:
+            found.setdefault((row.target, row.load), []).append(row)
+    out = []
+    for same in found.values():
+        ranked = sorted(same, key=lambda row: float(row.result["answered_per_s"]))
+        out.append(ranked[(len(ranked) - 1) // 2])
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     global NICE
     args = parse_args(argv)
     NICE = args.nice
-    rows = asyncio.run(run(args))
-    print(table(rows))
+    runs = []
+    for i in range(args.repeat):
+        if args.repeat > 1:
+            print(f"run {i + 1} of {args.repeat}", file=sys.stderr)
+        runs.append(asyncio.run(run(args)))
+    for i, rows in enumerate(runs):
+        if args.repeat > 1:
+            print(f"\nrun {i + 1} of {args.repeat}:\n")
+        print(table(rows))
+    rows = median_rows(runs)
+    if args.repeat > 1:
+        print(f"\nthe ratios of the median runs (by rate) of {args.repeat}:\n")
     for line in ratios(rows):
         print(line)
 
