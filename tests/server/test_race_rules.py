@@ -4,7 +4,7 @@ import json
 import time
 
 from tests_support import MakeServer
-from wsclient import WsClient, create_room, seat_two_and_watch
+from wsclient import WsClient, create_room, race_alone, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -48,9 +48,7 @@ async def test_spectators_see_boards_after_the_delay(server_url: str) -> None:
     room = (await create_room(server_url, seed=77, seats=1, spectator_delay=0.6))["id"]
     game = core.new_game("shaula", 77)
     async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
-        await ann.join(room, "ann")
-        await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
+        await race_alone(ann, room)
         move = game.legal_moves()[0]
         await ann.send(p.Move(seq=1, move=move))
         accepted = await ann.expect(p.Accepted)

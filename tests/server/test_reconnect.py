@@ -1,7 +1,7 @@
 """Reconnecting mid-race: exactly the missed events, or a snapshot; the board is the server's."""
 
 from tests_support import MakeServer
-from wsclient import WsClient, create_room
+from wsclient import WsClient, create_room, race_alone
 
 import core
 from server import protocol as p
@@ -128,9 +128,7 @@ async def test_a_moojub_spectator_inside_the_delay_gets_boards_with_the_moves(
     ]
     game = core.new_game("moojub", 845)
     async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
-        await ann.join(room, "ann")
-        await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
+        await race_alone(ann, room)
         for seq in (1, 2, 3):
             move = game.legal_moves()[0]
             game.apply(move)

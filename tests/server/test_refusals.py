@@ -10,7 +10,7 @@ import msgpack
 import pytest
 import websockets
 from tests_support import MakeServer
-from wsclient import WsClient, create_room, get_json, get_text, seat_two_and_watch
+from wsclient import WsClient, create_room, get_json, get_text, race_alone, seat_two_and_watch
 
 import core
 from server import protocol as p
@@ -176,9 +176,7 @@ async def test_a_replayed_seq_is_answered_again_never_applied_twice(
     room = (await create_room(server_url, game=game_name, seed=seed, seats=1))["id"]
     game = core.new_game(game_name, seed)
     async with WsClient.connect(server_url) as a:
-        await a.join(room, "ann")
-        await a.send(p.Start())
-        await a.expect(p.RaceStarted)
+        await race_alone(a, room)
         move = game.legal_moves()[0]
         await a.send(p.Move(seq=1, move=move))
         first = await a.expect(p.Accepted)
@@ -203,9 +201,7 @@ async def test_a_move_resent_after_the_end_gets_its_first_answer(server_url: str
     room = (await create_room(server_url, seed=9, seats=1))["id"]
     move = core.new_game("shaula", 9).legal_moves()[0]
     async with WsClient.connect(server_url) as a:
-        await a.join(room, "ann")
-        await a.send(p.Start())
-        await a.expect(p.RaceStarted)
+        await race_alone(a, room)
         await a.send(p.Move(seq=1, move=move))
         first = await a.expect(p.Accepted)
         await a.send(p.Resign())
@@ -219,9 +215,7 @@ async def test_a_move_resent_after_the_end_gets_its_first_answer(server_url: str
 async def test_undo_and_hints_follow_the_room_settings(server_url: str) -> None:
     room = (await create_room(server_url, seed=10, seats=1, undo=False))["id"]
     async with WsClient.connect(server_url) as a:
-        await a.join(room, "ann")
-        await a.send(p.Start())
-        await a.expect(p.RaceStarted)
+        await race_alone(a, room)
         await a.send(p.Undo(seq=1))
         assert (await a.expect(p.Refused)).code == "undo_not_allowed"
         await a.send(p.Hint())
@@ -231,9 +225,7 @@ async def test_undo_and_hints_follow_the_room_settings(server_url: str) -> None:
 async def test_hints_when_allowed(server_url: str) -> None:
     room = (await create_room(server_url, game="stalactites", seed=11, seats=1, hints=True))["id"]
     async with WsClient.connect(server_url) as a:
-        await a.join(room, "ann")
-        await a.send(p.Start())
-        await a.expect(p.RaceStarted)
+        await race_alone(a, room)
         await a.send(p.Hint())
         hint = await a.expect(p.HintReply, timeout=20)
         assert hint.move in core.new_game("stalactites", 11).legal_moves()
@@ -258,9 +250,7 @@ async def test_a_rate_limited_move_is_refused_by_seq(make_server: MakeServer) ->
     url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=1000)
     room = (await create_room(url, seed=617, seats=1))["id"]
     async with WsClient.connect(url) as a:
-        await a.join(room, "ann")
-        await a.send(p.Start())
-        await a.expect(p.RaceStarted)
+        await race_alone(a, room)
         for seq in range(1, 21):
             await a.send(p.Move(seq=seq, move="t8 c1" if seq == 1 else "c1 c2"))
         answers = {}
@@ -276,9 +266,7 @@ async def test_a_client_that_does_not_read_is_dropped(make_server: MakeServer) -
     url = await make_server(send_buffer=16384, rate_per_second=10000.0, rate_burst=10000.0)
     room = (await create_room(url, seats=1))["id"]
     async with WsClient.connect(url) as player:  # a running race: snapshots carry boards
-        await player.join(room, "ann")
-        await player.send(p.Start())
-        await player.expect(p.RaceStarted)
+        await race_alone(player, room)
     ws_url = url.replace("http://", "ws://") + "/ws"
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # fill up fast

@@ -6,7 +6,7 @@ from typing import Any
 import aiohttp
 import pytest
 from redis.asyncio import Redis
-from wsclient import WsClient, create_room, get_json, get_text
+from wsclient import WsClient, create_room, get_json, get_text, race_alone
 
 from server import protocol as p
 from server.app import sweep_once
@@ -75,9 +75,7 @@ async def test_create_get_and_list_rooms(server_url: str) -> None:
 async def test_finished_rooms_leave_the_listing(server_url: str) -> None:
     room = (await create_room(server_url, seats=1))["id"]
     async with WsClient.connect(server_url) as c:
-        await c.join(room, "ann")
-        await c.send(p.Start())
-        await c.expect(p.RaceStarted)
+        await race_alone(c, room)
         await c.send(p.Resign())
         await c.expect(p.RaceFinished)
     _, listing = await get_json(f"{server_url}/rooms")
@@ -95,9 +93,7 @@ async def test_healthz_and_metrics(server_url: str) -> None:
     assert status == 200 and health["ok"] is True
     room = (await create_room(server_url, seats=1, seed=3))["id"]
     async with WsClient.connect(server_url) as c:
-        await c.join(room, "ann")
-        await c.send(p.Start())
-        await c.expect(p.RaceStarted)
+        await race_alone(c, room)
         await c.send(p.Move(seq=1, move="t1 t1"))
         await c.expect(p.Refused)
         status, text = await get_text(f"{server_url}/metrics")
