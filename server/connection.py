@@ -144,9 +144,7 @@ class Connection:
         if self.closing:
             return
         out = message if isinstance(message, Outgoing) else Outgoing(message)
-        if not self._pending:
-            self.flusher.mark(self)
-        self._pending.append(out.frame(self.binary))
+        self.send_frame(out.frame(self.binary))
 
     def send_frame(self, data: bytes) -> None:
         """Send a frame already built in this socket's format (`Outgoing.frame`): the
@@ -162,9 +160,7 @@ class Connection:
         if self.closing:
             return
         self.pinged = now
-        if not self._pending:
-            self.flusher.mark(self)
-        self._pending.append(_PING)
+        self.send_frame(_PING)
 
     def flush(self) -> None:
         """Write the pending frames. A client too far behind is dropped instead."""

@@ -145,13 +145,7 @@ class LocalRoom:
         if event.version <= self.version:
             return  # already delivered (e.g. fetched to fill a gap)
         if event.version > self.version + 1:
-            missing = await self.hub.store.events_since(self.id, self.version)
-            if missing is None:
-                await self._resync_everyone()
-                return
-            for e in missing:
-                if e.version == self.version + 1:
-                    await self._deliver(e)
+            await self.catch_up()  # the gap, from the log (or a resync)
             if event.version != self.version + 1:
                 return
         await self._deliver(event)
