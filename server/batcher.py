@@ -57,6 +57,10 @@ class _Call:
         self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
         self.future = future
 
+    def evalsha_args(self) -> tuple[Any, ...]:
+        """The arguments of redis-py's `evalsha` for this call."""
+        return (self.script.sha, len(self.keys), *self.keys, *self.fixed, *self.args)
+
 
 class ScriptBatcher:
     def __init__(self, redis: AnyRedis, max_batch: int = 512, max_inflight: int = 2) -> None:
@@ -149,21 +153,14 @@ class ScriptBatcher:
         elif isinstance(self.redis, RedisCluster):  # its pipelines refuse scripts
             results = list(
                 await asyncio.gather(
-                    *(
-                        self.redis.evalsha(
-                            item.script.sha, len(item.keys), *item.keys, *item.fixed, *item.args
-                        )
-                        for item in batch
-                    ),
+                    *(self.redis.evalsha(*item.evalsha_args()) for item in batch),
                     return_exceptions=True,
                 )
             )
         else:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for item in batch:
-                    pipe.evalsha(
-                        item.script.sha, len(item.keys), *item.keys, *item.fixed, *item.args
-                    )
+                    pipe.evalsha(*item.evalsha_args())
                 results = await pipe.execute(raise_on_error=False)
         return [
             NoScriptError(str(r)) if isinstance(r, ResponseError) and "NOSCRIPT" in str(r) else r

@@ -19,7 +19,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ResponseError
 
-from server.resp import RespConnection
+from server.resp import RespConnection, tcp_address
 from server.resp_cluster import Address, ClusterResp
 
 __all__ = ["AnyRedis", "LeanClient", "Nodes", "connect", "lean_client", "tcp_nodes"]
@@ -62,7 +62,6 @@ class Nodes:
     db: int
     username: str | None
     password: str | None
-    cluster: bool
 
 
 def tcp_nodes(redis: AnyRedis) -> Nodes | None:
@@ -70,18 +69,20 @@ def tcp_nodes(redis: AnyRedis) -> Nodes | None:
     kwargs: dict[str, Any]
     if isinstance(redis, RedisCluster):
         kwargs = redis.nodes_manager.connection_kwargs
-        addresses = [(n.host, int(n.port)) for n in redis.get_primaries()]
     else:
         kwargs = redis.connection_pool.connection_kwargs
-        addresses = [(kwargs.get("host") or "127.0.0.1", int(kwargs.get("port") or 6379))]
-    if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+    address = tcp_address(kwargs)
+    if address is None:
         return None
+    if isinstance(redis, RedisCluster):
+        addresses = [(n.host, int(n.port)) for n in redis.get_primaries()]
+    else:
+        addresses = [address]
     return Nodes(
         addresses=addresses,
         db=int(kwargs.get("db") or 0),
         username=kwargs.get("username"),
         password=kwargs.get("password"),
-        cluster=isinstance(redis, RedisCluster),
     )
 
 
@@ -90,7 +91,7 @@ def lean_client(redis: AnyRedis) -> LeanClient | None:
     nodes = tcp_nodes(redis)
     if nodes is None:
         return None
-    if nodes.cluster:
+    if isinstance(redis, RedisCluster):
         return ClusterResp(nodes.addresses, nodes.username, nodes.password)
     host, port = nodes.addresses[0]
     return RespConnection(host, port, nodes.db, nodes.username, nodes.password)

@@ -22,7 +22,7 @@ import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-__all__ = ["RespConnection", "encode_command", "encode_evalsha"]
+__all__ = ["RespConnection", "encode_command", "encode_evalsha", "tcp_address"]
 
 Arg = bytes | str | int | float
 
@@ -45,6 +45,14 @@ def encode_evalsha(
 @functools.lru_cache(maxsize=16384)
 def _evalsha_head(sha: str, keys: tuple[str, ...], fixed: tuple[Arg, ...]) -> bytes:
     return _bulks(("EVALSHA", sha, len(keys), *keys, *fixed))
+
+
+def tcp_address(kwargs: Mapping[str, Any]) -> tuple[str, int] | None:
+    """(host, port) from redis-py's connection kwargs, with redis-py's defaults; None when
+    they ask for more than plain TCP (a Unix socket, TLS), which the lean clients lack."""
+    if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+        return None
+    return kwargs.get("host") or "127.0.0.1", int(kwargs.get("port") or 6379)
 
 
 def _bulks(args: Sequence[Arg]) -> bytes:
@@ -127,11 +135,12 @@ class RespConnection:
     @classmethod
     def from_kwargs(cls, kwargs: Mapping[str, Any]) -> RespConnection | None:
         """From redis-py's connection kwargs, or None when it needs more than plain TCP."""
-        if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
+        address = tcp_address(kwargs)
+        if address is None:
             return None
         return cls(
-            host=kwargs.get("host") or "127.0.0.1",
-            port=int(kwargs.get("port") or 6379),
+            host=address[0],
+            port=address[1],
             db=int(kwargs.get("db") or 0),
             username=kwargs.get("username"),
             password=kwargs.get("password"),
