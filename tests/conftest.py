@@ -12,15 +12,13 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from redis_cluster import redis_cluster
+from redis_cluster import redis_cluster, wait_up
 from tests_support import MakeServer, free_port
 
 __all__ = ["free_port"]
@@ -51,18 +49,10 @@ def redis_url() -> Iterator[str]:
             stderr=subprocess.DEVNULL,
         )
         try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as conn:
-                        conn.sendall(b"PING\r\n")
-                        if conn.recv(16).startswith(b"+PONG"):
-                            break
-                except OSError:
-                    pass
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    pytest.fail("redis-server did not start")
-                time.sleep(0.02)
+            try:
+                wait_up(port, proc)
+            except RuntimeError as exc:
+                pytest.fail(str(exc))
             yield f"redis://127.0.0.1:{port}/0"
         finally:
             proc.terminate()

@@ -9,38 +9,31 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
 
+import redis
 from tests_support import free_port
 
-__all__ = ["redis_cluster"]
+__all__ = ["redis_cluster", "wait_up"]
 
 SLOTS = 16384
 
 
-def _command(port: int, *args: str | int) -> str:
-    """One command over a fresh connection, answered as text (inline protocol)."""
-    line = " ".join(str(a) for a in args).encode() + b"\r\n"
-    with socket.create_connection(("127.0.0.1", port), timeout=2.0) as conn:
-        conn.sendall(line)
-        data = b""
-        while not data.endswith(b"\r\n") or (data.startswith(b"$") and data.count(b"\r\n") < 2):
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            data += chunk
-    return data.decode()
+def _command(port: int, *args: str | int) -> object:
+    """One command over a fresh connection (redis-py's plain client), its reply decoded."""
+    with redis.Redis(port=port, socket_timeout=2.0, decode_responses=True) as client:
+        return client.execute_command(*args)
 
 
-def _wait_up(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
+def wait_up(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
+    """Return once the redis-server on `port` answers PING (RuntimeError if it never does)."""
     deadline = time.monotonic() + limit
     while True:
-        with contextlib.suppress(OSError):
-            if _command(port, "PING").startswith("+PONG"):
+        with contextlib.suppress(redis.ConnectionError):
+            if _command(port, "PING"):
                 return
         if time.monotonic() > deadline or proc.poll() is not None:
             raise RuntimeError(f"redis-server on port {port} did not start")
@@ -67,18 +60,18 @@ def redis_cluster(n: int = 3) -> Iterator[list[int]]:
                     subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 )
             for port, proc in zip(ports, procs, strict=True):
-                _wait_up(port, proc)
+                wait_up(port, proc)
             share = SLOTS // n
             for i, port in enumerate(ports):
                 last = SLOTS - 1 if i == n - 1 else (i + 1) * share - 1
-                assert _command(port, "CLUSTER", "ADDSLOTSRANGE", i * share, last) == "+OK\r\n"
+                assert _command(port, "CLUSTER", "ADDSLOTSRANGE", i * share, last) == "OK"
                 _command(port, "CLUSTER", "SET-CONFIG-EPOCH", i + 1)
             for port in ports[1:]:
                 meet = _command(port, "CLUSTER", "MEET", "127.0.0.1", ports[0], buses[0])
-                assert meet == "+OK\r\n", meet
+                assert meet == "OK", meet
             deadline = time.monotonic() + 30
             while not all(
-                "cluster_state:ok" in (info := _command(p, "CLUSTER", "INFO"))
+                "cluster_state:ok" in (info := str(_command(p, "CLUSTER", "INFO")))
                 and f"cluster_known_nodes:{n}" in info
                 for p in ports
             ):
