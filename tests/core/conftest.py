@@ -33,10 +33,20 @@ def shared_dir() -> pathlib.Path:
     raise FileNotFoundError(f"no shared/ directory with RULES.md in {candidates}")
 
 
+VENDORED = pathlib.Path(__file__).parent / "data" / "reference.json"
+
+
 def reference_deals() -> dict[str, list[dict[str, Any]]]:
-    data: dict[str, list[dict[str, Any]]] = json.loads(
-        (shared_dir() / "deals" / "reference.json").read_text()
-    )
+    """shared/deals/reference.json, from the copy in tests/core/data (a clone anywhere has
+    it); when shared/ sits beside the clone, the copy must still equal it."""
+    text = VENDORED.read_text()
+    try:
+        shared = shared_dir() / "deals" / "reference.json"
+    except FileNotFoundError:
+        shared = None
+    if shared is not None and json.loads(shared.read_text()) != json.loads(text):
+        raise AssertionError(f"{VENDORED} differs from {shared}: copy it again")
+    data: dict[str, list[dict[str, Any]]] = json.loads(text)
     return data
 
 
