@@ -5,7 +5,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup redis redis-binary run test lint typecheck unit bench clean
+.PHONY: setup redis redis-binary test-tools run test lint typecheck unit bench clean
 
 setup: $(STAMP) redis
 
@@ -22,6 +22,10 @@ redis:
 redis-binary:
 	@SOLRACE_NEED_REDIS_BINARY=1 scripts/ensure-redis-server
 
+# What the suite drives for real besides Redis: haproxy, nginx, chromium.
+test-tools:
+	@scripts/ensure-test-tools
+
 run: setup
 	$(BIN)/python -m server $(ARGS)
 
@@ -32,7 +36,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) redis-binary
+unit: $(STAMP) redis-binary test-tools
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 test: setup lint typecheck unit
