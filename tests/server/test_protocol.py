@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import protocol as p
 
-CLIENT_IN_SAMPLES: list[p.Message] = [
+CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.Join(room="abc", name="ann", token="t0k", since=7),
     p.Join(room="abc"),
     p.Watch(room="abc", since=0),
@@ -29,7 +29,7 @@ CLIENT_IN_SAMPLES: list[p.Message] = [
     p.Resync(since=3),
 ]
 
-CLIENT_OUT_SAMPLES: list[p.Message] = [
+SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
     p.Welcome(room="abc", role="player", server_time=1.5, seat=0, token="x"),
     p.Snapshot(version=3, room={"id": "abc"}, board={"piles": {"t1": ["AS"]}}, moves=["t1 f1"]),
     p.PlayerJoined(version=1, at=2.0, seat=1, name="bo"),
@@ -60,17 +60,17 @@ CLIENT_OUT_SAMPLES: list[p.Message] = [
 
 
 def test_every_message_type_has_a_sample() -> None:
-    assert {type(m) for m in CLIENT_IN_SAMPLES} == set(typing.get_args(p.ClientToServer))
-    assert {type(m) for m in CLIENT_OUT_SAMPLES} == set(typing.get_args(p.ServerToClient))
+    assert {type(m) for m in CLIENT_TO_SERVER_SAMPLES} == set(typing.get_args(p.ClientToServer))
+    assert {type(m) for m in SERVER_TO_CLIENT_SAMPLES} == set(typing.get_args(p.ServerToClient))
 
 
-@pytest.mark.parametrize("msg", CLIENT_IN_SAMPLES, ids=lambda m: m.TYPE)
+@pytest.mark.parametrize("msg", CLIENT_TO_SERVER_SAMPLES, ids=lambda m: m.TYPE)
 def test_client_in_round_trips(msg: p.Message) -> None:
     assert p.decode_msgpack(p.encode_msgpack(msg)) == msg
     assert p.decode_json(p.encode_json(msg)) == msg
 
 
-@pytest.mark.parametrize("msg", CLIENT_OUT_SAMPLES, ids=lambda m: m.TYPE)
+@pytest.mark.parametrize("msg", SERVER_TO_CLIENT_SAMPLES, ids=lambda m: m.TYPE)
 def test_client_out_round_trips(msg: p.Message) -> None:
     assert p.decode_msgpack(p.encode_msgpack(msg), p.SERVER_TO_CLIENT) == msg
     assert p.decode_json(p.encode_json(msg), p.SERVER_TO_CLIENT) == msg
