@@ -18,9 +18,9 @@ from aiohttp import web
 import core
 from protocol import ErrorCode
 from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.lobby import draw_seed, new_room_id
 from server.race import Race, RoomConfig
 from server.room_limit import client_address
-from server.service import draw_seed, new_room_id
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
@@ -209,7 +209,7 @@ async def get_results(request: web.Request) -> web.Response:
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
     try:
-        await request.app[STORE].redis.ping()
+        await request.app[STORE].ping()
     except Exception as err:
         return web.json_response({"ok": False, "redis": str(err)}, status=503)
     return web.json_response(

@@ -5,10 +5,11 @@ import uuid
 
 from redis.asyncio import Redis
 
-from server.app import process_key, reap_dead_seats
+from server.app import reap_dead_seats
 from server.batcher import ScriptBatcher
 from server.feed import RedisFeed
 from server.hub import Hub
+from server.keys import process_key
 from server.race import Race, RoomConfig, Status
 from server.store import RedisRoomStore
 

@@ -1,0 +1,179 @@
+"""Issue 9's symptoms that need a fault done for real: a server process SIGKILLed while
+its player already has a socket elsewhere (1), and Redis going away under a move (4)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from redis_cluster import wait_up
+from tests_support import MakeServer, free_port
+from wsclient import WsClient, create_room, get_json
+
+import core
+import protocol as p
+from server.app import PROCESS_TTL, REAP_EVERY, create_app
+from server.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextlib.asynccontextmanager
+async def server_process(redis_url: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]:
+    """A real `python -m server` on the session's Redis; killed on exit if still alive."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
+    env["REDIS_URL"] = redis_url
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "server",
+        "--port",
+        str(port),
+        cwd=ROOT,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            with contextlib.suppress(OSError):
+                if (await get_json(f"{base}/healthz"))[0] == 200:
+                    break
+            await asyncio.sleep(0.05)
+        yield base, process
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_dies(
+    redis_url: str, make_server: MakeServer
+) -> None:
+    survivor = await make_server()
+    room = (await create_room(survivor, seed=31, seats=1, grace=1.0))["id"]
+    game = core.new_game("shaula", 31)
+    async with server_process(redis_url) as (doomed, process), contextlib.AsyncExitStack() as stack:
+        old = await stack.enter_async_context(WsClient.connect(doomed))
+        token = (await old.join(room, "ann")).token
+        async with WsClient.connect(survivor) as new:
+            # The normal path after a network change: a new socket, the old not gone yet.
+            await new.join(room, token=token)
+            await old.send(p.Start())
+            await new.expect(p.RaceStarted)
+            process.send_signal(signal.SIGKILL)
+            await process.wait()
+            # Plays on past the reaping of the dead process and the grace period after it.
+            loop = asyncio.get_running_loop()
+            until = loop.time() + PROCESS_TTL + REAP_EVERY + 2.5
+            seq = 0
+            while loop.time() < until:
+                seq += 1
+                move = game.legal_moves()[0] if seq % 2 else "undo"
+                if move == "undo":
+                    game.undo()
+                else:
+                    game.apply(move)
+                await new.send(p.Move(seq=seq, move=move) if move != "undo" else p.Undo(seq=seq))
+                answer = await new.expect(p.Accepted | p.Refused)  # type: ignore[arg-type]
+                assert isinstance(answer, p.Accepted), (seq, answer)
+                await asyncio.sleep(1.0)
+            assert not [m for m in await new.everything() if isinstance(m, p.PlayerOut)]
+    status, body = await get_json(f"{survivor}/rooms/{room}")
+    assert status == 200 and body["room"]["players"][0]["out"] is None
+
+
+# ------------------------------------------------------------------ symptom 4
+
+
+class OwnRedis:
+    """A redis-server of this test's own (append-only, fsync always), to kill and restart."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
+                *("--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_up(self.port, self.proc)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(5)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    redis = OwnRedis(tmp_path)
+    redis.start()
+    yield redis
+    if redis.proc is not None and redis.proc.poll() is None:
+        redis.kill()
+
+
+async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accepted(
+    own_redis: OwnRedis,
+) -> None:
+    port = free_port()
+    runner = web.AppRunner(create_app(Settings(port=port, redis_url=own_redis.url)))
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    base = f"http://127.0.0.1:{port}"
+    try:
+        room = (await create_room(base, seed=31, seats=1))["id"]
+        game = core.new_game("shaula", 31)
+        async with WsClient.connect(base) as a:
+            await a.join(room, "ann")
+            await a.send(p.Start())
+            await a.expect(p.RaceStarted)
+            first = game.legal_moves()[0]
+            game.apply(first)
+            await a.send(p.Move(seq=1, move=first))
+            assert (await a.expect(p.Accepted)).moves == 1
+            own_redis.kill()
+            second = game.legal_moves()[0]
+            await a.send(p.Move(seq=2, move=second))
+            refused = await a.expect(p.Refused | p.Error, timeout=15)  # type: ignore[arg-type]
+            assert isinstance(refused, p.Refused), refused
+            assert (refused.seq, refused.code) == (2, p.ErrorCode.UNAVAILABLE)
+            own_redis.start()  # from its append-only file: move 1 is still there
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 15
+            while True:  # the same seq, on the same socket, until Redis answers
+                await a.send(p.Move(seq=2, move=second))
+                answer = await a.expect(p.Accepted | p.Refused, timeout=15)  # type: ignore[arg-type]
+                if isinstance(answer, p.Accepted):
+                    break
+                assert answer.code == p.ErrorCode.UNAVAILABLE, answer
+                assert loop.time() < deadline, "Redis never answered again"
+                await asyncio.sleep(0.2)
+            assert (answer.seq, answer.moves, answer.move) == (2, 2, second)
+            game.apply(second)
+            third = game.legal_moves()[0]
+            await a.send(p.Move(seq=3, move=third))
+            assert (await a.expect(p.Accepted)).moves == 3
+    finally:
+        await runner.cleanup()
