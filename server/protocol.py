@@ -114,6 +114,14 @@ class ErrorCode(enum.StrEnum):
     BAD_GAME = "bad_game"  # unknown game name
     BAD_REQUEST = "bad_request"  # HTTP body is wrong
     NOT_FOUND = "not_found"  # HTTP: no such path
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    NOT_ORGANISER = "not_organiser"  # the organiser token is missing or wrong
+    REGISTRATION_CLOSED = "registration_closed"  # the tournament has started
+    TOURNAMENT_FULL = "tournament_full"  # its maximum number of players registered
+    NAME_TAKEN = "name_taken"  # another player of the tournament has that name
+    NOT_ENOUGH_PLAYERS = "not_enough_players"  # start with too few active players
+    TOURNAMENT_OVER = "tournament_over"  # the tournament finished (or you lost its knockout)
+    REMOVED = "removed"  # the organiser removed this player
     INTERNAL = "internal"  # a bug on our side; the socket stays open
 
 
