@@ -19,7 +19,8 @@ from functools import partial
 
 from aiohttp import WSMsgType, web
 
-from server import protocol as p
+import protocol as p
+from protocol import CloseCode, ErrorCode
 from server.app_keys import (
     DRAIN,
     FLUSHER,
@@ -40,7 +41,6 @@ from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, json_errors, routes
 from server.hub import Hub
 from server.metrics import Metrics
-from server.protocol import CloseCode, ErrorCode
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
 from server.room_limit import RoomRateLimit

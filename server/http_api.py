@@ -16,8 +16,8 @@ from typing import Any
 from aiohttp import web
 
 import core
+from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
-from server.protocol import ErrorCode
 from server.race import Race, RoomConfig
 from server.room_limit import client_address
 from server.service import draw_seed, new_room_id

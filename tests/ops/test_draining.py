@@ -12,7 +12,7 @@ from server_processes import ServerProcess, environment
 from tests_support import free_port
 from wsclient import WsClient, create_room, get_json
 
-from server import protocol as p
+import protocol as p
 
 DRAIN = 6.0  # seconds: well beyond HAProxy's two failed checks a second apart
 

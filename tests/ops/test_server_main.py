@@ -16,7 +16,7 @@ from server_processes import ROOT, environment, server_process
 from wsclient import WsClient, create_room, get_json
 
 import core
-from server import protocol as p
+import protocol as p
 from server.__main__ import build_parser, settings_from_args
 from server.settings import FIELDS, Settings
 
