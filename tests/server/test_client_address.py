@@ -4,11 +4,13 @@ limit kept in Redis for every process at once."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-from tests_support import MakeServer
+from balancers import haproxy, haproxy_config, nginx, nginx_config
+from tests_support import MakeServer, free_port
 
 from server.client_address import client_address, parse_trusted_proxies
 from server.settings import Settings, SettingsError
@@ -92,3 +94,41 @@ async def test_the_room_limit_is_shared_by_every_process(make_server: MakeServer
         status, answer = await post_room(url, client)
         assert status == 429 and answer["error"]["code"] == "rate_limited"
     assert (await post_room(second, {"X-Forwarded-For": unique_address()}))[0] == 201
+
+
+async def _rooms_from(front: int, source: str, times: int) -> list[int]:
+    """POST /rooms `times` through a balancer, from `source`, each with a new forged header."""
+    statuses = []
+    connector = aiohttp.TCPConnector(local_addr=(source, 0), force_close=True)
+    async with aiohttp.ClientSession(connector=connector) as http:
+        for i in range(times):
+            forged = {"X-Forwarded-For": f"203.0.113.{i}"}
+            async with http.post(
+                f"http://127.0.0.1:{front}/rooms", json={"game": "shaula"}, headers=forged
+            ) as r:
+                statuses.append(r.status)
+    return statuses
+
+
+def _loopback_source() -> str:
+    # A loopback address of its own, so that this test's count in the shared Redis is its own.
+    return f"127.{random.randrange(1, 255)}.{random.randrange(256)}.{random.randrange(2, 255)}"
+
+
+@pytest.mark.parametrize("balancer", ["haproxy", "nginx"])
+async def test_the_shipped_balancers_replace_a_forged_header(
+    tmp_path: Path, make_server: MakeServer, balancer: str
+) -> None:
+    # Every loopback address is a trusted proxy here, the client's own too: were the header
+    # appended to, the entry the client forged would be the first untrusted one, believed.
+    url = await make_server(room_rate=3.0, trusted_proxies="127.0.0.0/8")
+    port = int(url.rsplit(":", 1)[1])
+    front = free_port()
+    if balancer == "haproxy":
+        config = haproxy_config(tmp_path, front, [port] * 3)
+        running = haproxy(config, tmp_path / "stats.sock", front, tmp_path / "haproxy.log")
+    else:
+        running = nginx(nginx_config(tmp_path, front, [port] * 3), front)
+    with running:
+        # Rotating the header it sends gains the client nothing: the balancer replaces it.
+        assert await _rooms_from(front, _loopback_source(), 5) == [201] * 3 + [429] * 2
