@@ -17,9 +17,9 @@ from aiohttp import web
 
 import core
 from protocol import ErrorCode
-from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.client_address import client_address, parse_trusted_proxies
 from server.race import Race, RoomConfig
-from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
@@ -104,8 +104,12 @@ async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"))
-    wait = request.app[ROOM_LIMIT].take(address, time.monotonic())
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
     if wait:
         return _error(
             429,
