@@ -21,6 +21,7 @@ from server.protocol import ErrorCode
 from server.race import Race, RoomConfig
 from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
+from server.tv import closest_race
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
@@ -163,19 +164,51 @@ async def create_room(request: web.Request) -> web.Response:
     return web.json_response(answer, status=201)
 
 
-@routes.get("/rooms")
-async def list_rooms(request: web.Request) -> web.Response:
-    """Rooms in their lobby, counting down or running, newest first."""
+async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """ROOM views of the recent rooms whose status is in `wanted`, newest first."""
     store = request.app[STORE]
     ids = await store.room_ids()
     statuses = await store.statuses(ids)
     rooms = []
     for room in ids:
-        if statuses.get(room) in ("lobby", "countdown", "running"):
+        if statuses.get(room) in wanted:
             loaded = await store.load(room)
             if loaded is not None:
                 rooms.append(loaded.race.view())
+    return rooms
+
+
+@routes.get("/rooms")
+async def list_rooms(request: web.Request) -> web.Response:
+    """Rooms in their lobby, counting down or running, newest first."""
+    rooms = await _live_rooms(request, ("lobby", "countdown", "running"))
     return web.json_response({"rooms": rooms})
+
+
+@routes.get("/tv/room")
+async def tv_room(request: web.Request) -> web.Response:
+    """The race the TV page shows: the closest one running now (server/tv.py), or null."""
+    room = closest_race(await _live_rooms(request, ("running",)))
+    return web.json_response({"room": room})
+
+
+@routes.get("/games")
+async def games(request: web.Request) -> web.Response:
+    """What a client needs to know of each game besides the rules it must not copy."""
+    return web.json_response(
+        {
+            "games": [
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "cards": cls.progress_total,
+                    "hidden": cls.has_talon,
+                    "piles": list(cls.pile_ids),
+                }
+                for name, cls in core.GAME_CLASSES.items()
+            ]
+        }
+    )
 
 
 @routes.get("/rooms/{room}")
