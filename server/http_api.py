@@ -16,10 +16,10 @@ from typing import Any
 from aiohttp import web
 
 import core
-from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
-from server.protocol import ErrorCode
+from protocol import ErrorCode
+from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.client_address import client_address, parse_trusted_proxies
 from server.race import Race, RoomConfig
-from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
 from server.tv import closest_race
 
@@ -105,8 +105,12 @@ async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"))
-    wait = request.app[ROOM_LIMIT].take(address, time.monotonic())
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
     if wait:
         return _error(
             429,
@@ -239,8 +243,22 @@ async def get_results(request: web.Request) -> web.Response:
     )
 
 
+@routes.get("/games/{game}/rules")
+async def game_rules(request: web.Request) -> web.Response:
+    """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
+    try:
+        text = core.rules_text(request.match_info["game"])
+    except ValueError:
+        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+
+
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
+    drain = request.app[DRAIN]
+    if drain.draining:  # still serving, but a balancer should send no one new here
+        reason = drain.reason(time.monotonic())
+        return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
     try:
         await request.app[STORE].redis.ping()
     except Exception as err:

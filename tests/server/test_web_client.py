@@ -4,8 +4,9 @@ TV's choice of race, the game list. (The pages themselves are tested in tests/we
 from __future__ import annotations
 
 import aiohttp
-from wsclient import create_room, get_json
+from wsclient import create_room, get_json, get_text
 
+import core
 from server.tv import closest_race
 from server.web_client import PAGES, WEB_DIR
 
@@ -67,6 +68,11 @@ async def test_the_tv_endpoint_and_the_game_list(server_url: str) -> None:
     assert set(games) == {"shaula", "stalactites", "moojub"}
     assert games["stalactites"]["cards"] == 48 and games["moojub"]["hidden"] is True
     assert games["shaula"]["piles"][:2] == ["f1", "f2"]
+    for game in games:
+        status, text = await get_text(f"{server_url}/games/{game}/rules")
+        assert status == 200 and text == core.rules_text(game)
+    status, _ = await get_text(f"{server_url}/games/chess/rules")
+    assert status == 404
     room = await create_room(server_url, game="shaula")
     status, body = await get_json(f"{server_url}/tv/room")
     assert status == 200
