@@ -49,6 +49,7 @@ from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 
@@ -75,6 +76,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_get("/ws", websocket)
+    add_web_client(app)
     return app
 
 
