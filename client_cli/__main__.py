@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         "seed", nargs="?", type=deal_number, help="the deal (default: a random one)"
     )
 
+    rules = sub.add_parser(
+        "rules",
+        help="how to play a game, in plain words",
+        description="Print a game's rules (the same text as ? in the client and docs/rules.md).",
+    )
+    rules.add_argument("game", choices=GAMES)
+
     bot = sub.add_parser(
         "bot",
         help="join a room and let the solver play",
@@ -123,8 +130,25 @@ def card_style(args: argparse.Namespace) -> CardStyle:
     return style_from_env(ascii_only=args.ascii, no_color=True if args.no_color else None)
 
 
+def print_rules(game: str, style: CardStyle) -> None:
+    """The rules as Markdown on a terminal; the plain text when piped (for a pager or a file)."""
+    from core import rules_text
+
+    text = rules_text(game)
+    if not sys.stdout.isatty():
+        sys.stdout.write(text)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    Console(no_color=not style.color).print(Markdown(text))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "rules":
+        print_rules(args.game, card_style(args))
+        return 0
     if args.command == "practice":
         from client_cli.play_app import PlayApp
         from client_cli.session import LocalSession

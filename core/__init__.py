@@ -13,6 +13,8 @@ RULES.md (beside the repository) is the specification; section 9 is this surface
 
 from __future__ import annotations
 
+import functools
+from importlib import resources
 from typing import Any
 
 from core.cards import CARD_TEXT, Card
@@ -41,6 +43,7 @@ __all__ = [
     "from_state",
     "game_class",
     "new_game",
+    "rules_text",
 ]
 
 GAMES: tuple[str, ...] = ("shaula", "stalactites", "moojub")
@@ -58,6 +61,17 @@ def game_class(name: str) -> type[Game]:
 def new_game(name: str, seed: int) -> Game:
     """A new deal of game ``name`` for ``seed`` (1 .. 2**63-1)."""
     return game_class(name)(seed)
+
+
+@functools.cache
+def rules_text(name: str) -> str:
+    """Game ``name``'s rules in plain words for players (Markdown); ValueError if unknown.
+
+    One text per game in ``core/rules/``, shown alike by every client (the terminal
+    client's ``?`` and ``solrace rules``, the web client) and gathered in docs/rules.md.
+    """
+    game_class(name)
+    return resources.files(__name__).joinpath("rules", f"{name}.md").read_text(encoding="utf-8")
 
 
 def from_state(data: dict[str, Any]) -> Game:

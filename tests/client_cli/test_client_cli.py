@@ -12,13 +12,14 @@ from client_cli.bot import Planner, greedy_move
 from client_cli.commands import seat_token
 from client_cli.net import http_url, ws_url
 from core import new_game
+from core import rules_text as core_rules_text
 
 
 def test_help_explains_each_subcommand() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "client_cli", "--help"], capture_output=True, text=True, check=True
     ).stdout
-    for command in ("play", "watch", "rooms", "practice", "bot"):
+    for command in ("play", "watch", "rooms", "practice", "bot", "rules"):
         assert command in out
     assert "SOLRACE_SERVER" in out and "t5 t2" in out
 
@@ -96,3 +97,12 @@ async def test_the_planner_follows_the_solvers_winning_line() -> None:
         assert move is not None
         game.apply(move)
     assert planner.mode == "solver" and game.moves < 100
+
+
+@pytest.mark.parametrize("game", ["shaula", "stalactites", "moojub"])
+def test_rules_subcommand_prints_the_games_rules(game: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "client_cli", "rules", game], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == core_rules_text(game)
