@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 import hiredis
 
+from server.keys import CONTROL
 from server.redis_client import AnyRedis, tcp_nodes
 from server.resp import encode_command
 from server.resp_cluster import Address
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 Handler = Callable[[bytes], None]
 
-_CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
+_CONTROL = CONTROL  # always subscribed: redis-py's listener needs one channel
 
 
 class Feed(Protocol):

@@ -6,6 +6,7 @@ codes as the WebSocket protocol (docs/protocol.md).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import math
@@ -17,14 +18,16 @@ from aiohttp import web
 
 import core
 from protocol import ErrorCode
-from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.client_address import client_address, parse_trusted_proxies
 from server.lobby import draw_seed, new_room_id
 from server.race import Race, RoomConfig
-from server.room_limit import client_address
+from server.tv import closest_race
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
 MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
+TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,7 @@ def _error(
 
 
 # What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
-_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG}
+_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG, 429: ErrorCode.RATE_LIMITED}
 
 
 def _explain(exc: web.HTTPException, request: web.Request) -> str:
@@ -49,7 +52,7 @@ def _explain(exc: web.HTTPException, request: web.Request) -> str:
     if exc.status == 405:
         return f"{request.method} is not allowed here (allowed: {exc.headers.get('Allow', '')})"
     if exc.status == 413:
-        return f"the body is over {MAX_BODY // 1024} KiB"
+        return TOO_BIG
     return exc.text if exc.text and exc.text != f"{exc.status}: {exc.reason}" else exc.reason
 
 
@@ -60,6 +63,11 @@ async def json_errors(
     """Every HTTP error is a JSON `{"error": {"code", "message"}}`, also those aiohttp
     raises itself (404 for an unknown path, 405, 413 for a body over 64 KiB) and a bug's
     500, which would otherwise be plain text."""
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        # Refused before a byte of it is read, not after waiting for all of it.
+        response = _error(413, ErrorCode.TOO_BIG, TOO_BIG)
+        response.force_close()
+        return response
     try:
         return await handler(request)
     except web.HTTPException as exc:
@@ -68,6 +76,9 @@ async def json_errors(
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
         return _error(exc.status, code, _explain(exc, request), headers)
+    except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
+        log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
+        raise
     except Exception:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON
@@ -104,8 +115,12 @@ async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"))
-    wait = request.app[ROOM_LIMIT].take(address, time.monotonic())
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
     if wait:
         return _error(
             429,
@@ -114,7 +129,14 @@ async def create_room(request: web.Request) -> web.Response:
             {"Retry-After": str(math.ceil(wait))},
         )
     try:
-        body = await request.json()
+        async with asyncio.timeout(settings.body_timeout or None):
+            body = await request.json()
+    except TimeoutError:  # a client trickling its body must not hold the connection
+        response = _error(
+            408, ErrorCode.BAD_REQUEST, f"the body took over {settings.body_timeout:g} s"
+        )
+        response.force_close()
+        return response
     except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
     if not isinstance(body, dict):
@@ -163,19 +185,51 @@ async def create_room(request: web.Request) -> web.Response:
     return web.json_response(answer, status=201)
 
 
-@routes.get("/rooms")
-async def list_rooms(request: web.Request) -> web.Response:
-    """Rooms in their lobby, counting down or running, newest first."""
+async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """ROOM views of the recent rooms whose status is in `wanted`, newest first."""
     store = request.app[STORE]
     ids = await store.room_ids()
     statuses = await store.statuses(ids)
     rooms = []
     for room in ids:
-        if statuses.get(room) in ("lobby", "countdown", "running"):
+        if statuses.get(room) in wanted:
             loaded = await store.load(room)
             if loaded is not None:
                 rooms.append(loaded.race.view())
+    return rooms
+
+
+@routes.get("/rooms")
+async def list_rooms(request: web.Request) -> web.Response:
+    """Rooms in their lobby, counting down or running, newest first."""
+    rooms = await _live_rooms(request, ("lobby", "countdown", "running"))
     return web.json_response({"rooms": rooms})
+
+
+@routes.get("/tv/room")
+async def tv_room(request: web.Request) -> web.Response:
+    """The race the TV page shows: the closest one running now (server/tv.py), or null."""
+    room = closest_race(await _live_rooms(request, ("running",)))
+    return web.json_response({"room": room})
+
+
+@routes.get("/games")
+async def games(request: web.Request) -> web.Response:
+    """What a client needs to know of each game besides the rules it must not copy."""
+    return web.json_response(
+        {
+            "games": [
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "cards": cls.progress_total,
+                    "hidden": cls.has_talon,
+                    "piles": list(cls.pile_ids),
+                }
+                for name, cls in core.GAME_CLASSES.items()
+            ]
+        }
+    )
 
 
 @routes.get("/rooms/{room}")
@@ -206,8 +260,22 @@ async def get_results(request: web.Request) -> web.Response:
     )
 
 
+@routes.get("/games/{game}/rules")
+async def game_rules(request: web.Request) -> web.Response:
+    """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
+    try:
+        text = core.rules_text(request.match_info["game"])
+    except ValueError:
+        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+
+
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
+    drain = request.app[DRAIN]
+    if drain.draining:  # still serving, but a balancer should send no one new here
+        reason = drain.reason(time.monotonic())
+        return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
     try:
         await request.app[STORE].ping()
     except Exception as err:

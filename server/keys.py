@@ -20,7 +20,8 @@ node, so one script can touch them all):
 Global keys (no room tag; each is touched by one command on its own): `ROOMS` (zset of
 room ids by creation time), `DEADLINES` (zset of room ids by their next deadline, swept by
 every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
-process's heartbeat), and the channels `CONTROL` and `ticket_channel(TICKET)`.
+process's heartbeat), `room_rate_key(ADDRESS)` (the room-creation limit of a client
+address), and the channels `CONTROL` and `ticket_channel(TICKET)`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "process_key",
     "quick_queue",
     "room_keys",
+    "room_rate_key",
     "ticket_channel",
 ]
 
@@ -50,6 +52,11 @@ def quick_queue(game: str) -> str:
 def ticket_channel(ticket: str) -> str:
     """Where a quick-match ticket ("ID|name") hears of its pairing."""
     return f"solrace:quick:ticket:{ticket.partition('|')[0]}"
+
+
+def room_rate_key(address: str) -> str:
+    """The room-creation limit's state for a client address (server/room_limit.py)."""
+    return f"solrace:room-rate:{address}"
 
 
 def process_key(process: str) -> str:

@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 import subprocess
-import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from aiohttp import web
 from redis_cluster import wait_up
+from server_processes import environment, server_process
 from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, get_json
 
@@ -23,39 +22,6 @@ import protocol as p
 from server.app import PROCESS_TTL, REAP_EVERY, create_app
 from server.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@contextlib.asynccontextmanager
-async def server_process(redis_url: str) -> AsyncIterator[tuple[str, asyncio.subprocess.Process]]:
-    """A real `python -m server` on the session's Redis; killed on exit if still alive."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
-    env["REDIS_URL"] = redis_url
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "server",
-        "--port",
-        str(port),
-        cwd=ROOT,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            with contextlib.suppress(OSError):
-                if (await get_json(f"{base}/healthz"))[0] == 200:
-                    break
-            await asyncio.sleep(0.05)
-        yield base, process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
 
 async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_dies(
     redis_url: str, make_server: MakeServer
@@ -63,8 +29,10 @@ async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_di
     survivor = await make_server()
     room = (await create_room(survivor, seed=31, seats=1, grace=1.0))["id"]
     game = core.new_game("shaula", 31)
-    async with server_process(redis_url) as (doomed, process), contextlib.AsyncExitStack() as stack:
-        old = await stack.enter_async_context(WsClient.connect(doomed))
+    port = free_port()
+    env = environment(REDIS_URL=redis_url)
+    async with server_process(port, env) as process, contextlib.AsyncExitStack() as stack:
+        old = await stack.enter_async_context(WsClient.connect(f"http://127.0.0.1:{port}"))
         token = (await old.join(room, "ann")).token
         async with WsClient.connect(survivor) as new:
             # The normal path after a network change: a new socket, the old not gone yet.
