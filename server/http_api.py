@@ -16,8 +16,8 @@ from typing import Any
 from aiohttp import web
 
 import core
-from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
-from server.protocol import ErrorCode
+from protocol import ErrorCode
+from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.race import Race, RoomConfig
 from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
@@ -208,6 +208,10 @@ async def get_results(request: web.Request) -> web.Response:
 
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
+    drain = request.app[DRAIN]
+    if drain.draining:  # still serving, but a balancer should send no one new here
+        reason = drain.reason(time.monotonic())
+        return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
     try:
         await request.app[STORE].redis.ping()
     except Exception as err:

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from server import protocol as p
-from server.protocol import ErrorCode
+import protocol as p
+from protocol import ErrorCode
 
 __all__ = [
     "NO_TIME",

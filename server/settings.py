@@ -74,6 +74,13 @@ class Settings:
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
 
+    # Operations (issue 14): draining before a stop.
+    drain: float = _setting(
+        5.0,
+        "seconds a process keeps serving after SIGTERM while /healthz answers 503 (draining), "
+        "so a balancer takes it out before it closes its sockets (1001); 0: close at once",
+    )
+
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
@@ -84,6 +91,9 @@ class Settings:
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
         for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+        for name in ("drain",):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
 

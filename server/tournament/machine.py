@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.protocol import ErrorCode
+from protocol import ErrorCode
 from server.tournament.scoring import (
     RaceResult,
     arena_standings,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.protocol import ErrorCode
+from protocol import ErrorCode
 from server.tournament.machine import Status, TourConfig, TourError, Tournament, split_evenly
 from server.tournament.scoring import RaceResult, places, round_points, rounds_standings
 
