@@ -34,6 +34,8 @@ from protocol.client_to_server import (
     Resign,
     Resync,
     Start,
+    TourUnwatch,
+    TourWatch,
     Undo,
     Watch,
 )
@@ -80,6 +82,7 @@ from protocol.server_to_client import (
     RematchVote,
     ServerToClient,
     Snapshot,
+    TourState,
     Welcome,
 )
 
@@ -125,6 +128,9 @@ __all__ = [
     "ServerToClient",
     "Snapshot",
     "Start",
+    "TourState",
+    "TourUnwatch",
+    "TourWatch",
     "Undo",
     "Unexpected",
     "Watch",

@@ -18,9 +18,10 @@ from aiohttp import web
 import core
 from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
-from server.race import Race, RoomConfig
+from server.race import Race, RaceError, RoomConfig
 from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
+from server.tournament.rooms import StoreRooms
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
@@ -204,6 +205,19 @@ async def get_results(request: web.Request) -> web.Response:
             "results": race.results,
         }
     )
+
+
+@routes.get("/rooms/{room}/replay")
+async def get_replay(request: web.Request) -> web.Response:
+    """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
+    each line chained to the previous one by its hash."""
+    try:
+        record = await StoreRooms(request.app[STORE]).record(request.match_info["room"])
+    except RaceError:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    if record is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    return web.Response(text=record.replay(), content_type="application/x-ndjson", charset="utf-8")
 
 
 @routes.get("/healthz")

@@ -11,10 +11,11 @@ compare-and-set on a room that does not exist yet).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import core
-from server.protocol import ErrorCode
+from core.replay import write_replay
+from protocol import ErrorCode
 from server.race import Outcome, Race, RaceError, RoomConfig, Status
 from server.store import RedisRoomStore
 
@@ -50,6 +51,20 @@ class RaceRecord:
     started_at: float
     finished_at: float
     finish_reason: str
+
+    def replay(self, context: dict[str, Any] | None = None) -> str:
+        """The race as a replay (core/replay.py); `context` joins the header (e.g. the
+        tournament, round and heat it was)."""
+        header: dict[str, Any] = {
+            "game": self.game,
+            "seed": self.seed,
+            "players": [{"seat": seat, "name": name} for seat, name in self.players],
+            "room": self.room,
+            "started_at": self.started_at,
+            "finish_reason": self.finish_reason,
+            **(context or {}),
+        }
+        return write_replay(header, self.moves)
 
 
 class RaceRooms(Protocol):

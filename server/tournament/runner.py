@@ -17,16 +17,16 @@ import time
 from typing import Any
 
 import core
-from core.replay import verify, write_replay
-from server.protocol import ErrorCode
+from core.replay import verify
+from protocol import ErrorCode
 from server.race import RaceError
 from server.store import hash_token
 from server.tournament.machine import Heat, TourConfig, TourError, Tournament
-from server.tournament.rooms import HeatSpec, RaceRecord, RaceRooms, heat_room
+from server.tournament.rooms import HeatSpec, RaceRooms, heat_room
 from server.tournament.scoring import RaceResult
 from server.tournament.store import TourStore
 
-__all__ = ["POLL", "TourRunner", "heat_results", "new_tour_id", "player_of", "replay_of"]
+__all__ = ["POLL", "TourRunner", "heat_results", "new_tour_id", "player_of"]
 
 log = logging.getLogger(__name__)
 
@@ -36,20 +36,6 @@ LEASE = 10.0  # seconds a process may hold a tournament it advances
 
 def new_tour_id() -> str:
     return secrets.token_hex(4)
-
-
-def replay_of(tid: str | None, heat: Heat | None, record: RaceRecord) -> str:
-    header: dict[str, Any] = {
-        "game": record.game,
-        "seed": record.seed,
-        "players": [{"seat": seat, "name": name} for seat, name in record.players],
-        "room": record.room,
-        "started_at": record.started_at,
-        "finish_reason": record.finish_reason,
-    }
-    if tid is not None and heat is not None:
-        header |= {"tournament": tid, "round": heat.round, "heat": heat.id}
-    return write_replay(header, record.moves)
 
 
 def heat_results(heat: Heat, replay: str) -> list[RaceResult]:
@@ -193,22 +179,33 @@ class TourRunner:
         return tour
 
     async def _watch_heat(self, tour: Tournament, heat: Heat, now: float) -> Tournament:
+        """Open the heat's room if nobody has yet; score it once it has finished."""
         room = heat_room(tour.id, heat.id)
+        if not heat.opened:
+            await self.rooms.open(self._spec(tour, heat), now)  # idempotent
+            return (await self.store.transact(tour.id, lambda t: t.heat_opened(heat.id))).tour
         try:
             record = await self.rooms.record(room)
         except RaceError:
+            # Gone (rooms expire an hour after their end, and every process was down
+            # that long): opened again, so the heat is raced rather than lost.
+            log.warning(
+                "tournament %s: the room of heat %d is gone; opening it again", tour.id, heat.id
+            )
             await self.rooms.open(self._spec(tour, heat), now)
             return tour
         if record is None:
             return tour
-        replay = replay_of(tour.id, heat, record)
+        replay = record.replay({"tournament": tour.id, "round": heat.round, "heat": heat.id})
         await self.store.save_replay(tour.id, heat.id, replay)
-        stored = await self.store.replay(tour.id, heat.id)
+        stored = await self.store.replay(tour.id, heat.id)  # the first one saved counts
         results = heat_results(heat, stored or replay)
         at = time.time()
-        return (
-            await self.store.transact(tour.id, lambda t: t.heat_finished(heat.id, results, at))
-        ).tour
+
+        def finished(t: Tournament) -> bool:
+            return t.heat_finished(heat.id, results, at)
+
+        return (await self.store.transact(tour.id, finished)).tour
 
     def _spec(self, tour: Tournament, heat: Heat) -> HeatSpec:
         c = tour.config

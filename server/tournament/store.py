@@ -22,10 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
-from server.protocol import ErrorCode
 from server.redis_client import AnyRedis
-from server.tournament.machine import Status, TourError, Tournament
+from server.tournament.machine import TourError, Tournament
 
 __all__ = ["TOURS", "TOUR_DEADLINES", "TourKeys", "TourStore", "Written"]
 
@@ -157,14 +157,6 @@ class TourStore:
 
     async def ids(self, limit: int = 100) -> list[str]:
         return [t.decode() for t in await self.redis.zrevrange(TOURS, 0, limit - 1)]
-
-    async def running(self) -> list[Tournament]:
-        out = []
-        for tid in await self.ids(1000):
-            loaded = await self.load(tid)
-            if loaded is not None and loaded[0].status is Status.RUNNING:
-                out.append(loaded[0])
-        return out
 
 
 def _valid_id(tid: str) -> bool:

@@ -59,8 +59,8 @@ def tour_view(tour: Tournament) -> dict[str, Any]:
         "finished_at": tour.finished_at,
         "players": len(tour.players),
         "active": sum(p.active for p in tour.players),
-        "live": [race_view(tour, h) for h in tour.live_heats()],
-        "rounds": [
+        "live": [race_view(tour, h) for h in tour.live_heats() if h.opened],
+        "deals": [
             {"round": r, "game": tour.config.games[(r - 1) % len(tour.config.games)], "seed": s}
             for r, s in sorted(tour.round_seeds.items())
             if not any(h.live for h in tour.heats if h.round == r)
@@ -85,7 +85,7 @@ def you_view(tour: Tournament, pid: int, rows: list[dict[str, Any]]) -> dict[str
     """A player's own line: their standing and, while they race, their room and seat."""
     player = tour.players[pid]
     row = next(r for r in rows if r["player"] == pid)
-    live = next((h for h in tour.live_heats() if pid in h.players), None)
+    live = next((h for h in tour.live_heats() if pid in h.players and h.opened), None)
     return {
         "player": pid,
         "name": player.name,
