@@ -49,6 +49,7 @@ from server.settings import Settings, SettingsError
 from server.tournament.http_api import tour_routes
 from server.tournament.keys import TOUR_LIVE
 from server.tournament.lifecycle import tournaments_ctx
+from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 
@@ -76,6 +77,7 @@ def create_app(settings: Settings) -> web.Application:
     app.router.add_routes(routes)
     app.router.add_routes(tour_routes)
     app.router.add_get("/ws", websocket)
+    add_web_client(app)
     return app
 
 
