@@ -77,7 +77,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
         format=fmt,
         games=tuple(games),
         rounds=_whole(body, "rounds", 3, 1, 100),
-        duration=_number(body, "duration", 600.0, 10, 86400) or 600.0,
+        duration=_number(body, "duration", 600.0, 1, 86400) or 600.0,
         time_limit=_number(body, "time_limit", 300.0, 1, 86400) or 300.0,
         winnable=_flag(body, "winnable", True),
         spectator_delay=_number(body, "spectator_delay", 10.0, 0, 3600) or 0.0,

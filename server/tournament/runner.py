@@ -31,7 +31,7 @@ __all__ = ["POLL", "TourRunner", "heat_results", "new_tour_id", "player_of"]
 log = logging.getLogger(__name__)
 
 POLL = 0.25  # seconds between looks at a tournament's live heats
-LEASE = 10.0  # seconds a process may hold a tournament it advances
+LEASE = 2.0  # seconds a process holds a tournament it advances (a dead one frees it soon)
 
 
 def new_tour_id() -> str:

@@ -9,62 +9,22 @@ import asyncio
 import csv
 import io
 import json
-from typing import Any
 
-from tour_bots import FINISH, Plan, TourBot, post
+from tour_bots import (
+    FINISH,
+    Plan,
+    TourBot,
+    always,
+    create,
+    post,
+    recomputed_points,
+    register,
+    wait_for,
+)
 from wsclient import WsClient, get_json, get_text
 
 import protocol as p
 from core.replay import verify
-from server.tournament.scoring import RaceResult, rounds_standings
-
-
-async def create(server_url: str, **body: Any) -> tuple[str, str]:
-    body = {
-        "name": "test cup",
-        "format": "rounds",
-        "game": "shaula",
-        "countdown": 0.2,
-        "pause": 0.2,
-        "grace": 0.5,
-        "spectator_delay": 0,
-        **body,
-    }
-    status, data = await post(f"{server_url}/tournaments", body)
-    assert status == 201, data
-    return data["tournament"]["id"], data["organiser_token"]
-
-
-async def register(server_url: str, tid: str, name: str) -> str:
-    status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": name})
-    assert status == 201, data
-    token: str = data["token"]
-    return token
-
-
-async def wait_for(watcher: WsClient, test: Any, timeout: float = 60.0) -> p.TourState:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        state = await watcher.expect(p.TourState, timeout=max(0.01, deadline - loop.time()))
-        if test(state):
-            return state
-
-
-def recomputed(replays: list[str], ids: dict[str, int]) -> dict[str, float]:
-    """name -> points, from the replays alone."""
-    by_round: dict[int, list[RaceResult]] = {}
-    for text in replays:
-        checked = verify(text)
-        round_ = checked.header["round"]
-        for r in checked.results:
-            by_round.setdefault(round_, []).append(
-                RaceResult(
-                    ids[r["name"]], r["won"], r["time"], r["progress"], r["reached"], r["moves"]
-                )
-            )
-    names = {v: k for k, v in ids.items()}
-    return {names[row.player]: row.points for _, row in rounds_standings(list(names), by_round)}
 
 
 async def test_a_rounds_tournament_from_registration_to_results(server_url: str) -> None:
@@ -74,13 +34,13 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
     status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})
     assert status == 409 and data["error"]["code"] == "name_taken"
     plans = {
-        "ann": lambda r: FINISH,
-        "bo": lambda r: FINISH,
-        "cy": lambda r: Plan(moves=6, resign=True),  # never finishes
-        "di": lambda r: Plan(drop=True),  # disconnects at the start, moves nothing
-        "ed": lambda r: Plan(moves=0),  # stays, moves nothing: ties with di
+        "ann": always(FINISH),
+        "bo": always(FINISH),
+        "cy": always(Plan(moves=6, resign=True)),  # never finishes
+        "di": always(Plan(drop=True)),  # disconnects at the start, moves nothing
+        "ed": always(Plan(moves=0)),  # stays, moves nothing: ties with di
     }
-    bots = [TourBot(server_url, tid, n, tokens[n], plans[n]) for n in names]
+    bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in names]
     async with WsClient.connect(server_url) as watcher:
         await watcher.send(p.TourWatch(tournament=tid, top=3))
         first = await watcher.expect(p.TourState)
@@ -148,4 +108,4 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         status, room_text = await get_text(f"{server_url}/rooms/{race['room']}/replay")
         assert status == 200 and verify(room_text).results == verify(text).results
     ids = {row["name"]: row["player"] for row in doc["standings"]}
-    assert recomputed(replays, ids) == {name: row["points"] for name, row in rows.items()}
+    assert recomputed_points(replays, ids) == {name: row["points"] for name, row in rows.items()}
