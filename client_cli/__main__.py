@@ -22,7 +22,7 @@ Every player of a race gets the very same deal; the first to finish wins.
 Moves are typed in the engine's notation (t5 t2, t5 t2 3, c1 f, r2 f7, deal) or
 picked by keys: a digit picks a tableau pile (Moojub: a reserve), then a digit,
 f (foundation) or c (free cell) drops it; arrows and space do the same with a
-cursor. u undo, h hint, a autoplay, ? help, ctrl+q quit.
+cursor. u undo, h hint, a autoplay, ? the rules and keys, q quit.
 """
 
 
