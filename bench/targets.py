@@ -16,8 +16,8 @@ from typing import Any, Protocol, TypeVar
 import aiohttp
 import msgpack
 
+import protocol as p
 from bench.wsclient import WsClient, client_frame, connect
-from server import protocol as p
 
 __all__ = ["TARGETS", "Racer", "RelayTarget", "Target", "gather_batched"]
 

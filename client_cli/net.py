@@ -16,8 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from server.protocol import (
-    CLIENT_OUT,
+from protocol import (
+    SERVER_TO_CLIENT,
     Message,
     Unexpected,
     decode_json,
@@ -137,9 +137,9 @@ class Link:
 
     async def _deliver(self, frame: str | bytes) -> None:
         if isinstance(frame, bytes):
-            msg = decode_msgpack(frame, CLIENT_OUT)
+            msg = decode_msgpack(frame, SERVER_TO_CLIENT)
         else:
-            msg = decode_json(frame, CLIENT_OUT)
+            msg = decode_json(frame, SERVER_TO_CLIENT)
         if isinstance(msg, Unexpected):
             return
         result = self.on_message(msg)

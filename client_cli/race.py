@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import Game, IllegalMove, from_state, new_game
-from server.protocol import (
+from protocol import (
     Accepted,
     Countdown,
     Event,

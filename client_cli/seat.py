@@ -15,7 +15,7 @@ from typing import Any
 from client_cli.net import Link, ws_url
 from client_cli.race import RaceView
 from client_cli.session import Allowed, Outcome
-from server.protocol import (
+from protocol import (
     Accepted,
     Error,
     ErrorCode,
@@ -38,7 +38,7 @@ from server.protocol import (
     Watch,
     Welcome,
 )
-from server.protocol import Move as MoveMsg
+from protocol import Move as MoveMsg
 
 __all__ = ["ANSWER_TIMEOUT", "Seat"]
 

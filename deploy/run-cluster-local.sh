@@ -22,7 +22,8 @@ trap 'exit 130' INT TERM
 for port in "${ports[@]}"; do
     data="$PWD/.data/cluster/$port"
     mkdir -p "$data"
-    redis-server --bind 127.0.0.1 --port "$port" --dir "$data" --appendonly yes --save "" \
+    # setsid: out of reach of the terminal's ^C, so the servers stop before their Redis.
+    setsid redis-server --bind 127.0.0.1 --port "$port" --dir "$data" --appendonly yes --save "" \
         --cluster-enabled yes --cluster-config-file nodes.conf --logfile "$data/redis.log" &
     nodes+=($!)
 done

@@ -1,23 +1,33 @@
 #!/usr/bin/env bash
 # Run N solrace server processes on one Redis, on ports BASE .. BASE+N-1 (default: 3 from 8801).
-# Uses REDIS_URL when set; otherwise starts one redis-server (AOF on, data in .data/shared-redis,
-# port $REDIS_PORT or 6390) that every process shares. Put a load balancer in front of the
-# processes (deploy/nginx.conf or deploy/haproxy.cfg) to serve them all on 127.0.0.1:8765.
-# Ctrl-C stops the servers first, then Redis.
+# Uses REDIS_URL when set; otherwise starts one redis-server (AOF on, port $REDIS_PORT or 6390)
+# with its own data directory, $SOLRACE_DATA_DIR/redis-PORT (.data/redis-6390 by default), so
+# two fleets on two ports never share one. Put a load balancer in front of the processes
+# (deploy/nginx.conf or deploy/haproxy.cfg) to serve them all on 127.0.0.1:8765.
+#
+# A process that dies (a crash, a SIGKILL) is started again on its port after a second; the
+# others, and Redis, go on. Ctrl-C (or SIGTERM to this script) stops the servers first, then
+# Redis: Redis runs in a session of its own, so the terminal's Ctrl-C does not reach it.
+# Checked by tests/ops/test_run_local.py.
 set -euo pipefail
 n=${1:-3}
 base=${2:-8801}
 cd "$(dirname "$0")/.."
 py=${PYTHON:-.venv/bin/python}
 [ -x "$py" ] || { echo "no $py: run 'make setup' first (or set PYTHON)" >&2; exit 1; }
+say() { echo "run-local: $*" >&2; }
 
-servers=()
+declare -A servers=()  # port -> pid
 redis_pid=""
+stopping=""
 stop_all() {
     trap - EXIT INT TERM
+    stopping=1
+    say "stopping the servers"
     for pid in "${servers[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${servers[@]}"; do wait "$pid" 2>/dev/null || true; done
     if [ -n "$redis_pid" ]; then
+        say "stopping Redis"
         kill -TERM "$redis_pid" 2>/dev/null || true
         wait "$redis_pid" 2>/dev/null || true
     fi
@@ -25,28 +35,60 @@ stop_all() {
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 
-if [ -z "${REDIS_URL:-}" ]; then
-    scripts/ensure-redis-server
-    redis_port=${REDIS_PORT:-6390}
-    data="$PWD/.data/shared-redis"
-    mkdir -p "$data"
-    redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$data" --appendonly yes \
-        --save "" --logfile "$data/redis.log" &
+start_redis() {
+    # setsid: a session (and process group) of its own, out of reach of the terminal's ^C.
+    setsid redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$redis_data" \
+        --appendonly yes --save "" --logfile "$redis_data/redis.log" &
     redis_pid=$!
     for _ in $(seq 100); do
         if "$py" -c "import socket,sys; s=socket.create_connection(('127.0.0.1',$redis_port));
 s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(7).startswith(b'+PONG') else 1)" 2>/dev/null; then
-            break
+            return
         fi
         sleep 0.1
     done
+    say "Redis on port $redis_port did not answer PING (see $redis_data/redis.log)"
+}
+
+start_server() {  # start_server PORT
+    "$py" -m server --host 127.0.0.1 --port "$1" &
+    servers[$1]=$!
+    say "server on port $1 started (pid ${servers[$1]})"
+}
+
+if [ -z "${REDIS_URL:-}" ]; then
+    scripts/ensure-redis-server
+    redis_port=${REDIS_PORT:-6390}
+    redis_data="$(realpath -m "${SOLRACE_DATA_DIR:-.data}")/redis-$redis_port"
+    mkdir -p "$redis_data"
+    start_redis
+    say "Redis on port $redis_port started (pid $redis_pid, data in $redis_data)"
     export REDIS_URL="redis://127.0.0.1:$redis_port/0"
 fi
 
 for i in $(seq 0 $((n - 1))); do
-    "$py" -m server --host 127.0.0.1 --port $((base + i)) &
-    servers+=($!)
+    start_server $((base + i))
 done
-echo "solrace: $n processes on ports $base..$((base + n - 1)), Redis at $REDIS_URL" >&2
-# Stop everything as soon as one server exits: a half-running fleet hides problems.
-wait -n "${servers[@]}"
+say "$n processes on ports $base..$((base + n - 1)), Redis at $REDIS_URL"
+
+# Keep the fleet up: whichever child ends, start it again (Redis from its append-only file).
+while true; do
+    ended=""
+    status=0
+    wait -n -p ended || status=$?
+    [ -n "$stopping" ] && break
+    [ -z "$ended" ] && { sleep 1; continue; }  # no child ended (nothing to wait for)
+    if [ "$ended" = "$redis_pid" ]; then
+        say "Redis (pid $ended) exited with status $status: starting it again"
+        sleep 1
+        start_redis
+        continue
+    fi
+    for port in "${!servers[@]}"; do
+        if [ "${servers[$port]}" = "$ended" ]; then
+            say "server on port $port (pid $ended) exited with status $status: starting it again"
+            sleep 1
+            start_server "$port"
+        fi
+    done
+done

@@ -1,5 +1,2 @@
-"""solrace's race server (aiohttp + Redis).
-
-Importing this package must stay cheap and free of aiohttp/Redis, so that the
-terminal client can import `server.protocol` alone.
-"""
+"""solrace's race server (aiohttp + Redis). The wire protocol is the top-level `protocol`
+package, shared with the clients."""

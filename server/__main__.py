@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import sys
+import time
 import urllib.parse
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
@@ -25,6 +26,7 @@ from aiohttp import web
 from redis.exceptions import RedisError
 
 from server.app import create_app
+from server.app_keys import DRAIN
 from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
 from server.settings import FIELDS, Settings, SettingsError
 
@@ -78,27 +80,20 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
-    """Serve until ``stop`` is set (by default: until SIGINT or SIGTERM)."""
+    """Serve until ``stop`` is set (by default: until SIGINT, or SIGTERM and its drain)."""
     loop = asyncio.get_running_loop()
+    app: web.Application | None = None
     if stop is None:
         stop = asyncio.Event()
-        signals = (signal.SIGINT, signal.SIGTERM)
-
-        def begin_shutdown() -> None:
-            stop.set()
-            # A second Ctrl-C during a slow shutdown then interrupts it for good.
-            for signum in signals:
-                loop.remove_signal_handler(signum)
-
-        for signum in signals:
-            loop.add_signal_handler(signum, begin_shutdown)
+        on_signal = _signal_handler(loop, stop, lambda: app, settings.drain)
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, on_signal, signum)
     async with contextlib.AsyncExitStack() as stack:
         if settings.redis_url is None:
             redis_url = await stack.enter_async_context(RedisSupervisor(settings.data_dir))
             settings = dataclasses.replace(settings, redis_url=redis_url)
-        runner = web.AppRunner(
-            create_app(settings), shutdown_timeout=settings.shutdown_timeout, access_log=None
-        )
+        app = create_app(settings)
+        runner = web.AppRunner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None)
         await runner.setup()
         # Registered after the supervisor, so it runs before it: Redis stops last.
         stack.push_async_callback(runner.cleanup)
@@ -111,7 +106,31 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             _shown(settings.redis_url),
         )
         await stop.wait()
-        log.info("shutting down")
+        log.info("shutting down: closing sockets with 1001")
+
+
+def _signal_handler(
+    loop: asyncio.AbstractEventLoop,
+    stop: asyncio.Event,
+    app: Callable[[], web.Application | None],
+    drain: float,
+) -> Callable[[int], None]:
+    """SIGTERM (a deploy, systemd, a balancer's orchestration): drain for `drain` seconds,
+    then stop. SIGINT (Ctrl-C), or any second signal: stop now."""
+
+    def on_signal(signum: int) -> None:
+        running = app()
+        if signum != signal.SIGTERM or not drain or running is None or running[DRAIN].draining:
+            stop.set()
+            # A further Ctrl-C during a slow shutdown then interrupts it for good.
+            for each in (signal.SIGINT, signal.SIGTERM):
+                loop.remove_signal_handler(each)
+            return
+        running[DRAIN].begin(drain, time.monotonic())
+        log.info("SIGTERM: draining for %g s (/healthz answers 503), then closing", drain)
+        loop.call_later(drain, stop.set)
+
+    return on_signal
 
 
 def _shown(url: str | None) -> str:

@@ -19,8 +19,10 @@ from functools import partial
 
 from aiohttp import WSMsgType, web
 
-from server import protocol as p
+import protocol as p
+from protocol import CloseCode, ErrorCode
 from server.app_keys import (
+    DRAIN,
     FLUSHER,
     HUB,
     METRICS,
@@ -34,16 +36,17 @@ from server.app_keys import (
 )
 from server.batcher import ScriptBatcher
 from server.connection import Connection, Flusher, TokenBucket, check_alive
+from server.draining import Drain
 from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, json_errors, routes
 from server.hub import Hub
 from server.metrics import Metrics
-from server.protocol import CloseCode, ErrorCode
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 
@@ -61,6 +64,7 @@ def create_app(settings: Settings) -> web.Application:
     app[SOCKETS] = set()
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
+    app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
@@ -68,6 +72,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_get("/ws", websocket)
+    add_web_client(app)
     return app
 
 

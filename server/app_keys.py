@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from server.connection import Connection, Flusher
+from server.draining import Drain
 from server.hub import Hub
 from server.metrics import Metrics
 from server.redis_client import AnyRedis
@@ -14,6 +15,7 @@ from server.settings import Settings
 from server.store import RedisRoomStore
 
 __all__ = [
+    "DRAIN",
     "FLUSHER",
     "HUB",
     "METRICS",
@@ -36,3 +38,4 @@ SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
 FLUSHER = web.AppKey("flusher", Flusher)
 PROCESS = web.AppKey("process", str)
 ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
+DRAIN = web.AppKey("drain", Drain)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 from aiohttp import web
 
-from server import protocol as p
+import protocol as p
 
 if TYPE_CHECKING:
     from core import Game

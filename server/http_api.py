@@ -16,11 +16,12 @@ from typing import Any
 from aiohttp import web
 
 import core
-from server.app_keys import METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
-from server.protocol import ErrorCode
+from protocol import ErrorCode
+from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.client_address import client_address, parse_trusted_proxies
 from server.race import Race, RoomConfig
-from server.room_limit import client_address
 from server.service import draw_seed, new_room_id
+from server.tv import closest_race
 
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
@@ -104,8 +105,12 @@ async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"))
-    wait = request.app[ROOM_LIMIT].take(address, time.monotonic())
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
     if wait:
         return _error(
             429,
@@ -163,19 +168,51 @@ async def create_room(request: web.Request) -> web.Response:
     return web.json_response(answer, status=201)
 
 
-@routes.get("/rooms")
-async def list_rooms(request: web.Request) -> web.Response:
-    """Rooms in their lobby, counting down or running, newest first."""
+async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """ROOM views of the recent rooms whose status is in `wanted`, newest first."""
     store = request.app[STORE]
     ids = await store.room_ids()
     statuses = await store.statuses(ids)
     rooms = []
     for room in ids:
-        if statuses.get(room) in ("lobby", "countdown", "running"):
+        if statuses.get(room) in wanted:
             loaded = await store.load(room)
             if loaded is not None:
                 rooms.append(loaded.race.view())
+    return rooms
+
+
+@routes.get("/rooms")
+async def list_rooms(request: web.Request) -> web.Response:
+    """Rooms in their lobby, counting down or running, newest first."""
+    rooms = await _live_rooms(request, ("lobby", "countdown", "running"))
     return web.json_response({"rooms": rooms})
+
+
+@routes.get("/tv/room")
+async def tv_room(request: web.Request) -> web.Response:
+    """The race the TV page shows: the closest one running now (server/tv.py), or null."""
+    room = closest_race(await _live_rooms(request, ("running",)))
+    return web.json_response({"room": room})
+
+
+@routes.get("/games")
+async def games(request: web.Request) -> web.Response:
+    """What a client needs to know of each game besides the rules it must not copy."""
+    return web.json_response(
+        {
+            "games": [
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "cards": cls.progress_total,
+                    "hidden": cls.has_talon,
+                    "piles": list(cls.pile_ids),
+                }
+                for name, cls in core.GAME_CLASSES.items()
+            ]
+        }
+    )
 
 
 @routes.get("/rooms/{room}")
@@ -206,8 +243,22 @@ async def get_results(request: web.Request) -> web.Response:
     )
 
 
+@routes.get("/games/{game}/rules")
+async def game_rules(request: web.Request) -> web.Response:
+    """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
+    try:
+        text = core.rules_text(request.match_info["game"])
+    except ValueError:
+        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+
+
 @routes.get("/healthz")
 async def healthz(request: web.Request) -> web.Response:
+    drain = request.app[DRAIN]
+    if drain.draining:  # still serving, but a balancer should send no one new here
+        reason = drain.reason(time.monotonic())
+        return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
     try:
         await request.app[STORE].redis.ping()
     except Exception as err:

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import core
-from server import protocol as p
+import protocol as p
 from server.connection import Connection, Outgoing
 from server.feed import Feed
 from server.race import Race, Status

@@ -20,8 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from server import protocol as p
-from server.protocol import ErrorCode
+import protocol as p
+from protocol import ErrorCode
 
 __all__ = [
     "NO_TIME",

@@ -1,42 +1,29 @@
-"""How many rooms one client address may create: a token bucket per address.
+"""How many rooms one client address may create, counted in Redis so that every server
+process shares one limit (N processes behind a balancer must not mean N times the limit).
 
 Creating a room writes to Redis and, for a "winnable" deal, runs the solver: without a
-limit one client could fill Redis or burn the server's CPU through `POST /rooms`.
-
-The client's address is the socket's peer, except behind a reverse proxy on this machine
-(deploy/nginx.conf): a loopback peer that sends `X-Forwarded-For` is that proxy, and the
-last address of the header (the one the proxy itself appended) is the client. A loopback
-peer without that header is someone on this machine (the operator, `make bench`, tests):
-not limited.
+limit one client could fill Redis or burn the server's CPU through `POST /rooms`. The
+address is `server.client_address.client_address`'s (None: a direct local client, not
+limited). The state is one key per address that expires once the address's burst is whole
+again, so Redis holds no more than the addresses active in the last minute or so.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import math
 
-from server.connection import TokenBucket
+from redis.commands.core import AsyncScript
 
-__all__ = ["RoomRateLimit", "client_address"]
+from server.batcher import load_script
+from server.redis_client import AnyRedis
 
-MAX_ADDRESSES = 10_000  # buckets kept; beyond, the full (idle) ones are forgotten
+__all__ = ["RoomRateLimit", "room_rate_key"]
 
-
-def _is_loopback(address: str) -> bool:
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return False
+SCRIPT = load_script("room_rate")
 
 
-def client_address(peer: str | None, forwarded_for: str | None) -> str | None:
-    """The address to limit, or None for a client on this machine (not limited)."""
-    if peer is None or _is_loopback(peer):
-        if not forwarded_for:
-            return None
-        last = forwarded_for.split(",")[-1].strip()
-        return None if not last or _is_loopback(last) else last[:64]
-    return peer
+def room_rate_key(address: str) -> str:
+    return f"solrace:room-rate:{address}"
 
 
 class RoomRateLimit:
@@ -44,30 +31,20 @@ class RoomRateLimit:
 
     def __init__(self, per_minute: float) -> None:
         self.per_minute = per_minute
-        self._buckets: dict[str, TokenBucket] = {}
+        self._script: AsyncScript | None = None
 
-    def take(self, address: str | None, now: float) -> float:
-        """0.0 if `address` may create a room now, else the seconds until it may."""
+    async def take(self, redis: AnyRedis, address: str | None) -> float:
+        """0.0 if `address` may create a room now (and it is counted), else the seconds
+        until it may."""
         if address is None or self.per_minute <= 0:
             return 0.0
-        bucket = self._buckets.get(address)
-        if bucket is None:
-            if len(self._buckets) >= MAX_ADDRESSES:
-                self._forget_idle(now)
-            bucket = self._buckets[address] = TokenBucket(self.per_minute / 60, self.per_minute)
-        if bucket.take(now):
-            return 0.0
-        return math.ceil((1.0 - bucket.tokens) / bucket.rate * 10) / 10
-
-    def _forget_idle(self, now: float) -> None:
-        """Drop the buckets that have refilled (their owner is as new); if none has, the
-        oldest half, so that memory stays bounded whatever the traffic."""
-        idle = [
-            address
-            for address, bucket in self._buckets.items()
-            if bucket.tokens + (now - bucket.stamp) * bucket.rate >= bucket.burst
-        ]
-        if not idle:
-            idle = list(self._buckets)[: len(self._buckets) // 2]
-        for address in idle:
-            del self._buckets[address]
+        script = self._script
+        if script is None or script.registered_client is not redis:
+            # redis-py's script object loads the script again after a Redis restart.
+            script = self._script = redis.register_script(SCRIPT.source)
+        wait = float(
+            await script(
+                keys=[room_rate_key(address)], args=[60 / self.per_minute, self.per_minute]
+            )
+        )
+        return math.ceil(wait * 10) / 10 if wait > 0 else 0.0

@@ -23,11 +23,11 @@ from typing import Any
 import msgpack
 
 import core
-from server import protocol as p
+import protocol as p
+from protocol import ErrorCode
 from server.connection import Connection
 from server.hub import Hub, LocalRoom, replay
 from server.metrics import Metrics
-from server.protocol import ErrorCode
 from server.race import Outcome, Race, RaceError, RoomConfig, Status, check_move
 from server.settings import Settings
 from server.store import MoveWrite, RedisRoomStore, hash_token

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from server.client_address import parse_trusted_proxies
+
 __all__ = ["FIELDS", "Settings", "SettingsError"]
 
 
@@ -63,9 +65,15 @@ class Settings:
     max_seats: int = _setting(8, "most seats a room may have")
     room_rate: float = _setting(
         30.0,
-        "rooms one client address may create per minute, in bursts of as many (POST /rooms "
-        "answers 429 beyond; a client on loopback without X-Forwarded-For is not limited); "
-        "0: no limit",
+        "rooms one client address may create per minute, in bursts of as many, counted in "
+        "Redis across all processes (POST /rooms answers 429 beyond; a direct client on "
+        "loopback is not limited); 0: no limit",
+    )
+    trusted_proxies: str = _setting(
+        "127.0.0.1,::1",
+        "comma-separated addresses or networks (CIDR) of the reverse proxies whose "
+        "X-Forwarded-For names the client (per-client limits count by it); other peers are "
+        "the client themselves; empty: trust no proxy",
     )
     heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
     sweep_interval: float = _setting(
@@ -74,7 +82,18 @@ class Settings:
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
 
+    # Operations (issue 14): draining before a stop.
+    drain: float = _setting(
+        5.0,
+        "seconds a process keeps serving after SIGTERM while /healthz answers 503 (draining), "
+        "so a balancer takes it out before it closes its sockets (1001); 0: close at once",
+    )
+
     def __post_init__(self) -> None:
+        try:
+            parse_trusted_proxies(self.trusted_proxies)
+        except ValueError as exc:
+            raise SettingsError(f"trusted_proxies: {exc}") from None
         if not 0 <= self.port <= 65535:
             raise SettingsError(f"port must be 0..65535, got {self.port}")
         for name in ("max_frame", "send_buffer", "event_log", "max_seats", "batch_max"):
@@ -84,6 +103,9 @@ class Settings:
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
         for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+        for name in ("drain",):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
 

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 
 import msgpack
 
-from server import protocol as p
+import protocol as p
+from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
-from server.protocol import ErrorCode
 from server.race import Outcome, Race, RaceError, Status
 from server.redis_client import AnyRedis
 
@@ -142,7 +142,7 @@ def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
         wire.update(body_wire)  # keys already present keep their place: to_wire's order
     except Exception:
         return None
-    event = p.CLIENT_OUT.build_trusted(wire)
+    event = p.SERVER_TO_CLIENT.build_trusted(wire)
     return (event, wire) if isinstance(event, p.Event) else None
 
 

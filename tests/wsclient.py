@@ -17,7 +17,7 @@ import aiohttp
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-from server import protocol as p
+import protocol as p
 
 __all__ = ["WsClient", "create_room", "get_json", "get_text", "race_alone", "seat_two_and_watch"]
 
@@ -96,10 +96,10 @@ class WsClient:
     async def recv(self, timeout: float = TIMEOUT) -> p.Message:
         data = await asyncio.wait_for(self.ws.recv(), timeout)
         if isinstance(data, bytes):
-            message = p.decode_msgpack(data, p.CLIENT_OUT)
+            message = p.decode_msgpack(data, p.SERVER_TO_CLIENT)
         else:
             json.loads(data)  # a text frame must be JSON
-            message = p.decode_json(data, p.CLIENT_OUT)
+            message = p.decode_json(data, p.SERVER_TO_CLIENT)
         assert isinstance(message, p.Message), message
         if isinstance(message, p.Event):
             assert message.version == self.version + 1, (message, self.version)

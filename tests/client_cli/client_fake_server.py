@@ -1,6 +1,6 @@
 """A scripted stand-in for the race server, for client tests that need no Redis.
 
-It speaks the real protocol (server.protocol) over a real WebSocket: it welcomes
+It speaks the real protocol (the `protocol` package) over a real WebSocket: it welcomes
 joins and watches with a snapshot, judges a player's moves with the engine (so
 refusals carry the engine's reason), and lets the test push any event to every
 connection or drop them all, as a network fault would.
@@ -16,8 +16,8 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from core import Game, IllegalMove, new_game
-from server.protocol import (
-    CLIENT_IN,
+from protocol import (
+    CLIENT_TO_SERVER,
     Accepted,
     Event,
     Join,
@@ -116,7 +116,7 @@ class FakeServer:
         try:
             async for frame in ws:
                 assert isinstance(frame, bytes)
-                msg = decode_msgpack(frame, CLIENT_IN)
+                msg = decode_msgpack(frame, CLIENT_TO_SERVER)
                 assert isinstance(msg, Message), msg
                 self.received.append(msg)
                 if self.hold_moves and isinstance(msg, Move | Undo):

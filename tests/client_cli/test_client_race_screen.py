@@ -16,7 +16,7 @@ from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.watch_app import BoardsView, WatchApp
 from client_cli.widgets import RaceBars
-from server.protocol import (
+from protocol import (
     Countdown,
     Join,
     Leave,
@@ -26,7 +26,7 @@ from server.protocol import (
     RaceStarted,
     Ready,
 )
-from server.protocol import (
+from protocol import (
     Move as MoveMsg,
 )
 

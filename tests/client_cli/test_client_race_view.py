@@ -5,7 +5,7 @@ from __future__ import annotations
 from client_cli.race import RaceView, visible_game
 from client_cli.race_app import racer_status
 from core import new_game
-from server.protocol import (
+from protocol import (
     Accepted,
     Countdown,
     NewRound,

@@ -8,21 +8,17 @@ import re
 import signal
 import socket
 import sys
-import tempfile
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import aiohttp
 import pytest
+from server_processes import ROOT, environment, server_process
 from wsclient import WsClient, create_room, get_json
 
 import core
-from server import protocol as p
+import protocol as p
 from server.__main__ import build_parser, settings_from_args
 from server.settings import FIELDS, Settings
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -77,60 +73,6 @@ def test_a_bad_value_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> Non
         main(["--port", "70000"])
     assert exc.value.code == 2
     assert "port must be 0..65535" in capsys.readouterr().err
-
-
-@asynccontextmanager
-async def server_process(
-    port: int, env: Mapping[str, str], *args: str
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`python -m server` on `port`, up once /healthz answers 200; SIGTERM on exit.
-
-    Its log goes to a file that a failing test prints (pytest shows captured output).
-    """
-    with tempfile.TemporaryFile() as log:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            str(port),
-            *args,
-            cwd=ROOT,
-            env=dict(env),
-            stdin=asyncio.subprocess.DEVNULL,
-            stderr=log,
-        )
-        try:
-            deadline = asyncio.get_running_loop().time() + 30
-            async with aiohttp.ClientSession() as http:
-                while True:
-                    assert process.returncode is None, "the server exited at start"
-                    try:
-                        async with http.get(f"http://127.0.0.1:{port}/healthz") as answer:
-                            if answer.status == 200:
-                                break
-                    except aiohttp.ClientError:
-                        pass
-                    assert asyncio.get_running_loop().time() < deadline, "server not up"
-                    await asyncio.sleep(0.05)
-            yield process
-        finally:
-            if process.returncode is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    await asyncio.wait_for(process.wait(), 20)
-                except TimeoutError:
-                    process.kill()
-                    await process.wait()
-            log.seek(0)
-            print(log.read().decode(errors="replace"))
-
-
-def environment(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
-    env.pop("REDIS_URL", None)
-    env.update(extra)
-    return env
 
 
 def port_open(port: int) -> bool:

@@ -10,7 +10,7 @@ from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, race_alone
 
 import core
-from server import protocol as p
+import protocol as p
 from server.redis_client import connect
 from server.resp import encode_command
 from server.resp_cluster import ClusterResp, slot_of

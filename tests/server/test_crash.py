@@ -47,7 +47,7 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
     from tests_support import free_port
     from wsclient import WsClient, create_room
 
-    from server import protocol as p
+    import protocol as p
     from server.app import create_app
     from server.app_keys import HUB, STORE
     from server.settings import Settings

@@ -9,7 +9,7 @@ import os
 from tests_support import MakeServer
 from wsclient import WsClient
 
-from server import protocol as p
+import protocol as p
 
 
 async def test_a_peer_that_never_answers_pings_is_dropped(make_server: MakeServer) -> None:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server import protocol as p
+import protocol as p
 
-CLIENT_IN_SAMPLES: list[p.Message] = [
+CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.Join(room="abc", name="ann", token="t0k", since=7),
     p.Join(room="abc"),
     p.Watch(room="abc", since=0),
@@ -29,7 +29,7 @@ CLIENT_IN_SAMPLES: list[p.Message] = [
     p.Resync(since=3),
 ]
 
-CLIENT_OUT_SAMPLES: list[p.Message] = [
+SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
     p.Welcome(room="abc", role="player", server_time=1.5, seat=0, token="x"),
     p.Snapshot(version=3, room={"id": "abc"}, board={"piles": {"t1": ["AS"]}}, moves=["t1 f1"]),
     p.PlayerJoined(version=1, at=2.0, seat=1, name="bo"),
@@ -60,20 +60,20 @@ CLIENT_OUT_SAMPLES: list[p.Message] = [
 
 
 def test_every_message_type_has_a_sample() -> None:
-    assert {type(m) for m in CLIENT_IN_SAMPLES} == set(typing.get_args(p.ClientIn))
-    assert {type(m) for m in CLIENT_OUT_SAMPLES} == set(typing.get_args(p.ClientOut))
+    assert {type(m) for m in CLIENT_TO_SERVER_SAMPLES} == set(typing.get_args(p.ClientToServer))
+    assert {type(m) for m in SERVER_TO_CLIENT_SAMPLES} == set(typing.get_args(p.ServerToClient))
 
 
-@pytest.mark.parametrize("msg", CLIENT_IN_SAMPLES, ids=lambda m: m.TYPE)
+@pytest.mark.parametrize("msg", CLIENT_TO_SERVER_SAMPLES, ids=lambda m: m.TYPE)
 def test_client_in_round_trips(msg: p.Message) -> None:
     assert p.decode_msgpack(p.encode_msgpack(msg)) == msg
     assert p.decode_json(p.encode_json(msg)) == msg
 
 
-@pytest.mark.parametrize("msg", CLIENT_OUT_SAMPLES, ids=lambda m: m.TYPE)
+@pytest.mark.parametrize("msg", SERVER_TO_CLIENT_SAMPLES, ids=lambda m: m.TYPE)
 def test_client_out_round_trips(msg: p.Message) -> None:
-    assert p.decode_msgpack(p.encode_msgpack(msg), p.CLIENT_OUT) == msg
-    assert p.decode_json(p.encode_json(msg), p.CLIENT_OUT) == msg
+    assert p.decode_msgpack(p.encode_msgpack(msg), p.SERVER_TO_CLIENT) == msg
+    assert p.decode_json(p.encode_json(msg), p.SERVER_TO_CLIENT) == msg
 
 
 def test_wire_form_has_type_and_version_and_omits_none() -> None:
@@ -139,7 +139,7 @@ def test_an_error_names_the_request_it_answers(
 ) -> None:
     err = unexpected(data).to_error()
     assert (err.request, err.seq, err.id) == (kind, seq, id_)
-    assert p.decode_json(p.encode_json(err), p.CLIENT_OUT) == err  # always sendable
+    assert p.decode_json(p.encode_json(err), p.SERVER_TO_CLIENT) == err  # always sendable
 
 
 def test_error_for_a_decoded_request() -> None:
@@ -148,7 +148,7 @@ def test_error_for_a_decoded_request() -> None:
     assert p.error_for(p.Ping(id=4), "internal", "x").id == 4
     assert p.error_for(None, "internal", "x") == p.Error(code="internal", message="x")
     # An older client's decoder ignores the new fields: a map without them is still an Error.
-    assert p.from_wire({"type": "error", "v": 1, "code": "c", "message": "m"}, p.CLIENT_OUT)
+    assert p.from_wire({"type": "error", "v": 1, "code": "c", "message": "m"}, p.SERVER_TO_CLIENT)
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""docs/protocol.md against server/protocol.py: a client written from the page alone must
+"""docs/protocol.md against the protocol package: a client written from the page alone must
 get the same names, types and codes as the server really uses.
 
 Every JSON example in the page is decoded by the protocol module and must come back out
@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 import core
-from server import protocol as p
+import protocol as p
 from server.race import Race, RoomConfig, Seat, rank
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
@@ -84,7 +84,7 @@ EXAMPLES = message_examples()
 def test_every_example_is_what_the_protocol_module_reads_and_writes(
     direction: str, example: dict[str, Any]
 ) -> None:
-    registry = p.CLIENT_IN if direction == "in" else p.CLIENT_OUT
+    registry = p.CLIENT_TO_SERVER if direction == "in" else p.SERVER_TO_CLIENT
     message = registry.build(example)
     assert isinstance(message, p.Message), message
     names = {f.name for f in dataclasses.fields(type(message))}
@@ -97,7 +97,7 @@ def test_every_example_is_what_the_protocol_module_reads_and_writes(
 
 
 def test_every_message_has_an_example() -> None:
-    for direction, union in (("in", p.ClientIn), ("out", p.ClientOut)):
+    for direction, union in (("in", p.ClientToServer), ("out", p.ServerToClient)):
         shown = {e["type"] for d, e in EXAMPLES if d == direction}
         for cls in typing.get_args(union):
             assert cls.TYPE in shown, f"no example of {cls.TYPE!r} ({direction})"
@@ -114,7 +114,7 @@ def table_rows(text: str) -> dict[str, str]:
 
 
 def test_every_message_has_a_table_row_naming_each_field() -> None:
-    for number, union in (("4", p.ClientIn), ("5", p.ClientOut)):
+    for number, union in (("4", p.ClientToServer), ("5", p.ServerToClient)):
         rows = table_rows(sections()[number])
         for cls in typing.get_args(union):
             row = rows.get(cls.TYPE)

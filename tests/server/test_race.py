@@ -2,8 +2,8 @@
 
 import pytest
 
-from server import protocol as p
-from server.protocol import ErrorCode
+import protocol as p
+from protocol import ErrorCode
 from server.race import Race, RaceError, RoomConfig, Seat, Status, check_move, rank
 
 

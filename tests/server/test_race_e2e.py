@@ -6,7 +6,7 @@ from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, get_json
 
 import core
-from server import protocol as p
+import protocol as p
 
 
 async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None:

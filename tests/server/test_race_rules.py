@@ -7,7 +7,7 @@ from tests_support import MakeServer
 from wsclient import WsClient, create_room, race_alone, seat_two_and_watch
 
 import core
-from server import protocol as p
+import protocol as p
 
 
 def no_talon(messages: list[p.Message]) -> bool:

@@ -4,7 +4,7 @@ from tests_support import MakeServer
 from wsclient import WsClient, create_room, race_alone
 
 import core
-from server import protocol as p
+import protocol as p
 from server.hub import replay
 
 

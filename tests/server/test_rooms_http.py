@@ -8,7 +8,7 @@ import pytest
 from redis.asyncio import Redis
 from wsclient import WsClient, create_room, get_json, get_text, race_alone
 
-from server import protocol as p
+import protocol as p
 from server.app import sweep_once
 from server.batcher import ScriptBatcher
 from server.feed import RedisFeed

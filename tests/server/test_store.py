@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from server import protocol as p
+import protocol as p
 from server.batcher import ScriptBatcher
 from server.race import Race, RaceError, RoomConfig, Status
 from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys, parse_entry_wire

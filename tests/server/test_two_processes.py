@@ -13,7 +13,7 @@ from tests_support import MakeServer
 from wsclient import WsClient, create_room, get_json, seat_two_and_watch
 
 import core
-from server import protocol as p
+import protocol as p
 
 
 @pytest.fixture(params=["one node", "cluster"])

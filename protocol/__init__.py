@@ -1,0 +1,139 @@
+"""The solrace wire protocol: every WebSocket message, its version, and its codecs.
+
+The one place where messages are defined, imported alike by the server and by clients.
+By direction (lila-ws style): `protocol.client_to_server` holds what a client sends
+(`ClientToServer`, decoded by the server with `CLIENT_TO_SERVER`), `protocol.server_to_client`
+what the server sends (`ServerToClient`, decoded by clients with `SERVER_TO_CLIENT`).
+`protocol.codes` holds the version and the error and close codes, `protocol.codec` the
+field checks and the msgpack/JSON codecs. Everything is re-exported here, so
+`import protocol as p` then `p.Move`, `p.ErrorCode` is the usual way in.
+
+Frames:
+- a binary frame is a msgpack map, a text frame the same map as JSON;
+- every map has `"type"` (the message name) and `"v"` (`PROTOCOL_VERSION`);
+- a field whose value is `None` is left out on the wire, and a missing field takes its
+  default, so every optional field defaults to `None`;
+- unknown extra fields are ignored (room to grow without a version bump).
+
+This package imports only the standard library and msgpack (the layering test checks it).
+"""
+
+from __future__ import annotations
+
+from protocol.client_to_server import (
+    ClientToServer,
+    Hint,
+    Join,
+    Leave,
+    Move,
+    Ping,
+    QuickCancel,
+    QuickMatch,
+    Ready,
+    Rematch,
+    Resign,
+    Resync,
+    Start,
+    Undo,
+    Watch,
+)
+from protocol.codec import (
+    CLIENT_TO_SERVER,
+    SERVER_TO_CLIENT,
+    Registry,
+    Unexpected,
+    decode_json,
+    decode_msgpack,
+    encode_json,
+    encode_msgpack,
+    error_for,
+    from_wire,
+    to_wire,
+)
+from protocol.codes import (
+    PROTOCOL_VERSION,
+    CloseCode,
+    ErrorCode,
+)
+from protocol.message import (
+    Message,
+)
+from protocol.server_to_client import (
+    Accepted,
+    Countdown,
+    Error,
+    Event,
+    HintReply,
+    Matched,
+    NewRound,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerOut,
+    PlayerReady,
+    Pong,
+    Presence,
+    Progress,
+    Queued,
+    RaceFinished,
+    RaceStarted,
+    Refused,
+    RematchVote,
+    ServerToClient,
+    Snapshot,
+    Welcome,
+)
+
+__all__ = [
+    "CLIENT_TO_SERVER",
+    "PROTOCOL_VERSION",
+    "SERVER_TO_CLIENT",
+    "Accepted",
+    "ClientToServer",
+    "CloseCode",
+    "Countdown",
+    "Error",
+    "ErrorCode",
+    "Event",
+    "Hint",
+    "HintReply",
+    "Join",
+    "Leave",
+    "Matched",
+    "Message",
+    "Move",
+    "NewRound",
+    "Ping",
+    "PlayerJoined",
+    "PlayerLeft",
+    "PlayerOut",
+    "PlayerReady",
+    "Pong",
+    "Presence",
+    "Progress",
+    "Queued",
+    "QuickCancel",
+    "QuickMatch",
+    "RaceFinished",
+    "RaceStarted",
+    "Ready",
+    "Refused",
+    "Registry",
+    "Rematch",
+    "RematchVote",
+    "Resign",
+    "Resync",
+    "ServerToClient",
+    "Snapshot",
+    "Start",
+    "Undo",
+    "Unexpected",
+    "Watch",
+    "Welcome",
+    "decode_json",
+    "decode_msgpack",
+    "encode_json",
+    "encode_msgpack",
+    "error_for",
+    "from_wire",
+    "to_wire",
+]

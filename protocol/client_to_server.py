@@ -1,0 +1,148 @@
+"""Every message a client sends to the server (lila-ws's `ClientToServer`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+from protocol.message import Message
+
+__all__ = [
+    "ClientToServer",
+    "Hint",
+    "Join",
+    "Leave",
+    "Move",
+    "Ping",
+    "QuickCancel",
+    "QuickMatch",
+    "Ready",
+    "Rematch",
+    "Resign",
+    "Resync",
+    "Start",
+    "Undo",
+    "Watch",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(Message):
+    """Take a seat (no token, lobby only) or come back to one (token, any time).
+
+    `since`: the last event version seen; the server sends what was missed after it,
+    or a snapshot when it is too far behind or `since` is absent.
+    """
+
+    TYPE: ClassVar[str] = "join"
+    room: str
+    name: str = ""
+    token: str | None = None
+    since: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watch(Message):
+    """Watch a room as a spectator (every board, after the room's spectator delay)."""
+
+    TYPE: ClassVar[str] = "watch"
+    room: str
+    since: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Move(Message):
+    """A move in the engine's notation (`t5 t2 3`, `r2 f`, `deal`); `seq` counts up from 1."""
+
+    TYPE: ClassVar[str] = "move"
+    seq: int
+    move: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Undo(Message):
+    TYPE: ClassVar[str] = "undo"
+    seq: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hint(Message):
+    TYPE: ClassVar[str] = "hint"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready(Message):
+    TYPE: ClassVar[str] = "ready"
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start(Message):
+    """The host (seat 0) starts the countdown without waiting for everyone to be ready."""
+
+    TYPE: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resign(Message):
+    TYPE: ClassVar[str] = "resign"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rematch(Message):
+    """Vote for a rematch after the end; when every player voted, a new deal starts."""
+
+    TYPE: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(Message):
+    """Give up the seat in the lobby (during a race, use resign)."""
+
+    TYPE: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickMatch(Message):
+    """Ask for a head-to-head race in `game`; answered by `queued`, then `matched`."""
+
+    TYPE: ClassVar[str] = "quick"
+    game: str
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuickCancel(Message):
+    TYPE: ClassVar[str] = "quick_cancel"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Message):
+    TYPE: ClassVar[str] = "ping"
+    id: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resync(Message):
+    """Ask for the events after `since` again (or a snapshot), e.g. after a version gap."""
+
+    TYPE: ClassVar[str] = "resync"
+    since: int | None = None
+
+
+ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
+    Join,
+    Watch,
+    Move,
+    Undo,
+    Hint,
+    Ready,
+    Start,
+    Resign,
+    Rematch,
+    Leave,
+    QuickMatch,
+    QuickCancel,
+    Ping,
+    Resync,
+]

@@ -1,0 +1,250 @@
+"""Frames to messages and back: field checking, the two registries, msgpack and JSON.
+
+Decoding never raises: input that does not parse or does not fit a message becomes one
+`Unexpected` value carrying an `ErrorCode` and a readable message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Union
+
+import msgpack
+
+from protocol.client_to_server import ClientToServer
+from protocol.codes import PROTOCOL_VERSION, ErrorCode
+from protocol.message import Message
+from protocol.server_to_client import Error, ServerToClient
+
+__all__ = [
+    "CLIENT_TO_SERVER",
+    "SERVER_TO_CLIENT",
+    "Registry",
+    "Unexpected",
+    "decode_json",
+    "decode_msgpack",
+    "encode_json",
+    "encode_msgpack",
+    "error_for",
+    "from_wire",
+    "to_wire",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Unexpected:
+    """Input that is not a valid message. Not a `Message`: it is never sent as is."""
+
+    code: ErrorCode
+    message: str
+    type: str | None = None  # the "type" field, when there was one
+    seq: int | None = None  # the "seq" and "id" fields, when they were readable integers
+    id: int | None = None
+
+    def to_error(self) -> Error:
+        return Error(
+            code=self.code.value, message=self.message, request=self.type, seq=self.seq, id=self.id
+        )
+
+
+def error_for(request: Message | Unexpected | None, code: str, message: str) -> Error:
+    """An `error` that names the request it answers (its type, and its seq or id)."""
+    if isinstance(request, Unexpected):
+        return dataclasses.replace(request.to_error(), code=code, message=message)
+    if request is None:
+        return Error(code=code, message=message)
+    return Error(
+        code=code,
+        message=message,
+        request=request.TYPE,
+        seq=getattr(request, "seq", None),
+        id=getattr(request, "id", None),
+    )
+
+
+# ---------------------------------------------------------------- field checking
+
+Check = Callable[[Any], bool]
+
+
+def _is_int(x: Any) -> bool:
+    # 64-bit, as msgpack carries: a bigger one (JSON allows any) could not be stored or
+    # answered (a seq of 2**70 failed in the move's Redis write: error internal).
+    return isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63
+
+
+def _checker(annotation: Any) -> Check:
+    """A predicate for the annotations used above (kept deliberately small)."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if annotation is str:
+        return lambda x: isinstance(x, str)
+    if annotation is bool:
+        return lambda x: isinstance(x, bool)
+    if annotation is int:
+        return _is_int
+    if annotation is float:
+        return lambda x: isinstance(x, float) or _is_int(x)
+    if annotation is Any:
+        return lambda x: True
+    if origin in (Union, types.UnionType):
+        inner = [_checker(a) for a in args if a is not type(None)]
+        nullable = type(None) in args
+        return lambda x: (nullable and x is None) or any(c(x) for c in inner)
+    if origin is list:
+        item = _checker(args[0])
+        return lambda x: isinstance(x, list) and all(item(i) for i in x)
+    if origin is dict:
+        key, value = _checker(args[0]), _checker(args[1])
+        return lambda x: isinstance(x, dict) and all(key(k) and value(v) for k, v in x.items())
+    raise TypeError(f"protocol: unsupported annotation {annotation!r}")
+
+
+def _unexpected(data: dict[str, Any], code: ErrorCode, message: str) -> Unexpected:
+    """An `Unexpected` naming the request it came from: its type, seq and id when they can
+    be read (built only on failure: the hot path of every move stays as it was). A type
+    that could not be sent back as it came (too long, a lone surrogate) is left out."""
+    type_name = data["type"]
+    ok = len(type_name) <= 40 and type_name.isprintable()
+    seq, id_ = data.get("seq"), data.get("id")
+    return Unexpected(
+        code,
+        message,
+        type_name if ok else None,
+        seq if _is_int(seq) else None,
+        id_ if _is_int(id_) else None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    cls: type[Message]
+    fields: tuple[tuple[str, Check, bool], ...]  # name, check, required
+
+
+class Registry:
+    """The messages of one direction, by wire name."""
+
+    def __init__(self, name: str, classes: tuple[type[Message], ...]) -> None:
+        self.name = name
+        self._specs: dict[str, _Spec] = {}
+        for cls in classes:
+            hints = typing.get_type_hints(cls)
+            specs = []
+            for f in dataclasses.fields(cls):
+                required = (
+                    f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                )
+                specs.append((f.name, _checker(hints[f.name]), required))
+            assert cls.TYPE and cls.TYPE not in self._specs, cls
+            self._specs[cls.TYPE] = _Spec(cls, tuple(specs))
+
+    def __contains__(self, type_name: str) -> bool:
+        return type_name in self._specs
+
+    def build_trusted(self, data: dict[str, Any]) -> Message | Unexpected:
+        """A message from a map this server wrote itself (e.g. read back from Redis):
+        fields are not type-checked (the hot path of every event); never raises."""
+        spec = self._specs.get(data.get("type", ""))
+        if spec is not None and data.get("v") == PROTOCOL_VERSION:
+            try:
+                return spec.cls(**{k: v for k, v in data.items() if k != "type" and k != "v"})
+            except TypeError:
+                pass
+        return self.build(data)
+
+    def build(self, data: Any) -> Message | Unexpected:
+        """A message from a decoded map; never raises."""
+        if not isinstance(data, dict):
+            return Unexpected(ErrorCode.BAD_FRAME, "a message must be a map")
+        type_name = data.get("type")
+        if not isinstance(type_name, str):
+            return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
+        if data.get("v") != PROTOCOL_VERSION or isinstance(data.get("v"), bool):
+            return _unexpected(
+                data,
+                ErrorCode.BAD_VERSION,
+                f'"v" must be {PROTOCOL_VERSION}, got {data.get("v")!r}'[:200],
+            )
+        spec = self._specs.get(type_name)
+        if spec is None:
+            return _unexpected(
+                data, ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}"
+            )
+        kwargs: dict[str, Any] = {}
+        for name, check, required in spec.fields:
+            if name not in data or data[name] is None:
+                if required:
+                    return _unexpected(
+                        data, ErrorCode.BAD_MESSAGE, f"{type_name}: missing field {name!r}"
+                    )
+                continue
+            value = data[name]
+            if not check(value):
+                return _unexpected(
+                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} has the wrong type"
+                )
+            kwargs[name] = value
+        try:
+            return spec.cls(**kwargs)
+        except Exception as exc:  # a dataclass refusing its input must not kill a socket
+            return _unexpected(data, ErrorCode.BAD_MESSAGE, f"{type_name}: {exc}")
+
+
+CLIENT_TO_SERVER = Registry("client_to_server", typing.get_args(ClientToServer))
+SERVER_TO_CLIENT = Registry("server_to_client", typing.get_args(ServerToClient))
+
+
+# ---------------------------------------------------------------- codecs
+
+_FIELD_NAMES: dict[type[Message], tuple[str, ...]] = {}
+
+
+def to_wire(msg: Message) -> dict[str, Any]:
+    """The map sent on the wire: `type`, `v`, then every field that is not None."""
+    cls = type(msg)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    out: dict[str, Any] = {"type": cls.TYPE, "v": PROTOCOL_VERSION}
+    for name in names:
+        value = getattr(msg, name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def from_wire(data: Any, registry: Registry = CLIENT_TO_SERVER) -> Message | Unexpected:
+    return registry.build(data)
+
+
+def encode_msgpack(msg: Message) -> bytes:
+    return msgpack.packb(to_wire(msg), use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def encode_json(msg: Message) -> str:
+    return json.dumps(to_wire(msg), separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_msgpack(data: bytes, registry: Registry = CLIENT_TO_SERVER) -> Message | Unexpected:
+    """Decode a binary frame; `registry` is CLIENT_TO_SERVER on the server,
+    SERVER_TO_CLIENT in clients."""
+    try:
+        obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except Exception:  # msgpack raises many kinds (ExtraData, ValueError, ...)
+        return Unexpected(ErrorCode.BAD_FRAME, "not a msgpack map")
+    return registry.build(obj)
+
+
+def decode_json(text: str | bytes, registry: Registry = CLIENT_TO_SERVER) -> Message | Unexpected:
+    """Decode a text frame (the same maps as JSON)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
+    return registry.build(obj)

@@ -1,0 +1,274 @@
+"""Every message the server sends to a client (lila-ws's `ServerToClient`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar, Union
+
+from protocol.codes import PROTOCOL_VERSION
+from protocol.message import Message
+
+__all__ = [
+    "Accepted",
+    "Countdown",
+    "Error",
+    "Event",
+    "HintReply",
+    "Matched",
+    "NewRound",
+    "PlayerJoined",
+    "PlayerLeft",
+    "PlayerOut",
+    "PlayerReady",
+    "Pong",
+    "Presence",
+    "Progress",
+    "Queued",
+    "RaceFinished",
+    "RaceStarted",
+    "Refused",
+    "RematchVote",
+    "ServerToClient",
+    "Snapshot",
+    "Welcome",
+]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Message):
+    """First answer to join/watch. `token` is sent once, when a seat is taken: keep it."""
+
+    TYPE: ClassVar[str] = "welcome"
+    room: str
+    role: str  # "player" or "spectator"
+    server_time: float
+    seat: int | None = None
+    token: str | None = None
+    protocol: int = PROTOCOL_VERSION
+    # Players: the highest seq accepted from this seat so far (0: none); a client that
+    # lost its counter (a restart) carries on above it.
+    last_seq: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot(Message):
+    """The whole room as of `version`: replaces everything the client knew.
+
+    `room`: the room view (see docs/protocol.md). Players get `board` (their own board,
+    player view) and `moves` (their accepted moves, `undo` included); spectators get
+    `boards` (seat as a string -> board) as of `version`, already delayed.
+    """
+
+    TYPE: ClassVar[str] = "snapshot"
+    version: int
+    room: dict[str, Any]
+    board: dict[str, Any] | None = None
+    moves: list[str] | None = None
+    boards: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event(Message):
+    """Base of the versioned room events: kept in the room's log, replayed on reconnect.
+
+    `version` counts every event of the room from 1 without gaps; `at` is server time
+    (Unix seconds) when it happened.
+    """
+
+    version: int
+    at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerJoined(Event):
+    TYPE: ClassVar[str] = "joined"
+    seat: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerLeft(Event):
+    TYPE: ClassVar[str] = "left"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerReady(Event):
+    TYPE: ClassVar[str] = "player_ready"
+    seat: int
+    ready: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Presence(Event):
+    """A player's connection dropped (`grace_until`: forfeit time) or came back."""
+
+    TYPE: ClassVar[str] = "presence"
+    seat: int
+    connected: bool
+    grace_until: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Countdown(Event):
+    """The race starts at `start_at` (server time)."""
+
+    TYPE: ClassVar[str] = "countdown"
+    start_at: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceStarted(Event):
+    """The race is on. `seed` is given for open games; for hidden-information games
+    (Moojub) `seed` stays secret until the end and `board` is the starting player view.
+    `ends_at`: the time limit, if any."""
+
+    TYPE: ClassVar[str] = "started"
+    game: str
+    seed: int | None = None
+    board: dict[str, Any] | None = None
+    ends_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Progress(Event):
+    """A player's accepted move. `move` is present for the player themselves and for
+    spectators, never for the other players; `board` (player view) is present for
+    spectators of hidden-information games."""
+
+    TYPE: ClassVar[str] = "progress"
+    seat: int
+    progress: int
+    moves: int
+    won: bool
+    stuck: bool
+    move: str | None = None
+    board: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerOut(Event):
+    """A player stopped racing: `reason` is "resigned" or "forfeit" (grace expired)."""
+
+    TYPE: ClassVar[str] = "player_out"
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceFinished(Event):
+    """The end. `results` is ranked (see docs/protocol.md); `seed` is now public."""
+
+    TYPE: ClassVar[str] = "finished"
+    results: list[dict[str, Any]]
+    seed: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchVote(Event):
+    TYPE: ClassVar[str] = "rematch_vote"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewRound(Event):
+    """Everyone voted for a rematch: a new deal, same players, back to the lobby with every
+    player ready, so a countdown follows at once. Boards and move counters restart."""
+
+    TYPE: ClassVar[str] = "new_round"
+    round: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Accepted(Message):
+    """Your move `seq` was accepted. `move` is canonical; `version` is its event's version.
+    `board` (player view) is present in hidden-information games, where the client cannot
+    replay moves itself."""
+
+    TYPE: ClassVar[str] = "accepted"
+    seq: int
+    move: str
+    progress: int
+    moves: int
+    won: bool
+    stuck: bool
+    version: int
+    board: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Refused(Message):
+    """Your move `seq` was refused; nothing changed. `reason` is readable."""
+
+    TYPE: ClassVar[str] = "refused"
+    seq: int
+    code: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HintReply(Message):
+    TYPE: ClassVar[str] = "hint"
+    move: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(Message):
+    """A request was not carried out. `request` is the type of the message this answers,
+    with its `seq` (move, undo) or `id` (ping) when it had one; all three are absent when
+    the frame could not be read that far (bad_frame) or the error answers no request."""
+
+    TYPE: ClassVar[str] = "error"
+    code: str
+    message: str
+    request: str | None = None
+    seq: int | None = None
+    id: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(Message):
+    TYPE: ClassVar[str] = "pong"
+    id: int
+    server_time: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Queued(Message):
+    TYPE: ClassVar[str] = "queued"
+    game: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Matched(Message):
+    """Quick match found: this socket is now seated in `room` (a welcome follows)."""
+
+    TYPE: ClassVar[str] = "matched"
+    room: str
+    seat: int
+    token: str
+
+
+ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
+    Welcome,
+    Snapshot,
+    PlayerJoined,
+    PlayerLeft,
+    PlayerReady,
+    Presence,
+    Countdown,
+    RaceStarted,
+    Progress,
+    PlayerOut,
+    RaceFinished,
+    RematchVote,
+    NewRound,
+    Accepted,
+    Refused,
+    HintReply,
+    Error,
+    Pong,
+    Queued,
+    Matched,
+]

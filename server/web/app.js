@@ -1,0 +1,63 @@
+// The web client's entry: the header on every page, then the page its path names.
+//   /                lobby          /play/ROOM   race (a seat)
+//   /watch/ROOM      every board    /tv          the closest race running now
+//   /rules, /rules/GAME             each game's rules
+
+import { h, clear } from "./dom.js";
+
+const ROUTES = [
+  [/^\/$/, () => import("./lobby.js"), []],
+  [/^\/play\/([^/]+)$/, () => import("./race.js"), ["room"]],
+  [/^\/watch\/([^/]+)$/, () => import("./watch.js"), ["room"]],
+  [/^\/tv$/, () => import("./tv.js"), []],
+  [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"]],
+];
+
+function header() {
+  const top = document.getElementById("top");
+  const fourColour = localStorage.getItem("solrace.fourColour") === "1";
+  document.body.classList.toggle("four-colour", fourColour);
+  const toggle = h("input", { type: "checkbox", id: "four-colour", checked: fourColour });
+  toggle.addEventListener("change", () => {
+    localStorage.setItem("solrace.fourColour", toggle.checked ? "1" : "0");
+    document.body.classList.toggle("four-colour", toggle.checked);
+  });
+  const here = location.pathname;
+  const link = (href, text) =>
+    h("a", { href, class: here === href || here.startsWith(`${href}/`) ? "here" : null }, text);
+  clear(top).append(
+    h(
+      "nav",
+      {},
+      h("a", { href: "/", class: "brand" }, "solrace"),
+      link("/", "Lobby"),
+      link("/tv", "TV"),
+      link("/rules", "Rules"),
+      h("span", { class: "spacer" }),
+      h(
+        "label",
+        { class: "toggle", title: "clubs green, diamonds blue" },
+        toggle,
+        " four-colour suits",
+      ),
+    ),
+  );
+}
+
+async function main() {
+  header();
+  const root = document.getElementById("main");
+  for (const [pattern, load, names] of ROUTES) {
+    const match = location.pathname.match(pattern);
+    if (!match) continue;
+    const params = {};
+    names.forEach((name, i) => (params[name] = match[i + 1] && decodeURIComponent(match[i + 1])));
+    const page = await load();
+    clear(root);
+    await page.render(root, params);
+    return;
+  }
+  clear(root).append(h("p", {}, "No such page. ", h("a", { href: "/" }, "Back to the lobby")));
+}
+
+main();

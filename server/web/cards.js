@@ -1,0 +1,319 @@
+// Cards and boards drawn with our own CSS (no card art), and the notation's meaning.
+//
+// A card is rank (A23456789TJQK) then suit (CDHS), as on the wire. A board is the engine's
+// state (protocol section 5). Piles are grouped by their id's letters: f foundations,
+// c cells, r reserves, t tableau (fanned). This file knows what a canonical move *says*
+// ("t5 t2 3": three cards from t5 to t2) so it can draw an accepted move; whether a move
+// is legal is never decided here: the server's engine does that.
+
+import { h, clear } from "./dom.js";
+
+const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
+const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+const RANK_NAMES = { A: "ace", T: "10", J: "jack", Q: "queen", K: "king" };
+
+export function cardLabel(card) {
+  const rank = card[0];
+  return `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[card[1]]}`;
+}
+
+export function cardEl(card) {
+  const rank = card[0] === "T" ? "10" : card[0];
+  const suit = card[1];
+  return h(
+    "div",
+    { class: `card suit-${suit}`, "aria-label": cardLabel(card), dataset: { card } },
+    h("span", { class: "corner" }, h("b", {}, rank), h("i", {}, SUITS[suit])),
+    h("span", { class: "pip" }, SUITS[suit]),
+  );
+}
+
+export function kindOf(pile) {
+  const letters = pile.replace(/[0-9]+$/, "");
+  return { f: "foundation", c: "cell", r: "reserve", t: "tableau" }[letters] || "other";
+}
+
+// Read a canonical move: {src, dst, n}, {deal: true} or {undo: true}.
+export function readMove(text) {
+  if (text === "undo") return { undo: true };
+  if (text === "deal") return { deal: true };
+  const [src, dst, n] = text.split(" ");
+  return { src, dst, n: n ? Number(n) : 1 };
+}
+
+// Draw an accepted move on a board object in place. Returns false when the board cannot
+// follow it (a deal, whose cards only the server knows; an undo of a move we never saw):
+// the caller then asks the server for the board.
+export function applyMove(board, history, text) {
+  const move = readMove(text);
+  if (move.deal) return false;
+  if (move.undo) {
+    const last = history.pop();
+    if (!last || last.deal) return false;
+    const back = board.piles[last.dst].splice(-last.n, last.n);
+    board.piles[last.src].push(...back);
+    return true;
+  }
+  const from = board.piles[move.src];
+  const to = board.piles[move.dst];
+  if (!from || !to || from.length < move.n) return false;
+  to.push(...from.splice(-move.n, move.n));
+  history.push(move);
+  return true;
+}
+
+// The undo history of a player's accepted moves (snapshot.moves), as applyMove keeps it.
+export function historyOf(moves) {
+  const history = [];
+  for (const text of moves || []) {
+    const move = readMove(text);
+    if (move.undo) history.pop();
+    else history.push(move);
+  }
+  return history;
+}
+
+// A board drawn into `root`. Options: interactive (click/drag, calls onMove(text)),
+// small (the watch page's boards).
+export class BoardView {
+  constructor(root, { interactive = false, onMove = null, onDeal = null } = {}) {
+    this.root = root;
+    this.interactive = interactive;
+    this.onMove = onMove;
+    this.onDeal = onDeal;
+    this.board = null;
+    this.pileEls = {};
+    this.selected = null; // {pile, index}
+    this.drag = null;
+    this.lastClick = { card: null, at: 0 };
+    if (interactive) this.listen();
+  }
+
+  set(board) {
+    const same =
+      this.board &&
+      board &&
+      Object.keys(this.board.piles).join() === Object.keys(board.piles).join();
+    this.board = board;
+    if (!board) {
+      clear(this.root);
+      this.pileEls = {};
+      return;
+    }
+    if (!same) this.layout();
+    for (const pile of Object.keys(board.piles)) this.drawPile(pile);
+    this.drawTalon();
+  }
+
+  layout() {
+    clear(this.root);
+    this.pileEls = {};
+    const groups = { foundation: [], cell: [], reserve: [], tableau: [], other: [] };
+    for (const pile of Object.keys(this.board.piles)) groups[kindOf(pile)].push(pile);
+    const make = (pile) => {
+      const el = h("div", { class: `pile ${kindOf(pile)}`, dataset: { pile } });
+      this.pileEls[pile] = el;
+      return el;
+    };
+    const top = h("div", { class: "row top" });
+    const left = h("div", { class: "group" }, [...groups.cell, ...groups.reserve].map(make));
+    top.append(left);
+    if ("talon_count" in this.board) {
+      this.talonEl = h("div", { class: "pile talon", dataset: { pile: "talon" } });
+      top.append(this.talonEl);
+    } else {
+      this.talonEl = null;
+    }
+    const many = groups.foundation.length > 8;
+    const foundations = h(
+      "div",
+      { class: many ? "group grid" : "group" },
+      groups.foundation.map(make),
+    );
+    if (!many) top.append(h("div", { class: "spacer" }), foundations);
+    this.root.append(top);
+    if (many) this.root.append(foundations);
+    if (groups.tableau.length || groups.other.length) {
+      this.root.append(
+        h("div", { class: "row tableau-row" }, [...groups.tableau, ...groups.other].map(make)),
+      );
+    }
+  }
+
+  drawPile(pile) {
+    const el = this.pileEls[pile];
+    if (!el) return;
+    const cards = this.board.piles[pile];
+    clear(el);
+    el.append(h("span", { class: "pile-id" }, pile));
+    const fanned = kindOf(pile) === "tableau";
+    const shown = fanned ? cards : cards.slice(-1);
+    const first = cards.length - shown.length;
+    shown.forEach((card, k) => {
+      const c = cardEl(card);
+      c.dataset.index = String(first + k);
+      if (fanned) c.style.setProperty("--i", String(k));
+      el.append(c);
+    });
+    if (!fanned && cards.length > 1) el.append(h("span", { class: "count" }, String(cards.length)));
+    if (fanned) el.style.setProperty("--n", String(Math.max(cards.length, 1)));
+    if (this.selected && this.selected.pile === pile) this.markSelected();
+  }
+
+  drawTalon() {
+    if (!this.talonEl) return;
+    clear(this.talonEl);
+    const count = this.board.talon_count ?? 0;
+    this.talonEl.append(
+      count
+        ? h("div", { class: "card back", title: "deal" }, h("span", { class: "count-in" }, count))
+        : h("span", { class: "pile-id" }, "talon empty"),
+    );
+  }
+
+  // Redraw the piles a canonical move touched (the whole board for anything else).
+  drawMove(text) {
+    const move = readMove(text);
+    if (move.src && this.pileEls[move.src] && this.pileEls[move.dst]) {
+      this.drawPile(move.src);
+      this.drawPile(move.dst);
+    } else {
+      this.set(this.board);
+    }
+  }
+
+  highlight(text) {
+    for (const el of this.root.querySelectorAll(".hinted")) el.classList.remove("hinted");
+    if (!text) return;
+    const move = readMove(text);
+    for (const pile of [move.src, move.dst]) this.pileEls[pile]?.classList.add("hinted");
+    if (move.deal) this.talonEl?.classList.add("hinted");
+  }
+
+  // ------------------------------------------------------------ input
+
+  select(sel) {
+    this.selected = sel;
+    this.markSelected();
+  }
+
+  markSelected() {
+    for (const el of this.root.querySelectorAll(".selected")) el.classList.remove("selected");
+    if (!this.selected) return;
+    const el = this.pileEls[this.selected.pile];
+    if (!el) return;
+    for (const card of el.querySelectorAll(".card")) {
+      if (Number(card.dataset.index) >= this.selected.index) card.classList.add("selected");
+    }
+  }
+
+  // The move text for picking `sel` up and putting it on `dst`: the notation, no rules.
+  moveText(sel, dst) {
+    const n = this.board.piles[sel.pile].length - sel.index;
+    return n > 1 ? `${sel.pile} ${dst} ${n}` : `${sel.pile} ${dst}`;
+  }
+
+  listen() {
+    this.root.addEventListener("pointerdown", (event) => this.down(event));
+    this.root.addEventListener("pointermove", (event) => this.moveDrag(event));
+    this.root.addEventListener("pointerup", (event) => this.up(event));
+    this.root.addEventListener("pointercancel", () => this.endDrag());
+  }
+
+  pickAt(target) {
+    const cardEl = target.closest(".card");
+    const pileEl = target.closest(".pile");
+    if (!pileEl) return null;
+    const pile = pileEl.dataset.pile;
+    if (pile === "talon") return { pile };
+    if (!cardEl || cardEl.dataset.index === undefined) return { pile, index: null };
+    return { pile, index: Number(cardEl.dataset.index) };
+  }
+
+  down(event) {
+    if (event.button !== 0 || !this.board) return;
+    const pick = this.pickAt(event.target);
+    if (!pick || pick.pile === "talon" || pick.index === null) return;
+    this.drag = { pick, x: event.clientX, y: event.clientY, ghost: null, id: event.pointerId };
+  }
+
+  moveDrag(event) {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.id) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.ghost) {
+      if (Math.hypot(dx, dy) < 6) return;
+      this.root.setPointerCapture?.(drag.id);
+      this.select(drag.pick);
+      const ghost = h("div", { class: "ghost" });
+      [...this.root.querySelectorAll(".selected")].forEach((el, k) => {
+        const copy = el.cloneNode(true);
+        copy.classList.remove("selected");
+        copy.style.setProperty("--i", String(k));
+        ghost.append(copy);
+      });
+      const rect = this.root.querySelector(".selected")?.getBoundingClientRect();
+      drag.left = rect ? rect.left : drag.x;
+      drag.top = rect ? rect.top : drag.y;
+      drag.ghost = ghost;
+      document.body.append(ghost);
+      this.root.classList.add("dragging");
+    }
+    drag.ghost.style.transform = `translate(${drag.left + dx}px, ${drag.top + dy}px)`;
+  }
+
+  up(event) {
+    const drag = this.drag;
+    if (drag && drag.ghost) {
+      const under = document.elementFromPoint(event.clientX, event.clientY);
+      const target = under ? this.pickAt(under) : null;
+      const sel = drag.pick;
+      this.endDrag();
+      this.select(null);
+      if (target && target.pile !== sel.pile && target.pile !== "talon") {
+        this.onMove?.(this.moveText(sel, target.pile));
+      }
+      return;
+    }
+    this.endDrag();
+    this.click(event);
+  }
+
+  endDrag() {
+    if (this.drag?.ghost) this.drag.ghost.remove();
+    this.root.classList.remove("dragging");
+    this.drag = null;
+  }
+
+  // Click a card, then its target pile; click a card twice quickly: to a foundation.
+  click(event) {
+    if (!this.board) return;
+    const pick = this.pickAt(event.target);
+    if (!pick) {
+      this.select(null);
+      return;
+    }
+    if (pick.pile === "talon") {
+      this.select(null);
+      this.onDeal?.();
+      return;
+    }
+    const sel = this.selected;
+    if (sel && sel.pile !== pick.pile) {
+      this.select(null);
+      this.onMove?.(this.moveText(sel, pick.pile));
+      return;
+    }
+    const now = performance.now();
+    const key = `${pick.pile}:${pick.index}`;
+    if (sel && this.lastClick.card === key && now - this.lastClick.at < 400) {
+      this.select(null);
+      this.lastClick = { card: null, at: 0 };
+      this.onMove?.(`${pick.pile} f`);
+      return;
+    }
+    this.lastClick = { card: key, at: now };
+    this.select(pick.index === null ? null : pick);
+  }
+}

@@ -1,0 +1,46 @@
+// Tiny DOM helpers shared by every page.
+
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "text") el.textContent = value;
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+export function clear(el) {
+  while (el.firstChild) el.firstChild.remove();
+  return el;
+}
+
+export function fmtSeconds(s) {
+  if (s === null || s === undefined) return "";
+  const total = Math.max(0, Math.floor(s));
+  const m = Math.floor(total / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  return `${m}:${sec}`;
+}
+
+export function copyButton(label, text) {
+  const button = h("button", { class: "small", type: "button", title: text }, label);
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = "copied";
+    } catch {
+      // No clipboard (plain http on a LAN): select the link for the user instead.
+      window.prompt("Copy this link:", text);
+    }
+    setTimeout(() => (button.textContent = label), 1500);
+  });
+  return button;
+}

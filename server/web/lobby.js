@@ -1,0 +1,197 @@
+// The lobby: the open and running rooms (refreshed every 2 s), creating a room with every
+// setting of POST /rooms, quick match, and a link to share for each room.
+
+import { h, clear, copyButton } from "./dom.js";
+import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
+import { Socket } from "./net.js";
+
+const REFRESH = 2000;
+
+export async function render(root) {
+  const known = await games();
+  const names = Object.keys(known);
+  const nameInput = h("input", {
+    id: "name", maxlength: "32", placeholder: "your name", value: playerName(),
+  });
+  nameInput.addEventListener("change", () => setPlayerName(nameInput.value.trim()));
+
+  const quick = h("div", { class: "quick" });
+  const quickStatus = h("p", { class: "status", id: "quick-status" });
+  let quickSocket = null;
+  const stopQuick = () => {
+    quickSocket?.close();
+    quickSocket = null;
+    quickStatus.textContent = "";
+  };
+  for (const game of names) {
+    quick.append(
+      h(
+        "button",
+        {
+          type: "button",
+          dataset: { quick: game },
+          onclick: () => {
+            stopQuick();
+            quickStatus.textContent = `Looking for a ${known[game].title} opponent…`;
+            quickStatus.append(" ", h("button", { class: "small", onclick: stopQuick }, "cancel"));
+            quickSocket = new Socket({
+              hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
+              onMessage: (m) => {
+                if (m.type === "matched") {
+                  saveSeat(m.room, { token: m.token, seat: m.seat });
+                  quickSocket.close();
+                  location.assign(`/play/${m.room}`);
+                } else if (m.type === "error") {
+                  quickStatus.textContent = m.message;
+                }
+              },
+            });
+          },
+        },
+        `Quick ${known[game].title}`,
+      ),
+    );
+  }
+
+  const list = h("div", { id: "rooms" }, h("p", { class: "muted" }, "Loading rooms…"));
+  root.append(
+    h(
+      "section",
+      { class: "intro" },
+      h("h1", {}, "Race at solitaire"),
+      h(
+        "p",
+        {},
+        "Everyone in a room gets the same deal; the first to put every card up wins. ",
+        "Read the ",
+        h("a", { href: "/rules" }, "rules"),
+        ", pick a game and race, or watch the closest race on ",
+        h("a", { href: "/tv" }, "TV"),
+        ".",
+      ),
+      h("label", { class: "field" }, "Name ", nameInput),
+    ),
+    h("section", {}, h("h2", {}, "Quick match"), quick, quickStatus),
+    h("section", {}, h("h2", {}, "Rooms"), list),
+    h("section", {}, h("h2", {}, "Create a room"), createForm(known, nameInput)),
+  );
+
+  const refresh = async () => {
+    try {
+      const body = await getJSON("/rooms");
+      drawRooms(list, body.rooms, known);
+    } catch (err) {
+      clear(list).append(h("p", { class: "error" }, `Cannot list rooms: ${err.message}`));
+    }
+  };
+  await refresh();
+  setInterval(refresh, REFRESH);
+}
+
+function settingsText(room) {
+  const bits = [`${room.seats} seat${room.seats === 1 ? "" : "s"}`];
+  if (room.undo) bits.push("undo");
+  if (room.hints) bits.push("hints");
+  if (room.time_limit) bits.push(`${Math.round(room.time_limit / 60)} min`);
+  if (room.spectator_delay) bits.push(`${room.spectator_delay} s delay`);
+  if (room.seed_mode === "winnable") bits.push("winnable deal");
+  return bits.join(", ");
+}
+
+function drawRooms(list, rooms, known) {
+  if (!rooms.length) {
+    clear(list).append(h("p", { class: "muted" }, "No open room right now: create one or quick match."));
+    return;
+  }
+  const rows = rooms.map((room) => {
+    const free = room.status === "lobby" && room.players.length < room.seats;
+    const play = `${location.origin}/play/${room.id}`;
+    const watch = `${location.origin}/watch/${room.id}`;
+    return h(
+      "tr",
+      { dataset: { room: room.id } },
+      h("td", {}, h("code", {}, room.id)),
+      h("td", {}, known[room.game]?.title || room.game),
+      h("td", {}, h("span", { class: `status-${room.status}` }, room.status)),
+      h("td", {}, `${room.players.length}/${room.seats}`, " ",
+        h("span", { class: "muted" }, room.players.map((p) => p.name).join(", "))),
+      h("td", { class: "muted" }, settingsText(room)),
+      h(
+        "td",
+        { class: "actions" },
+        free ? h("a", { class: "button", href: `/play/${room.id}` }, "Join") : null,
+        h("a", { class: "button secondary", href: `/watch/${room.id}` }, "Watch"),
+        copyButton("share", free ? play : watch),
+      ),
+    );
+  });
+  clear(list).append(
+    h(
+      "table",
+      { class: "rooms" },
+      h("thead", {}, h("tr", {}, ["Room", "Game", "Status", "Players", "Settings", ""].map((t) => h("th", {}, t)))),
+      h("tbody", {}, rows),
+    ),
+  );
+}
+
+function createForm(known, nameInput) {
+  const field = (label, input, help) =>
+    h("label", { class: "field" }, h("span", {}, label), input, help ? h("small", {}, help) : null);
+  const game = h("select", { name: "game" }, Object.entries(known).map(([n, g]) => h("option", { value: n }, g.title)));
+  const seedMode = h(
+    "select",
+    { name: "seed_mode" },
+    h("option", { value: "random" }, "random deal"),
+    h("option", { value: "winnable" }, "winnable deal (solver-proved)"),
+    h("option", { value: "number" }, "deal number…"),
+  );
+  const seedNumber = h("input", { name: "seed", type: "number", min: "1", placeholder: "617", hidden: true });
+  seedMode.addEventListener("change", () => (seedNumber.hidden = seedMode.value !== "number"));
+  const seats = h("input", { name: "seats", type: "number", min: "1", max: "8", value: "2" });
+  const undo = h("input", { name: "undo", type: "checkbox", checked: true });
+  const hints = h("input", { name: "hints", type: "checkbox" });
+  const timeLimit = h("input", { name: "time_limit", type: "number", min: "0", placeholder: "none" });
+  const delay = h("input", { name: "spectator_delay", type: "number", min: "0", max: "3600", value: "0" });
+  const grace = h("input", { name: "grace", type: "number", min: "0", max: "3600", placeholder: "server default" });
+  const countdown = h("input", { name: "countdown", type: "number", min: "0", max: "60", placeholder: "server default" });
+  const status = h("p", { class: "error", id: "create-error" });
+  const form = h(
+    "form",
+    { class: "create", id: "create" },
+    field("Game", game),
+    field("Deal", h("span", { class: "inline" }, seedMode, seedNumber)),
+    field("Seats", seats, "1 to 8 players"),
+    field("Undo", undo),
+    field("Hints", hints, "the solver's next move"),
+    field("Time limit (minutes)", timeLimit),
+    field("Spectator delay (s)", delay),
+    field("Grace after a drop (s)", grace),
+    field("Countdown (s)", countdown),
+    h("div", { class: "submit" }, h("button", { type: "submit" }, "Create and take a seat"), status),
+  );
+  const num = (input, scale = 1) => (input.value === "" ? null : Number(input.value) * scale);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    status.textContent = "";
+    const body = {
+      game: game.value,
+      seed: seedMode.value === "number" ? Number(seedNumber.value) : seedMode.value,
+      seats: Number(seats.value),
+      undo: undo.checked,
+      hints: hints.checked,
+      time_limit: num(timeLimit, 60) || null,
+      spectator_delay: num(delay) ?? 0,
+      grace: num(grace),
+      countdown: num(countdown),
+    };
+    try {
+      const answer = await postJSON("/rooms", body);
+      setPlayerName(nameInput.value.trim());
+      location.assign(`/play/${answer.room.id}?sit=1`);
+    } catch (err) {
+      status.textContent = err.message;
+    }
+  });
+  return form;
+}

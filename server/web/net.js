@@ -1,0 +1,115 @@
+// One WebSocket to the server with reconnects (protocol sections 1 and 6).
+//
+// JSON text frames. `hello()` gives the message to send on every (re)connect (join or
+// watch with `since`); messages sent while the socket is down wait in a queue. The clock
+// offset to server time comes from `welcome` and each `pong`.
+
+export class Socket {
+  constructor({ hello, onMessage, onStatus }) {
+    this.hello = hello;
+    this.onMessage = onMessage;
+    this.onStatus = onStatus || (() => {});
+    this.queue = [];
+    this.ws = null;
+    this.closed = false;
+    this.delay = 250;
+    this.offset = 0; // server time - local time, seconds
+    this.bestRtt = Infinity;
+    this.pingId = 0;
+    this.pings = new Map();
+    this.connect();
+    this.pinger = setInterval(() => this.ping(), 10000);
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${scheme}//${location.host}/ws`;
+  }
+
+  connect() {
+    if (this.closed) return;
+    this.onStatus("connecting");
+    const ws = new WebSocket(this.url());
+    this.ws = ws;
+    ws.addEventListener("open", () => {
+      this.delay = 250;
+      this.onStatus("open");
+      const hello = this.hello();
+      if (hello) ws.send(JSON.stringify({ v: 1, ...hello }));
+      this.ping();
+      const waiting = this.queue;
+      this.queue = [];
+      for (const message of waiting) this.send(message);
+    });
+    ws.addEventListener("message", (event) => {
+      const arrived = performance.now();
+      let message;
+      try {
+        message = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (message.type === "welcome" && message.server_time) this.clock(message.server_time, 0);
+      if (message.type === "pong") {
+        const sent = this.pings.get(message.id);
+        this.pings.delete(message.id);
+        if (sent !== undefined) this.clock(message.server_time, (arrived - sent) / 1000);
+      }
+      this.onMessage(message, arrived);
+    });
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      if (this.closed) return;
+      this.onStatus("down");
+      setTimeout(() => this.connect(), this.delay);
+      this.delay = Math.min(this.delay * 2, 2000);
+    });
+    ws.addEventListener("error", () => {}); // a close event follows: reconnect there
+  }
+
+  clock(serverTime, rtt) {
+    // The answer was written about half a round trip ago; keep the estimate of the
+    // fastest round trip, the least skewed one.
+    if (rtt > this.bestRtt * 1.5 && rtt > 0) return;
+    if (rtt > 0) this.bestRtt = Math.min(this.bestRtt, rtt);
+    this.offset = serverTime + rtt / 2 - Date.now() / 1000;
+  }
+
+  now() {
+    return Date.now() / 1000 + this.offset;
+  }
+
+  ping() {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const id = ++this.pingId;
+    this.pings.set(id, performance.now());
+    this.ws.send(JSON.stringify({ type: "ping", v: 1, id }));
+  }
+
+  // Send now, or when the socket is back. Moves pass queue=false: their owner re-sends
+  // what was not answered after a reconnect, with the same seq.
+  send(message, queue = true) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ v: 1, ...message }));
+      return true;
+    }
+    if (queue) this.queue.push(message);
+    return false;
+  }
+
+  // Drop the socket and open a new one (sending hello() again).
+  restart() {
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    this.connect();
+  }
+
+  close() {
+    this.closed = true;
+    clearInterval(this.pinger);
+    if (this.ws) this.ws.close();
+    this.ws = null;
+  }
+}

@@ -1,0 +1,184 @@
+// What a page knows of one room, kept from the server's messages (protocol section 5):
+// the ROOM view, the last event version, and the boards it can see. The race page (a
+// player: their own board) and the watch and TV pages (a spectator: every board) share it.
+
+import { applyMove, historyOf } from "./cards.js";
+
+const clone = (board) => (board ? JSON.parse(JSON.stringify(board)) : null);
+
+export class RoomModel {
+  constructor(role, send) {
+    this.role = role; // "player" or "spectator"
+    this.send = send; // (message) => void, for resync
+    this.room = null;
+    this.version = null;
+    this.seat = null;
+    this.boards = {}; // seat -> board
+    this.histories = {}; // seat -> undo history (canonical moves)
+    this.changed = new Set(); // what to redraw: "room", "board:N", "players"
+    this.lastMove = {}; // seat -> the move just drawn (to redraw only its piles)
+  }
+
+  player(seat) {
+    return this.room?.players.find((p) => p.seat === seat);
+  }
+
+  resync(since) {
+    this.send(since === undefined || since === null ? { type: "resync" } : { type: "resync", since });
+  }
+
+  // Handle one server message; returns true when it was a room message.
+  handle(m) {
+    if (m.type === "welcome") {
+      if (m.seat !== undefined) this.seat = m.seat;
+      return true;
+    }
+    if (m.type === "snapshot") {
+      this.room = m.room;
+      this.version = m.version;
+      this.boards = {};
+      this.histories = {};
+      if (m.board && this.seat !== null) {
+        this.boards[this.seat] = m.board;
+        this.histories[this.seat] = historyOf(m.moves);
+      }
+      for (const [seat, board] of Object.entries(m.boards || {})) {
+        this.boards[Number(seat)] = board;
+        this.histories[Number(seat)] = []; // moves before the snapshot are not known
+      }
+      this.changed.add("all");
+      return true;
+    }
+    if (m.version === undefined || m.at === undefined) return false;
+    if (this.version !== null && m.version <= this.version) return true; // seen already
+    if (this.version !== null && m.version !== this.version + 1) {
+      this.resync(this.version);
+      return true;
+    }
+    this.version = m.version;
+    this.event(m);
+    return true;
+  }
+
+  event(m) {
+    const room = this.room;
+    if (!room) return;
+    const p = m.seat !== undefined ? this.player(m.seat) : null;
+    if (m.type !== "progress") this.changed.add("room"); // progress: only the bars and a board
+    switch (m.type) {
+      case "joined":
+        room.players = room.players.filter((x) => x.seat !== m.seat);
+        room.players.push({
+          seat: m.seat, name: m.name, ready: false, connected: true, grace_until: null,
+          progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false,
+        });
+        room.players.sort((a, b) => a.seat - b.seat);
+        room.host = Math.min(...room.players.map((x) => x.seat));
+        break;
+      case "left":
+        room.players = room.players.filter((x) => x.seat !== m.seat);
+        room.host = room.players.length ? Math.min(...room.players.map((x) => x.seat)) : null;
+        break;
+      case "player_ready":
+        if (p) p.ready = m.ready;
+        break;
+      case "presence":
+        if (p) Object.assign(p, { connected: m.connected, grace_until: m.grace_until ?? null });
+        break;
+      case "countdown":
+        Object.assign(room, { status: "countdown", start_at: m.start_at });
+        break;
+      case "started":
+        Object.assign(room, {
+          status: "running", start_at: m.at, ends_at: m.ends_at ?? null, seed: m.seed ?? null,
+        });
+        this.boards = {};
+        this.histories = {};
+        if (m.board) {
+          const seats = this.role === "player" ? [this.seat] : room.players.map((x) => x.seat);
+          for (const seat of seats) {
+            this.boards[seat] = clone(m.board);
+            this.histories[seat] = [];
+          }
+          this.changed.add("all");
+        } else {
+          this.resync(); // the deal comes in a snapshot: the page does not deal cards itself
+        }
+        break;
+      case "progress":
+        if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
+        if (this.role === "spectator") this.spectate(m);
+        this.changed.add("players");
+        break;
+      case "player_out":
+        if (p) p.out = m.reason;
+        break;
+      case "finished":
+        Object.assign(room, {
+          status: "finished", results: m.results, seed: m.seed, finish_reason: m.reason,
+          finished_at: m.at,
+        });
+        break;
+      case "rematch_vote":
+        if (p) p.rematch = true;
+        break;
+      case "new_round":
+        Object.assign(room, {
+          round: m.round, status: "lobby", results: null, finish_reason: null,
+          finished_at: null, start_at: null, ends_at: null, seed: null,
+        });
+        for (const x of room.players) {
+          Object.assign(x, { progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false });
+        }
+        this.boards = {};
+        this.histories = {};
+        this.changed.add("all");
+        break;
+      default:
+        break;
+    }
+  }
+
+  spectate(m) {
+    if (m.board) {
+      this.boards[m.seat] = m.board;
+      this.lastMove[m.seat] = null;
+    } else if (m.move && this.boards[m.seat]) {
+      this.histories[m.seat] ??= [];
+      if (!applyMove(this.boards[m.seat], this.histories[m.seat], m.move)) {
+        this.resync();
+        return;
+      }
+      this.lastMove[m.seat] = m.move;
+    }
+    this.changed.add(`board:${m.seat}`);
+  }
+
+  // A player's own accepted move: draw it, or take the board the server sent (Moojub).
+  accepted(m) {
+    const p = this.player(this.seat);
+    if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
+    const board = this.boards[this.seat];
+    if (m.board) {
+      this.boards[this.seat] = m.board;
+      this.lastMove[this.seat] = null;
+    } else if (board) {
+      this.histories[this.seat] ??= [];
+      if (!applyMove(board, this.histories[this.seat], m.move)) {
+        this.resync();
+        return;
+      }
+      this.lastMove[this.seat] = m.move;
+      board.progress = m.progress;
+      board.moves = m.moves;
+    }
+    this.changed.add(`board:${this.seat}`);
+    this.changed.add("players");
+  }
+
+  take() {
+    const changed = this.changed;
+    this.changed = new Set();
+    return changed;
+  }
+}

@@ -1,0 +1,103 @@
+// Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
+
+import { h, fmtSeconds } from "./dom.js";
+
+export function roomTitle(room, known) {
+  const title = known[room.game]?.title || room.game;
+  const seed = room.seed ? ` #${room.seed}` : "";
+  return h(
+    "h1",
+    { class: "room-title" },
+    `${title}${seed}`,
+    h("small", {}, ` room ${room.id}${room.round > 1 ? `, round ${room.round}` : ""}`),
+  );
+}
+
+function playerState(p) {
+  if (p.won) return "won";
+  if (p.out) return p.out;
+  if (p.stuck) return "stuck";
+  if (!p.connected) return "away";
+  return "";
+}
+
+// Set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
+function fill(percent) {
+  const el = h("span", { class: "fill" });
+  el.style.width = `${percent}%`;
+  return el;
+}
+
+export function progressBars(room, known, me = null) {
+  const cards = known[room.game]?.cards || 52;
+  return h(
+    "ul",
+    { class: "bars" },
+    room.players.map((p) => {
+      const state = playerState(p);
+      return h(
+        "li",
+        { class: `bar ${state}${p.seat === me ? " me" : ""}`, dataset: { seat: String(p.seat) } },
+        h("span", { class: "who" }, p.name, p.seat === me ? " (you)" : "",
+          room.status === "lobby" ? h("span", { class: "tag" }, p.ready ? "ready" : "not ready") : null,
+          state ? h("span", { class: "tag" }, state) : null),
+        h("span", { class: "track" }, fill((100 * p.progress) / cards)),
+        h("span", { class: "num" }, `${p.progress}/${cards}`),
+      );
+    }),
+  );
+}
+
+// The status line and the big countdown over the board; writes the DOM only on change.
+export function statusLine(line, overlay, room, now, me) {
+  let text = "";
+  let big = "";
+  if (room.status === "lobby") {
+    text = `Waiting for players: ${room.players.length}/${room.seats} seated, ${room.players.filter((p) => p.ready).length} ready`;
+  } else if (room.status === "countdown" && room.start_at) {
+    const left = Math.max(0, room.start_at - now);
+    text = `Starting in ${Math.ceil(left)} s`;
+    big = String(Math.ceil(left) || "Go");
+  } else if (room.status === "running") {
+    const elapsed = room.start_at ? now - room.start_at : 0;
+    text = room.ends_at ? `${fmtSeconds(room.ends_at - now)} left` : `${fmtSeconds(elapsed)} elapsed`;
+    if (me?.won) text += " · you won, waiting for the others";
+    else if (me?.out) text += ` · you are out (${me.out})`;
+    else if (me?.stuck) text += room.undo ? " · no move left: undo or resign" : " · no move left";
+    const away = room.players.filter((p) => !p.connected && p.grace_until && !p.out);
+    for (const p of away) text += ` · ${p.name} away, forfeits in ${Math.ceil(Math.max(0, p.grace_until - now))} s`;
+  } else if (room.status === "finished") {
+    text = room.finish_reason === "time_up" ? "Finished: time is up" : "Finished";
+  }
+  if (line.textContent !== text) line.textContent = text;
+  if (overlay.textContent !== big) {
+    overlay.textContent = big;
+    overlay.hidden = !big;
+  }
+}
+
+export function resultsTable(room, known, me = null) {
+  const cards = known[room.game]?.cards || 52;
+  return h(
+    "table",
+    { class: "results", id: "results-table" },
+    h("caption", {}, "Results"),
+    h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Cards", "Moves", "Time"].map((t) => h("th", {}, t)))),
+    h(
+      "tbody",
+      {},
+      room.results.map((r) =>
+        h(
+          "tr",
+          { class: r.seat === me ? "me" : null },
+          h("td", {}, r.rank),
+          h("td", {}, r.name),
+          h("td", {}, r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")),
+          h("td", {}, `${r.progress}/${cards}`),
+          h("td", {}, r.moves),
+          h("td", {}, r.time !== null && r.time !== undefined ? fmtSeconds(r.time) : ""),
+        ),
+      ),
+    ),
+  );
+}
