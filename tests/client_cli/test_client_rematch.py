@@ -11,7 +11,7 @@ from test_client_race_screen import results, until
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
-from server.protocol import (
+from protocol import (
     Countdown,
     NewRound,
     PlayerOut,

@@ -18,8 +18,8 @@ from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.session import LocalSession
 from core import new_game
-from server.protocol import Move as MoveMsg
-from server.protocol import Progress, RaceFinished, Resign
+from protocol import Move as MoveMsg
+from protocol import Progress, RaceFinished, Resign
 
 
 def footer(app: App[object]) -> str:
