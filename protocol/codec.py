@@ -246,5 +246,29 @@ def decode_json(text: str | bytes, registry: Registry = CLIENT_TO_SERVER) -> Mes
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
-        return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
+        try:  # only after a failure: the usual path keeps json's own integer parsing
+            obj = json.loads(text, parse_int=_int_or_too_long)
+        except (ValueError, RecursionError):
+            return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
     return registry.build(obj)
+
+
+class _TooLong:
+    """A JSON integer of more digits than Python converts (`sys.get_int_max_str_digits()`,
+    4,300): valid JSON, so the frame is read, and no field's check accepts it, so the
+    message is refused `bad_message` like any integer out of range."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<integer too long>"
+
+
+_TOO_LONG = _TooLong()
+
+
+def _int_or_too_long(digits: str) -> int | _TooLong:
+    try:
+        return int(digits)
+    except ValueError:
+        return _TOO_LONG

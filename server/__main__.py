@@ -27,6 +27,8 @@ from redis.exceptions import RedisError
 
 from server.app import create_app
 from server.app_keys import DRAIN
+from server.http_server import Runner
+from server.limits import raise_descriptor_limit
 from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
 from server.settings import FIELDS, Settings, SettingsError
 
@@ -93,7 +95,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             redis_url = await stack.enter_async_context(RedisSupervisor(settings.data_dir))
             settings = dataclasses.replace(settings, redis_url=redis_url)
         app = create_app(settings)
-        runner = web.AppRunner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None)
+        runner = Runner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None)
         await runner.setup()
         # Registered after the supervisor, so it runs before it: Redis stops last.
         stack.push_async_callback(runner.cleanup)
@@ -164,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if level not in LOG_LEVELS:
         parser.error(f"SOLRACE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    raise_descriptor_limit()  # one descriptor per socket: 1,024 is too few for a server
     try:
         _run(serve(settings))
     except (RedisSupervisorError, OSError) as exc:

@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 import protocol as p
 from protocol import CloseCode, ErrorCode
 from server.app_keys import (
+    CLIENT_SOCKETS,
     DRAIN,
     FLUSHER,
     HUB,
@@ -35,11 +36,13 @@ from server.app_keys import (
     STORE,
 )
 from server.batcher import ScriptBatcher
+from server.client_address import client_address, parse_trusted_proxies
 from server.connection import Connection, Flusher, TokenBucket, check_alive
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, json_errors, routes
 from server.hub import Hub
+from server.limits import ConnectionCount
 from server.metrics import Metrics
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
@@ -65,6 +68,7 @@ def create_app(settings: Settings) -> web.Application:
     app[SETTINGS] = settings
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()
+    app[CLIENT_SOCKETS] = ConnectionCount(settings.max_connections_per_address)
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
@@ -157,6 +161,7 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
     reaped = 0
+    alive: dict[str, bool] = {}  # a handful of processes hold every seat: ask once each
     for room in rooms:
         if statuses.get(room) not in ("countdown", "running"):
             continue
@@ -169,7 +174,10 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
             if seat.connected and seat.conn and "-" in seat.conn and seat.racing
         ]
         for index, conn in held:
-            if await store.redis.exists(process_key(conn.split("-", 1)[0])):
+            process = conn.split("-", 1)[0]
+            if process not in alive:
+                alive[process] = bool(await store.redis.exists(process_key(process)))
+            if alive[process]:
                 continue
             away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
             await store.transact(room, away, now)
@@ -257,12 +265,32 @@ async def _close_sockets(app: web.Application) -> None:
 
 
 async def websocket(request: web.Request) -> web.WebSocketResponse:
+    """A WebSocket, counted against its client's cap (`max_connections_per_address`: the
+    client named by a trusted proxy, see server/client_address.py; server/http_server.py
+    counts direct peers before any HTTP)."""
+    settings = request.app[SETTINGS]
+    proxies = parse_trusted_proxies(settings.trusted_proxies)
+    address = client_address(request.remote, request.headers.get("X-Forwarded-For"), proxies)
+    counts = request.app[CLIENT_SOCKETS]
+    if address is not None and not counts.acquire(address):
+        raise web.HTTPTooManyRequests(
+            text=f"too many connections from {address} (at most {counts.cap})"
+        )
+    try:
+        return await _websocket(request)
+    finally:
+        if address is not None:
+            counts.release(address)
+
+
+async def _websocket(request: web.Request) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
     service = app[SERVICE]
     ws = web.WebSocketResponse(
         compress=False,
-        max_msg_size=settings.max_frame,
+        # aiohttp refuses a message of max_msg_size bytes or more; ours may be max_frame.
+        max_msg_size=settings.max_frame + 1,
         heartbeat=None,  # one sweep for all sockets instead: _liveness_ctx
         autoping=False,  # pongs must reach the loop below (they prove the peer alive)
         # A client's close is answered after the cleanup below: once its close completes,

@@ -7,6 +7,7 @@ from aiohttp import web
 from server.connection import Connection, Flusher
 from server.draining import Drain
 from server.hub import Hub
+from server.limits import ConnectionCount
 from server.metrics import Metrics
 from server.redis_client import AnyRedis
 from server.room_limit import RoomRateLimit
@@ -15,6 +16,7 @@ from server.settings import Settings
 from server.store import RedisRoomStore
 
 __all__ = [
+    "CLIENT_SOCKETS",
     "DRAIN",
     "FLUSHER",
     "HUB",
@@ -39,3 +41,4 @@ FLUSHER = web.AppKey("flusher", Flusher)
 PROCESS = web.AppKey("process", str)
 ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
 DRAIN = web.AppKey("drain", Drain)
+CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client

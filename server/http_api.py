@@ -6,6 +6,7 @@ codes as the WebSocket protocol (docs/protocol.md).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import math
@@ -27,6 +28,7 @@ from server.tv import closest_race
 __all__ = ["MAX_BODY", "json_errors", "routes"]
 
 MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
+TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +44,7 @@ def _error(
 
 
 # What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
-_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG}
+_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG, 429: ErrorCode.RATE_LIMITED}
 
 
 def _explain(exc: web.HTTPException, request: web.Request) -> str:
@@ -51,7 +53,7 @@ def _explain(exc: web.HTTPException, request: web.Request) -> str:
     if exc.status == 405:
         return f"{request.method} is not allowed here (allowed: {exc.headers.get('Allow', '')})"
     if exc.status == 413:
-        return f"the body is over {MAX_BODY // 1024} KiB"
+        return TOO_BIG
     return exc.text if exc.text and exc.text != f"{exc.status}: {exc.reason}" else exc.reason
 
 
@@ -62,6 +64,11 @@ async def json_errors(
     """Every HTTP error is a JSON `{"error": {"code", "message"}}`, also those aiohttp
     raises itself (404 for an unknown path, 405, 413 for a body over 64 KiB) and a bug's
     500, which would otherwise be plain text."""
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        # Refused before a byte of it is read, not after waiting for all of it.
+        response = _error(413, ErrorCode.TOO_BIG, TOO_BIG)
+        response.force_close()
+        return response
     try:
         return await handler(request)
     except web.HTTPException as exc:
@@ -70,6 +77,9 @@ async def json_errors(
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
         return _error(exc.status, code, _explain(exc, request), headers)
+    except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
+        log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
+        raise
     except Exception:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON
@@ -120,7 +130,14 @@ async def create_room(request: web.Request) -> web.Response:
             {"Retry-After": str(math.ceil(wait))},
         )
     try:
-        body = await request.json()
+        async with asyncio.timeout(settings.body_timeout or None):
+            body = await request.json()
+    except TimeoutError:  # a client trickling its body must not hold the connection
+        response = _error(
+            408, ErrorCode.BAD_REQUEST, f"the body took over {settings.body_timeout:g} s"
+        )
+        response.force_close()
+        return response
     except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
         return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
     if not isinstance(body, dict):

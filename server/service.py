@@ -429,8 +429,10 @@ class RaceService:
             _ticket_channel(ticket), lambda data: self.hub.spawn(self._matched(conn, data))
         )
         other = await self.store.quick_pair(msg.game, ticket)
+        # Every quick is answered queued, then matched, even when a partner was waiting:
+        # a client then has one sequence to follow, not two (docs/protocol.md section 4).
+        conn.send(p.Queued(game=msg.game))
         if other is None:
-            conn.send(p.Queued(game=msg.game))
             return
         await self._drop_ticket(conn, requeue=False)
         other_name = other.partition("|")[2]

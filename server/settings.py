@@ -75,6 +75,19 @@ class Settings:
         "X-Forwarded-For names the client (per-client limits count by it); other peers are "
         "the client themselves; empty: trust no proxy",
     )
+    handshake_timeout: float = _setting(
+        10.0,
+        "seconds a new connection may take to send its complete request head (a WebSocket "
+        "upgrade too); then it is closed. 0: no limit",
+    )
+    body_timeout: float = _setting(
+        10.0, "seconds a request body may take to arrive; then the answer is 408. 0: no limit"
+    )
+    max_connections_per_address: int = _setting(
+        128,
+        "open connections one client address may hold (loopback is exempt); a connection "
+        "beyond is closed at once, or refused 429 for a WebSocket through a proxy. 0: no cap",
+    )
     heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
     sweep_interval: float = _setting(
         0.25, "seconds between sweeps of due deadlines (countdown, time limit, grace)"
@@ -103,6 +116,9 @@ class Settings:
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
         for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):
+            if getattr(self, name) < 0:
+                raise SettingsError(f"{name} must not be negative")
+        for name in ("handshake_timeout", "body_timeout", "max_connections_per_address"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         for name in ("drain",):

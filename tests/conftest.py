@@ -70,6 +70,7 @@ async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
     from aiohttp import web
 
     from server.app import create_app
+    from server.http_server import Runner
     from server.settings import Settings
 
     runners: list[web.AppRunner] = []
@@ -77,7 +78,7 @@ async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
     async def start(**overrides: Any) -> str:
         port = free_port()
         settings = Settings(host="127.0.0.1", port=port, redis_url=redis_url, **overrides)
-        runner = web.AppRunner(create_app(settings), shutdown_timeout=1.0)
+        runner = Runner(create_app(settings), shutdown_timeout=1.0)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
         runners.append(runner)
