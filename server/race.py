@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,6 +110,19 @@ class Outcome:
 
     def __bool__(self) -> bool:
         return bool(self.events)
+
+
+def _unique(name: str, seats: Iterable[Seat]) -> str:
+    """`name`, numbered (`ann 2`) when another seat has it: two terminals of one account
+    (both named after $USER) must not look alike to the players and spectators."""
+    taken = {seat.name for seat in seats}
+    number = 1
+    unique = name
+    while unique in taken:
+        number += 1
+        suffix = f" {number}"
+        unique = name[: 32 - len(suffix)] + suffix
+    return unique
 
 
 def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
@@ -238,7 +252,7 @@ class Race:
         if len(self.seats) >= self.config.seats:
             raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
-        name = name.strip()[:32] or f"player {index + 1}"
+        name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
         self.seats[index] = Seat(
             name=name, token_hash=token_hash, connected=conn is not None, conn=conn
         )
