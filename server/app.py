@@ -168,6 +168,7 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
     reaped = 0
+    alive: dict[str, bool] = {}  # a handful of processes hold every seat: ask once each
     for room in rooms:
         if statuses.get(room) not in ("countdown", "running"):
             continue
@@ -180,7 +181,10 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
             if seat.connected and seat.conn and "-" in seat.conn and seat.racing
         ]
         for index, conn in held:
-            if await store.redis.exists(process_key(conn.split("-", 1)[0])):
+            process = conn.split("-", 1)[0]
+            if process not in alive:
+                alive[process] = bool(await store.redis.exists(process_key(process)))
+            if alive[process]:
                 continue
             away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
             await store.transact(room, away, now)
