@@ -108,7 +108,8 @@ class RaceService:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
             self.error(conn, err.code, err.message, message)
-        except Exception:
+        except Exception as exc:
+            self.metrics.failed(exc)
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 
@@ -120,7 +121,7 @@ class RaceService:
         request: p.Message | p.Unexpected | None = None,
     ) -> None:
         """Send an `error` naming `request` (its type, and its seq or id) when given."""
-        self.metrics.errors.inc()
+        self.metrics.errors.inc(code.value)
         conn.send(p.error_for(request, code.value, message))
 
     async def closed(self, conn: Connection) -> None:
@@ -277,7 +278,7 @@ class RaceService:
             self.metrics.move_latency.observe(time.perf_counter() - started)
 
     def refuse(self, conn: Connection, seq: int, code: ErrorCode, reason: str) -> None:
-        self.metrics.moves_refused.inc()
+        self.metrics.moves_refused.inc(code.value)
         conn.send(p.Refused(seq=seq, code=code.value, reason=reason))
 
     async def _move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
