@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from client_cli.board import render_board
 from client_cli.cards import CardStyle
+from client_cli.help_screen import WATCH_KEYS, HelpScreen
 from client_cli.race import RaceView
 from client_cli.race_app import ResultsScreen, connect_or_exit, player_lines, results_table
 from client_cli.seat import Seat
@@ -115,6 +116,7 @@ class WatchApp(App[None]):
         Binding("tab,right", "page(1)", "next board", priority=True),
         Binding("shift+tab,left", "page(-1)", "previous board", priority=True),
         Binding("q", "quit", "quit"),
+        Binding("question_mark", "rules", "rules"),
     ]
 
     def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
@@ -158,6 +160,9 @@ class WatchApp(App[None]):
         if key.isdigit() and key != "0" and self.boards.show_seat(int(key) - 1):
             event.stop()
 
+    def action_rules(self) -> None:
+        self.push_screen(HelpScreen(self.seat.view.game, WATCH_KEYS))
+
     def action_page(self, step: int) -> None:
         self.boards.page(step)
 
@@ -193,11 +198,13 @@ class WatchApp(App[None]):
             status.append(f" ⟳ {self.link_status}", style="bold yellow")
         elif hidden > 0:
             status.append(f" {hidden} more board(s): Tab/→ next · ← back · 1-8 a seat", style="dim")
-        status.append("  q quit", style="dim")
+        status.append("  ? rules · q quit", style="dim")
         self.status_bar.update(status)
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
-            self.push_screen(ResultsScreen(results_table(view), player=False), self.after_results)
+            self.push_screen(
+                ResultsScreen(results_table(view), view.game, player=False), self.after_results
+            )
 
     def after_results(self, choice: str | None) -> None:
         if choice == "quit":

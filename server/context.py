@@ -46,10 +46,10 @@ class Context:
         request: p.Message | p.Unexpected | None = None,
     ) -> None:
         """Send an `error` naming `request` (its type, and its seq or id) when given."""
-        self.metrics.errors.inc()
+        self.metrics.errors.inc(code.value)
         conn.send(p.error_for(request, code.value, message))
 
     def refuse(self, conn: Connection, seq: int, code: ErrorCode, reason: str) -> None:
         """Answer move `seq` with `refused`: nothing changed."""
-        self.metrics.moves_refused.inc()
+        self.metrics.moves_refused.inc(code.value)
         conn.send(p.Refused(seq=seq, code=code.value, reason=reason))

@@ -1,4 +1,5 @@
-"""Hints: the solver's next move for a player's board, one solver run at a time."""
+"""Advice on a player's board: hints (the solver's next move, one solver run at a time)
+and the legal moves (the engine's lists, so that a client needs no copy of the rules)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,14 @@ class Hints:
             self._hints.move_to_end(key)
             move = self._hints[key]
         conn.send(p.HintReply(move=move))
+
+    async def on_legal(self, conn: Connection, msg: p.Legal) -> None:
+        """The legal and safe moves on the player's board (docs/protocol.md, `legal`)."""
+        local, seat = self.ctx.player(conn)
+        race = local.race
+        assert race is not None
+        session = local.sessions.get(seat)
+        if session is None or race.status is not Status.RUNNING:
+            raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
+        game = session.game
+        conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))

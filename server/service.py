@@ -53,6 +53,7 @@ class RaceService:
             p.Move: self.moves.on_move,
             p.Undo: self.moves.on_move,
             p.Hint: self.hints.on_hint,
+            p.Legal: self.hints.on_legal,
             p.Ready: self.lobby.on_ready,
             p.Start: self.lobby.on_start,
             p.Resign: self.lobby.on_resign,
@@ -69,9 +70,11 @@ class RaceService:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
             self.error(conn, err.code, err.message, message)
-        except UNAVAILABLE_ERRORS:
+        except UNAVAILABLE_ERRORS as exc:
+            self.ctx.metrics.failed(exc)
             self.error(conn, ErrorCode.UNAVAILABLE, "storage did not answer: try again", message)
-        except Exception:
+        except Exception as exc:
+            self.ctx.metrics.failed(exc)
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 

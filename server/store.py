@@ -28,6 +28,7 @@ import protocol as p
 from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
 from server.checklist import Verdict, lua_prelude
+from server.health import redis_problem
 from server.keys import (
     DEADLINES,
     ROOMS,
@@ -182,7 +183,7 @@ class RoomStore(Protocol):
     async def reschedule(self, room: str, at: float) -> None: ...
     # processes
     async def heartbeat(self, process: str, ttl: float) -> None: ...
-    async def ping(self) -> None: ...
+    async def problem(self) -> str | None: ...
     async def process_alive(self, process: str) -> bool: ...
     async def forget_process(self, process: str) -> None: ...
     # quick match
@@ -393,9 +394,9 @@ class RedisRoomStore:
     async def forget_process(self, process: str) -> None:
         await self.redis.delete(process_key(process))
 
-    async def ping(self) -> None:
-        """Raise if Redis does not answer (the health check)."""
-        await self.redis.ping()
+    async def problem(self) -> str | None:
+        """What is wrong with Redis, or None when every node answers (the health check)."""
+        return await redis_problem(self.redis)
 
     async def load_scripts(self) -> None:
         for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
