@@ -20,13 +20,14 @@ from server.redis_client import AnyRedis, tcp_nodes
 from server.resp import encode_command
 from server.resp_cluster import Address
 
-__all__ = ["Feed", "LeanFeed", "RedisFeed", "make_feed"]
+__all__ = ["IDLE_CHECK", "Feed", "LeanFeed", "RedisFeed", "make_feed"]
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[bytes], None]
 
 _CONTROL = CONTROL  # always subscribed: redis-py's listener needs one channel
+IDLE_CHECK = 5.0  # seconds of silence before an idle subscription is asked to answer
 
 
 class Feed(Protocol):
@@ -92,11 +93,13 @@ class _SubscriberProtocol(asyncio.Protocol):
         self.feed = feed
         self.reader = hiredis.Reader()
         self.transport: Any = None
+        self.heard = asyncio.get_running_loop().time()  # when data last came
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
+        self.heard = asyncio.get_running_loop().time()
         self.reader.feed(data)
         while (reply := self.reader.gets()) is not False:
             self.feed._dispatch(reply)
@@ -126,6 +129,7 @@ class LeanFeed:
         self._protocol: _SubscriberProtocol | None = None
         self._stopping = False
         self._reconnecting: asyncio.Task[None] | None = None
+        self._watch: asyncio.TimerHandle | None = None
         # Called once the channels are subscribed again after a drop: whatever was
         # published meanwhile is lost to pub/sub and must be read from the rooms' logs.
         self.on_reconnect: Callable[[], None] | None = None
@@ -141,6 +145,26 @@ class LeanFeed:
     async def start(self) -> None:
         await self._connect()
         await self.subscribe(_CONTROL, lambda data: None)
+        self._watch = asyncio.get_running_loop().call_later(IDLE_CHECK, self._check_idle)
+
+    def _check_idle(self) -> None:
+        """An idle subscription must prove it is alive: a connection that went silent
+        (a frozen Redis, a dead link with no reset) would otherwise lose every event
+        unnoticed. Silent for IDLE_CHECK seconds: PING; still silent IDLE_CHECK seconds
+        after that: dropped, and made again (the rooms then read what they missed)."""
+        self._watch = None
+        if self._stopping:
+            return
+        protocol = self._protocol
+        loop = asyncio.get_running_loop()
+        if protocol is not None and protocol.transport is not None:
+            silent = loop.time() - protocol.heard
+            if silent >= 2 * IDLE_CHECK:
+                log.warning("pub/sub silent for %.0f s; reconnecting", silent)
+                protocol.transport.abort()
+            elif silent >= IDLE_CHECK:
+                protocol.transport.write(encode_command(("PING",)))
+        self._watch = loop.call_later(IDLE_CHECK / 2, self._check_idle)
 
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
@@ -176,6 +200,8 @@ class LeanFeed:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self._watch is not None:
+            self._watch.cancel()
         if self._reconnecting is not None:
             self._reconnecting.cancel()
         if self._protocol is not None and self._protocol.transport is not None:

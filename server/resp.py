@@ -21,10 +21,21 @@ from typing import Any, cast
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["RespConnection", "encode_command", "encode_evalsha", "tcp_address"]
+__all__ = [
+    "REPLY_DEADLINE",
+    "RespConnection",
+    "encode_command",
+    "encode_evalsha",
+    "tcp_address",
+]
 
 Arg = bytes | str | int | float
+
+# Seconds a reply may take. Redis answers in microseconds: one that takes this long is
+# stuck (a frozen process, a dead link), and every move behind it would wait with it.
+REPLY_DEADLINE = 5.0
 
 
 def encode_command(args: Sequence[Arg]) -> bytes:
@@ -75,14 +86,44 @@ class _Batch:
     future: asyncio.Future[list[Any]]
     expected: int
     replies: list[Any] = field(default_factory=list)
+    due: float = 0.0  # loop time by which its replies must have come
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    """One connection's replies, matched to the batches in order. A reply that does not
+    come within `deadline` seconds fails its batch and every batch behind it (they would
+    all wait on it: replies come in order), and the connection is dropped; the next call
+    connects again. Checked by one timer per connection while batches are out, not one
+    per batch (the move path sends thousands a second)."""
+
+    def __init__(self, deadline: float = REPLY_DEADLINE) -> None:
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.pending: collections.deque[_Batch] = collections.deque()
         self.transport: asyncio.Transport | None = None
         self.lost = False
+        self.deadline = deadline
+        self.overdue = False
+        self._watch: asyncio.TimerHandle | None = None
+
+    def sent(self, batch: _Batch) -> None:
+        """`batch` was written: its reply is due within the deadline."""
+        loop = asyncio.get_running_loop()
+        batch.due = loop.time() + self.deadline
+        self.pending.append(batch)
+        if self._watch is None:
+            self._watch = loop.call_later(self.deadline / 4, self._check)
+
+    def _check(self) -> None:
+        self._watch = None
+        if not self.pending or self.lost:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() > self.pending[0].due:
+            self.overdue = True
+            if self.transport is not None:
+                self.transport.abort()  # connection_lost fails every pending batch
+            return
+        self._watch = loop.call_later(self.deadline / 4, self._check)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -107,7 +148,12 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
-        error = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        error: Exception = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        if self.overdue:
+            error = RedisTimeoutError(f"Redis did not answer within {self.deadline:g} s")
         while self.pending:
             batch = self.pending.popleft()
             if not batch.future.done():
@@ -125,10 +171,12 @@ class RespConnection:
         username: str | None = None,
         password: str | None = None,
         connect_timeout: float = 5.0,
+        reply_deadline: float = REPLY_DEADLINE,
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.username, self.password = username, password
         self.connect_timeout = connect_timeout
+        self.reply_deadline = reply_deadline
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
         self.connects = 0  # connections made (more than one: reconnections, for /metrics)
@@ -137,20 +185,6 @@ class RespConnection:
     def reconnects(self) -> int:
         """Connections made again after the first was lost (for /metrics)."""
         return max(0, self.connects - 1)
-
-    @classmethod
-    def from_kwargs(cls, kwargs: Mapping[str, Any]) -> RespConnection | None:
-        """From redis-py's connection kwargs, or None when it needs more than plain TCP."""
-        address = tcp_address(kwargs)
-        if address is None:
-            return None
-        return cls(
-            host=address[0],
-            port=address[1],
-            db=int(kwargs.get("db") or 0),
-            username=kwargs.get("username"),
-            password=kwargs.get("password"),
-        )
 
     async def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Send the commands in one write; their replies, in order (errors in place)."""
@@ -163,7 +197,7 @@ class RespConnection:
             protocol = await self._connect()
         assert protocol.transport is not None
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        protocol.pending.append(_Batch(future, len(commands)))
+        protocol.sent(_Batch(future, len(commands)))
         protocol.transport.write(b"".join(commands))
         return await future
 
@@ -181,7 +215,9 @@ class RespConnection:
             loop = asyncio.get_running_loop()
             try:
                 _, protocol = await asyncio.wait_for(
-                    loop.create_connection(_Protocol, self.host, self.port),
+                    loop.create_connection(
+                        lambda: _Protocol(self.reply_deadline), self.host, self.port
+                    ),
                     self.connect_timeout,
                 )
             except (OSError, TimeoutError) as exc:
