@@ -49,11 +49,14 @@ __all__ = [
     "MoveWrite",
     "RedisRoomStore",
     "RoomStore",
+    "answer_to",
     "entry_body",
+    "events_after",
     "hash_token",
     "parse_entry",
     "parse_entry_wire",
     "parse_moves",
+    "stored_answer_of",
 ]
 
 MOVE = load_script("move", lua_prelude())
@@ -104,6 +107,17 @@ def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
         return None
     event = p.SERVER_TO_CLIENT.build_trusted(wire)
     return (event, wire) if isinstance(event, p.Event) else None
+
+
+def events_after(entries: list[bytes], since: int) -> list[p.Event] | None:
+    """The logged events after version `since`, or None when the log (`entries`, oldest
+    first) no longer reaches back that far."""
+    events = [e for e in map(parse_entry, entries) if e is not None]
+    if not events:
+        return [] if since >= 0 else None
+    if events[0].version > since + 1:
+        return None
+    return [e for e in events if e.version > since]
 
 
 def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
@@ -328,9 +342,9 @@ class RedisRoomStore:
             (write.seat, self.event_log, keys.channel, round(self.lobby_ttl * 1000)),
         )
         if kind == b"ok":
-            return MoveResult(Verdict.OK, answer=_answer(write.seq, event, int(detail)))
+            return MoveResult(Verdict.OK, answer=answer_to(write.seq, event, int(detail)))
         if kind == b"dup":
-            return MoveResult(Verdict.DUP, answer=_stored_answer(detail, write.seq))
+            return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
         return MoveResult(
             Verdict(kind.decode()), detail.decode() if isinstance(detail, bytes) else str(detail)
         )
@@ -343,19 +357,13 @@ class RedisRoomStore:
 
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
         raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
-        return None if raw is None else _stored_answer(raw, seq)
+        return None if raw is None else stored_answer_of(raw, seq)
 
     # ------------------------------------------------------------ events
 
     async def events_since(self, room: str, since: int) -> list[p.Event] | None:
         """The events after `since`, or None when the log no longer reaches back that far."""
-        entries = await self.redis.lrange(RoomKeys(room).log, 0, -1)
-        events = [e for e in map(parse_entry, entries) if e is not None]
-        if not events:
-            return [] if since >= 0 else None
-        if events[0].version > since + 1:
-            return None
-        return [e for e in events if e.version > since]
+        return events_after(await self.redis.lrange(RoomKeys(room).log, 0, -1), since)
 
     # ------------------------------------------------------------ indexes
 
@@ -416,15 +424,15 @@ class RedisRoomStore:
         await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
 
 
-def _stored_answer(raw: bytes, seq: int) -> p.Accepted | None:
+def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:
     """The answer to move `seq` from what its seq hash keeps: "VERSION|event body"."""
     event = parse_entry(raw)
     if not isinstance(event, p.Progress):
         return None
-    return _answer(seq, event, event.version)
+    return answer_to(seq, event, event.version)
 
 
-def _answer(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
+def answer_to(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
     """The answer to move `seq`, whose event is `event` (a move's event names its move)."""
     if event.move is None:
         return None
