@@ -12,6 +12,7 @@ __all__ = [
     "Hint",
     "Join",
     "Leave",
+    "Legal",
     "Move",
     "Ping",
     "QuickCancel",
@@ -68,6 +69,15 @@ class Undo(Message):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hint(Message):
     TYPE: ClassVar[str] = "hint"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Legal(Message):
+    """Ask for the legal moves on your board and the safe moves autoplay would play: a
+    client that carries no rules (the web client) highlights targets and autoplays with
+    them. Changes nothing."""
+
+    TYPE: ClassVar[str] = "legal"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +146,7 @@ ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Move,
     Undo,
     Hint,
+    Legal,
     Ready,
     Start,
     Resign,

@@ -14,6 +14,7 @@ __all__ = [
     "Error",
     "Event",
     "HintReply",
+    "LegalReply",
     "Matched",
     "NewRound",
     "PlayerJoined",
@@ -214,6 +215,16 @@ class HintReply(Message):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LegalReply(Message):
+    """The answer to `legal`: every legal move on your board now (canonical, the engine's
+    order) and the safe moves autoplay would play from it, in order (send them as moves)."""
+
+    TYPE: ClassVar[str] = "legal"
+    moves: list[str]
+    safe: list[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Error(Message):
     """A request was not carried out. `request` is the type of the message this answers,
     with its `seq` (move, undo) or `id` (ping) when it had one; all three are absent when
@@ -267,6 +278,7 @@ ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Accepted,
     Refused,
     HintReply,
+    LegalReply,
     Error,
     Pong,
     Queued,

@@ -89,6 +89,7 @@ class RaceService:
             p.Move: self.on_move,
             p.Undo: self.on_move,
             p.Hint: self.on_hint,
+            p.Legal: self.on_legal,
             p.Ready: self.on_ready,
             p.Start: self.on_start,
             p.Resign: self.on_resign,
@@ -410,6 +411,17 @@ class RaceService:
             self._hints.move_to_end(key)
             move = self._hints[key]
         conn.send(p.HintReply(move=move))
+
+    async def on_legal(self, conn: Connection, msg: p.Legal) -> None:
+        """The legal and safe moves on the player's board: the engine's lists, so that a
+        client needs no copy of the rules (docs/protocol.md, `legal`)."""
+        local, _ = self._player(conn)
+        race = local.race
+        assert race is not None
+        game = conn.game
+        if game is None or race.status.value != "running":
+            raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
+        conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))
 
     # ------------------------------------------------------------ other
 
