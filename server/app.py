@@ -51,6 +51,9 @@ from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.tournament.http_api import tour_routes
+from server.tournament.keys import TOUR_LIVE
+from server.tournament.lifecycle import tournaments_ctx
 from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
@@ -74,10 +77,12 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
+    app.cleanup_ctx.append(tournaments_ctx)
     app.cleanup_ctx.append(_liveness_ctx)
     app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
+    app.router.add_routes(tour_routes)
     app.router.add_get("/ws", websocket)
     add_web_client(app)
     return app
@@ -370,6 +375,9 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
             if isinstance(message, p.Unexpected):
                 service.error(conn, message.code, message.message, message)
                 continue
+            if isinstance(message, p.TourWatch | p.TourUnwatch):
+                await app[TOUR_LIVE].handle(conn, message)
+                continue
             await service.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())
@@ -378,6 +386,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         conn.stop()
         try:
             await service.closed(conn)
+            await app[TOUR_LIVE].closed(conn)
         except Exception:
             log.exception("cleanup of socket %s failed", conn.id)
         if not ws.closed:
