@@ -35,6 +35,8 @@ from protocol.client_to_server import (
     Resign,
     Resync,
     Start,
+    TourUnwatch,
+    TourWatch,
     Undo,
     Watch,
 )
@@ -82,6 +84,7 @@ from protocol.server_to_client import (
     RematchVote,
     ServerToClient,
     Snapshot,
+    TourState,
     Welcome,
 )
 
@@ -129,6 +132,9 @@ __all__ = [
     "ServerToClient",
     "Snapshot",
     "Start",
+    "TourState",
+    "TourUnwatch",
+    "TourWatch",
     "Undo",
     "Unexpected",
     "Watch",

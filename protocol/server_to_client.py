@@ -261,6 +261,23 @@ class Matched(Message):
     token: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourState(Message):
+    """A tournament as of `version` (its count of changes: a lower one than already seen
+    is stale and can be dropped). Sent after `tour_watch` and then at most four times a
+    second while it changes. `tournament`: the TOURNAMENT object (docs/protocol.md 10);
+    `standings`: `top` STANDING rows from `offset` of `total`; `you`: the watching
+    player's own line (their standing, and `room`/`seat` while they race), else absent."""
+
+    TYPE: ClassVar[str] = "tournament"
+    version: int
+    tournament: dict[str, Any]
+    standings: list[dict[str, Any]]
+    offset: int
+    total: int
+    you: dict[str, Any] | None = None
+
+
 ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
     Welcome,
     Snapshot,
@@ -283,4 +300,5 @@ ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Pong,
     Queued,
     Matched,
+    TourState,
 ]

@@ -38,6 +38,7 @@ from server.app_keys import (
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
 from server.connection import Connection, Flusher, TokenBucket, check_alive
+from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
@@ -50,6 +51,9 @@ from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.tournament.http_api import tour_routes
+from server.tournament.keys import TOUR_LIVE
+from server.tournament.lifecycle import tournaments_ctx
 from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
@@ -73,10 +77,12 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
+    app.cleanup_ctx.append(tournaments_ctx)
     app.cleanup_ctx.append(_liveness_ctx)
     app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
+    app.router.add_routes(tour_routes)
     app.router.add_get("/ws", websocket)
     add_web_client(app)
     return app
@@ -295,13 +301,13 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             text=f"too many connections from {address} (at most {counts.cap})"
         )
     try:
-        return await _websocket(request)
+        return await _websocket(request, address)
     finally:
         if address is not None:
             counts.release(address)
 
 
-async def _websocket(request: web.Request) -> web.WebSocketResponse:
+async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
     service = app[SERVICE]
@@ -326,10 +332,12 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
     app[SOCKETS].add(conn)
-    conn.seen = window_start = time.monotonic()
-    limited = 0
+    conn.seen = window_start = opened = time.monotonic()
+    log_opened(conn.id, address)
+    limited = frames = 0
     try:
         async for frame in ws:
+            frames += 1
             now = conn.seen = time.monotonic()
             kind = frame.type
             if kind is WSMsgType.BINARY:
@@ -367,6 +375,9 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
             if isinstance(message, p.Unexpected):
                 service.error(conn, message.code, message.message, message)
                 continue
+            if isinstance(message, p.TourWatch | p.TourUnwatch):
+                await app[TOUR_LIVE].handle(conn, message)
+                continue
             await service.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())
@@ -375,8 +386,10 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
         conn.stop()
         try:
             await service.closed(conn)
+            await app[TOUR_LIVE].closed(conn)
         except Exception:
             log.exception("cleanup of socket %s failed", conn.id)
         if not ws.closed:
             await ws.close(drain=False)
+        log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
     return ws

@@ -22,8 +22,9 @@ from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS
 from server.client_address import client_address, parse_trusted_proxies
 from server.health import redis_problem
 from server.metrics import Metrics, redis_error
-from server.race import Race, RoomConfig
+from server.race import Race, RaceError, RoomConfig
 from server.service import draw_seed, new_room_id
+from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
 __all__ = ["MAX_BODY", "count_errors", "json_errors", "metrics_text", "routes"]
@@ -288,6 +289,19 @@ async def get_results(request: web.Request) -> web.Response:
             "results": race.results,
         }
     )
+
+
+@routes.get("/rooms/{room}/replay")
+async def get_replay(request: web.Request) -> web.Response:
+    """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
+    each line chained to the previous one by its hash."""
+    try:
+        record = await StoreRooms(request.app[STORE]).record(request.match_info["room"])
+    except RaceError:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    if record is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    return web.Response(text=record.replay(), content_type="application/x-ndjson", charset="utf-8")
 
 
 @routes.get("/games/{game}/rules")

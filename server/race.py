@@ -68,6 +68,7 @@ class RoomConfig:
     grace: float = 30.0
     countdown: float = 3.0
     hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
+    tournament: str | None = None  # a tournament's race: one deal, no rematch
 
 
 @dataclass(slots=True)
@@ -218,6 +219,7 @@ class Race:
             "grace": self.config.grace,
             "countdown": self.config.countdown,
             "seed_mode": self.config.seed_mode,
+            "tournament": self.config.tournament,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,
@@ -398,6 +400,8 @@ class Race:
         seat = self._seat(index)
         if self.status is not Status.FINISHED:
             raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        if self.config.tournament is not None:
+            raise RaceError(ErrorCode.NOT_RUNNING, "a tournament's race has no rematch")
         out = Outcome()
         if not seat.rematch:
             seat.rematch = True

@@ -28,6 +28,8 @@ CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.QuickCancel(),
     p.Ping(id=9),
     p.Resync(since=3),
+    p.TourWatch(tournament="5be0c2d1", token="t", top=10, offset=20),
+    p.TourUnwatch(),
 ]
 
 SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
@@ -58,6 +60,14 @@ SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
     p.Pong(id=1, server_time=3.25),
     p.Queued(game="moojub"),
     p.Matched(room="r", seat=1, token="t"),
+    p.TourState(
+        version=3,
+        tournament={"id": "t", "status": "running"},
+        standings=[{"rank": 1, "name": "ann"}],
+        offset=0,
+        total=1,
+        you={"player": 0, "room": "t-0", "seat": 0},
+    ),
 ]
 
 
