@@ -40,6 +40,7 @@ from server.keys import (
 )
 from server.race import Outcome, Race, RaceError, Status
 from server.redis_client import AnyRedis
+from server.room_log import log_created, log_events
 
 __all__ = [
     "UNAVAILABLE_ERRORS",
@@ -229,6 +230,7 @@ class RedisRoomStore:
     async def create(self, race: Race) -> None:
         await self._write(race, 0, [], reset=False)
         await self.redis.zadd(ROOMS, {race.room: race.created_at})
+        log_created(race)  # operators' log (server/room_log.py)
 
     async def load(self, room: str) -> Loaded | None:
         keys = RoomKeys(room)
@@ -276,6 +278,7 @@ class RedisRoomStore:
                 race, loaded.rev, outcome.events, reset=race.round != old_round
             )
             if written is not None:
+                log_events(race, written[0])  # operators' log: started, finished
                 return Applied(race, written[0], written[1])
         raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
 
