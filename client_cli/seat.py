@@ -194,9 +194,9 @@ class Seat:
     async def _request(self, make: Callable[[int], Message]) -> Outcome:
         """Send a numbered request and wait for its answer.
 
-        A request the server dropped (rate limit) or that was lost with a connection
-        is sent again under the same `seq`: the server answers a repeat with the
-        first answer, so nothing is ever played twice.
+        A request the server dropped (rate limit), could not store (`unavailable`) or
+        that was lost with a connection is sent again under the same `seq`: the server
+        answers a repeat with the first answer, so nothing is ever played twice.
         """
         self.seq += 1
         seq = self.seq
@@ -214,7 +214,10 @@ class Seat:
                 if loop.time() >= deadline:
                     return Outcome(False, "no answer from the server (is the connection back?)")
                 continue
-            if outcome.code != ErrorCode.RATE_LIMITED or loop.time() >= deadline:
+            # Dropped by the rate limit, or the server could not reach its storage
+            # (`unavailable`: nothing changed): the same seq again, a little later.
+            again = (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE)
+            if outcome.code not in again or loop.time() >= deadline:
                 return outcome
             await asyncio.sleep(RATE_BACKOFF)
 

@@ -72,6 +72,9 @@ class Moves:
     ) -> None:
         seq, seat = msg.seq, session.index
         store = self.ctx.store
+        if session.stale:
+            # First: the seq may be one Redis stored while its answer was lost (an outage).
+            await self._reload(local, session)
         verdict = prefilter(race, seat, conn.token_hash, seq, session.last_seq, time.time())
         if verdict is Verdict.DUP:
             # A re-send gets its first answer whatever happened since (the race may have
@@ -91,8 +94,6 @@ class Moves:
         if isinstance(msg, p.Move) and len(msg.move) > MAX_MOVE_TEXT:
             self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, "that is not a move")
             return
-        if session.stale:
-            await self._reload(local, session)
         for _attempt in range(ATTEMPTS):
             game = session.game
             expected = game.moves
