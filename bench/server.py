@@ -375,6 +375,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.repeat > 1:
             print(f"\nrun {i + 1} of {args.repeat}:\n")
         print(table(rows))
+        for row in rows:  # why moves were refused, if any were
+            for error in row.result.get("errors", [])[:5]:
+                print(f"  {row.target}, {row.load.split(':')[0]}: {error}")
     rows = median_rows(runs)
     if args.repeat > 1:
         print(f"\nthe ratios of the median runs (by rate) of {args.repeat}:\n")

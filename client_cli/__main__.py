@@ -6,6 +6,7 @@ import argparse
 import os
 import random
 import sys
+from argparse import SUPPRESS
 from collections.abc import Sequence
 
 from client_cli.cards import CardStyle, style_from_env
@@ -22,7 +23,7 @@ Every player of a race gets the very same deal; the first to finish wins.
 Moves are typed in the engine's notation (t5 t2, t5 t2 3, c1 f, r2 f7, deal) or
 picked by keys: a digit picks a tableau pile (Moojub: a reserve), then a digit,
 f (foundation) or c (free cell) drops it; arrows and space do the same with a
-cursor. u undo, h hint, a autoplay, ? help, ctrl+q quit.
+cursor. u undo, h hint, a autoplay, ? the rules and keys, q quit.
 """
 
 
@@ -39,25 +40,58 @@ def deal_number(text: str) -> int:
     raise argparse.ArgumentTypeError(f"a deal is a whole number from 1 to {2**63 - 1}")
 
 
+def seconds(text: str) -> float:
+    """A duration in seconds (a room's time limit, its spectator delay)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if value >= 0 and value == value and value != float("inf"):
+        return value
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+
+
+def room_code(text: str) -> str:
+    """Room codes are case-insensitive: the server's are lower-case hex."""
+    code = text.strip().lower()
+    if not code:
+        raise argparse.ArgumentTypeError("a room code is the 8 letters and digits shown")
+    return code
+
+
+def add_common_options(parser: argparse.ArgumentParser, top: bool) -> None:
+    """--server, --ascii and --no-color, before the subcommand (`top`) or after it.
+
+    After it they default to SUPPRESS: left out there, what was given before the
+    subcommand (or the default) stays."""
+    server_default = os.environ.get("SOLRACE_SERVER", DEFAULT_SERVER) if top else SUPPRESS
+    flag_default = False if top else SUPPRESS
+    parser.add_argument(
+        "--server",
+        default=server_default,
+        help="the race server's URL (default: $SOLRACE_SERVER, else http://127.0.0.1:8765)",
+    )
+    parser.add_argument(
+        "--ascii",
+        action="store_true",
+        default=flag_default,
+        help="suits as letters (S H D C) instead of ♠ ♥ ♦ ♣",
+    )
+    parser.add_argument(
+        "--no-color",
+        action="store_true",
+        default=flag_default,
+        help="no colours (also when the NO_COLOR environment variable is set)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="solrace",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--server",
-        default=os.environ.get("SOLRACE_SERVER", DEFAULT_SERVER),
-        help="the race server's URL (default: $SOLRACE_SERVER, else %(default)s)",
-    )
-    parser.add_argument(
-        "--ascii", action="store_true", help="suits as letters (S H D C) instead of ♠ ♥ ♦ ♣"
-    )
-    parser.add_argument(
-        "--no-color",
-        action="store_true",
-        help="no colours (also when the NO_COLOR environment variable is set)",
-    )
+    add_common_options(parser, top=True)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     play = sub.add_parser(
@@ -65,10 +99,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="create a room (or join ROOM) and race",
         description="Create a room and race in it, or join ROOM. The room's code is shown "
         "in the lobby: give it to friends (solrace play CODE) and spectators (solrace watch "
-        "CODE). Press r when ready; the host (first seat) may press s to start at once.",
+        "CODE). Press r when ready; the host (first seat) may press s to start at once. "
+        "Run it again for a room where this machine holds a seat to take that seat back. "
+        "A new room has the server's defaults (as one created over HTTP) for every option "
+        "not given.",
     )
-    play.add_argument("room", nargs="?", help="the room to join; none: create a new room")
-    play.add_argument("--name", default=os.environ.get("USER", "player"), help="your name")
+    play.add_argument(
+        "room", nargs="?", type=room_code, help="the room to join; none: create a new room"
+    )
+    play.add_argument("--name", help="your name (default: your account's name)")
+    play.add_argument(
+        "--seat",
+        type=int,
+        metavar="N",
+        help="take back seat N (1, 2, ...) of those this machine holds in ROOM",
+    )
     play.add_argument(
         "--quick",
         action="store_true",
@@ -80,9 +125,29 @@ def build_parser() -> argparse.ArgumentParser:
         type=seed_choice,
         help="deal of a new room: a number, 'random' (the default) or 'winnable'",
     )
-    play.add_argument("--seats", type=int, default=4, help="seats in a new room (default 4)")
-    play.add_argument("--no-undo", action="store_true", help="a new room without undo")
-    play.add_argument("--no-hints", action="store_true", help="a new room without hints")
+    play.add_argument("--seats", type=int, help="seats in a new room (default 2)")
+    play.add_argument(
+        "--undo",
+        action=argparse.BooleanOptionalAction,
+        help="a new room with (the default) or without undo",
+    )
+    play.add_argument(
+        "--hints",
+        action=argparse.BooleanOptionalAction,
+        help="a new room with or without (the default) hints from the solver",
+    )
+    play.add_argument(
+        "--time-limit",
+        type=seconds,
+        metavar="SECONDS",
+        help="a new room's race ends this long after the start (default: no limit)",
+    )
+    play.add_argument(
+        "--spectator-delay",
+        type=seconds,
+        metavar="SECONDS",
+        help="spectators of a new room see the race this late (default 0)",
+    )
 
     watch = sub.add_parser(
         "watch",
@@ -90,9 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Watch a room: every player's board side by side with their progress "
         "(one at a time on a small terminal: Tab or the digits switch).",
     )
-    watch.add_argument("room")
+    watch.add_argument("room", type=room_code)
 
-    sub.add_parser(
+    rooms = sub.add_parser(
         "rooms", help="list the rooms", description="List the server's open and running rooms."
     )
 
@@ -120,9 +185,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Take a seat in ROOM and play with the solver (or, without one, a simple "
         "legal-move player) at a chosen pace. It says ready at once.",
     )
-    bot.add_argument("room")
+    bot.add_argument("room", type=room_code)
     bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
+    for command in (play, watch, rooms, practice, rules, bot):
+        add_common_options(command, top=False)
     return parser
 
 
@@ -146,6 +213,15 @@ def print_rules(game: str, style: CardStyle) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return run_command(args)
+    except KeyboardInterrupt:
+        # Ctrl+C (the bot, the rooms list, the seat question): stop, without a traceback.
+        print(f"solrace {args.command}: stopped", file=sys.stderr)
+        return 130
+
+
+def run_command(args: argparse.Namespace) -> int:
     if args.command == "rules":
         print_rules(args.game, card_style(args))
         return 0

@@ -78,12 +78,19 @@ async def play_race(
     seat: Seat, pace: float, say: Callable[[str], None], use_solver: bool = True
 ) -> int:
     """Join, say ready, race until the end, print the results. Returns an exit status."""
-    planner = Planner(use_solver)
+    await seat.start()
+    try:
+        return await _race(seat, Planner(use_solver), pace, say)
+    finally:
+        await seat.close()  # also when stopped (Ctrl+C): the room sees the bot go
+
+
+async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], None]) -> int:
     # The server allows 30 messages a second, sustained: stay well under it.
     pace = max(pace, MIN_PACE)
-    await seat.start()
     view = seat.view
-    say(f"joined room {view.room} as seat {view.seat}; playing with the {planner.mode}")
+    number = "?" if view.seat is None else view.seat + 1  # people count seats from 1
+    say(f"joined room {view.room} as seat {number}; playing with the {planner.mode}")
     await seat.ready(True)
     while view.phase != "running":
         if view.phase == "finished":
@@ -124,5 +131,4 @@ async def play_race(
             f"#{row.get('rank')} {row.get('name')}: {row.get('progress')}/{view.total} cards, "
             f"{row.get('moves')} moves" + (" (won)" if row.get("won") else "")
         )
-    await seat.close()
     return 0

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -17,27 +19,36 @@ from rich.console import Console
 from rich.table import Table
 
 from client_cli.cards import CardStyle
-from client_cli.memory import recall_token, remember_token
-from client_cli.net import http_url
+from client_cli.memory import StoredSeat, remember_seat, state_file, stored_seats
+from client_cli.net import http_url, no_server
 
 __all__ = [
     "ServerError",
+    "choose_seat",
     "create_room",
+    "default_name",
     "get_room",
     "list_rooms",
+    "room_settings",
     "rooms_table",
     "run",
-    "seat_token",
 ]
 
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
+
+
+def default_name() -> str:
+    """The account's name; none: the server names the seat ("player N"). Two players on
+    one machine get it both: the server numbers the second ("ann 2")."""
+    return os.environ.get("USER") or os.environ.get("LOGNAME") or ""
 
 
 class ServerError(Exception):
     """The server could not be reached or refused the request; the message says why."""
 
 
-async def _request(method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+async def _request(method: str, server: str, path: str, body: dict[str, Any] | None = None) -> Any:
+    url = http_url(server, path)
     try:
         async with (
             aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
@@ -49,13 +60,15 @@ async def _request(method: str, url: str, body: dict[str, Any] | None = None) ->
                 detail = error.get("message", error) if isinstance(error, dict) else data
                 raise ServerError(f"the server said no ({response.status}): {detail}")
             return data
-    except (aiohttp.ClientError, TimeoutError) as error:
+    except aiohttp.ClientConnectorError as error:
+        raise ServerError(no_server(server)) from error
+    except (aiohttp.ClientError, TimeoutError, ValueError) as error:
         raise ServerError(f"cannot reach {url}: {error or error.__class__.__name__}") from error
 
 
 async def create_room(server: str, settings: dict[str, Any]) -> dict[str, Any]:
     """POST /rooms: a new room from `settings` (game, seats, seed, undo, hints)."""
-    data = await _request("POST", http_url(server, "/rooms"), settings)
+    data = await _request("POST", server, "/rooms", settings)
     room = data.get("room", data) if isinstance(data, dict) else data
     if isinstance(room, str):
         return {"id": room}
@@ -66,7 +79,7 @@ async def create_room(server: str, settings: dict[str, Any]) -> dict[str, Any]:
 
 async def get_room(server: str, room: str) -> dict[str, Any]:
     """GET /rooms/ID: one room's view (ServerError when there is no such room)."""
-    data = await _request("GET", http_url(server, f"/rooms/{quote(room, safe='')}"))
+    data = await _request("GET", server, f"/rooms/{quote(room, safe='')}")
     found = data.get("room") if isinstance(data, dict) else None
     if not isinstance(found, dict):
         raise ServerError(f"unexpected answer to GET /rooms/{room}: {data!r}")
@@ -75,7 +88,7 @@ async def get_room(server: str, room: str) -> dict[str, Any]:
 
 async def list_rooms(server: str) -> list[dict[str, Any]]:
     """GET /rooms: the room views the server lists."""
-    data = await _request("GET", http_url(server, "/rooms"))
+    data = await _request("GET", server, "/rooms")
     rooms = data.get("rooms", []) if isinstance(data, dict) else data
     return [r for r in rooms if isinstance(r, dict)]
 
@@ -104,12 +117,13 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
 
 
 def room_settings(args: argparse.Namespace) -> dict[str, Any]:
-    settings: dict[str, Any] = {
-        "game": args.game,
-        "seats": args.seats,
-        "undo": not args.no_undo,
-        "hints": not args.no_hints,
-    }
+    """POST /rooms's body: only what was asked for, so that every other setting is the
+    server's default, the same as for a room created with curl."""
+    settings: dict[str, Any] = {"game": args.game}
+    for option in ("seats", "hints", "undo", "time_limit", "spectator_delay"):
+        value = getattr(args, option)
+        if value is not None:
+            settings[option] = value
     if args.seed is not None:
         settings["seed"] = int(args.seed) if args.seed.isdigit() else args.seed
     return settings
@@ -141,17 +155,81 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
     raise SystemExit(f"unknown command {args.command!r}")
 
 
-def seat_token(view: dict[str, Any], remembered: str | None, name: str) -> str | None:
-    """The remembered token to take the seat back with, unless that seat is live.
+def choose_seat(
+    server: str,
+    view: dict[str, Any],
+    name: str | None,
+    pick: int | None,
+    ask: Callable[[list[str]], int],
+) -> str | None:
+    """The token of the seat to take back in the room `view`, or None for a new seat.
 
-    In the lobby, a player of that name still connected is another terminal of this
-    account (a friend trying `solrace play ROOM`): they get a seat of their own.
+    Every seat this machine took in the room is a candidate, whatever name it was taken
+    under (`name`, when given, narrows them down if it matches one); `pick` is a seat
+    number counted from 1 (--seat); several candidates: `ask` is given their labels and
+    returns an index. In the lobby a seat connected right now is another terminal's (a
+    friend's, say): it is left alone, and "a new seat" is one of the choices. Past the
+    lobby no new seat can be had: ServerError says how to get one back, or to watch.
     """
-    if remembered is not None and view.get("status") == "lobby":
-        players = view.get("players") or []
-        if any(p.get("name") == name and p.get("connected") for p in players):
+    room = str(view.get("id", ""))
+    players = {p.get("seat"): p for p in view.get("players") or [] if isinstance(p, dict)}
+    held = [s for s in stored_seats(server, room) if s.seat is None or s.seat in players]
+    held.sort(key=lambda s: -1 if s.seat is None else s.seat)
+    lobby = view.get("status") == "lobby"
+    if lobby:
+        held = [s for s in held if s.seat is None or not players[s.seat].get("connected")]
+    named = [s for s in held if s.name == name]
+    if named or (lobby and name is not None):
+        held = named
+
+    def label(seat: StoredSeat) -> str:
+        if seat.seat is None:
+            return f"{seat.name} (seat number unknown)"
+        return f"seat {seat.seat + 1}: {players[seat.seat].get('name', seat.name)}"
+
+    if pick is not None:
+        found = [s for s in held if s.seat == pick - 1]
+        if not found:
+            have = "; ".join(map(label, held)) or "none"
+            raise ServerError(f"this machine holds no seat {pick} in room {room} (it has: {have})")
+        return found[-1].token
+    if not held:
+        if lobby:
             return None
-    return remembered
+        raise ServerError(
+            f"the race in room {room} is {view.get('status')} and this machine holds no seat in"
+            f" it (the seats taken here are kept in {state_file()}): run `solrace play {room}`"
+            f" where you took your seat to take it back, or watch: `solrace watch {room}`"
+        )
+    if len(held) == 1:
+        return held[0].token
+    options = [label(s) for s in held] + (["a new seat"] if lobby else [])
+    choice = ask(options)
+    return held[choice].token if choice < len(held) else None
+
+
+def ask_in_terminal(room: str) -> Callable[[list[str]], int]:
+    """Ask on the terminal which seat to take; with no terminal, say how to pick one."""
+
+    def ask(options: list[str]) -> int:
+        listed = "; ".join(f"{i}) {o}" for i, o in enumerate(options, start=1))
+        if not sys.stdin.isatty():
+            raise ServerError(
+                f"this machine holds several seats in room {room} ({listed}): "
+                "choose one with --seat N"
+            )
+        print(f"This machine holds several seats in room {room}:")
+        for i, option in enumerate(options, start=1):
+            print(f"  {i}) {option}")
+        while True:
+            try:
+                answer = input(f"Which one? [1-{len(options)}] ").strip()
+            except EOFError:
+                raise ServerError("no seat chosen") from None
+            if answer.isdigit() and 1 <= int(answer) <= len(options):
+                return int(answer) - 1
+
+    return ask
 
 
 def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
@@ -159,18 +237,10 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
     from client_cli.seat import Seat
 
     view = asyncio.run(get_room(args.server, room))
-    token = seat_token(view, recall_token(args.server, room, args.name), args.name)
-    if view.get("status") != "lobby" and token is None:
-        raise ServerError(
-            f"the race in room {room} is {view.get('status')}: watch it with `solrace watch {room}`"
-        )
-    seat = Seat(
-        args.server,
-        room,
-        args.name,
-        token=token,
-        on_token=lambda new: remember_token(args.server, room, args.name, new),
-    )
+    token = choose_seat(args.server, view, args.name, args.seat, ask_in_terminal(room))
+    name = args.name if args.name is not None else default_name()
+    seat = Seat(args.server, room, name, token=token)
+    seat.on_token = lambda new: remember_seat(args.server, room, name, new, seat.view.seat)
     app = RaceApp(seat, style)
     app.run()
     return 0 if app.return_code in (None, 0) else 1
@@ -181,8 +251,11 @@ def _quick(args: argparse.Namespace, style: CardStyle) -> int:
     from client_cli.race_app import RaceApp
     from client_cli.seat import Seat
 
-    seat = Seat(args.server, "", args.name, quick=args.game)
-    seat.on_token = lambda new: remember_token(args.server, seat.view.room, args.name, new)
+    name = args.name if args.name is not None else default_name()
+    seat = Seat(args.server, "", name, quick=args.game)
+    seat.on_token = lambda new: remember_seat(
+        args.server, seat.view.room, name, new, seat.view.seat
+    )
     app = RaceApp(seat, style)
     app.run()
     return 0 if app.return_code in (None, 0) else 1

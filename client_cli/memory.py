@@ -1,10 +1,10 @@
-"""Seat tokens kept on disk, so `solrace play ROOM` gets its seat back after a restart.
+"""Seats this machine holds, kept on disk, so `solrace play ROOM` gets a seat back after a
+restart, whatever name it is run with.
 
-The token is what the server asks to give a seat back (RULES: a reconnect with the
-token resumes the race). Kept in $XDG_STATE_HOME/solrace/seats.json (else
-~/.local/state/...), one entry per server, room and player name, readable by the user
-only: a friend joining from a second terminal of the same account, under another name,
-takes a seat of their own instead of the first player's.
+A seat's token is what the server asks to give the seat back (a reconnect with the token
+resumes the race). Every seat taken here is kept, per server and room (two players on
+one machine, even under one name, keep one entry each), in $XDG_STATE_HOME/solrace/
+seats.json (else ~/.local/state/...), readable by the user only.
 """
 
 from __future__ import annotations
@@ -12,10 +12,21 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+from dataclasses import asdict, dataclass
+from typing import Any
 
-__all__ = ["forget_token", "recall_token", "remember_token", "state_file"]
+__all__ = ["StoredSeat", "forget_seat", "remember_seat", "state_file", "stored_seats"]
 
 KEEP = 50  # the newest seats kept; older rooms have long expired on the server
+
+
+@dataclass(frozen=True)
+class StoredSeat:
+    server: str
+    room: str
+    name: str  # the name asked for when the seat was taken
+    token: str
+    seat: int | None  # 0-based as on the wire; None: stored by an older solrace
 
 
 def state_file() -> pathlib.Path:
@@ -23,42 +34,71 @@ def state_file() -> pathlib.Path:
     return pathlib.Path(base) / "solrace" / "seats.json"
 
 
-def _load() -> dict[str, str]:
+def _server(server: str) -> str:
+    return server.rstrip("/")
+
+
+def _room(room: str) -> str:
+    return room.strip().lower()
+
+
+def _read(entry: Any) -> StoredSeat | None:
+    if not isinstance(entry, dict):
+        return None
+    fields = (entry.get(k) for k in ("server", "room", "name", "token"))
+    server, room, name, token = fields
+    seat = entry.get("seat")
+    if not all(isinstance(v, str) for v in (server, room, name, token)):
+        return None
+    if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
+        return None
+    return StoredSeat(server, room, name, token, seat)  # type: ignore[arg-type]
+
+
+def _load() -> list[StoredSeat]:
     try:
         data = json.loads(state_file().read_text())
     except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+        return []
+    if isinstance(data, dict) and isinstance(data.get("seats"), list):
+        return [s for s in map(_read, data["seats"]) if s is not None]
+    if isinstance(data, dict):  # solrace before 2026-12: {"SERVER ROOM NAME": token}
+        old = []
+        for key, token in data.items():
+            parts = key.split(" ", 2)
+            if len(parts) == 3 and isinstance(token, str):
+                old.append(StoredSeat(parts[0], _room(parts[1]), parts[2], token, None))
+        return old
+    return []
 
 
-def _save(seats: dict[str, str]) -> None:
+def _save(seats: list[StoredSeat]) -> None:
     path = state_file()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(dict(list(seats.items())[-KEEP:]), indent=1))
+        tmp.write_text(json.dumps({"seats": [asdict(s) for s in seats[-KEEP:]]}, indent=1))
         tmp.chmod(0o600)
         tmp.replace(path)
     except OSError:
         pass  # a read-only home only costs the seat after a restart
 
 
-def _key(server: str, room: str, name: str) -> str:
-    return f"{server.rstrip('/')} {room} {name}"
+def stored_seats(server: str, room: str) -> list[StoredSeat]:
+    """The seats held here in `room` on `server`, oldest first."""
+    server, room = _server(server), _room(room)
+    return [s for s in _load() if s.server == server and s.room == room]
 
 
-def recall_token(server: str, room: str, name: str) -> str | None:
-    return _load().get(_key(server, room, name))
+def remember_seat(server: str, room: str, name: str, token: str, seat: int | None) -> None:
+    """Keep (or refresh) the seat of `token`; the newest is kept last."""
+    kept = [s for s in _load() if s.token != token]
+    kept.append(StoredSeat(_server(server), _room(room), name, token, seat))
+    _save(kept)
 
 
-def remember_token(server: str, room: str, name: str, token: str) -> None:
+def forget_seat(server: str, room: str, token: str) -> None:
     seats = _load()
-    seats.pop(_key(server, room, name), None)
-    seats[_key(server, room, name)] = token
-    _save(seats)
-
-
-def forget_token(server: str, room: str, name: str) -> None:
-    seats = _load()
-    if seats.pop(_key(server, room, name), None) is not None:
-        _save(seats)
+    kept = [s for s in seats if not (s.token == token and s.room == _room(room))]
+    if len(kept) != len(seats):
+        _save(kept)

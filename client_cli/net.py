@@ -25,7 +25,7 @@ from protocol import (
     encode_msgpack,
 )
 
-__all__ = ["Link", "http_url", "ws_url"]
+__all__ = ["Link", "http_url", "no_server", "ws_url"]
 
 WS_PATH = "/ws"
 # Seconds between reconnection attempts: quick at first, then no faster than every 5 s.
@@ -40,6 +40,12 @@ def ws_url(server: str) -> str:
     if not path.endswith(WS_PATH):
         path += WS_PATH
     return urlunsplit((scheme, parts.netloc, path, "", ""))
+
+
+def no_server(server: str) -> str:
+    """What to say when nothing answers at the server's address (the usual cause: no
+    server started yet)."""
+    return f"no solrace server at {server}: is it running? (make run)"
 
 
 def http_url(server: str, path: str) -> str:
@@ -107,6 +113,8 @@ class Link:
                 reason = (
                     f"connection lost ({closed.rcvd.code if closed.rcvd else 'no close frame'})"
                 )
+            except ConnectionRefusedError:
+                reason = no_server(http_url(self.url, ""))
             except (OSError, InvalidHandshake, TimeoutError) as error:
                 reason = f"cannot reach {self.url} ({error.__class__.__name__})"
             except InvalidURI as error:

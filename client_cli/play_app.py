@@ -10,47 +10,19 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from client_cli.board import Marks
 from client_cli.cards import CardStyle, cards_in_text
+from client_cli.help_screen import HelpScreen
 from client_cli.picking import digit_pile, key_move, move_cursor
 from client_cli.session import Outcome, Session
 from client_cli.widgets import BoardView, MoveInput, clock
 
-__all__ = ["HELP", "HelpScreen", "PlayApp"]
-
-HELP = """\
-[b]Moves[/b]: type them and press Enter
-  t5 t2   t5's top card onto t2    t5 t2 3  a group of three (Shaula)
-  c1 f    onto its foundation      deal     Moojub: a card per reserve
-[b]Quick keys[/b], on an empty move line
-  1-8     pick a tableau pile (Moojub 1-4: a reserve), then its target
-  f  c    target: its foundation, the first free cell
-  arrows  move the cursor; space or Enter picks; Esc unpicks
-  mouse   click a pile, then its target; double click: to a foundation
-  u undo  h hint  a autoplay  A autodrop  n deal  ? help  ctrl+q quit
-[b]Races[/b]: r ready · s start now (host) · type resign · m rematch
-[dim]Press any key to close.[/dim]"""
-
+__all__ = ["PlayApp"]
 
 # Shorter words for the title line when the terminal is too narrow for it.
 TITLE_SHORTHAND = ((" cards", ""), (" moves", " mv"), (" move", " mv"), ("room ", ""))
-
-
-class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > Static { width: auto; max-width: 78; border: round $accent; padding: 0 1;
-                          background: $surface; }
-    """
-
-    def compose(self) -> ComposeResult:
-        yield Static(HELP)
-
-    def on_key(self) -> None:
-        self.dismiss()
 
 
 class PlayApp(App[None]):
@@ -58,7 +30,7 @@ class PlayApp(App[None]):
 
     CSS = """
     #title { height: 1; background: $primary-background; }
-    #status { height: 1; }
+    #status { height: auto; max-height: 4; }
     MoveInput { border: none; height: 1; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -123,7 +95,7 @@ class PlayApp(App[None]):
             "moojub": ["move (r1 f)", "1-4 pick", "n deal"],
             "stalactites": ["move (t5 f)", "1-8 pick"],
         }.get(self.game, ["move (t5 t2)", "1-8 pick"])
-        return " · ".join([*keys, *extras, "? help"])
+        return " · ".join([*keys, *extras, "? rules", "q quit"])
 
     async def on_mount(self) -> None:
         if self.actions is not None:
@@ -307,6 +279,9 @@ class PlayApp(App[None]):
         elif key == "question_mark":
             await self.action_help()
             return
+        elif key == "q":
+            await self.action_quit()
+            return
         self.redraw()
 
     async def pick(self, pile: str) -> None:
@@ -390,4 +365,4 @@ class PlayApp(App[None]):
         self.redraw()
 
     async def action_help(self) -> None:
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.game))

@@ -33,6 +33,7 @@ from protocol import (
     Queued,
     RaceFinished,
     RaceStarted,
+    RematchVote,
     Snapshot,
     Welcome,
 )
@@ -72,6 +73,15 @@ class Racer:
     out: str | None = None  # "resigned", "forfeit"
     finished_at: float | None = None  # server time of the last progress when it ended
     grace_until: float | None = None  # offline mid-race: forfeits at this server time
+    rematch: bool = False  # voted for a rematch after the end
+
+    def new_round(self) -> None:
+        """A rematch: the same player, a fresh race (the server makes everyone ready)."""
+        self.progress = self.moves = 0
+        self.won = self.stuck = self.rematch = False
+        self.out = None
+        self.finished_at = None
+        self.ready = True
 
     @property
     def status(self) -> str:
@@ -146,6 +156,10 @@ class RaceView:
     def legal_moves(self) -> list[str] | None:
         return None if self.engine is None else self.engine.legal_moves()
 
+    def rematch_votes(self) -> tuple[int, int]:
+        """Players who voted for a rematch, out of all players."""
+        return sum(r.rematch for r in self.racers.values()), len(self.racers)
+
     # ------------------------------------------------------------ feeding
 
     def feed(self, msg: Message) -> None:
@@ -206,7 +220,7 @@ class RaceView:
                 continue
             seat = int(p.get("seat", i))
             racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat}")))
-            for key in ("ready", "connected", "won", "stuck"):
+            for key in ("ready", "connected", "won", "stuck", "rematch"):
                 if key in p:
                     setattr(racer, key, bool(p[key]))
             for key in ("progress", "moves"):
@@ -306,6 +320,11 @@ class RaceView:
         engine = self.engine
         if engine is None or count <= engine.moves:
             return
+        if move == "deal" and self.seed is None:
+            # Another window of this seat dealt: the cards it turned are not known here
+            # (the talon is secret), so ask for the seat's true board.
+            self.gap = True
+            return
         try:
             engine.undo() if move == "undo" else engine.apply(move)
         except IllegalMove:
@@ -355,10 +374,21 @@ class RaceView:
         self.seed = msg.seed
         self.finish_reason = msg.reason
 
+    def _on_RematchVote(self, msg: RematchVote) -> None:
+        if msg.seat in self.racers:
+            self.racers[msg.seat].rematch = True
+
     def _on_NewRound(self, msg: NewRound) -> None:
+        """Everyone voted: the same players, a new deal; nothing of the last round stays."""
         self.phase = "lobby"
         self.round = msg.round
         self.results = []
+        self.finish_reason = ""
+        self.seed = None
+        self.start_at = self.ends_at = self.finished_at = None
         self.board = None
         self.engine = None
         self.boards = {}
+        self.board_engines = {}
+        for racer in self.racers.values():
+            racer.new_round()

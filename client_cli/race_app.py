@@ -18,12 +18,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from client_cli.cards import CardStyle
+from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
 from client_cli.seat import Seat
 from client_cli.widgets import PlayerLine, RaceBars, clock
 
-__all__ = ["RaceApp", "ResultsScreen", "connect_or_exit", "player_lines", "results_table"]
+__all__ = [
+    "RaceApp",
+    "ResultsScreen",
+    "connect_or_exit",
+    "player_lines",
+    "racer_status",
+    "rematch_text",
+    "results_table",
+]
 
 
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
@@ -55,7 +64,27 @@ def racer_status(view: RaceView, racer: Racer, now: float) -> str:
     if racer.status == "offline" and racer.grace_until is not None:
         left = racer.grace_until - view.server_now(now)
         return f"offline, out in {max(0, int(left))} s"
+    if view.phase == "finished" and racer.rematch:
+        return ", ".join(filter(None, (racer.status, "rematch ✓")))
     return racer.status
+
+
+def rematch_text(view: RaceView) -> str:
+    """Who voted for a rematch, for everyone in the room to see."""
+    votes, total = view.rematch_votes()
+    me = view.me
+    if me is None:  # a spectator
+        return f"rematch: {votes}/{total} players voted" if votes else ""
+    others = [r.name for s, r in sorted(view.racers.items()) if r.rematch and s != view.seat]
+    if me is not None and me.rematch:
+        waiting = [r.name for s, r in sorted(view.racers.items()) if not r.rematch]
+        if not waiting:
+            return f"rematch: {votes}/{total} votes, a new round is coming"
+        return f"rematch: your vote is in ({votes}/{total}); waiting for {', '.join(waiting)}"
+    if others:
+        wants = "wants" if len(others) == 1 else "want"
+        return f"{' and '.join(others)} {wants} a rematch ({votes}/{total}): m to vote"
+    return "m votes for a rematch"
 
 
 def lobby_status(racer: Racer) -> str:
@@ -108,38 +137,80 @@ class ResultsScreen(ModalScreen[str]):
                              background: $surface; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "dismiss('rematch')", "rematch"),
+        Binding("m", "rematch", "rematch"),
         Binding("escape,enter", "dismiss('board')", "back to the board"),
         Binding("q", "dismiss('quit')", "quit"),
+        Binding("question_mark", "rules", "rules"),
     ]
 
-    def __init__(self, body: RenderableType, player: bool = True) -> None:
+    def __init__(
+        self, body: RenderableType, game: str, player: bool = True, votes: str = ""
+    ) -> None:
         super().__init__()
         self.body = body
+        self.game = game
         self.player = player
+        self.content = Static()
+        self.show_votes(votes)
+
+    def action_rematch(self) -> None:
+        if self.player:
+            self.dismiss("rematch")
+
+    def action_rules(self) -> None:
+        self.app.push_screen(HelpScreen(self.game, PLAY_KEYS if self.player else WATCH_KEYS))
 
     def compose(self) -> ComposeResult:
-        keys = "m rematch · Esc the board · q quit" if self.player else "Esc the boards · q quit"
-        hint = Text(keys, style="dim")
-        yield Static(Group(self.body, hint))
+        yield self.content
+
+    def show_votes(self, votes: str) -> None:
+        """The rematch votes as they come in (the table itself does not change)."""
+        keys = "m rematch · Esc the board" if self.player else "Esc the boards"
+        keys += " · ? rules · q quit"
+        lines = [Text(line, style=style) for line, style in ((votes, "bold"), (keys, "dim"))]
+        # One Static: it measures the table's width (Statics side by side in a container
+        # would take the width of the widest plain line).
+        self.content.update(Group(self.body, *(t for t in lines if t.plain)))
 
 
 class RaceApp(PlayApp):
     """A seat in a race."""
 
     def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
+        self.seat = seat  # first: the footer, drawn by PlayApp.__init__, reads it
         super().__init__(seat, f"room {seat.view.room}", style, queued=True)
-        self.seat = seat
         self.bars = RaceBars(self.card_style, id="bars")
         self.link_status = ""
         self.results_shown_for: int | None = None
-        self.told_finished = False
+        self.results_screen: ResultsScreen | None = None
+        self.round_shown = 1
         self.quit_asked = False
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
     def compose_extra(self) -> ComposeResult:
         yield self.bars
+
+    @property
+    def game(self) -> str:
+        return self.seat.view.game
+
+    def placeholder(self) -> str:
+        """The footer offers what can be done now, in this phase of the race."""
+        view = self.seat.view
+        me = view.me
+        if view.phase == "queue":
+            return "waiting for an opponent · ? rules · q gives up"
+        if view.phase == "lobby":
+            start = " · s start now" if view.host else ""
+            return f"r ready{start} · ? rules · q leave the room"
+        if view.phase == "countdown":
+            return "get ready · ? rules · q quit"
+        if view.phase == "finished":
+            return "m rematch · ? rules · q quit"
+        if me is not None and (me.out or me.won):
+            return "watch the others finish · ? rules · q quit"
+        return super().placeholder()
 
     async def on_mount(self) -> None:
         await super().on_mount()
@@ -159,7 +230,7 @@ class RaceApp(PlayApp):
             self.quit_asked = True
             grace = view.settings.get("grace")
             kept = f" (your seat is kept {int(grace)} s if you come back)" if grace else ""
-            self.say(f"ctrl+q again to leave the race{kept}", "bold yellow")
+            self.say(f"q or ctrl+q again to leave the race{kept}", "bold yellow")
             self.redraw()
             return
         if view.phase == "lobby" and self.seat.link.connected.is_set():
@@ -204,29 +275,46 @@ class RaceApp(PlayApp):
 
     def redraw(self) -> None:
         view = self.seat.view
+        if view.round != self.round_shown:
+            self.new_round()
         board = self.board_view
         if view.phase == "countdown":
             board.placeholder = self.countdown_text()
         elif view.board is None:
             board.placeholder = self.lobby_text()
         self.bars.update_players(player_lines(view, time.time()))
+        self.bars.display = view.phase != "queue"  # nobody to show before the match
         super().redraw()
         move_input = self.move_input
         if view.phase == "lobby":
             move_input.quick_letters = "rs"
         elif view.phase == "finished":
             move_input.quick_letters = "m"
-        if view.phase == "lobby":
-            self.told_finished = False  # a rematch
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
-            self.push_screen(ResultsScreen(results_table(view)), self.after_results)
+            self.results_screen = ResultsScreen(
+                results_table(view), view.game, votes=rematch_text(view)
+            )
+            self.push_screen(self.results_screen, self.after_results)
+        elif self.results_screen is not None:
+            self.results_screen.show_votes(rematch_text(view))
+
+    def new_round(self) -> None:
+        """A rematch began: nothing of the last round stays on the screen."""
+        self.round_shown = self.seat.view.round
+        self.message = Text()
+        self.selected = None
+        self.hinted = ()
+        self.quit_asked = False
+        if self.results_screen is not None:
+            if self.screen is self.results_screen:
+                self.results_screen.dismiss("board")
+            self.results_screen = None
 
     async def after_results(self, choice: str | None) -> None:
+        self.results_screen = None
         if choice == "rematch":
             await self.seat.rematch()
-            self.say("rematch: your vote is in; waiting for the others", "bold")
-            self.redraw()
         elif choice == "quit":
             self.exit()
 
@@ -243,7 +331,7 @@ class RaceApp(PlayApp):
         if view.phase == "queue":
             text.append(f"\n  Looking for an opponent for {view.game.capitalize()}…", style="bold")
             text.append("\n\n  The race starts as soon as someone else asks for a quick match")
-            text.append(f"\n  (solrace play --quick --game {view.game}). ctrl+q gives up.")
+            text.append(f"\n  (solrace play --quick --game {view.game}). q gives up.")
             return text
         text.append(f"\n  Room {view.room}", style="bold")
         if view.game:
@@ -254,7 +342,12 @@ class RaceApp(PlayApp):
             "undo" if view.allows("undo") else "no undo",
             "hints" if view.allows("hints") else "no hints",
         ]
-        text.append(f" · {', '.join(rules)}\n\n", style="dim")
+        limit, delay = view.settings.get("time_limit"), view.settings.get("spectator_delay")
+        if limit:
+            rules.append(f"time limit {clock(limit)}")
+        if delay:
+            rules.append(f"spectators {delay:g} s behind")
+        text.append(f"\n  {', '.join(rules)}\n\n", style="dim")
         text.append(f"  Friends join with:  solrace play {view.room}\n")
         text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
         if view.phase == "lobby":
@@ -265,7 +358,8 @@ class RaceApp(PlayApp):
 
     def title_parts(self, state: dict[str, Any] | None) -> list[str]:
         view = self.seat.view
-        head = f"{view.game.capitalize()} · room {view.room}" if view.game else self.heading
+        where = f"room {view.room}" if view.room else "quick match"
+        head = f"{view.game.capitalize()} · {where}" if view.game else self.heading
         if view.round > 1:
             head += f" · round {view.round}"
         if state is None:
@@ -287,11 +381,8 @@ class RaceApp(PlayApp):
         if view.phase == "finished":
             place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)
             where = f"you placed #{place}" if place else "race over"
-            return Text(f" ⚑ Race over: {where} · m rematch · ctrl+q quit", style="bold green")
+            return Text(f" ⚑ Race over: {where} · {rematch_text(view)}", style="bold green")
         if me is not None and me.won:
-            if not self.told_finished:
-                self.told_finished = True
-                self.notify(f"You finished in {me.moves} moves!", title="★ Finished")
             return Text(
                 f" ★ Finished in {me.moves} moves, {clock(self.elapsed())}!"
                 " Waiting for the others…",
@@ -340,8 +431,15 @@ class RaceApp(PlayApp):
         if view.phase == "finished" and key == "m":
             await self.after_results("rematch")
             return
-        if view.phase != "running" and key not in ("question_mark",):
-            self.say("the race has not started" if view.phase != "finished" else "race over")
-            self.redraw()
+        if key in ("question_mark", "q"):
+            await super().quick(key)
             return
-        await super().quick(key)
+        me = view.me
+        if view.phase != "running":
+            self.say("the race has not started" if view.phase != "finished" else "race over")
+        elif me is not None and (me.out or me.won):
+            self.say("you finished: the others race on" if me.won else "you are out of the race")
+        else:
+            await super().quick(key)
+            return
+        self.redraw()

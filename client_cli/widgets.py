@@ -21,9 +21,10 @@ from client_cli.cards import CardStyle
 __all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar"]
 
 # Keys that act at once on an empty move line; every other key types notation.
-# Notation starts with a pile letter (t c f r) or `deal`, so none of these clash.
+# Notation starts with a pile letter (t c f r) or `deal`, so none of these clash; `q` quits
+# on every screen, as in the watch and results screens.
 QUICK_KEYS = frozenset(
-    ["left", "right", "up", "down", "space", "escape", "u", "h", "a", "A", "n", "question_mark"]
+    ("left", "right", "up", "down", "space", "escape", "question_mark", *"uhaAnq")
 )
 
 
@@ -48,9 +49,9 @@ class BoardView(Widget):
         self.left = 0  # columns of centring before the board
         self.placeholder: RenderableType = Text("waiting for the deal…", style="dim")
 
-    def show(self, state: Mapping[str, Any] | None = None, marks: Marks | None = None) -> None:
-        if state is not None:
-            self.state = state
+    def show(self, state: Mapping[str, Any] | None, marks: Marks | None = None) -> None:
+        """Draw `state`; None shows the placeholder (the lobby, a new round's countdown)."""
+        self.state = state
         if marks is not None:
             self.marks = marks
         self.refresh()

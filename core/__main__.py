@@ -1,4 +1,5 @@
-"""The engine's command line: ``python -m core deal GAME SEED`` and ``legal GAME SEED [MOVE ...]``.
+"""The engine's command line: ``python -m core deal GAME SEED``, ``legal GAME SEED [MOVE ...]``,
+``solve`` and ``replay FILE``.
 
 Each subcommand is a small ``add_*`` function that registers its parser and sets
 ``run``: a function taking the parsed arguments, printing its result and returning
@@ -14,9 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 
 import core
+from core.replay import verify
 from core.solver.cli import add_solve
 
-__all__ = ["add_deal", "add_legal", "build_parser", "format_state", "main", "parse_seed"]
+__all__ = [
+    "add_deal",
+    "add_legal",
+    "add_replay",
+    "build_parser",
+    "format_state",
+    "main",
+    "parse_seed",
+]
 
 
 def parse_seed(text: str) -> int:
@@ -87,12 +97,42 @@ def add_legal(subparsers: Any) -> None:
     sub.set_defaults(run=_run_legal)
 
 
+def _run_replay(args: argparse.Namespace) -> int:
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as exc:
+        raise ValueError(f"cannot read {args.file}: {exc.strerror}") from None
+    checked = verify(text)
+    head = checked.header
+    print(f"{head['game']} #{head['seed']}: {len(checked.moves)} moves, every one legal")
+    columns = ("time", "progress", "reached", "moves")
+    print(f"{'seat':>4}  {'name':<20} {'won':<5} " + " ".join(f"{c:>8}" for c in columns))
+    for r in checked.results:
+        time = "" if r["time"] is None else f"{r['time']:.3f}"
+        won = "yes" if r["won"] else "no"
+        print(
+            f"{r['seat']:>4}  {r['name'][:20]:<20} {won:<5} {time:>8} "
+            f"{r['progress']:>8} {r['reached']:>8.3f} {r['moves']:>8}"
+        )
+    return 0
+
+
+def add_replay(subparsers: Any) -> None:
+    sub = subparsers.add_parser(
+        "replay", help="check a replay (NDJSON) with the engine and print its results"
+    )
+    sub.add_argument("file", help="a replay file, as served at /rooms/ROOM/replay")
+    sub.set_defaults(run=_run_replay)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m core", description="solrace's rules engine")
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_deal(subparsers)
     add_legal(subparsers)
     add_solve(subparsers)
+    add_replay(subparsers)
     return parser
 
 

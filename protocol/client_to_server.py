@@ -12,6 +12,7 @@ __all__ = [
     "Hint",
     "Join",
     "Leave",
+    "Legal",
     "Move",
     "Ping",
     "QuickCancel",
@@ -68,6 +69,15 @@ class Undo(Message):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hint(Message):
     TYPE: ClassVar[str] = "hint"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Legal(Message):
+    """Ask for the legal moves on your board and the safe moves autoplay would play: a
+    client that carries no rules (the web client) highlights targets and autoplays with
+    them. Changes nothing."""
+
+    TYPE: ClassVar[str] = "legal"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,12 +140,34 @@ class Resync(Message):
     since: int | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourWatch(Message):
+    """Follow a tournament's standings (players, spectators and organiser alike): answered
+    by `tournament` at once and again whenever it changes. `token`: a player's token, to
+    get their own line (`you`) with their room during a race. `top` rows from `offset`
+    (0-based) of the standings; a later `tour_watch` on the same socket replaces it."""
+
+    TYPE: ClassVar[str] = "tour_watch"
+    tournament: str
+    token: str | None = None
+    top: int = 20
+    offset: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourUnwatch(Message):
+    """Stop following the tournament this socket follows."""
+
+    TYPE: ClassVar[str] = "tour_unwatch"
+
+
 ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
     Join,
     Watch,
     Move,
     Undo,
     Hint,
+    Legal,
     Ready,
     Start,
     Resign,
@@ -145,4 +177,6 @@ ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     QuickCancel,
     Ping,
     Resync,
+    TourWatch,
+    TourUnwatch,
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "Error",
     "Event",
     "HintReply",
+    "LegalReply",
     "Matched",
     "NewRound",
     "PlayerJoined",
@@ -214,6 +215,16 @@ class HintReply(Message):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class LegalReply(Message):
+    """The answer to `legal`: every legal move on your board now (canonical, the engine's
+    order) and the safe moves autoplay would play from it, in order (send them as moves)."""
+
+    TYPE: ClassVar[str] = "legal"
+    moves: list[str]
+    safe: list[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Error(Message):
     """A request was not carried out. `request` is the type of the message this answers,
     with its `seq` (move, undo) or `id` (ping) when it had one; all three are absent when
@@ -250,6 +261,23 @@ class Matched(Message):
     token: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TourState(Message):
+    """A tournament as of `version` (its count of changes: a lower one than already seen
+    is stale and can be dropped). Sent after `tour_watch` and then at most four times a
+    second while it changes. `tournament`: the TOURNAMENT object (docs/protocol.md 10);
+    `standings`: `top` STANDING rows from `offset` of `total`; `you`: the watching
+    player's own line (their standing, and `room`/`seat` while they race), else absent."""
+
+    TYPE: ClassVar[str] = "tournament"
+    version: int
+    tournament: dict[str, Any]
+    standings: list[dict[str, Any]]
+    offset: int
+    total: int
+    you: dict[str, Any] | None = None
+
+
 ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
     Welcome,
     Snapshot,
@@ -267,8 +295,10 @@ ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Accepted,
     Refused,
     HintReply,
+    LegalReply,
     Error,
     Pong,
     Queued,
     Matched,
+    TourState,
 ]

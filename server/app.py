@@ -38,17 +38,22 @@ from server.app_keys import (
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
 from server.connection import Connection, Flusher, TokenBucket, check_alive
+from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
-from server.http_api import MAX_BODY, json_errors, routes
+from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
 from server.limits import ConnectionCount
-from server.metrics import Metrics
+from server.metrics import Metrics, redis_error
+from server.metrics_port import metrics_listener_ctx
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.tournament.http_api import tour_routes
+from server.tournament.keys import TOUR_LIVE
+from server.tournament.lifecycle import tournaments_ctx
 from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
@@ -62,7 +67,7 @@ CLOSE_TIMEOUT = 1.0  # seconds a client has to answer the server's close frame
 def create_app(settings: Settings) -> web.Application:
     if not settings.redis_url:
         raise SettingsError("create_app needs redis_url (python -m server starts a Redis)")
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[json_errors])
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[count_errors, json_errors])
     app[SETTINGS] = settings
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()
@@ -73,9 +78,12 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
+    app.cleanup_ctx.append(tournaments_ctx)
     app.cleanup_ctx.append(_liveness_ctx)
+    app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
+    app.router.add_routes(tour_routes)
     app.router.add_get("/ws", websocket)
     add_web_client(app)
     return app
@@ -109,10 +117,20 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     feed = make_feed(redis)
     await feed.start()
     hub = Hub(store, feed)
+    feed_reconnects = [0]
     if isinstance(feed, LeanFeed):
-        feed.on_reconnect = hub.catch_up_all
+
+        def resubscribed() -> None:
+            feed_reconnects[0] += 1
+            hub.catch_up_all()
+
+        feed.on_reconnect = resubscribed
     sockets = app[SOCKETS]
-    metrics = Metrics(lambda: len(hub.rooms), lambda: len(sockets))
+    metrics = Metrics(
+        lambda: len(hub.rooms),
+        lambda: len(sockets),
+        lambda: {"moves": batcher.reconnects, "pubsub": feed_reconnects[0]},
+    )
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
     app[SERVICE] = RaceService(settings, store, hub, metrics)
     yield
@@ -157,6 +175,7 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
     reaped = 0
+    alive: dict[str, bool] = {}  # a handful of processes hold every seat: ask once each
     for room in rooms:
         if statuses.get(room) not in ("countdown", "running"):
             continue
@@ -169,7 +188,10 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
             if seat.connected and seat.conn and "-" in seat.conn and seat.racing
         ]
         for index, conn in held:
-            if await store.redis.exists(process_key(conn.split("-", 1)[0])):
+            process = conn.split("-", 1)[0]
+            if process not in alive:
+                alive[process] = bool(await store.redis.exists(process_key(process)))
+            if alive[process]:
                 continue
             away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
             await store.transact(room, away, now)
@@ -185,11 +207,13 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     interval = app[SETTINGS].sweep_interval
     hub = app[HUB]
     process = app[PROCESS]
+    metrics = app[METRICS]
     stop = asyncio.Event()
 
     async def sweep() -> None:
         # Stopped by an event, not only by cancel: redis-py may swallow a cancellation.
         beat = reap = 0.0
+        redis_down = False
         while not stop.is_set():
             now = time.time()
             try:
@@ -200,8 +224,17 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
                 if now >= reap:
                     reap = now + REAP_EVERY
                     await reap_dead_seats(hub, now)
-            except Exception:
-                log.exception("deadline sweep failed")
+            except Exception as exc:
+                metrics.failed(exc)
+                if not redis_error(exc):
+                    log.exception("deadline sweep failed")
+                elif not redis_down:  # one line per outage, not four a second
+                    log.warning("deadline sweep: Redis unavailable (%s); retrying", exc)
+                redis_down = redis_error(exc)
+            else:
+                if redis_down:
+                    log.info("deadline sweep: Redis answers again")
+                redis_down = False
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
 
@@ -269,13 +302,13 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             text=f"too many connections from {address} (at most {counts.cap})"
         )
     try:
-        return await _websocket(request)
+        return await _websocket(request, address)
     finally:
         if address is not None:
             counts.release(address)
 
 
-async def _websocket(request: web.Request) -> web.WebSocketResponse:
+async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
     service = app[SERVICE]
@@ -303,10 +336,12 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
     app[SOCKETS].add(conn)
-    conn.seen = window_start = time.monotonic()
-    limited = 0
+    conn.seen = window_start = opened = time.monotonic()
+    log_opened(conn.id, address)
+    limited = frames = 0
     try:
         async for frame in ws:
+            frames += 1
             now = conn.seen = time.monotonic()
             kind = frame.type
             if kind is WSMsgType.BINARY:
@@ -353,6 +388,9 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
             if isinstance(message, p.Unexpected):
                 service.error(conn, message.code, message.message, message)
                 continue
+            if isinstance(message, p.TourWatch | p.TourUnwatch):
+                await app[TOUR_LIVE].handle(conn, message)
+                continue
             await service.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())
@@ -361,8 +399,10 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
         conn.stop()
         try:
             await service.closed(conn)
+            await app[TOUR_LIVE].closed(conn)
         except Exception:
             log.exception("cleanup of socket %s failed", conn.id)
         if not ws.closed:
             await ws.close(drain=False)
+        log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
     return ws

@@ -78,6 +78,11 @@ class ScriptBatcher:
         # plain TCP.
         self._resp = lean_client(redis)
 
+    @property
+    def reconnects(self) -> int:
+        """The move path's reconnections to Redis (0 when redis-py does it all)."""
+        return self._resp.reconnects if self._resp is not None else 0
+
     async def call(
         self,
         script: LuaScript,

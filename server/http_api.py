@@ -20,11 +20,14 @@ import core
 from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
-from server.race import Race, RoomConfig
+from server.health import redis_problem
+from server.metrics import Metrics, redis_error
+from server.race import Race, RaceError, RoomConfig
 from server.service import draw_seed, new_room_id
+from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
-__all__ = ["MAX_BODY", "json_errors", "routes"]
+__all__ = ["MAX_BODY", "count_errors", "json_errors", "metrics_text", "routes"]
 
 MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
 TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
@@ -37,9 +40,26 @@ routes = web.RouteTableDef()
 def _error(
     status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
 ) -> web.Response:
-    return web.json_response(
+    response = web.json_response(
         {"error": {"code": code.value, "message": message}}, status=status, headers=headers
     )
+    response[ERROR_CODE] = code.value  # for count_errors
+    return response
+
+
+ERROR_CODE = web.ResponseKey("solrace_error_code", str)  # _error's code, for count_errors
+
+
+@web.middleware
+async def count_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Count every HTTP error answer by its code (solrace_http_errors_total{code})."""
+    response = await handler(request)
+    code = response.get(ERROR_CODE)
+    if code is not None:
+        request.app[METRICS].http_errors.inc(code)
+    return response
 
 
 # What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
@@ -79,9 +99,20 @@ async def json_errors(
     except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
         log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
         raise
-    except Exception:
+    except Exception as exc:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON
+        if redis_error(exc):
+            # Not a bug: Redis (or one node of a cluster) is down or failing over. One line,
+            # no traceback: an outage must not bury the log in hundreds of them.
+            request.app[METRICS].failed(exc)
+            log.warning("HTTP %s %s: Redis unavailable: %s", request.method, request.path, exc)
+            return _error(
+                503,
+                ErrorCode.UNAVAILABLE,
+                "the room store (Redis) cannot be reached now: try again in a few seconds",
+                {"Retry-After": "1"},
+            )
         log.exception("HTTP %s %s failed", request.method, request.path)
         return _error(500, ErrorCode.INTERNAL, "the server failed on that request")
 
@@ -260,6 +291,19 @@ async def get_results(request: web.Request) -> web.Response:
     )
 
 
+@routes.get("/rooms/{room}/replay")
+async def get_replay(request: web.Request) -> web.Response:
+    """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
+    each line chained to the previous one by its hash."""
+    try:
+        record = await StoreRooms(request.app[STORE]).record(request.match_info["room"])
+    except RaceError:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    if record is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    return web.Response(text=record.replay(), content_type="application/x-ndjson", charset="utf-8")
+
+
 @routes.get("/games/{game}/rules")
 async def game_rules(request: web.Request) -> web.Response:
     """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
@@ -276,10 +320,9 @@ async def healthz(request: web.Request) -> web.Response:
     if drain.draining:  # still serving, but a balancer should send no one new here
         reason = drain.reason(time.monotonic())
         return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
-    try:
-        await request.app[STORE].redis.ping()
-    except Exception as err:
-        return web.json_response({"ok": False, "redis": str(err)}, status=503)
+    problem = await redis_problem(request.app[STORE].redis)
+    if problem is not None:
+        return web.json_response({"ok": False, "redis": problem}, status=503)
     return web.json_response(
         {
             "ok": True,
@@ -291,8 +334,14 @@ async def healthz(request: web.Request) -> web.Response:
 
 @routes.get("/metrics")
 async def metrics(request: web.Request) -> web.Response:
+    if request.app[SETTINGS].metrics_port:  # kept off the public port (server/metrics_port.py)
+        return _error(404, ErrorCode.NOT_FOUND, "no such path: /metrics (see docs/protocol.md)")
+    return metrics_text(request.app[METRICS])
+
+
+def metrics_text(metrics: Metrics) -> web.Response:
     # The text exposition format's own content type (what Prometheus asks for and expects).
     return web.Response(
-        body=request.app[METRICS].render().encode(),
+        body=metrics.render().encode(),
         headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"},
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,7 @@ class RoomConfig:
     grace: float = 30.0
     countdown: float = 3.0
     hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
+    tournament: str | None = None  # a tournament's race: one deal, no rematch
 
 
 @dataclass(slots=True)
@@ -109,6 +111,19 @@ class Outcome:
 
     def __bool__(self) -> bool:
         return bool(self.events)
+
+
+def _unique(name: str, seats: Iterable[Seat]) -> str:
+    """`name`, numbered (`ann 2`) when another seat has it: two terminals of one account
+    (both named after $USER) must not look alike to the players and spectators."""
+    taken = {seat.name for seat in seats}
+    number = 1
+    unique = name
+    while unique in taken:
+        number += 1
+        suffix = f" {number}"
+        unique = name[: 32 - len(suffix)] + suffix
+    return unique
 
 
 def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
@@ -204,6 +219,7 @@ class Race:
             "grace": self.config.grace,
             "countdown": self.config.countdown,
             "seed_mode": self.config.seed_mode,
+            "tournament": self.config.tournament,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,
@@ -238,7 +254,7 @@ class Race:
         if len(self.seats) >= self.config.seats:
             raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
-        name = name.strip()[:32] or f"player {index + 1}"
+        name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
         self.seats[index] = Seat(
             name=name, token_hash=token_hash, connected=conn is not None, conn=conn
         )
@@ -384,6 +400,8 @@ class Race:
         seat = self._seat(index)
         if self.status is not Status.FINISHED:
             raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        if self.config.tournament is not None:
+            raise RaceError(ErrorCode.NOT_RUNNING, "a tournament's race has no rematch")
         out = Outcome()
         if not seat.rematch:
             seat.rematch = True

@@ -131,6 +131,12 @@ class RespConnection:
         self.connect_timeout = connect_timeout
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
+        self.connects = 0  # connections made (more than one: reconnections, for /metrics)
+
+    @property
+    def reconnects(self) -> int:
+        """Connections made again after the first was lost (for /metrics)."""
+        return max(0, self.connects - 1)
 
     @classmethod
     def from_kwargs(cls, kwargs: Mapping[str, Any]) -> RespConnection | None:
@@ -192,6 +198,7 @@ class RespConnection:
             if self.db:
                 setup.append(("SELECT", self.db))
             self._protocol = protocol
+            self.connects += 1
             if setup:
                 for reply in await self.execute(setup):
                     if isinstance(reply, ResponseError):

@@ -63,6 +63,11 @@ class ClusterResp:
         self._refreshing: asyncio.Lock | None = None
         self.redirects = 0  # MOVED and ASK replies followed (for tests and metrics)
 
+    @property
+    def reconnects(self) -> int:
+        """Connections made again to a node after one to it was lost (for /metrics)."""
+        return sum(max(0, conn.connects - 1) for conn in self._nodes.values())
+
     def _conn(self, address: Address) -> RespConnection:
         conn = self._nodes.get(address)
         if conn is None:

@@ -89,6 +89,7 @@ class RaceService:
             p.Move: self.on_move,
             p.Undo: self.on_move,
             p.Hint: self.on_hint,
+            p.Legal: self.on_legal,
             p.Ready: self.on_ready,
             p.Start: self.on_start,
             p.Resign: self.on_resign,
@@ -107,7 +108,8 @@ class RaceService:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
             self.error(conn, err.code, err.message, message)
-        except Exception:
+        except Exception as exc:
+            self.metrics.failed(exc)
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 
@@ -119,7 +121,7 @@ class RaceService:
         request: p.Message | p.Unexpected | None = None,
     ) -> None:
         """Send an `error` naming `request` (its type, and its seq or id) when given."""
-        self.metrics.errors.inc()
+        self.metrics.errors.inc(code.value)
         conn.send(p.error_for(request, code.value, message))
 
     async def closed(self, conn: Connection) -> None:
@@ -276,7 +278,7 @@ class RaceService:
             self.metrics.move_latency.observe(time.perf_counter() - started)
 
     def refuse(self, conn: Connection, seq: int, code: ErrorCode, reason: str) -> None:
-        self.metrics.moves_refused.inc()
+        self.metrics.moves_refused.inc(code.value)
         conn.send(p.Refused(seq=seq, code=code.value, reason=reason))
 
     async def _move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
@@ -409,6 +411,17 @@ class RaceService:
             self._hints.move_to_end(key)
             move = self._hints[key]
         conn.send(p.HintReply(move=move))
+
+    async def on_legal(self, conn: Connection, msg: p.Legal) -> None:
+        """The legal and safe moves on the player's board: the engine's lists, so that a
+        client needs no copy of the rules (docs/protocol.md, `legal`)."""
+        local, _ = self._player(conn)
+        race = local.race
+        assert race is not None
+        game = conn.game
+        if game is None or race.status.value != "running":
+            raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
+        conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))
 
     # ------------------------------------------------------------ other
 

@@ -101,6 +101,13 @@ class Settings:
         "seconds a process keeps serving after SIGTERM while /healthz answers 503 (draining), "
         "so a balancer takes it out before it closes its sockets (1001); 0: close at once",
     )
+    # Operations (issue 14): /metrics off the public port.
+    metrics_port: int = _setting(
+        0,
+        "serve /metrics on this port only, on metrics_host (the public port then answers "
+        "404 for it); 0: /metrics on the public port",
+    )
+    metrics_host: str = _setting("127.0.0.1", "address of the metrics_port listener")
 
     def __post_init__(self) -> None:
         try:
@@ -124,6 +131,8 @@ class Settings:
         for name in ("drain",):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
+        if not 0 <= self.metrics_port <= 65535:
+            raise SettingsError(f"metrics_port must be 0..65535, got {self.metrics_port}")
 
     @staticmethod
     def env_name(name: str) -> str:

@@ -5,7 +5,8 @@ reconnecting `Seat`, remembering every move the server acknowledged to them.
 - `fleet(redis_url, tmp, n)`: n `ServerProcess`es (tests/server_processes.py) behind
   HAProxy; yields a `Fleet` (`front` is the balancer's URL).
 - `Racer(front, room, name)`: `await run(pace)` joins, says ready and plays the solver's
-  line until the race ends; `acked` holds the moves acknowledged to it, in order.
+  line until the race ends; `acked` holds the moves acknowledged to it, in order (and
+  `acked_at` when), `refused` the others with the reason.
 - `check_boards(front, room, seed, racers)`: what the server holds for each racer (its
   moves and board, read by rejoining with the seat's token) against what was acknowledged.
 """
@@ -75,6 +76,7 @@ class Racer:
     room: str
     name: str
     acked: list[str] = field(default_factory=list)
+    acked_at: list[float] = field(default_factory=list)  # time.monotonic() of each
     refused: list[tuple[str, str]] = field(default_factory=list)
     seat: Seat = field(init=False)
 
@@ -99,6 +101,7 @@ class Racer:
             outcome = await seat.move(move)
             if outcome.ok:
                 self.acked.append(move)
+                self.acked_at.append(time.monotonic())
             else:
                 planner.forget()
                 self.refused.append((move, f"{outcome.code}: {outcome.reason}"))

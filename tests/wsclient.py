@@ -111,11 +111,19 @@ class WsClient:
 
     async def expect(self, kind: type[M], timeout: float = TIMEOUT) -> M:
         """Read until a message of `kind` (others are kept in `seen`)."""
+        message = await self.expect_any((kind,), timeout)
+        assert isinstance(message, kind)
+        return message
+
+    async def expect_any(
+        self, kinds: tuple[type[p.Message], ...], timeout: float = TIMEOUT
+    ) -> p.Message:
+        """Read until a message of one of `kinds` (others are kept in `seen`)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
             message = await self.recv(max(0.01, deadline - loop.time()))
-            if isinstance(message, kind):
+            if isinstance(message, kinds):
                 return message
 
     async def expect_both(

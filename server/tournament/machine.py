@@ -104,6 +104,7 @@ class Heat:
     players: list[int]
     opened_at: float
     match: int | None = None  # Knockout: the match it decides
+    opened: bool = False  # its room exists (players are sent there only then)
     results: list[RaceResult] | None = None  # None while it is raced
 
     @property
@@ -471,6 +472,14 @@ class Tournament:
 
     def live_heats(self) -> list[Heat]:
         return [h for h in self.heats if h.live]
+
+    def heat_opened(self, heat_id: int) -> bool:
+        """The runner opened the heat's room: its players may go there now."""
+        heat = self.heats[heat_id]
+        if heat.opened:
+            return False
+        heat.opened = True
+        return True
 
     def heat_finished(self, heat_id: int, results: list[RaceResult], now: float) -> bool:
         """A heat's race ended with these results (one per player of the heat)."""

@@ -76,11 +76,12 @@ export function historyOf(moves) {
 // A board drawn into `root`. Options: interactive (click/drag, calls onMove(text)),
 // small (the watch page's boards).
 export class BoardView {
-  constructor(root, { interactive = false, onMove = null, onDeal = null } = {}) {
+  constructor(root, { interactive = false, onMove = null, onDeal = null, onSelect = null } = {}) {
     this.root = root;
     this.interactive = interactive;
     this.onMove = onMove;
     this.onDeal = onDeal;
+    this.onSelect = onSelect; // a card was picked up: the page may ask for its targets
     this.board = null;
     this.pileEls = {};
     this.selected = null; // {pile, index}
@@ -195,6 +196,14 @@ export class BoardView {
   select(sel) {
     this.selected = sel;
     this.markSelected();
+    this.markTargets([]);
+    if (sel) this.onSelect?.(sel, this.moveText(sel, "DST"));
+  }
+
+  // Outline the piles the selected cards may go to (the server's list of legal moves).
+  markTargets(piles) {
+    for (const el of this.root.querySelectorAll(".target")) el.classList.remove("target");
+    for (const pile of piles) this.pileEls[pile]?.classList.add("target");
   }
 
   markSelected() {

@@ -44,10 +44,15 @@ export async function render(root, { room: roomId }) {
   );
   el.side.append(el.players, el.controls, el.message, el.results);
 
+  // What each `legal` request was for, in order (answers come in order on one socket).
+  const legalWanted = [];
   const view = new BoardView(el.board, {
     interactive: true,
     onMove: (text) => play(text),
     onDeal: () => play("deal"),
+    onSelect: (sel, pattern) => {
+      if (socket.send({ type: "legal" }, false)) legalWanted.push({ sel, pattern });
+    },
   });
 
   const say = (text, kind = "") => {
@@ -118,14 +123,19 @@ export async function render(root, { room: roomId }) {
         view.highlight(hintMove);
         say(hintMove ? `Hint: ${hintMove}` : "No move left.");
         return;
-      case "legal":
-        autoplay(m.safe || []);
+      case "legal": {
+        const wanted = legalWanted.shift();
+        if (wanted === "autoplay") autoplay(m.safe || []);
+        else if (wanted && view.selected === wanted.sel) view.markTargets(targets(m.moves, wanted.pattern));
         return;
+      }
       case "error":
         if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
           forgetSeat(roomId);
           seat = null;
           seatForm(m.code === "unknown_room" ? "This room does not exist (or expired)." : "");
+        } else if (m.request === "legal") {
+          legalWanted.shift(); // e.g. the race ended: no targets to show
         } else if (m.request === "join") {
           seatForm(m.message);
         } else {
@@ -136,6 +146,15 @@ export async function render(root, { room: roomId }) {
         break;
     }
     if (model.handle(m)) draw();
+  }
+
+  // The piles a picked-up group may go to: the legal moves that read "SRC DST [N]".
+  function targets(moves, pattern) {
+    const [src, , n] = pattern.split(" ");
+    return moves
+      .map((move) => move.split(" "))
+      .filter(([s, , k]) => s === src && (k ?? null) === (n ?? null))
+      .map(([, dst]) => dst);
   }
 
   async function autoplay(moves) {
@@ -213,6 +232,10 @@ export async function render(root, { room: roomId }) {
         h("div", { class: "buttons" },
           room.undo ? button("undo", "Undo", undo) : null,
           room.hints ? button("hint", "Hint", () => socket.send({ type: "hint" })) : null,
+          // Moojub has no safe move (a hidden talon): no autoplay, as in the terminal client.
+          known[room.game]?.hidden ? null : button("autoplay", "Autoplay", () => {
+            if (socket.send({ type: "legal" }, false)) legalWanted.push("autoplay");
+          }, { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
             if (e.target.dataset.sure) socket.send({ type: "resign" });
             else {

@@ -23,8 +23,12 @@ from protocol import (
     Join,
     Message,
     Move,
+    PlayerOut,
     Progress,
+    Queued,
+    QuickMatch,
     Refused,
+    Resign,
     Snapshot,
     Undo,
     Watch,
@@ -54,6 +58,8 @@ class FakeServer:
         self.url = ""
         self.held: list[tuple[ServerConnection, Message]] = []
         self.hold_moves = False  # keep moves unanswered (a slow link) until release()
+        self.refusal: str | None = None  # refuse every move with this reason
+        self.settings: dict[str, Any] = {}  # room settings over the defaults of room_view
 
     async def __aenter__(self) -> FakeServer:
         self.server = await serve(self.handler, "127.0.0.1", 0, compression=None)
@@ -80,6 +86,7 @@ class FakeServer:
             "start_at": self.start_at,
             "players": self.players,
             "results": None,
+            **self.settings,
         }
 
     def stamp(self, event: Event) -> Event:
@@ -131,9 +138,15 @@ class FakeServer:
             if msg.since is not None:
                 return [welcome, *(e for e in self.events if e.version > msg.since)]
             return [welcome, self.snapshot(player=True)]
+        if isinstance(msg, QuickMatch):
+            return [Queued(game=msg.game)]
+        if isinstance(msg, Resign):
+            return [self.stamp(PlayerOut(version=0, at=0.0, seat=0, reason="resigned"))]
         if isinstance(msg, Watch):
             welcome = Welcome(room=self.room, role="spectator", server_time=now)
             return [welcome, self.snapshot(player=False)]
+        if isinstance(msg, Move | Undo) and self.refusal is not None:
+            return [Refused(seq=msg.seq, code="illegal_move", reason=self.refusal)]
         if isinstance(msg, Move | Undo):
             assert self.game is not None
             try:

@@ -9,8 +9,9 @@ import pytest
 
 from client_cli.__main__ import DEFAULT_SERVER, build_parser
 from client_cli.bot import Planner, greedy_move
-from client_cli.commands import seat_token
+from client_cli.commands import default_name, room_settings
 from client_cli.net import http_url, ws_url
+from client_cli.seat import Seat
 from core import new_game
 from core import rules_text as core_rules_text
 
@@ -46,7 +47,10 @@ def test_rooms_without_a_server_says_so() -> None:
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 1 and "cannot reach" in done.stderr
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "solrace rooms: no solrace server at http://127.0.0.1:9: is it running? (make run)"
+    )
 
 
 def test_the_fallback_player_makes_progress_without_repeating_itself() -> None:
@@ -67,16 +71,6 @@ async def test_the_planner_names_its_mode_and_plays_legal_moves() -> None:
     game = new_game("shaula", 2)
     move = await planner.next_move(game, hidden=False)
     assert move in game.legal_moves()
-
-
-def test_a_second_terminal_in_the_lobby_takes_a_seat_of_its_own() -> None:
-    lobby = {"status": "lobby", "players": [{"seat": 0, "name": "root", "connected": True}]}
-    assert seat_token(lobby, "tok", "root") is None  # the first terminal is still there
-    lobby["players"][0]["connected"] = False
-    assert seat_token(lobby, "tok", "root") == "tok"  # back after a crash: the same seat
-    running = {"status": "running", "players": [{"seat": 0, "name": "root", "connected": True}]}
-    assert seat_token(running, "tok", "root") == "tok"
-    assert seat_token(lobby, None, "root") is None
 
 
 @pytest.mark.parametrize("seed", ["0", "9223372036854775808", "-3", "abc"])
@@ -106,3 +100,85 @@ def test_rules_subcommand_prints_the_games_rules(game: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == core_rules_text(game)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--server", "http://h:1", "watch", "AB12CD34"],
+        ["watch", "AB12CD34", "--server", "http://h:1"],
+        ["watch", "--server", "http://h:1", "AB12CD34"],
+    ],
+)
+def test_server_before_or_after_the_subcommand(argv: list[str]) -> None:
+    args = build_parser().parse_args(argv)
+    assert (args.server, args.room) == ("http://h:1", "ab12cd34")  # codes: any case
+
+
+def test_every_network_subcommand_takes_server_after_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SOLRACE_SERVER", raising=False)
+    for argv in (["rooms"], ["play"], ["play", "X1"], ["bot", "X1"], ["watch", "X1"]):
+        assert build_parser().parse_args([*argv, "--server", "h:2"]).server == "h:2"
+        assert build_parser().parse_args(argv).server == DEFAULT_SERVER
+    assert build_parser().parse_args(["play", "AbCd1234"]).room == "abcd1234"
+    assert build_parser().parse_args(["bot", " AbCd1234 "]).room == "abcd1234"
+
+
+def test_room_settings_send_only_what_was_asked_so_the_server_defaults_hold() -> None:
+    # Hints differed: the client asked for them, curl's rooms had none. Now a room made
+    # by the client has the server's defaults, as one made with curl.
+    plain = build_parser().parse_args(["play", "--game", "moojub"])
+    assert room_settings(plain) == {"game": "moojub"}
+    every = build_parser().parse_args(
+        [
+            "play",
+            "--game",
+            "stalactites",
+            "--seats",
+            "3",
+            "--seed",
+            "winnable",
+            "--hints",
+            "--no-undo",
+            "--time-limit",
+            "300",
+            "--spectator-delay",
+            "20",
+        ]
+    )
+    assert room_settings(every) == {
+        "game": "stalactites",
+        "seats": 3,
+        "seed": "winnable",
+        "hints": True,
+        "undo": False,
+        "time_limit": 300.0,
+        "spectator_delay": 20.0,
+    }
+    off = build_parser().parse_args(["play", "--no-hints", "--undo"])
+    assert room_settings(off) == {"game": "shaula", "hints": False, "undo": True}
+
+
+@pytest.mark.parametrize("option", ["--time-limit", "--spectator-delay"])
+def test_room_times_must_be_seconds(option: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", option, "soon"])
+    assert "seconds" in capsys.readouterr().err
+
+
+def test_the_default_name_is_the_account_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two players on one machine both get it: the server numbers the second (`ann 2`).
+    assert build_parser().parse_args(["play", "--quick"]).name is None  # not given
+    monkeypatch.setenv("USER", "ann")
+    assert default_name() == "ann"
+    monkeypatch.delenv("USER")
+    monkeypatch.delenv("LOGNAME", raising=False)
+    assert default_name() == ""  # the server says "player N"
+
+
+@pytest.mark.parametrize("spectator", [False, True])
+async def test_a_websocket_to_no_server_says_so(spectator: bool) -> None:
+    seat = Seat("http://127.0.0.1:9", "ab12cd34", "ann", spectator=spectator)
+    with pytest.raises(ConnectionError) as error:
+        await seat.start()
+    assert str(error.value) == "no solrace server at http://127.0.0.1:9: is it running? (make run)"

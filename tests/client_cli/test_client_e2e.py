@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import signal
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -15,8 +17,8 @@ from textual.pilot import Pilot
 from client_cli.__main__ import build_parser
 from client_cli.bot import play_race
 from client_cli.cards import CardStyle
-from client_cli.commands import create_room, list_rooms, run
-from client_cli.memory import recall_token, remember_token
+from client_cli.commands import choose_seat, create_room, default_name, get_room, list_rooms, run
+from client_cli.memory import remember_seat, stored_seats
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
@@ -94,18 +96,16 @@ async def test_rooms_are_listed_and_a_seat_is_remembered(
     listed = capsys.readouterr().out
     assert room in listed and "moojub" in listed and "lobby" in listed
 
-    first = Seat(
-        server_url, room, "ann", on_token=lambda t: remember_token(server_url, room, "ann", t)
-    )
+    first = Seat(server_url, room, "ann")
+    first.on_token = lambda t: remember_seat(server_url, room, "ann", t, first.view.seat)
     await first.start()
-    assert first.view.token and recall_token(server_url, room, "ann") == first.view.token
-    # A friend in a second terminal of the same account does not get ann's seat.
-    assert recall_token(server_url, room, "bo") is None
+    assert first.view.token
+    assert stored_seats(server_url, room)[0].token == first.view.token
     await first.close()
 
     # Back with the remembered token: the same seat. With a token the server does not
     # know: dropped, and a fresh seat taken.
-    again = Seat(server_url, room, "ann", token=recall_token(server_url, room, "ann"))
+    again = Seat(server_url, room, "ann", token=stored_seats(server_url, room)[0].token)
     await again.start()
     assert again.view.seat == first.view.seat
     stranger = Seat(server_url, room, "bo", token="not-a-token")
@@ -155,3 +155,97 @@ async def test_a_quick_match_pairs_two_players_and_races(
         assert {r.name for r in seat.view.racers.values()} == {"ann", "bo"}
         assert "t8" in screen_text(app)
         await other.close()
+
+
+async def test_ctrl_c_stops_the_bot_cleanly(server_url: str) -> None:
+    room = (await create_room(server_url, {"game": "shaula", "seats": 2}))["id"]
+    bot = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client_cli",
+        "bot",
+        room.upper(),  # room codes are case-insensitive
+        "--server",  # and --server may come after the subcommand
+        server_url,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert bot.stdout is not None
+    first = await asyncio.wait_for(bot.stdout.readline(), 20)
+    # People count seats from 1: the first seat is seat 1.
+    assert first.decode().startswith(f"bot: joined room {room} as seat 1;"), first
+    bot.send_signal(signal.SIGINT)
+    _, err = await asyncio.wait_for(bot.communicate(), 20)
+    assert bot.returncode == 130
+    assert b"Traceback" not in err and err.decode().strip() == "solrace bot: stopped"
+    view = (await list_rooms(server_url))[0]
+    assert view["id"] == room and view["players"][0]["connected"] is False  # it left
+
+
+async def test_two_players_on_one_machine_keep_their_own_seats(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two quick-match clients of one account, no --name: different names, two stored
+    # seats; a third run for the room takes a seat back without --name, asking which.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setenv("USER", "ann")
+    seats = []
+    for _ in range(2):
+        seat = Seat(server_url, "", default_name(), quick="stalactites")
+        seat.on_token = lambda t, s=seat: remember_seat(  # type: ignore[misc]
+            server_url, s.view.room, s.name, t, s.view.seat
+        )
+        await seat.start()
+        seats.append(seat)
+    async with asyncio.timeout(10):
+        while not all(s.view.phase == "running" and s.view.board for s in seats):
+            await asyncio.sleep(0.05)
+    room = seats[0].view.room
+    assert sorted(r.name for r in seats[0].view.racers.values()) == ["ann", "ann 2"]
+    assert {s.seat for s in stored_seats(server_url, room)} == {0, 1}
+    second = next(s for s in seats if s.view.seat == 1)
+    assert (await second.move(second.view.legal_moves()[0])).ok  # type: ignore[index]
+    await second.close()
+
+    asked: list[list[str]] = []
+
+    def pick_second(options: list[str]) -> int:
+        asked.append(options)
+        return 1
+
+    view = await get_room(server_url, room)
+    token = choose_seat(server_url, view, None, None, pick_second)
+    assert asked == [["seat 1: ann", "seat 2: ann 2"]]
+    back = Seat(server_url, room, default_name(), token=token)
+    await back.start()
+    async with asyncio.timeout(10):
+        while back.view.board is None:
+            await asyncio.sleep(0.05)
+    assert back.view.seat == 1 and back.view.board["moves"] == 1
+    await back.close()
+    await seats[0].close()
+
+
+async def test_two_windows_on_one_moojub_seat_show_the_same_board(server_url: str) -> None:
+    room = (await create_room(server_url, {"game": "moojub", "seats": 1, "countdown": 0}))["id"]
+    one = Seat(server_url, room, "ann")
+    await one.start()
+    two = Seat(server_url, room, "ann", token=one.view.token)
+    await two.start()
+    await one.start_now()
+    async with asyncio.timeout(10):
+        while not (one.view.board and two.view.board and one.view.phase == "running"):
+            await asyncio.sleep(0.05)
+    for _ in range(3):
+        assert (await one.move("deal")).ok
+    async with asyncio.timeout(10):
+        while two.view.board != one.view.board:
+            await asyncio.sleep(0.05)
+    assert two.view.board["talon_count"] == 36  # type: ignore[index]
+    # The second window plays on the true board too.
+    legal = two.view.legal_moves()
+    assert legal is not None and legal != ["deal"]
+    outcome = await two.move(next(m for m in legal if m != "deal"))
+    assert outcome.ok
+    await one.close()
+    await two.close()

@@ -6,7 +6,8 @@ import pytest
 from client_screen import screen_text
 from textual import events
 
-from client_cli.play_app import HelpScreen, PlayApp
+from client_cli.help_screen import HelpScreen
+from client_cli.play_app import PlayApp
 from client_cli.session import LocalSession
 from core import GAMES, new_game
 

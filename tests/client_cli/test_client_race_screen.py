@@ -11,7 +11,7 @@ from client_fake_server import FakeServer
 from client_screen import screen_text
 from textual.pilot import Pilot
 
-from client_cli.play_app import HelpScreen
+from client_cli.help_screen import HelpScreen
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.watch_app import BoardsView, WatchApp

@@ -16,6 +16,7 @@ from protocol import (
     Progress,
     RaceFinished,
     RaceStarted,
+    RematchVote,
     Snapshot,
     Welcome,
 )
@@ -167,3 +168,54 @@ def test_clocks_stop_at_the_end_even_for_a_late_spectator() -> None:
     late.feed(Snapshot(version=6, room=room))
     assert late.clock_end(late.racers[0], 500.0) == 40.5
     assert late.clock_end(late.racers[2], 500.0) == 60.0
+
+
+def test_rematch_votes_are_seen_and_a_new_round_starts_clean() -> None:
+    view = joined()
+    view.feed(RaceStarted(version=5, at=10.0, game="shaula", seed=2))
+    view.feed(Accepted(seq=1, move="t2 f1", progress=1, moves=1, won=False, stuck=False, version=6))
+    view.feed(Progress(version=7, at=20.0, seat=0, progress=52, moves=99, won=True, stuck=False))
+    view.feed(PlayerOut(version=8, at=21.0, seat=2, reason="resigned"))
+    results = [{"rank": 1, "seat": 0, "name": "ann", "won": True, "time": 10.0}]
+    view.feed(RaceFinished(version=9, at=22.0, results=results, seed=2, reason="all_done"))
+    view.feed(RematchVote(version=10, at=23.0, seat=0))
+    assert view.racers[0].rematch and not view.racers[2].rematch
+    assert view.rematch_votes() == (1, 2)
+    view.feed(RematchVote(version=11, at=23.0, seat=2))
+    view.feed(NewRound(version=12, at=24.0, round=2))
+    assert view.phase == "lobby" and view.round == 2
+    assert view.board is None and view.engine is None and view.results == []
+    assert view.finish_reason == "" and view.finished_at is None and view.start_at is None
+    for racer in view.racers.values():
+        assert (racer.progress, racer.moves, racer.won, racer.out) == (0, 0, False, None)
+        assert racer.status == "" and not racer.rematch and racer.finished_at is None
+    view.feed(Countdown(version=13, at=24.0, start_at=27.0))
+    view.feed(RaceStarted(version=14, at=27.0, game="shaula", seed=5))
+    assert view.board == new_game("shaula", 5).state(view="player")
+
+
+def test_a_rematch_vote_in_a_snapshot_is_kept() -> None:
+    view = RaceView(room="R1")
+    room = dict(ROOM, status="finished")
+    room["players"] = [{"seat": 0, "name": "ann", "rematch": True}, {"seat": 2, "name": "cy"}]
+    view.feed(Snapshot(version=9, room=room))
+    assert view.racers[0].rematch and view.rematch_votes() == (1, 2)
+
+
+def test_a_second_window_on_a_moojub_seat_shows_the_seats_true_board() -> None:
+    # Window B of the same seat hears window A's `deal` as a progress event without a
+    # board: the cards dealt are unknown here, so it must ask for the true board.
+    view = joined()
+    start = new_game("moojub", 5)
+    view.feed(RaceStarted(version=5, at=0.0, game="moojub", board=start.state(view="player")))
+    view.feed(
+        Progress(
+            version=6, at=1.0, seat=2, progress=0, moves=1, won=False, stuck=False, move="deal"
+        )
+    )
+    assert view.gap  # a resync brings the snapshot with the true board
+    true = new_game("moojub", 5)
+    true.apply("deal")
+    room = dict(ROOM, status="running", game="moojub")
+    view.feed(Snapshot(version=6, room=room, board=true.state(view="player"), moves=["deal"]))
+    assert view.board == true.state(view="player") and not view.gap

@@ -74,7 +74,7 @@ async def test_creating_rooms_is_rate_limited_per_client(make_server: MakeServer
         assert (await call("POST", url + "/rooms", body))[0] == 201
 
 
-SAMPLE = re.compile(r'^([a-z_:][a-z0-9_:]*)(\{le="([^"]+)"\})? (\S+)$')
+SAMPLE = re.compile(r'^([a-z_:][a-z0-9_:]*)(\{(?:le="([^"]+)"|[a-z_]+="[a-z0-9_]*")\})? (\S+)$')
 
 
 async def test_metrics_are_prometheus_text(server_url: str) -> None:

@@ -18,6 +18,7 @@ CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.Move(seq=1, move="t5 t2 3"),
     p.Undo(seq=2),
     p.Hint(),
+    p.Legal(),
     p.Ready(ready=False),
     p.Start(),
     p.Resign(),
@@ -27,6 +28,8 @@ CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.QuickCancel(),
     p.Ping(id=9),
     p.Resync(since=3),
+    p.TourWatch(tournament="5be0c2d1", token="t", top=10, offset=20),
+    p.TourUnwatch(),
 ]
 
 SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
@@ -50,12 +53,21 @@ SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
     p.Accepted(seq=1, move="t1 f1", progress=1, moves=1, won=False, stuck=False, version=5),
     p.Refused(seq=2, code="illegal_move", reason="8H does not go on 9D"),
     p.HintReply(move=None),
+    p.LegalReply(moves=["t1 c1", "t4 f1"], safe=["t4 f1"]),
     p.Error(code="bad_token", message="no"),
     p.Error(code="bad_message", message="no", request="move", seq=4),
     p.Error(code="rate_limited", message="no", request="ping", id=2),
     p.Pong(id=1, server_time=3.25),
     p.Queued(game="moojub"),
     p.Matched(room="r", seat=1, token="t"),
+    p.TourState(
+        version=3,
+        tournament={"id": "t", "status": "running"},
+        standings=[{"rank": 1, "name": "ann"}],
+        offset=0,
+        total=1,
+        you={"player": 0, "room": "t-0", "seat": 0},
+    ),
 ]
 
 

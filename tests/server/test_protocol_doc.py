@@ -46,7 +46,14 @@ def objects(block: str, placeholders: dict[str, Any] | None = None) -> list[Any]
         return [json.loads(line) for line in block.splitlines() if line.strip()]
 
 
-BLANKS: dict[str, Any] = {"ROOM": {}, "BOARD": {}, "RESULT": {}}  # to read an example alone
+BLANKS: dict[str, Any] = {  # to read an example alone
+    "ROOM": {},
+    "BOARD": {},
+    "RESULT": {},
+    "TOURNAMENT": {},
+    "STANDING": {},
+    "YOU": {},
+}
 
 
 def first_object(section: str, key: str) -> dict[str, Any]:
@@ -61,7 +68,18 @@ def first_object(section: str, key: str) -> dict[str, Any]:
 ROOM = first_object("3", "players")
 RESULT = first_object("3", "rank")
 BOARD = first_object("5", "piles")
-PLACEHOLDERS = {"ROOM": ROOM, "BOARD": BOARD, "RESULT": RESULT}
+TOURNAMENT = first_object("10", "champion")
+STANDING = first_object("10", "rank")
+YOU = first_object("10", "standing")
+RACE = first_object("10", "heat")
+PLACEHOLDERS = {
+    "ROOM": ROOM,
+    "BOARD": BOARD,
+    "RESULT": RESULT,
+    "TOURNAMENT": TOURNAMENT,
+    "STANDING": STANDING,
+    "YOU": YOU,
+}
 
 
 def message_examples() -> list[tuple[str, dict[str, Any]]]:
@@ -164,3 +182,38 @@ def test_the_room_creation_example_uses_every_documented_field() -> None:
 def test_the_http_error_example_has_the_documented_shape() -> None:
     error = first_object("3", "error")["error"]
     assert set(error) == {"code", "message"} and error["code"] in set(p.ErrorCode)
+
+
+def test_the_tournament_examples_have_the_server_s_keys() -> None:
+    from server.tournament.machine import TourConfig, Tournament
+    from server.tournament.scoring import RaceResult
+    from server.tournament.views import race_view, tour_view, you_view
+
+    tour = Tournament("t", TourConfig(name="cup"), "h", 1.0)
+    for name in ("ann", "bo"):
+        tour.register(name, name, 1.0)
+    tour.start(2.0)
+    tour.add_seeds("shaula", [617])
+    tour.tick(2.0)
+    tour.heat_opened(0)
+    rows = tour.standings()
+    assert set(TOURNAMENT) == set(tour_view(tour))
+    assert set(TOURNAMENT["live"][0]) == set(race_view(tour, tour.heats[0]))
+    assert set(STANDING) == set(rows[0])
+    assert set(YOU) == set(you_view(tour, 0, rows))
+    assert set(YOU["standing"]) == set(rows[0])
+    tour.heat_finished(
+        0, [RaceResult(0, True, 1.0, 52, 1.0, 9), RaceResult(1, False, None, 0, 0, 0)], 3
+    )
+    race = race_view(tour, tour.heats[0])
+    assert set(RACE) == set(race) and set(RACE["results"][0]) == set(race["results"][0])
+
+
+def test_the_tournament_creation_example_uses_every_documented_field() -> None:
+    from server.tournament.http_api import config_from_body
+
+    body = first_object("10", "name")
+    rows = table_rows(sections()["10"].split("### Players")[0])
+    assert set(body) == set(rows)
+    config = config_from_body(body, 8)
+    assert config.name == body["name"] and config.games == tuple(body["games"])

@@ -214,3 +214,18 @@ def test_a_stale_socket_closing_does_not_disconnect_a_newer_one() -> None:
     assert race.connected(1, "c9", 6.0).events == []  # reconnected before the old one closed
     assert race.disconnected(1, "c1", 7.0).events == []
     assert race.seats[1].connected and race.seats[1].grace_until is None
+
+
+def test_a_name_already_in_the_room_gets_a_number() -> None:
+    # Two terminals of one account (both defaulting to $USER) must not look alike.
+    race = new_race(seats=5)
+    for token in ("h0", "h1", "h2"):
+        race.join("ann", token, 1.0)
+    race.join("", "h3", 1.0)
+    race.join("player 4", "h4", 1.0)
+    names = [s.name for s in race.seats.values()]
+    assert names == ["ann", "ann 2", "ann 3", "player 4", "player 4 2"]
+    race.leave(1, 2.0)
+    seat, joined = race.join("ann", "h5", 2.0)
+    assert seat == 1 and race.seats[1].name == "ann 2"
+    assert isinstance(joined.events[0], p.PlayerJoined) and joined.events[0].name == "ann 2"

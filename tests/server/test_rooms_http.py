@@ -102,7 +102,7 @@ async def test_healthz_and_metrics(server_url: str) -> None:
         line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
     )
     assert float(lines["solrace_connections"]) >= 1
-    assert float(lines["solrace_moves_refused_total"]) == 1
+    assert lines['solrace_moves_refused_total{code="illegal_move"}'] == "1"  # by code, exact
     assert float(lines["solrace_rooms_created_total"]) == 1
     assert float(lines["solrace_move_latency_seconds_count"]) == 1
     assert "# TYPE solrace_move_latency_seconds histogram" in text

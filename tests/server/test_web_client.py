@@ -4,9 +4,10 @@ TV's choice of race, the game list. (The pages themselves are tested in tests/we
 from __future__ import annotations
 
 import aiohttp
-from wsclient import create_room, get_json, get_text
+from wsclient import WsClient, create_room, get_json, get_text, race_alone
 
 import core
+import protocol as p
 from server.tv import closest_race
 from server.web_client import PAGES, WEB_DIR
 
@@ -78,3 +79,33 @@ async def test_the_tv_endpoint_and_the_game_list(server_url: str) -> None:
     assert status == 200
     # Rooms of other tests may run on this Redis; a room in its lobby is never shown.
     assert body["room"] is None or body["room"]["id"] != room["id"]
+
+
+async def test_legal_lists_the_engines_legal_and_safe_moves_and_changes_nothing(
+    server_url: str,
+) -> None:
+    room = await create_room(server_url, game="shaula", seed=617, seats=1, hints=False)
+    game = core.new_game("shaula", 617)
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await ann.send(p.Legal())
+        assert (await ann.expect(p.Error)).code == "not_joined"
+        await race_alone(ann, room["id"])
+        await ann.send(p.Legal())
+        reply = await ann.expect(p.LegalReply)  # allowed in a room without hints
+        assert reply.moves == game.legal_moves() and reply.safe == game.copy().autoplay()
+        # Play up to a position with safe moves: the list is autoplay's, and sent as
+        # ordinary moves they are accepted.
+        line = ["t2 t5", "t2 c1", "t8 t2", "t8 t6", "t4 c3", "t4 t5", "t4 c2", "t4 c4"]
+        for seq, move in enumerate(line, start=1):
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect(p.Accepted)
+            game.apply(move)
+        await ann.send(p.Legal())
+        reply = await ann.expect(p.LegalReply)
+        assert reply.moves == game.legal_moves() and reply.safe == ["t4 f1"]
+        await ann.send(p.Legal())
+        assert (await ann.expect(p.LegalReply)).moves == reply.moves  # nothing changed
+        await spy.send(p.Watch(room=room["id"]))
+        await spy.expect(p.Welcome)
+        await spy.send(p.Legal())
+        assert (await spy.expect(p.Error)).code == "not_player"

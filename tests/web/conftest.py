@@ -1,8 +1,8 @@
 """Browser tests: the distribution's headless Chromium, driven by Playwright for Python,
 against a real race server process (`python -m server`) over the session's real Redis.
 
-- `server`: a `ServerProcess` on a free port; `restart(kill=True)` SIGKILLs it and starts
-  it again on the same port (rooms live in Redis, so races go on).
+- `server`: a `ServerProcess` (tests/server_processes.py) on a free port: `kill()` it and
+  `start()` it again on the same port (rooms live in Redis, so races go on).
 - `browser`: Chromium from /usr/bin (Playwright's own download is not available here).
 Pages come from `web_support.new_page(browser)`: a fresh context (its own localStorage)
 that records console errors, page errors and requests.
@@ -15,15 +15,24 @@ from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser, async_playwright
-from web_support import CHROMIUM, CHROMIUM_ARGS, ServerProcess
+from server_processes import ServerProcess, environment
+from tests_support import free_port
+from web_support import CHROMIUM, CHROMIUM_ARGS
+
+
+async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
+    proc = ServerProcess(
+        free_port(), environment(), "--redis-url", redis_url, "--countdown", "1", log=log
+    )
+    await proc.start()
+    yield proc
+    await proc.stop()
 
 
 @pytest.fixture
 async def server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    proc = ServerProcess(redis_url, log=tmp_path / "server.log")
-    await proc.start()
-    yield proc
-    await proc.stop()
+    async for proc in _server(redis_url, tmp_path / "server.log"):
+        yield proc
 
 
 @pytest.fixture
@@ -34,3 +43,17 @@ async def browser() -> AsyncIterator[Browser]:
         chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         await chromium.close()
+
+
+@pytest.fixture
+async def quiet_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    """A server on a Redis database of its own, emptied first: no room of another test
+    runs there (the TV page chooses among every running room)."""
+    from redis.asyncio import Redis
+
+    url = redis_url.rsplit("/", 1)[0] + "/9"
+    redis = Redis.from_url(url)
+    await redis.flushdb()
+    await redis.aclose()
+    async for proc in _server(url, tmp_path / "server.log"):
+        yield proc

@@ -4,15 +4,17 @@ bot, watched by a browser spectator; refused moves; the page's weight and errors
 from __future__ import annotations
 
 from playwright.async_api import Browser
+from server_processes import ServerProcess
 from web_support import (
-    ServerProcess,
     acks,
     click_move,
     create_room,
     drag_move,
+    expected_board,
     new_page,
     page_errors,
     seen,
+    shown_board,
     start_bot,
     take_seat,
     typed_move,
@@ -106,3 +108,40 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     assert page_errors(page) == []
     # No request left this server (the page works on a LAN with no internet).
     assert all(url.startswith((base, base.replace("http", "ws"))) for url in seen(page).requests)
+
+
+async def test_autoplay_and_legal_targets_come_from_the_server(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=1)
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    game = core.new_game("shaula", SEED)
+    line = ["t2 t5", "t2 c1", "t8 t2", "t8 t6", "t4 c3", "t4 t5", "t4 c2", "t4 c4"]
+    for i, move in enumerate(line):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+        game.apply(move)
+    # Picking a card up outlines the piles it may go to: the engine's legal moves.
+    await (
+        page.locator('#board .pile[data-pile="t4"] .card').nth(-1).click(position={"x": 30, "y": 8})
+    )
+    await page.wait_for_selector("#board .pile.target")
+    targets = await page.eval_on_selector_all(
+        "#board .pile.target", "piles => piles.map(p => p.dataset.pile)"
+    )
+    single = [m.split() for m in game.legal_moves() if len(m.split()) == 2]
+    assert sorted(targets) == sorted(dst for src, dst in single if src == "t4")
+    assert sorted(targets) == ["f1", "f2", "f3", "f4"]  # any empty foundation takes an ace
+    await page.keyboard.press("Escape")
+    safe = game.copy().autoplay()
+    assert safe == ["t4 f1"]
+    await page.click("#autoplay")
+    await wait_acks(page, len(line) + len(safe))
+    for move in safe:
+        game.apply(move)
+    assert await shown_board(page) == expected_board(game.state(view="player"))
+    assert page_errors(page) == []

@@ -5,19 +5,32 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import urllib.request
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from playwright.async_api import Browser, Page
-from tests_support import free_port
+from server_processes import ROOT
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "ServerProcess", "new_page", "page_errors", "seen"]
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "acks",
+    "click_move",
+    "create_room",
+    "drag_move",
+    "expected_board",
+    "new_page",
+    "page_errors",
+    "seen",
+    "shown_board",
+    "start_bot",
+    "take_seat",
+    "typed_move",
+    "wait_acks",
+]
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("SOLRACE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -27,60 +40,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-sync",
 ]
-
-
-@dataclass
-class ServerProcess:
-    redis_url: str
-    port: int = field(default_factory=free_port)
-    proc: subprocess.Popen[bytes] | None = None
-    log: Path | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    async def start(self) -> None:
-        assert self.log is not None
-        out = self.log.open("ab")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "server",
-                "--port",
-                str(self.port),
-                "--redis-url",
-                self.redis_url,
-                "--countdown",
-                "1",
-                "--log-level",
-                "WARNING",
-            ],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        out.close()
-        for _ in range(200):
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
-            try:
-                await asyncio.to_thread(urllib.request.urlopen, f"{self.url}/healthz", None, 1)
-                return
-            except OSError:
-                await asyncio.sleep(0.05)
-        raise RuntimeError("the server did not answer /healthz in 10 s")
-
-    async def stop(self, kill: bool = False) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-        await asyncio.to_thread(self.proc.wait, 10)
-
-    async def restart(self, kill: bool = True) -> None:
-        await self.stop(kill)
-        await self.start()
 
 
 @dataclass
@@ -205,3 +164,21 @@ async def drag_move(page: Page, move: str) -> None:
 async def typed_move(page: Page, move: str) -> None:
     await page.fill("#move-input", move)
     await page.press("#move-input", "Enter")
+
+
+async def shown_board(page: Page, board: str = "#board") -> dict[str, list[str]]:
+    """The cards drawn in each pile: every card of a tableau pile, the top of the others."""
+    shown: dict[str, list[str]] = await page.eval_on_selector_all(
+        f"{board} .pile[data-pile]",
+        """piles => Object.fromEntries(piles.map(p => [p.dataset.pile,
+            [...p.querySelectorAll('.card[data-card]')].map(c => c.dataset.card)]))""",
+    )
+    shown.pop("talon", None)
+    return shown
+
+
+def expected_board(state: dict[str, list[str]] | object) -> dict[str, list[str]]:
+    """`shown_board`'s view of an engine state's piles."""
+    assert isinstance(state, dict)
+    piles: dict[str, list[str]] = state["piles"]
+    return {pid: cards if pid.startswith("t") else cards[-1:] for pid, cards in piles.items()}

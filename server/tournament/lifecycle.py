@@ -1,0 +1,52 @@
+"""The tournaments' part of the application's life: their store, runner and live pushes
+are built over the room store's Redis client, and a sweep loop advances every tournament
+that is due (each process runs one; server/tournament/runner.py says why that is safe)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+
+from aiohttp import web
+
+from server.app_keys import HUB, PROCESS, SETTINGS, STORE
+from server.tournament.keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
+from server.tournament.live import TourLive
+from server.tournament.rooms import StoreRooms
+from server.tournament.runner import TourRunner
+from server.tournament.store import TourStore
+
+__all__ = ["tournaments_ctx"]
+
+log = logging.getLogger(__name__)
+
+
+async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
+    store, hub = app[STORE], app[HUB]
+    tours = TourStore(store.redis, store.batcher)
+    runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
+    live = TourLive(tours, hub.feed)
+    app[TOUR_STORE], app[TOUR_RUNNER], app[TOUR_LIVE] = tours, runner, live
+    interval = app[SETTINGS].sweep_interval
+    stop = asyncio.Event()
+
+    async def sweep() -> None:
+        while not stop.is_set():
+            try:
+                await runner.sweep(time.time())
+            except Exception:
+                log.exception("tournament sweep failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), interval)
+
+    task = asyncio.create_task(sweep(), name="solrace-tournaments")
+    yield
+    stop.set()
+    done, _ = await asyncio.wait({task}, timeout=5.0)
+    if not done:
+        task.cancel()
+        await asyncio.wait({task}, timeout=2.0)
+    await live.close()

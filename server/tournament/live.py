@@ -1,0 +1,143 @@
+"""Live standings over WebSocket: `tour_watch` / `tour_unwatch` in, `tournament` out.
+
+Each process keeps the sockets that follow a tournament and subscribes to its channel
+(`{tour:ID}:events`, one message per write, from any process). A change is not sent at
+once: pushes are coalesced to at most one per `MIN_GAP` per tournament, each the state as
+of then (versioned by the tournament's rev), so a field of 64 finishing at once costs a
+few frames, not hundreds. Each socket gets its own page (`top` rows from `offset`) and
+its own line (`you`) when it gave a player's token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+
+import protocol as p
+from protocol import ErrorCode
+from server.connection import Connection
+from server.feed import Feed
+from server.tournament.machine import TourError, Tournament
+from server.tournament.runner import player_of
+from server.tournament.store import TourKeys, TourStore
+from server.tournament.views import tour_view, you_view
+
+__all__ = ["MAX_TOP", "MIN_GAP", "TourLive"]
+
+log = logging.getLogger(__name__)
+
+MIN_GAP = 0.25  # seconds between two pushes of one tournament: at most 4 a second
+MAX_TOP = 200  # most standings rows in one push
+
+
+@dataclass(slots=True)
+class _Follow:
+    tournament: str
+    player: int | None
+    top: int
+    offset: int
+
+
+class TourLive:
+    def __init__(self, store: TourStore, feed: Feed) -> None:
+        self.store = store
+        self.feed = feed
+        self._follows: dict[Connection, _Follow] = {}
+        self._by_tour: dict[str, set[Connection]] = {}
+        self._last: dict[str, float] = {}  # when each tournament was last pushed
+        self._pending: dict[str, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def handle(self, conn: Connection, msg: p.TourWatch | p.TourUnwatch) -> None:
+        try:
+            if isinstance(msg, p.TourUnwatch):
+                await self.closed(conn)
+            else:
+                await self.watch(conn, msg)
+        except TourError as err:
+            conn.send(p.error_for(msg, err.code.value, err.message))
+
+    async def watch(self, conn: Connection, msg: p.TourWatch) -> None:
+        if not 1 <= msg.top <= MAX_TOP or msg.offset < 0:
+            raise TourError(ErrorCode.BAD_MESSAGE, f"top must be 1..{MAX_TOP}, offset from 0")
+        tour, rev = await self.store.get(msg.tournament)
+        player = None
+        if msg.token is not None:
+            player = player_of(tour, msg.token)
+            if player is None:
+                raise TourError(ErrorCode.BAD_TOKEN, "that token holds no place here")
+        await self.closed(conn)
+        follow = _Follow(tour.id, player, msg.top, msg.offset)
+        self._follows[conn] = follow
+        watchers = self._by_tour.setdefault(tour.id, set())
+        watchers.add(conn)
+        if len(watchers) == 1:
+            await self.feed.subscribe(TourKeys(tour.id).channel, lambda _: self._changed(tour.id))
+        # The state may have moved between the load and the subscription: read it again.
+        tour, rev = await self.store.get(tour.id)
+        conn.send(state_for(tour, rev, follow))
+
+    async def closed(self, conn: Connection) -> None:
+        follow = self._follows.pop(conn, None)
+        if follow is None:
+            return
+        watchers = self._by_tour.get(follow.tournament, set())
+        watchers.discard(conn)
+        if not watchers:
+            self._by_tour.pop(follow.tournament, None)
+            handle = self._pending.pop(follow.tournament, None)
+            if handle is not None:
+                handle.cancel()
+            await self.feed.unsubscribe(TourKeys(follow.tournament).channel)
+
+    def _changed(self, tid: str) -> None:
+        if tid in self._pending or tid not in self._by_tour:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, self._last.get(tid, 0.0) + MIN_GAP - time.monotonic())
+        self._pending[tid] = loop.call_later(wait, self._push_soon, tid)
+
+    def _push_soon(self, tid: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._push(tid))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _push(self, tid: str) -> None:
+        self._last[tid] = time.monotonic()
+        try:
+            loaded = await self.store.load(tid)
+        except Exception:
+            log.exception("tournament %s: loading for a push failed", tid)
+            loaded = None
+        finally:
+            self._pending.pop(tid, None)
+        if loaded is None:
+            return
+        tour, rev = loaded
+        for conn in list(self._by_tour.get(tid, ())):
+            follow = self._follows.get(conn)
+            if follow is not None:
+                conn.send(state_for(tour, rev, follow))
+
+    async def close(self) -> None:
+        for handle in self._pending.values():
+            handle.cancel()
+        for task in list(self._tasks):
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+
+
+def state_for(tour: Tournament, rev: int, follow: _Follow) -> p.TourState:
+    rows = tour.standings()
+    return p.TourState(
+        version=rev,
+        tournament=tour_view(tour),
+        standings=rows[follow.offset : follow.offset + follow.top],
+        offset=follow.offset,
+        total=len(rows),
+        you=None if follow.player is None else you_view(tour, follow.player, rows),
+    )

@@ -1,0 +1,163 @@
+"""Where tournaments live: Redis, under their own keys (Cluster hash tag `{tour:ID}`).
+
+    {tour:ID}            hash: state (the Tournament as JSON), rev (writes so far)
+    {tour:ID}:replays    hash: heat id -> the heat's replay (NDJSON, core/replay.py)
+    {tour:ID}:lock       which process is advancing the tournament now (a short lease)
+    channel {tour:ID}:events   pub/sub: the new rev after each write
+
+Global keys: `solrace:tours` (zset of tournament ids by creation time) and
+`solrace:tour:deadlines` (zset of ids by when the tournament next needs a look: a round
+or wave due, the end of an Arena, or a live heat to read). Every process sweeps it.
+
+A write is a compare-and-set on `rev` (one Lua script), so a transition (a round that
+begins, a heat's results) happens once whichever process sees its time first. The
+deadline is stored before the write: a crash between the two leaves one harmless extra
+sweep, never a tournament that nobody looks at again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol import ErrorCode
+from server.batcher import ScriptBatcher, load_script
+from server.redis_client import AnyRedis
+from server.tournament.machine import TourError, Tournament
+
+__all__ = ["TOURS", "TOUR_DEADLINES", "TourKeys", "TourStore", "Written"]
+
+TOURS = "solrace:tours"
+TOUR_DEADLINES = "solrace:tour:deadlines"
+KEEP = 30 * 86400.0  # seconds a tournament is kept after its last change
+
+UNSCHEDULE = load_script("unschedule")
+CAS = """
+local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
+if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
+rev = rev + 1
+redis.call('HSET', KEYS[1], 'rev', rev, 'state', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('PUBLISH', ARGV[3], rev)
+return {'ok', rev}
+"""
+
+
+class TourKeys:
+    __slots__ = ("channel", "lock", "replays", "state")
+
+    def __init__(self, tid: str) -> None:
+        tag = f"{{tour:{tid}}}"
+        self.state = tag
+        self.replays = f"{tag}:replays"
+        self.lock = f"{tag}:lock"
+        self.channel = f"{tag}:events"
+
+
+@dataclass(slots=True)
+class Written:
+    tour: Tournament
+    rev: int
+    changed: bool
+
+
+class TourStore:
+    def __init__(self, redis: AnyRedis, batcher: ScriptBatcher) -> None:
+        self.redis: Any = redis
+        self.batcher = batcher
+
+    async def create(self, tour: Tournament) -> None:
+        written = await self._write(tour, 0)
+        if written is None:
+            raise TourError(ErrorCode.INTERNAL, "a tournament with that id exists")
+        await self.redis.zadd(TOURS, {tour.id: tour.created_at})
+
+    async def load(self, tid: str) -> tuple[Tournament, int] | None:
+        raw = await self.redis.hmget(TourKeys(tid).state, "state", "rev")
+        if raw[0] is None:
+            return None
+        return Tournament.from_dict(json.loads(raw[0])), int(raw[1] or 0)
+
+    async def get(self, tid: str) -> tuple[Tournament, int]:
+        loaded = await self.load(tid) if _valid_id(tid) else None
+        if loaded is None:
+            raise TourError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tid[:40]!r}")
+        return loaded
+
+    async def transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
+        """Load, apply `action` (pure; may raise TourError), write if it returned a true
+        value and nobody wrote first (else load again and retry)."""
+        for _ in range(50):
+            tour, rev = await self.get(tid)
+            if not action(tour):
+                return Written(tour, rev, False)
+            new_rev = await self._write(tour, rev)
+            if new_rev is not None:
+                return Written(tour, new_rev, True)
+        raise TourError(ErrorCode.INTERNAL, "the tournament is too busy, try again")
+
+    async def _write(self, tour: Tournament, rev: int) -> int | None:
+        deadline = tour.next_deadline()
+        if deadline is not None or tour.live_heats():
+            await self.schedule(tour.id, deadline if deadline is not None else 0.0)
+        keys = TourKeys(tour.id)
+        result = await self.redis.eval(
+            CAS,
+            2,
+            keys.state,
+            keys.replays,
+            rev,
+            json.dumps(tour.to_dict(), separators=(",", ":")),
+            keys.channel,
+            round(KEEP * 1000),
+        )
+        return int(result[1]) if result[0] == b"ok" else None
+
+    # ------------------------------------------------------------ the sweep
+
+    async def schedule(self, tid: str, at: float) -> None:
+        """Look at `tid` again at `at` (replacing the time set before)."""
+        await self.redis.zadd(TOUR_DEADLINES, {tid: at})
+
+    async def due(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        raw = await self.redis.zrangebyscore(
+            TOUR_DEADLINES, 0, now, start=0, num=limit, withscores=True
+        )
+        return [(tid.decode(), score) for tid, score in raw]
+
+    async def unschedule(self, tid: str, score: float) -> None:
+        await self.batcher.call(UNSCHEDULE, (TOUR_DEADLINES,), (tid, repr(score)))
+
+    async def claim(self, tid: str, owner: str, seconds: float) -> bool:
+        """A short lease: one process advances a tournament at a time (the writes are
+        compare-and-set anyway; this only saves the others the work)."""
+        got = await self.redis.set(TourKeys(tid).lock, owner, px=round(seconds * 1000), nx=True)
+        return bool(got)
+
+    async def release(self, tid: str, owner: str) -> None:
+        key = TourKeys(tid).lock
+        if (await self.redis.get(key)) == owner.encode():
+            await self.redis.delete(key)
+
+    # ------------------------------------------------------------ replays and listing
+
+    async def save_replay(self, tid: str, heat: int, text: str) -> None:
+        await self.redis.hsetnx(TourKeys(tid).replays, str(heat), text)
+
+    async def replay(self, tid: str, heat: int) -> str | None:
+        raw = await self.redis.hget(TourKeys(tid).replays, str(heat))
+        return None if raw is None else raw.decode()
+
+    async def replays(self, tid: str) -> dict[int, str]:
+        raw = await self.redis.hgetall(TourKeys(tid).replays)
+        return {int(k): v.decode() for k, v in raw.items()}
+
+    async def ids(self, limit: int = 100) -> list[str]:
+        return [t.decode() for t in await self.redis.zrevrange(TOURS, 0, limit - 1)]
+
+
+def _valid_id(tid: str) -> bool:
+    return 0 < len(tid) <= 32 and tid.isascii() and tid.isalnum()

@@ -1,0 +1,103 @@
+"""Seats this machine holds: kept per room (not per name), taken back without --name,
+asked about when there are several, and explained when there are none (issue 12)."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import pytest
+
+from client_cli.commands import ServerError, choose_seat
+from client_cli.memory import StoredSeat, forget_seat, remember_seat, state_file, stored_seats
+
+SERVER = "http://127.0.0.1:8765"
+
+
+@pytest.fixture(autouse=True)
+def state_home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    return tmp_path
+
+
+def room(status: str, *players: tuple[int, str, bool]) -> dict[str, Any]:
+    return {
+        "id": "ab12cd34",
+        "status": status,
+        "players": [{"seat": s, "name": n, "connected": c} for s, n, c in players],
+    }
+
+
+def test_two_seats_of_one_name_in_one_room_are_both_kept() -> None:
+    remember_seat(SERVER, "ab12cd34", "player", "tok-a", 0)
+    remember_seat(SERVER, "ab12cd34", "player", "tok-b", 1)
+    remember_seat(SERVER, "other", "player", "tok-c", 0)
+    assert [(s.token, s.seat) for s in stored_seats(SERVER, "ab12cd34")] == [
+        ("tok-a", 0),
+        ("tok-b", 1),
+    ]
+    assert stored_seats(SERVER + "/", "AB12CD34") == stored_seats(SERVER, "ab12cd34")
+    forget_seat(SERVER, "ab12cd34", "tok-a")
+    assert [s.token for s in stored_seats(SERVER, "ab12cd34")] == ["tok-b"]
+    assert oct(state_file().stat().st_mode & 0o777) == "0o600"
+
+
+def test_seats_stored_by_an_older_solrace_are_still_found() -> None:
+    state_file().parent.mkdir(parents=True)
+    state_file().write_text(json.dumps({f"{SERVER} ab12cd34 ann": "old-token"}))
+    assert stored_seats(SERVER, "ab12cd34") == [
+        StoredSeat(SERVER, "ab12cd34", "ann", "old-token", None)
+    ]
+
+
+def never(options: list[str]) -> int:
+    raise AssertionError(f"asked {options}")
+
+
+def test_mid_race_the_seat_held_here_is_taken_back_without_the_same_name() -> None:
+    remember_seat(SERVER, "ab12cd34", "ann", "tok-a", 0)
+    view = room("running", (0, "ann", False), (1, "bo", True))
+    assert choose_seat(SERVER, view, name=None, pick=None, ask=never) == "tok-a"
+    assert choose_seat(SERVER, view, name="someone", pick=None, ask=never) == "tok-a"
+
+
+def test_several_seats_held_here_asks_which() -> None:
+    remember_seat(SERVER, "ab12cd34", "player", "tok-a", 0)
+    remember_seat(SERVER, "ab12cd34", "player", "tok-b", 1)
+    view = room("running", (0, "player", False), (1, "player 2", True))
+    asked: list[list[str]] = []
+
+    def second(options: list[str]) -> int:
+        asked.append(options)
+        return 1
+
+    assert choose_seat(SERVER, view, name=None, pick=None, ask=second) == "tok-b"
+    assert asked == [["seat 1: player", "seat 2: player 2"]]
+    assert choose_seat(SERVER, view, name=None, pick=1, ask=never) == "tok-a"  # --seat 1
+    with pytest.raises(ServerError, match="seat 3"):
+        choose_seat(SERVER, view, name=None, pick=3, ask=never)
+
+
+def test_no_seat_held_here_mid_race_says_how_to_get_one_back() -> None:
+    view = room("running", (0, "ann", False))
+    with pytest.raises(ServerError) as error:
+        choose_seat(SERVER, view, name="ann", pick=None, ask=never)
+    message = str(error.value)
+    assert "solrace watch ab12cd34" in message
+    assert "no seat" in message and str(state_file()) in message
+
+
+def test_in_the_lobby_a_seat_in_use_elsewhere_is_left_to_its_terminal() -> None:
+    # A friend at a second terminal of this account wants a seat of their own.
+    remember_seat(SERVER, "ab12cd34", "ann", "tok-a", 0)
+    view = room("lobby", (0, "ann", True))
+    assert choose_seat(SERVER, view, name=None, pick=None, ask=never) is None
+    away = room("lobby", (0, "ann", False))
+    assert choose_seat(SERVER, away, name=None, pick=None, ask=never) == "tok-a"
+
+
+def test_a_seat_the_room_no_longer_has_is_not_offered() -> None:
+    remember_seat(SERVER, "ab12cd34", "ann", "tok-a", 3)  # left the lobby since
+    view = room("lobby", (0, "bo", True))
+    assert choose_seat(SERVER, view, name=None, pick=None, ask=never) is None

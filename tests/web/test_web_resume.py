@@ -1,0 +1,97 @@
+"""A player's seat survives a reload of the page and a restart of the server mid-race: the
+token is kept in the browser, the page joins again with it and carries on."""
+
+from __future__ import annotations
+
+import urllib.request
+
+from playwright.async_api import Browser
+from server_processes import ServerProcess
+from web_support import (
+    create_room,
+    expected_board,
+    new_page,
+    page_errors,
+    shown_board,
+    take_seat,
+    typed_move,
+    wait_acks,
+)
+
+import core
+
+SEED = 617
+LINE = core.solve(core.new_game("shaula", SEED), shorten=True).moves
+
+
+def after(moves: list[str]) -> dict[str, list[str]]:
+    game = core.new_game("shaula", SEED)
+    for move in moves:
+        game.apply(move)
+    return expected_board(game.state(view="player"))
+
+
+def players(base: str, room: str) -> list[dict[str, object]]:
+    import json
+
+    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
+        return list(json.load(answer)["room"]["players"])
+
+
+async def test_a_reload_in_the_middle_of_a_race_puts_the_player_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=1)
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    for i, move in enumerate(LINE[:6]):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    assert await shown_board(page) == after(LINE[:6])
+    await page.reload()
+    await page.wait_for_selector("#board .card")
+    assert await shown_board(page) == after(LINE[:6])
+    assert "ann (you)" in await page.inner_text("#players")
+    for i, move in enumerate(LINE[6:12]):  # the seqs go on above the welcome's last_seq
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    assert await shown_board(page) == after(LINE[:12])
+    assert await page.inner_text("#message") == ""
+    seats = players(base, room)
+    assert len(seats) == 1 and seats[0]["moves"] == 12 and seats[0]["connected"] is True
+    assert page_errors(page) == []
+
+
+async def test_a_server_restart_in_the_middle_of_a_race_puts_the_player_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=1)
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    for i, move in enumerate(LINE[:6]):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    server.kill()  # SIGKILL: no goodbye to the page
+    await server.stop()
+    await page.wait_for_selector(
+        ".race-head[data-connection=down], .race-head[data-connection=connecting]"
+    )
+    await typed_move(page, LINE[6])  # while the server is down: sent again once it is back
+    await server.start()
+    await wait_acks(page, 7)
+    for i, move in enumerate(LINE[7:12]):
+        await typed_move(page, move)
+        await wait_acks(page, 8 + i)
+    assert await shown_board(page) == after(LINE[:12])
+    assert await page.get_attribute(".race-head", "data-connection") == "open"
+    seats = players(base, room)
+    assert len(seats) == 1 and seats[0]["moves"] == 12 and seats[0]["out"] is None
+    # The page's own reconnect errors (a refused WebSocket while the server was down) are
+    # the browser's network log, not the page's: nothing else may be logged.
+    assert [e for e in page_errors(page) if "WebSocket connection" not in e] == []
