@@ -190,6 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
     for command in (play, watch, rooms, practice, rules, bot):
         add_common_options(command, top=False)
+    from client_cli.tournament import add_tournament_parser
+
+    add_tournament_parser(sub, lambda command: add_common_options(command, top=False))
     return parser
 
 
@@ -233,6 +236,10 @@ def run_command(args: argparse.Namespace) -> int:
         session = LocalSession.new(args.game, seed)
         PlayApp(session, f"{args.game.capitalize()} #{seed} · practice", card_style(args)).run()
         return 0
+    if args.command == "tournament":
+        from client_cli.tournament import run_tournament
+
+        return run_tournament(args, card_style(args))
     from client_cli.commands import run
 
     return run(args, card_style(args))
