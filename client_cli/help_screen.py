@@ -54,7 +54,8 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 80; max-width: 100%; height: auto; max-height: 100%;
-                                  border: round $accent; padding: 0 1; background: $surface; }
+                                  border: round $accent; padding: 0 1; background: $surface;
+                                  scrollbar-size-vertical: 1; }
     """
 
     def __init__(self, game: str = "", keys: str = PLAY_KEYS) -> None:

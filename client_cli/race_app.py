@@ -9,12 +9,11 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -25,7 +24,15 @@ from client_cli.race import Racer, RaceView
 from client_cli.seat import Seat
 from client_cli.widgets import PlayerLine, RaceBars, clock
 
-__all__ = ["RaceApp", "ResultsScreen", "connect_or_exit", "player_lines", "results_table"]
+__all__ = [
+    "RaceApp",
+    "ResultsScreen",
+    "connect_or_exit",
+    "player_lines",
+    "racer_status",
+    "rematch_text",
+    "results_table",
+]
 
 
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
@@ -66,6 +73,8 @@ def rematch_text(view: RaceView) -> str:
     """Who voted for a rematch, for everyone in the room to see."""
     votes, total = view.rematch_votes()
     me = view.me
+    if me is None:  # a spectator
+        return f"rematch: {votes}/{total} players voted" if votes else ""
     others = [r.name for s, r in sorted(view.racers.items()) if r.rematch and s != view.seat]
     if me is not None and me.rematch:
         waiting = [r.name for s, r in sorted(view.racers.items()) if not r.rematch]
@@ -75,7 +84,7 @@ def rematch_text(view: RaceView) -> str:
     if others:
         wants = "wants" if len(others) == 1 else "want"
         return f"{' and '.join(others)} {wants} a rematch ({votes}/{total}): m to vote"
-    return "m votes for a rematch" if me is not None else ""
+    return "m votes for a rematch"
 
 
 def lobby_status(racer: Racer) -> str:
@@ -124,9 +133,8 @@ class ResultsScreen(ModalScreen[str]):
 
     DEFAULT_CSS = """
     ResultsScreen { align: center middle; }
-    ResultsScreen > Vertical { width: auto; max-width: 78; height: auto;
-                               border: round $success; padding: 0 1; background: $surface; }
-    ResultsScreen Static { width: auto; }
+    ResultsScreen > Static { width: auto; max-width: 78; border: round $success; padding: 0 1;
+                             background: $surface; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "rematch", "rematch"),
@@ -142,7 +150,8 @@ class ResultsScreen(ModalScreen[str]):
         self.body = body
         self.game = game
         self.player = player
-        self.votes = Static(Text(votes, style="bold"), id="votes")
+        self.content = Static()
+        self.show_votes(votes)
 
     def action_rematch(self) -> None:
         if self.player:
@@ -152,16 +161,16 @@ class ResultsScreen(ModalScreen[str]):
         self.app.push_screen(HelpScreen(self.game, PLAY_KEYS if self.player else WATCH_KEYS))
 
     def compose(self) -> ComposeResult:
-        keys = "m rematch · Esc the board" if self.player else "Esc the boards"
-        keys += " · ? rules · q quit"
-        with Vertical():
-            yield Static(self.body)
-            yield self.votes
-            yield Static(Text(keys, style="dim"))
+        yield self.content
 
     def show_votes(self, votes: str) -> None:
         """The rematch votes as they come in (the table itself does not change)."""
-        self.votes.update(Text(votes, style="bold"))
+        keys = "m rematch · Esc the board" if self.player else "Esc the boards"
+        keys += " · ? rules · q quit"
+        lines = [Text(line, style=style) for line, style in ((votes, "bold"), (keys, "dim"))]
+        # One Static: it measures the table's width (Statics side by side in a container
+        # would take the width of the widest plain line).
+        self.content.update(Group(self.body, *(t for t in lines if t.plain)))
 
 
 class RaceApp(PlayApp):
@@ -333,7 +342,12 @@ class RaceApp(PlayApp):
             "undo" if view.allows("undo") else "no undo",
             "hints" if view.allows("hints") else "no hints",
         ]
-        text.append(f" · {', '.join(rules)}\n\n", style="dim")
+        limit, delay = view.settings.get("time_limit"), view.settings.get("spectator_delay")
+        if limit:
+            rules.append(f"time limit {clock(limit)}")
+        if delay:
+            rules.append(f"spectators {delay:g} s behind")
+        text.append(f"\n  {', '.join(rules)}\n\n", style="dim")
         text.append(f"  Friends join with:  solrace play {view.room}\n")
         text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
         if view.phase == "lobby":

@@ -22,7 +22,13 @@ from client_cli.board import render_board
 from client_cli.cards import CardStyle
 from client_cli.help_screen import WATCH_KEYS, HelpScreen
 from client_cli.race import RaceView
-from client_cli.race_app import ResultsScreen, connect_or_exit, player_lines, results_table
+from client_cli.race_app import (
+    ResultsScreen,
+    connect_or_exit,
+    player_lines,
+    rematch_text,
+    results_table,
+)
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars, clock, progress_bar
 
@@ -125,6 +131,7 @@ class WatchApp(App[None]):
         self.card_style = style or CardStyle()
         self.link_status = ""
         self.results_shown_for: int | None = None
+        self.results_screen: ResultsScreen | None = None
         # Busy rooms send many events a second: draw at most ten times a second.
         self.dirty = True
         self.drawn_at = 0.0
@@ -200,12 +207,21 @@ class WatchApp(App[None]):
             status.append(f" {hidden} more board(s): Tab/→ next · ← back · 1-8 a seat", style="dim")
         status.append("  ? rules · q quit", style="dim")
         self.status_bar.update(status)
+        results = self.results_screen
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
-            self.push_screen(
-                ResultsScreen(results_table(view), view.game, player=False), self.after_results
+            self.results_screen = ResultsScreen(
+                results_table(view), view.game, player=False, votes=rematch_text(view)
             )
+            self.push_screen(self.results_screen, self.after_results)
+        elif results is not None and view.phase != "finished":  # a rematch began
+            self.results_screen = None
+            if self.screen is results:
+                results.dismiss("board")
+        elif results is not None:
+            results.show_votes(rematch_text(view))
 
     def after_results(self, choice: str | None) -> None:
+        self.results_screen = None
         if choice == "quit":
             self.exit()

@@ -26,9 +26,11 @@ from aiohttp import web
 from redis.exceptions import RedisError
 
 from server.app import create_app
-from server.app_keys import DRAIN
+from server.app_keys import DRAIN, PROCESS
 from server.http_server import Runner
 from server.limits import raise_descriptor_limit
+from server.logs import FORMATS, tag_process
+from server.logs import configure as configure_logging
 from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
 from server.settings import FIELDS, Settings, SettingsError
 
@@ -67,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"{field.metadata['help']} [env: {_env_names(field)}; default: {field.default}]",
         )
     parser.add_argument(
+        "--log-format",
+        default=None,
+        type=str.lower,
+        choices=FORMATS,
+        help="text for people, json (one object per line) for log collectors "
+        "[env: SOLRACE_LOG_FORMAT; default: text]",
+    )
+    parser.add_argument(
         "--log-level",
         default=None,
         type=str.upper,
@@ -95,6 +105,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             redis_url = await stack.enter_async_context(RedisSupervisor(settings.data_dir))
             settings = dataclasses.replace(settings, redis_url=redis_url)
         app = create_app(settings)
+        tag_process(app[PROCESS])
         runner = Runner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None)
         await runner.setup()
         # Registered after the supervisor, so it runs before it: Redis stops last.
@@ -102,10 +113,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         log.info(
-            "solrace serving on http://%s:%d (Redis at %s)",
+            "solrace serving on http://%s:%d (Redis at %s), process %s",
             settings.host,
             settings.port,
             _shown(settings.redis_url),
+            app[PROCESS],
         )
         await stop.wait()
         log.info("shutting down: closing sockets with 1001")
@@ -165,7 +177,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     level = args.log_level or os.environ.get("SOLRACE_LOG_LEVEL", "").upper() or "INFO"
     if level not in LOG_LEVELS:
         parser.error(f"SOLRACE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {level!r}")
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    fmt = args.log_format or os.environ.get("SOLRACE_LOG_FORMAT", "").lower() or "text"
+    if fmt not in FORMATS:
+        parser.error(f"SOLRACE_LOG_FORMAT must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    configure_logging(level, fmt, settings.port)
     raise_descriptor_limit()  # one descriptor per socket: 1,024 is too few for a server
     try:
         _run(serve(settings))

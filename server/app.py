@@ -38,6 +38,7 @@ from server.app_keys import (
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
 from server.connection import Connection, Flusher, TokenBucket, check_alive
+from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
@@ -300,13 +301,13 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
             text=f"too many connections from {address} (at most {counts.cap})"
         )
     try:
-        return await _websocket(request)
+        return await _websocket(request, address)
     finally:
         if address is not None:
             counts.release(address)
 
 
-async def _websocket(request: web.Request) -> web.WebSocketResponse:
+async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
     service = app[SERVICE]
@@ -331,10 +332,12 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
     app[SOCKETS].add(conn)
-    conn.seen = window_start = time.monotonic()
-    limited = 0
+    conn.seen = window_start = opened = time.monotonic()
+    log_opened(conn.id, address)
+    limited = frames = 0
     try:
         async for frame in ws:
+            frames += 1
             now = conn.seen = time.monotonic()
             kind = frame.type
             if kind is WSMsgType.BINARY:
@@ -388,4 +391,5 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
             log.exception("cleanup of socket %s failed", conn.id)
         if not ws.closed:
             await ws.close(drain=False)
+        log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
     return ws

@@ -45,6 +45,7 @@ from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
 from server.race import Outcome, Race, RaceError, Status
 from server.redis_client import AnyRedis
+from server.room_log import log_created, log_events
 
 __all__ = [
     "DEADLINES",
@@ -233,6 +234,7 @@ class RedisRoomStore:
     async def create(self, race: Race) -> None:
         await self._write(race, 0, [], reset=False)
         await self.redis.zadd(ROOMS, {race.room: race.created_at})
+        log_created(race)  # operators' log (server/room_log.py)
 
     async def load(self, room: str) -> Loaded | None:
         keys = RoomKeys(room)
@@ -280,6 +282,7 @@ class RedisRoomStore:
                 race, loaded.rev, outcome.events, reset=race.round != old_round
             )
             if written is not None:
+                log_events(race, written[0])  # operators' log: started, finished
                 return Applied(race, written[0], written[1])
         raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
 

@@ -9,10 +9,13 @@ import { forgetSeat, games, getJSON, playerName, savedSeat, saveSeat, setPlayerN
 import { BoardView } from "./cards.js";
 import { Socket } from "./net.js";
 import { RoomModel } from "./room.js";
-import { progressBars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
 // What the tests and the bench read: ack-to-frame times (ms) of this page's moves.
+// ackToFrame: an `accepted` arriving to the next frame (the one that shows it);
+// ackDrawMs: the work done on it before that frame.
 const stats = (window.__solrace ??= { ackToFrame: [] });
+stats.ackDrawMs ??= [];
 
 export async function render(root, { room: roomId }) {
   const known = await games();
@@ -43,6 +46,7 @@ export async function render(root, { room: roomId }) {
     h("div", { class: "race" }, h("div", { class: "board-wrap" }, el.board, el.overlay), el.side),
   );
   el.side.append(el.players, el.controls, el.message, el.results);
+  const bars = new Bars(el.players, known);
 
   // What each `legal` request was for, in order (answers come in order on one socket).
   const legalWanted = [];
@@ -110,6 +114,7 @@ export async function render(root, { room: roomId }) {
         model.accepted(m);
         if (!autoplaying) say("");
         draw();
+        stats.ackDrawMs.push(performance.now() - arrived);
         requestAnimationFrame(() => stats.ackToFrame.push(performance.now() - arrived));
         return;
       case "refused":
@@ -258,7 +263,7 @@ export async function render(root, { room: roomId }) {
   let lastHead = null;
   let lastControls = null;
   function draw() {
-    const changed = model.take();
+    const { changed, dirty } = model.take();
     const room = model.room;
     if (!room) return;
     const me = model.seat;
@@ -286,14 +291,13 @@ export async function render(root, { room: roomId }) {
       clear(el.results);
       if (room.results) el.results.append(resultsTable(room, known, me));
     }
-    if (changed.has("all")) {
+    const piles = dirty.get(me);
+    if (changed.has("all") || piles === "all" || view.board !== (model.boards[me] ?? null)) {
       view.set(model.boards[me] ?? null);
-    } else if (changed.has(`board:${me}`)) {
-      const move = model.lastMove[me];
-      if (move && view.board === model.boards[me]) view.drawMove(move);
-      else view.set(model.boards[me] ?? null);
+    } else if (piles) {
+      view.drawPiles(piles); // an accepted move: its two piles, nothing else
     }
-    clear(el.players).append(progressBars(room, known, me));
+    bars.update(room, me);
   }
 
   // The clock: countdown to the start and the race's time, on server time.

@@ -59,6 +59,7 @@ class FakeServer:
         self.held: list[tuple[ServerConnection, Message]] = []
         self.hold_moves = False  # keep moves unanswered (a slow link) until release()
         self.refusal: str | None = None  # refuse every move with this reason
+        self.settings: dict[str, Any] = {}  # room settings over the defaults of room_view
 
     async def __aenter__(self) -> FakeServer:
         self.server = await serve(self.handler, "127.0.0.1", 0, compression=None)
@@ -85,6 +86,7 @@ class FakeServer:
             "start_at": self.start_at,
             "players": self.players,
             "results": None,
+            **self.settings,
         }
 
     def stamp(self, event: Event) -> Event:

@@ -6,7 +6,7 @@ import time
 
 from client_fake_server import FakeServer
 from client_screen import screen_text
-from test_client_race_screen import results, until
+from test_client_race_screen import results, two_players_racing, until
 
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
@@ -75,3 +75,26 @@ async def test_rematch_votes_show_and_the_new_round_starts_clean() -> None:
             assert "0/52 cards" in shown and "0 moves" in shown
             assert "vote" not in shown and "Finished" not in shown
             assert not isinstance(app.screen, ResultsScreen)
+
+
+async def test_a_spectator_sees_the_votes_and_the_new_round() -> None:
+    async with FakeServer() as fake:
+        watch = two_players_racing(fake)
+        view = watch.seat.view
+        async with watch.run_test(size=(120, 30)) as pilot:
+            await until(pilot, lambda: len(view.boards) == 2)
+            await fake.push(
+                RaceFinished(
+                    version=0, at=0.0, results=results(["ann", "bob"]), seed=2, reason="all_done"
+                )
+            )
+            await until(pilot, lambda: isinstance(watch.screen, ResultsScreen))
+            await fake.push(RematchVote(version=0, at=0.0, seat=1))
+            await until(pilot, lambda: "rematch: 1/2 players voted" in screen_text(watch))
+            assert "rematch ✓" in screen_text(watch)  # bob's bar
+            await fake.push(NewRound(version=0, at=0.0, round=2))
+            await fake.push(Countdown(version=0, at=0.0, start_at=time.time() + 5))
+            await until(pilot, lambda: not isinstance(watch.screen, ResultsScreen))
+            await pilot.pause(0.2)
+            shown = screen_text(watch)
+            assert "starting" in shown and "rematch" not in shown and "finished" not in shown
