@@ -26,7 +26,10 @@ PLAYERS = 64
 
 
 async def test_a_field_of_64_bots_finishes_with_correct_standings(server_url: str) -> None:
-    tid, organiser = await create(server_url, rounds=2, time_limit=60, max_players=PLAYERS)
+    # Countdown and grace long enough for 64 bots on one machine to take their seats.
+    tid, organiser = await create(
+        server_url, rounds=2, time_limit=60, max_players=PLAYERS, countdown=1, grace=30
+    )
     names = [f"bot{i:02d}" for i in range(PLAYERS)]
     tokens = await asyncio.gather(*(register(server_url, tid, n) for n in names))
     # Half finish; the others play a few moves (0 to 9) and resign.
