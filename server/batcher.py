@@ -16,13 +16,14 @@ import asyncio
 import hashlib
 import importlib.resources
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
 from server.redis_client import AnyRedis, lean_client
-from server.resp import encode_evalsha
+from server.resp import RespConnection, encode_evalsha
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
 
@@ -60,6 +61,29 @@ class _Call:
     def evalsha_args(self) -> tuple[Any, ...]:
         """The arguments of redis-py's `evalsha` for this call."""
         return (self.script.sha, len(self.keys), *self.keys, *self.fixed, *self.args)
+
+
+def _noscript(reply: Any) -> bool:
+    return isinstance(reply, NoScriptError) or (
+        isinstance(reply, ResponseError) and "NOSCRIPT" in str(reply)
+    )
+
+
+def _fail(batch: list[_Call], error: Exception) -> None:
+    for item in batch:
+        if not item.future.done():
+            item.future.set_exception(error)
+
+
+def _settle(batch: list[_Call], results: list[Any]) -> None:
+    """Each caller gets its reply (an error reply raised)."""
+    for item, result in zip(batch, results, strict=True):
+        if item.future.done():
+            continue
+        if isinstance(result, Exception):
+            item.future.set_exception(result)
+        else:
+            item.future.set_result(result)
 
 
 class ScriptBatcher:
@@ -107,41 +131,73 @@ class ScriptBatcher:
         while self._queue and self._inflight < self.max_inflight:
             batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
             self._inflight += 1
+            if self._send_now(batch):
+                continue
             task = asyncio.ensure_future(self._send(batch))
             self._tasks.add(task)
             task.add_done_callback(self._sent)
 
-    def _sent(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
+    def _sent(self, task: asyncio.Task[None] | None = None) -> None:
+        if task is not None:
+            self._tasks.discard(task)
         self._inflight -= 1
         if self._queue and not self._scheduled:
             self._scheduled = True
             asyncio.get_running_loop().call_soon(self._flush)
+
+    def _send_now(self, batch: list[_Call]) -> bool:
+        """The everyday path: one node, connected. The batch is written now and its
+        replies handed out by `_landed` from the connection's reader (no task per batch)."""
+        resp = self._resp
+        if not isinstance(resp, RespConnection):
+            return False
+        commands = [
+            encode_evalsha(item.script.sha, item.keys, item.args, item.fixed) for item in batch
+        ]
+        if not resp.send_encoded(commands, partial(self._landed, batch)):
+            return False
+        self.pipelines += 1
+        self.calls += len(batch)
+        return True
+
+    def _landed(self, batch: list[_Call], replies: list[Any] | Exception) -> None:
+        self._sent()
+        if isinstance(replies, Exception):
+            _fail(batch, replies)
+            return
+        if any(map(_noscript, replies)):
+            # Redis forgot the scripts (restarted): load them, send those calls again.
+            self._inflight += 1
+            task = asyncio.ensure_future(self._settle_reloading(batch, list(replies)))
+            self._tasks.add(task)
+            task.add_done_callback(self._sent)
+            return
+        _settle(batch, replies)
 
     async def _send(self, batch: list[_Call]) -> None:
         self.pipelines += 1
         self.calls += len(batch)
         try:
             results = await self._execute(batch)
-            missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
-            if missing:
+        except Exception as exc:  # connection trouble: every caller gets the error
+            _fail(batch, exc)
+            return
+        await self._settle_reloading(batch, results)
+
+    async def _settle_reloading(self, batch: list[_Call], results: list[Any]) -> None:
+        """Settle the batch, after sending again the calls Redis did not know the script
+        of (loaded first): only those, the others ran."""
+        missing = [i for i, r in enumerate(results) if _noscript(r)]
+        if missing:
+            try:
                 for script in {batch[i].script for i in missing}:
                     await self.redis.script_load(script.source)
                 retried = await self._execute([batch[i] for i in missing])
-                for i, r in zip(missing, retried, strict=True):
-                    results[i] = r
-        except Exception as exc:  # connection trouble: every caller gets the error
-            for item in batch:
-                if not item.future.done():
-                    item.future.set_exception(exc)
-            return
-        for item, result in zip(batch, results, strict=True):
-            if item.future.done():
-                continue
-            if isinstance(result, Exception):
-                item.future.set_exception(result)
-            else:
-                item.future.set_result(result)
+            except Exception as exc:
+                retried = [exc] * len(missing)
+            for i, r in zip(missing, retried, strict=True):
+                results[i] = r
+        _settle(batch, results)
 
     async def _execute(self, batch: list[_Call]) -> list[Any]:
         results: list[Any]

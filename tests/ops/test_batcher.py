@@ -1,0 +1,78 @@
+"""The script batcher's own paths, against a real redis-server: the everyday one (a batch
+written at once, its replies handed out from the connection's reader) and the reload of
+scripts Redis forgot, which must send again only the calls that did not run."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import uuid
+from typing import Any
+
+from redis.asyncio import Redis
+
+from server.batcher import LuaScript, ScriptBatcher
+
+
+def script(name: str, source: str) -> LuaScript:
+    return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
+
+
+INCR = script("incr", "return redis.call('INCR', KEYS[1])")
+INCR_BY = script("incr_by", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
+
+
+async def test_calls_of_one_tick_share_a_batch_and_get_their_own_replies(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    key = f"batch:{uuid.uuid4().hex}"
+    try:
+        await redis.script_load(INCR_BY.source)
+        before = batcher.pipelines
+        replies = await asyncio.gather(*(batcher.call(INCR_BY, (key,), (n,)) for n in range(1, 6)))
+        assert replies == [1, 3, 6, 10, 15]
+        assert batcher.pipelines == before + 1
+    finally:
+        await batcher.close()
+        await redis.aclose()
+
+
+async def test_only_the_calls_redis_did_not_know_are_sent_again(redis_url: str) -> None:
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    known, unknown = f"batch:{uuid.uuid4().hex}", f"batch:{uuid.uuid4().hex}"
+    try:
+        await batcher.call(INCR, (known,), ())  # connected, script loaded by its NOSCRIPT
+        await redis.script_flush()  # as a restarted Redis would have
+        await redis.script_load(INCR.source)  # INCR known again, INCR_BY not
+        replies = await asyncio.gather(
+            batcher.call(INCR, (known,), ()),
+            batcher.call(INCR_BY, (unknown,), (5,)),
+            batcher.call(INCR, (known,), ()),
+        )
+        assert list(replies) == [2, 5, 3]
+        assert int(await redis.get(known)) == 3 and int(await redis.get(unknown)) == 5
+    finally:
+        await batcher.close()
+        await redis.aclose()
+
+
+async def test_a_lost_connection_fails_the_calls_in_flight_and_the_next_reconnects(
+    redis_url: str,
+) -> None:
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    key = f"batch:{uuid.uuid4().hex}"
+    try:
+        await redis.script_load(INCR.source)
+        await batcher.call(INCR, (key,), ())
+        resp: Any = batcher._resp
+        transport = resp._protocol.transport
+        host, port = transport.get_extra_info("sockname")[:2]
+        await redis.client_kill(f"{host}:{port}")  # the batcher's own connection only
+        await asyncio.sleep(0.1)  # its reader sees the close
+        assert await batcher.call(INCR, (key,), ()) == 2  # on a new connection
+        assert resp.reconnects >= 1
+    finally:
+        await batcher.close()
+        await redis.aclose()
