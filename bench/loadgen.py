@@ -44,7 +44,8 @@ class Result:
     max_ms: float
     loadgen_cpu: float  # fraction of one core
     server_cpu: float  # server processes (and Redis), fraction of one core
-    redis_cpu: float  # of which redis-server (every pid after the first)
+    redis_cpu: float  # of which redis-server (plan's redis_pids; else every pid after the first)
+    proxy_cpu: float = 0.0  # of which the balancer in front (plan's proxy_pids)
     errors: list[str] = field(default_factory=list)
 
 
@@ -170,18 +171,24 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     measure.window_start = start + warmup
     measure.window_end = measure.window_start + duration
     server_pids: list[int] = plan.get("server_pids", [])
+    redis_pids: list[int] = plan.get("redis_pids", server_pids[1:])
+    proxy_pids: list[int] = plan.get("proxy_pids", [])
     cpu_start = cpu_end = server_start = server_end = redis_start = redis_end = 0.0
+    proxy_start = proxy_end = 0.0
 
     async def mark_cpu() -> None:
         nonlocal cpu_start, cpu_end, server_start, server_end, redis_start, redis_end
+        nonlocal proxy_start, proxy_end
         await asyncio.sleep(warmup)
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
-        redis_start = process_cpu_seconds(server_pids[1:])
+        redis_start = process_cpu_seconds(redis_pids)
+        proxy_start = process_cpu_seconds(proxy_pids)
         if plan.get("profile") and server_pids:
             profiler = await profile(server_pids[0], duration, plan["profile"])
         await asyncio.sleep(duration)
         cpu_end, server_end = time.process_time(), process_cpu_seconds(server_pids)
-        redis_end = process_cpu_seconds(server_pids[1:])
+        redis_end = process_cpu_seconds(redis_pids)
+        proxy_end = process_cpu_seconds(proxy_pids)
         if plan.get("profile") and server_pids:
             await profiler.wait()
 
@@ -211,6 +218,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         loadgen_cpu=(cpu_end - cpu_start) / duration,
         server_cpu=(server_end - server_start) / duration,
         redis_cpu=(redis_end - redis_start) / duration,
+        proxy_cpu=(proxy_end - proxy_start) / duration,
         errors=target.errors[:5],
     )
 

@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -38,6 +39,9 @@ __all__ = ["main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_TIMEOUT = 120.0
+SATURATION_GOAL = 0.70  # solrace's rate at saturation, as a fraction of the relay's
+EVERYDAY_GOAL = 2.0  # server and Redis CPU per move at the fixed load, times the relay's
+MORE_PROCESSES = 1.25  # what "clearly more" means for two processes against one
 
 
 @dataclass
@@ -76,11 +80,19 @@ async def wait_for_port(port: int, process: asyncio.subprocess.Process, limit: f
 
 @contextlib.asynccontextmanager
 async def child(
-    args: list[str], port: int, cpu: int | None, env: dict[str, str] | None = None
+    args: list[str],
+    port: int,
+    cpu: int | None,
+    env: dict[str, str] | None = None,
+    quiet: bool = False,
 ) -> AsyncIterator[asyncio.subprocess.Process]:
     """A server process, pinned, listening on ``port``; terminated on exit."""
     process = await asyncio.create_subprocess_exec(
-        *args, cwd=ROOT, env={**os.environ, **(env or {})}, stdin=asyncio.subprocess.DEVNULL
+        *args,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL if quiet else None,
     )
     try:
         pin(process.pid, cpu)
@@ -176,6 +188,65 @@ async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[R
     return rows
 
 
+def haproxy_config(front: int, servers: list[int], stats: str) -> str:
+    """The shipped deploy/haproxy.cfg, listening on `front`, in front of `servers`, its
+    stats socket at `stats`; nothing else changed."""
+    text = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert "127.0.0.1:8765" in text, "deploy/haproxy.cfg no longer listens on 8765"
+    text = text.replace("127.0.0.1:8765", f"127.0.0.1:{front}")
+    text = text.replace('"${SOLRACE_HAPROXY_STATS-/tmp/solrace-haproxy.sock}"', f'"{stats}"')
+    lines = [line for line in text.splitlines() if not line.strip().startswith("server s")]
+    lines += [f"    server s{i + 1} 127.0.0.1:{port}" for i, port in enumerate(servers)]
+    return "\n".join(lines) + "\n"
+
+
+async def bench_haproxy(args: argparse.Namespace, base: dict[str, Any], count: int) -> list[Row]:
+    """`count` server processes on one Redis behind HAProxy (the shipped config), server i
+    on core server_cpu + i, HAProxy with the load and Redis."""
+    front = free_loopback_port()
+    ports = [free_loopback_port() for _ in range(count)]
+    label = f"solrace x{count} behind HAProxy"
+    rows = []
+    cores = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="solrace-bench-") as data:
+        redis = RedisSupervisor(data)
+        async with redis as redis_url, contextlib.AsyncExitStack() as stack:
+            assert redis.pid is not None
+            pin(redis.pid, args.redis_cpu)
+            # Through a proxy every client counts per address, loopback too: no caps here.
+            env = {
+                "REDIS_URL": redis_url,
+                "SOLRACE_ROOM_RATE": "0",
+                "SOLRACE_MAX_CONNECTIONS_PER_ADDRESS": "0",
+                **dict(args.server_env),
+            }
+            servers = []
+            for i, port in enumerate(ports):
+                cpu = None if args.server_cpu is None else (args.server_cpu + i) % cores
+                command = [sys.executable, "-m", "server", "--port", str(port)]
+                servers.append(await stack.enter_async_context(child(command, port, cpu, env)))
+            config = Path(data) / "haproxy.cfg"
+            config.write_text(haproxy_config(front, ports, str(Path(data) / "haproxy.sock")))
+            haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+            proxy = await stack.enter_async_context(
+                child([haproxy, "-db", "-f", str(config)], front, args.load_cpu, quiet=True)
+            )
+            await asyncio.sleep(2.5)  # health checks: every server up
+            pids = [s.pid for s in servers] + [redis.pid, proxy.pid]
+            base = {
+                **base,
+                "target": "solrace",
+                "port": front,
+                "server_pids": pids,
+                "redis_pids": [redis.pid],
+                "proxy_pids": [proxy.pid],
+            }
+            for load, plan in plans(args, base):
+                print(f"{label}, {load} ...", file=sys.stderr)
+                rows.append(Row(label, load, await run_load(plan, args.load_cpu)))
+    return rows
+
+
 def cpu_per_move(result: dict[str, Any], redis: bool = True) -> float:
     """Server (and, unless `redis` is False, Redis) CPU microseconds per answered move:
     robust to a busy machine."""
@@ -190,11 +261,22 @@ def redis_per_move(result: dict[str, Any]) -> str:
     return f"{redis / rate * 1e6:.0f}" if rate and redis else "-"
 
 
+def proxy_per_move(result: dict[str, Any]) -> str:
+    """The balancer's part of the CPU per move ("-" without one)."""
+    rate, proxy = result["answered_per_s"], result.get("proxy_cpu", 0.0)
+    return f"{proxy / rate * 1e6:.0f}" if rate and proxy else "-"
+
+
 def table(rows: list[Row]) -> str:
+    haproxy = any(row.result.get("proxy_cpu") for row in rows)
     lines = [
         "| server | load | moves answered/s | refused | p50 ms | p99 ms | max ms "
-        "| unanswered | server CPU | server µs/move | of which Redis | load CPU |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| unanswered | server CPU | server µs/move | of which Redis "
+        + ("| of which HAProxy " if haproxy else "")
+        + "| load CPU |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        + ("---:|" if haproxy else "")
+        + "---:|",
     ]
     for row in rows:
         r = row.result
@@ -202,7 +284,9 @@ def table(rows: list[Row]) -> str:
             f"| {row.target} | {row.load} | {r['answered_per_s']:,.0f} | {r['refused']} "
             f"| {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['max_ms']:.1f} "
             f"| {r['unanswered']} | {r['server_cpu']:.0%} | {cpu_per_move(r):.0f} "
-            f"| {redis_per_move(r)} | {r['loadgen_cpu']:.0%} |"
+            f"| {redis_per_move(r)} "
+            + (f"| {proxy_per_move(r)} " if haproxy else "")
+            + f"| {r['loadgen_cpu']:.0%} |"
         )
     return "\n".join(lines)
 
@@ -217,8 +301,8 @@ def ratios(rows: list[Row]) -> list[str]:
     if relay_sat and server_sat:
         ratio = server_sat["answered_per_s"] / relay_sat["answered_per_s"]
         out.append(
-            f"saturation: solrace / bare relay = {ratio:.2f} (goal: at least 0.50) "
-            f"-> {'met' if ratio >= 0.5 else 'NOT met'}"
+            f"saturation: solrace / bare relay = {ratio:.2f} (goal: at least "
+            f"{SATURATION_GOAL:.2f}) -> {'met' if ratio >= SATURATION_GOAL else 'NOT met'}"
         )
         cost = cpu_per_move(relay_sat) / cpu_per_move(server_sat, redis=False)
         total = cpu_per_move(relay_sat) / cpu_per_move(server_sat)
@@ -235,6 +319,13 @@ def ratios(rows: list[Row]) -> list[str]:
         if relay_fixed:
             line += f", bare relay p99 = {relay_fixed['p99_ms']:.2f} ms"
         out.append(f"{line} -> {'met' if ok else 'NOT met'}")
+        if relay_fixed:
+            times = cpu_per_move(fixed) / cpu_per_move(relay_fixed)
+            out.append(
+                f"fixed load, CPU per message: solrace (server and Redis) {cpu_per_move(fixed):.0f}"
+                f" µs / bare relay {cpu_per_move(relay_fixed):.0f} µs = {times:.2f} (goal: at "
+                f"most {EVERYDAY_GOAL:.2f}) -> {'met' if times <= EVERYDAY_GOAL else 'NOT met'}"
+            )
         # What a core of its own would give, whatever share of a core this run got.
         offered = fixed.get("offered") or fixed["answered_per_s"]
         need = cpu_per_move(fixed) * offered / 1e6
@@ -244,6 +335,21 @@ def ratios(rows: list[Row]) -> list[str]:
             f"of which the server process {alone * offered / 1e6:.0%} ({alone:.0f} µs/move); "
             f"the server and Redis got {fixed['server_cpu']:.0%} of one"
         )
+    behind = {
+        int(target.split(" ")[1][1:]): result
+        for (target, load), result in found.items()
+        if target.startswith("solrace x") and load == "saturation"
+    }
+    if 1 in behind and len(behind) > 1:
+        for count, result in sorted(behind.items()):
+            if count == 1:
+                continue
+            gain = result["answered_per_s"] / behind[1]["answered_per_s"]
+            out.append(
+                f"behind HAProxy, saturation: {count} processes / 1 = {gain:.2f} "
+                f"(goal: clearly more, at least {MORE_PROCESSES:.2f}) "
+                f"-> {'met' if gain >= MORE_PROCESSES else 'NOT met'}"
+            )
     if relay_sat and server_sat:
         out.append(
             "one core's capacity at these costs: solrace "
@@ -307,6 +413,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="sample each server with py-spy (on PATH) while measured; folded stacks in DIR",
     )
     parser.add_argument(
+        "--haproxy",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[],
+        metavar="N,M",
+        help="also run solrace as N (then M...) processes on one Redis behind HAProxy (the "
+        "shipped deploy/haproxy.cfg), process i pinned to core server-cpu + i",
+    )
+    parser.add_argument(
         "--server-env",
         nargs="*",
         default=[],
@@ -345,6 +459,8 @@ async def run(args: argparse.Namespace) -> list[Row]:
         rows += await bench_relay(args, base)
     if args.only in (None, "solrace"):
         rows += await bench_server(args, base)
+    for count in args.haproxy:
+        rows += await bench_haproxy(args, base, count)
     return rows
 
 

@@ -41,25 +41,25 @@ export function readMove(text) {
   return { src, dst, n: n ? Number(n) : 1 };
 }
 
-// Draw an accepted move on a board object in place. Returns false when the board cannot
-// follow it (a deal, whose cards only the server knows; an undo of a move we never saw):
-// the caller then asks the server for the board.
+// Draw an accepted move on a board object in place; returns the two piles it changed.
+// Returns null when the board cannot follow it (a deal, whose cards only the server
+// knows; an undo of a move we never saw): the caller then asks the server for the board.
 export function applyMove(board, history, text) {
   const move = readMove(text);
-  if (move.deal) return false;
+  if (move.deal) return null;
   if (move.undo) {
     const last = history.pop();
-    if (!last || last.deal) return false;
+    if (!last || last.deal) return null;
     const back = board.piles[last.dst].splice(-last.n, last.n);
     board.piles[last.src].push(...back);
-    return true;
+    return [last.src, last.dst];
   }
   const from = board.piles[move.src];
   const to = board.piles[move.dst];
-  if (!from || !to || from.length < move.n) return false;
+  if (!from || !to || from.length < move.n) return null;
   to.push(...from.splice(-move.n, move.n));
   history.push(move);
-  return true;
+  return [move.src, move.dst];
 }
 
 // The undo history of a player's accepted moves (snapshot.moves), as applyMove keeps it.
@@ -172,15 +172,9 @@ export class BoardView {
     );
   }
 
-  // Redraw the piles a canonical move touched (the whole board for anything else).
-  drawMove(text) {
-    const move = readMove(text);
-    if (move.src && this.pileEls[move.src] && this.pileEls[move.dst]) {
-      this.drawPile(move.src);
-      this.drawPile(move.dst);
-    } else {
-      this.set(this.board);
-    }
+  // Redraw only these piles of the board already drawn (what accepted moves changed).
+  drawPiles(piles) {
+    for (const pile of piles) this.drawPile(pile);
   }
 
   highlight(text) {

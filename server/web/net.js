@@ -4,6 +4,10 @@
 // watch with `since`); messages sent while the socket is down wait in a queue. The clock
 // offset to server time comes from `welcome` and each `pong`.
 
+// Timings the browser tests and bench/web.py read (ms); see race.js and watch.js.
+const stats = (window.__solrace ??= { ackToFrame: [] });
+stats.pongToFrame ??= [];
+
 export class Socket {
   constructor({ hello, onMessage, onStatus }) {
     this.hello = hello;
@@ -19,6 +23,7 @@ export class Socket {
     this.pings = new Map();
     this.connect();
     this.pinger = setInterval(() => this.ping(), 10000);
+    stats.ping = () => this.ping();
   }
 
   url() {
@@ -54,6 +59,8 @@ export class Socket {
         const sent = this.pings.get(message.id);
         this.pings.delete(message.id);
         if (sent !== undefined) this.clock(message.server_time, (arrived - sent) / 1000);
+        // The baseline of bench/web.py's ack-to-frame: a message that draws nothing.
+        requestAnimationFrame(() => stats.pongToFrame.push(performance.now() - arrived));
       }
       this.onMessage(message, arrived);
     });

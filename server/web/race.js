@@ -4,15 +4,18 @@
 // the results and rematch. Every move is checked by the server only: the board changes
 // when a move is accepted, never before, so a refused move leaves it as it was.
 
-import { h, clear, copyButton, fmtSeconds } from "./dom.js";
+import { h, add, clear, copyButton } from "./dom.js";
 import { forgetSeat, games, getJSON, playerName, savedSeat, saveSeat, setPlayerName } from "./api.js";
 import { BoardView } from "./cards.js";
 import { Socket } from "./net.js";
 import { RoomModel } from "./room.js";
-import { progressBars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
 // What the tests and the bench read: ack-to-frame times (ms) of this page's moves.
+// ackToFrame: an `accepted` arriving to the next frame (the one that shows it);
+// ackDrawMs: the work done on it before that frame.
 const stats = (window.__solrace ??= { ackToFrame: [] });
+stats.ackDrawMs ??= [];
 
 export async function render(root, { room: roomId }) {
   const known = await games();
@@ -43,6 +46,7 @@ export async function render(root, { room: roomId }) {
     h("div", { class: "race" }, h("div", { class: "board-wrap" }, el.board, el.overlay), el.side),
   );
   el.side.append(el.players, el.controls, el.message, el.results);
+  const bars = new Bars(el.players, known);
 
   // What each `legal` request was for, in order (answers come in order on one socket).
   const legalWanted = [];
@@ -110,6 +114,7 @@ export async function render(root, { room: roomId }) {
         model.accepted(m);
         if (!autoplaying) say("");
         draw();
+        stats.ackDrawMs.push(performance.now() - arrived);
         requestAnimationFrame(() => stats.ackToFrame.push(performance.now() - arrived));
         return;
       case "refused":
@@ -208,7 +213,7 @@ export async function render(root, { room: roomId }) {
     const button = (id, text, action, opts = {}) =>
       h("button", { type: "button", id, onclick: action, ...opts }, text);
     if (status === "lobby") {
-      el.controls.append(
+      add(el.controls, 
         button("ready", me?.ready ? "Not ready" : "Ready", () => socket.send({ type: "ready", ready: !me?.ready })),
         room.host === model.seat ? button("start", "Start now", () => socket.send({ type: "start" }), { class: "secondary" }) : null,
         button("leave", "Leave seat", () => {
@@ -227,7 +232,7 @@ export async function render(root, { room: roomId }) {
       });
       const form = h("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); play(input.value); input.value = ""; } },
         input, h("button", { type: "submit" }, "Move"));
-      el.controls.append(
+      add(el.controls, 
         form,
         h("div", { class: "buttons" },
           room.undo ? button("undo", "Undo", undo) : null,
@@ -246,9 +251,14 @@ export async function render(root, { room: roomId }) {
       );
       return;
     }
+    if (status === "finished" && room.tournament) {
+      // A tournament's race has no rematch: the next race comes from the tournament.
+      add(el.controls, h("a", { class: "button", id: "back-to-tour", href: `/tour/${room.tournament}` }, "Back to the tournament"));
+      return;
+    }
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
-      el.controls.append(
+      add(el.controls, 
         button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => socket.send({ type: "rematch" }), { disabled: me?.rematch }),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );
@@ -258,7 +268,7 @@ export async function render(root, { room: roomId }) {
   let lastHead = null;
   let lastControls = null;
   function draw() {
-    const changed = model.take();
+    const { changed, dirty } = model.take();
     const room = model.room;
     if (!room) return;
     const me = model.seat;
@@ -286,14 +296,13 @@ export async function render(root, { room: roomId }) {
       clear(el.results);
       if (room.results) el.results.append(resultsTable(room, known, me));
     }
-    if (changed.has("all")) {
+    const piles = dirty.get(me);
+    if (changed.has("all") || piles === "all" || view.board !== (model.boards[me] ?? null)) {
       view.set(model.boards[me] ?? null);
-    } else if (changed.has(`board:${me}`)) {
-      const move = model.lastMove[me];
-      if (move && view.board === model.boards[me]) view.drawMove(move);
-      else view.set(model.boards[me] ?? null);
+    } else if (piles) {
+      view.drawPiles(piles); // an accepted move: its two piles, nothing else
     }
-    clear(el.players).append(progressBars(room, known, me));
+    bars.update(room, me);
   }
 
   // The clock: countdown to the start and the race's time, on server time.

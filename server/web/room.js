@@ -15,8 +15,8 @@ export class RoomModel {
     this.seat = null;
     this.boards = {}; // seat -> board
     this.histories = {}; // seat -> undo history (canonical moves)
-    this.changed = new Set(); // what to redraw: "room", "board:N", "players"
-    this.lastMove = {}; // seat -> the move just drawn (to redraw only its piles)
+    this.changed = new Set(); // what to redraw: "all", "room", "players"
+    this.dirty = new Map(); // seat -> Set of piles changed since the last draw, or "all"
   }
 
   player(seat) {
@@ -47,6 +47,7 @@ export class RoomModel {
         this.histories[Number(seat)] = []; // moves before the snapshot are not known
       }
       this.changed.add("all");
+      this.dirty.clear();
       return true;
     }
     if (m.version === undefined || m.at === undefined) return false;
@@ -101,6 +102,7 @@ export class RoomModel {
             this.histories[seat] = [];
           }
           this.changed.add("all");
+          this.dirty.clear();
         } else {
           this.resync(); // the deal comes in a snapshot: the page does not deal cards itself
         }
@@ -133,52 +135,53 @@ export class RoomModel {
         this.boards = {};
         this.histories = {};
         this.changed.add("all");
+        this.dirty.clear();
         break;
       default:
         break;
     }
   }
 
-  spectate(m) {
-    if (m.board) {
-      this.boards[m.seat] = m.board;
-      this.lastMove[m.seat] = null;
-    } else if (m.move && this.boards[m.seat]) {
-      this.histories[m.seat] ??= [];
-      if (!applyMove(this.boards[m.seat], this.histories[m.seat], m.move)) {
-        this.resync();
-        return;
-      }
-      this.lastMove[m.seat] = m.move;
-    }
-    this.changed.add(`board:${m.seat}`);
+  // Note what changed on a seat's board: some piles, or all of it (a new board object).
+  touch(seat, piles) {
+    const dirty = this.dirty.get(seat);
+    if (dirty === "all") return;
+    if (piles === "all") this.dirty.set(seat, "all");
+    else if (dirty) for (const pile of piles) dirty.add(pile);
+    else this.dirty.set(seat, new Set(piles));
   }
 
-  // A player's own accepted move: draw it, or take the board the server sent (Moojub).
+  // Follow a seat's move: the board the server sent (Moojub), or the move drawn on ours.
+  follow(seat, move, board) {
+    if (board) {
+      this.boards[seat] = board;
+      this.touch(seat, "all");
+      return;
+    }
+    if (!move || !this.boards[seat]) return;
+    this.histories[seat] ??= [];
+    const piles = applyMove(this.boards[seat], this.histories[seat], move);
+    if (piles) this.touch(seat, piles);
+    else this.resync();
+  }
+
+  spectate(m) {
+    this.follow(m.seat, m.move, m.board);
+  }
+
+  // A player's own accepted move.
   accepted(m) {
     const p = this.player(this.seat);
     if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
-    const board = this.boards[this.seat];
-    if (m.board) {
-      this.boards[this.seat] = m.board;
-      this.lastMove[this.seat] = null;
-    } else if (board) {
-      this.histories[this.seat] ??= [];
-      if (!applyMove(board, this.histories[this.seat], m.move)) {
-        this.resync();
-        return;
-      }
-      this.lastMove[this.seat] = m.move;
-      board.progress = m.progress;
-      board.moves = m.moves;
-    }
-    this.changed.add(`board:${this.seat}`);
+    this.follow(this.seat, m.move, m.board);
     this.changed.add("players");
   }
 
+  // What changed since the last call: {changed: Set, dirty: Map seat -> Set|"all"}.
   take() {
-    const changed = this.changed;
+    const taken = { changed: this.changed, dirty: this.dirty };
     this.changed = new Set();
-    return changed;
+    this.dirty = new Map();
+    return taken;
   }
 }

@@ -6,7 +6,7 @@ import { games } from "./api.js";
 import { BoardView } from "./cards.js";
 import { Socket } from "./net.js";
 import { RoomModel } from "./room.js";
-import { progressBars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
 // Frame times (ms) of the watch page, for the bench: how long each redraw took.
 const stats = (window.__solrace ??= { ackToFrame: [] });
@@ -60,10 +60,12 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
   }
 
   let lastHead = null;
+  let lastResults = null;
+  const bars = new Bars(el.players, known);
   function draw() {
     pendingDraw = false;
     const started = performance.now();
-    const changed = model.take();
+    const { changed, dirty } = model.take();
     const room = model.room;
     if (!room) return;
     const head = `${room.status}|${room.round}|${room.seed}`;
@@ -80,11 +82,14 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
         : "Live: no spectator delay.";
       el.delay.dataset.delay = String(room.spectator_delay);
     }
-    clear(el.players).append(progressBars(room, known));
-    clear(el.results);
-    if (room.results) el.results.append(resultsTable(room, known));
+    bars.update(room, null);
+    if (room.results !== lastResults) {
+      lastResults = room.results;
+      clear(el.results);
+      if (room.results) el.results.append(resultsTable(room, known));
+    }
     const seats = Object.keys(model.boards).map(Number).sort((a, b) => a - b);
-    if (changed.has("all") || seats.length !== views.size) {
+    if (changed.has("all") || seats.join() !== [...views.keys()].join()) {
       clear(el.boards);
       views.clear();
       for (const seat of seats) {
@@ -95,10 +100,12 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
       }
       el.boards.dataset.count = String(seats.length);
     } else {
-      for (const seat of seats) {
-        if (!changed.has(`board:${seat}`)) continue;
-        // Several moves may have come since the last frame: redraw the board's piles.
-        views.get(seat).view.set(model.boards[seat]);
+      // Only the piles the moves since the last frame changed (many boards, fast bots).
+      for (const [seat, piles] of dirty) {
+        const view = views.get(seat)?.view;
+        if (!view) continue;
+        if (piles === "all" || view.board !== model.boards[seat]) view.set(model.boards[seat]);
+        else view.drawPiles(piles);
       }
     }
     stats.drawMs.push(performance.now() - started);

@@ -1,6 +1,6 @@
 // Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
 
-import { h, fmtSeconds } from "./dom.js";
+import { h, clear, fmtSeconds } from "./dom.js";
 
 export function roomTitle(room, known) {
   const title = known[room.game]?.title || room.game;
@@ -26,6 +26,46 @@ function fill(percent) {
   const el = h("span", { class: "fill" });
   el.style.width = `${percent}%`;
   return el;
+}
+
+// The progress bars in `root`, updated in place (a watch page redraws them every frame).
+export class Bars {
+  constructor(root, known) {
+    this.root = root;
+    this.known = known;
+    this.key = null;
+    this.items = new Map(); // seat -> {fill, num, tags, li}
+  }
+
+  update(room, me) {
+    const key = JSON.stringify([room.status, me, room.players.map((p) => [p.seat, p.name])]);
+    if (key !== this.key) {
+      this.key = key;
+      clear(this.root).append(progressBars(room, this.known, me));
+      this.items.clear();
+      for (const li of this.root.querySelectorAll("li.bar")) {
+        this.items.set(Number(li.dataset.seat), {
+          li, fill: li.querySelector(".fill"), num: li.querySelector(".num"), state: null,
+        });
+      }
+    }
+    const cards = this.known[room.game]?.cards || 52;
+    for (const p of room.players) {
+      const item = this.items.get(p.seat);
+      if (!item) continue;
+      const text = `${p.progress}/${cards}`;
+      if (item.num.textContent !== text) {
+        item.num.textContent = text;
+        item.fill.style.width = `${(100 * p.progress) / cards}%`;
+      }
+      const state = `${playerState(p)}|${p.ready}`;
+      if (item.state !== null && item.state !== state) {
+        this.key = null; // a tag changed (won, out, away, ready): rebuild next time
+      }
+      item.state = state;
+    }
+    if (this.key === null) this.update(room, me);
+  }
 }
 
 export function progressBars(room, known, me = null) {

@@ -100,13 +100,19 @@ def test_the_table_and_the_goal_lines() -> None:
     ]
     assert table(rows).count("\n") == 5
     lines = ratios(rows)
-    assert "= 0.60" in lines[0] and lines[0].endswith("met") and "NOT" not in lines[0]
+    # 0.60 of the relay's rate: under the 0.70 of issue 13.
+    assert "= 0.60 (goal: at least 0.70)" in lines[0] and lines[0].endswith("NOT met")
     assert "12.00 ms" in lines[2] and lines[2].endswith("NOT met")
+    # The same CPU for the same moves as the relay: 1.00x, within 2x.
+    assert "solrace (server and Redis) 5000 µs / bare relay 5000 µs = 1.00" in lines[3]
+    assert lines[3].endswith("(goal: at most 2.00) -> met")
     # 0.5 s of CPU for 100 moves: 5,000 µs each, so 100 offered moves/s need half a core.
-    assert "needs 50% of one core (5000 µs/move), of which the server process 50%" in lines[3]
+    assert "needs 50% of one core (5000 µs/move), of which the server process 50%" in lines[4]
     # The server process alone (0.4 of a core) and with its redis-server (0.5).
-    assert "solrace 1,500 moves/s (server process), 1,200 with its redis" in lines[4]
-    assert "bare relay 2,000 messages/s" in lines[4]
+    assert "solrace 1,500 moves/s (server process), 1,200 with its redis" in lines[5]
+    assert "bare relay 2,000 messages/s" in lines[5]
+    rows[2] = Row("bare relay", "fixed: 8 racers", {**row(100, 2), "server_cpu": 0.2})
+    assert ratios(rows)[3].endswith("= 2.50 (goal: at most 2.00) -> NOT met")
     # redis-server's 0.1 of a core over 600 moves/s; the relay has no Redis.
     assert "| 167 |" in table(rows) and "| - |" in table(rows)
 
@@ -126,3 +132,31 @@ def test_repeated_runs_are_judged_by_their_median_rates() -> None:
     assert parse_args(["--repeat", "3"]).repeat == 3
     with pytest.raises(SystemExit):
         parse_args(["--repeat", "0"])
+
+
+def test_haproxy_runs_the_shipped_config_in_front_of_the_bench_servers() -> None:
+    from bench.server import ROOT, haproxy_config
+
+    text = haproxy_config(4000, [4001, 4002], "/tmp/x.sock")
+    shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
+    assert "bind 127.0.0.1:4000" in text and "127.0.0.1:8765" not in text
+    servers = [line.split() for line in text.splitlines() if line.strip().startswith("server ")]
+    assert servers == [["server", "s1", "127.0.0.1:4001"], ["server", "s2", "127.0.0.1:4002"]]
+    # Everything else as shipped: balancing, health checks, retries, timeouts.
+    for line in shipped.splitlines():
+        if not line.strip().startswith(("server s", "bind", "stats socket")):
+            assert line in text.splitlines()
+
+
+def test_two_processes_behind_haproxy_are_judged_against_one() -> None:
+    def row(target: str, rate: float) -> Row:
+        return Row(target, "saturation: 8 racers", {"answered_per_s": rate})
+
+    lines = ratios([row("solrace x1 behind HAProxy", 1000), row("solrace x2 behind HAProxy", 1300)])
+    assert lines == [
+        "behind HAProxy, saturation: 2 processes / 1 = 1.30 (goal: clearly more, at least "
+        "1.25) -> met"
+    ]
+    lines = ratios([row("solrace x1 behind HAProxy", 1000), row("solrace x2 behind HAProxy", 1100)])
+    assert lines[0].endswith("-> NOT met")
+    assert parse_args(["--haproxy", "1,2"]).haproxy == [1, 2]

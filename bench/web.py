@@ -1,0 +1,242 @@
+"""The web client in the distribution's headless Chromium: weight, ack-to-draw, a busy watch page.
+
+``python -m bench.web`` starts ``python -m server`` on its own redis-server (as
+bench/load.py does) and Chromium (/usr/bin/chromium, through Playwright), then prints:
+
+- **transfer**: the bytes each page loads (headers and bodies, as Chromium counts them),
+  against the 200 KB budget of issue 11;
+- **ack to frame**: from an ``accepted`` arriving on the race page to the start of the
+  next animation frame (the frame that shows the move), over a whole solved Shaula deal;
+  the baseline is the same page's ``pong``, which draws nothing (the ratio is the cost of
+  drawing a move); and how much of a frame (16.7 ms) the drawing itself takes;
+- **watch page**: the frame intervals of a watch page showing ``--boards`` boards while
+  that many solver bots race at ``--pace`` (0.05 s, the bots' fastest), against the same
+  page idle before the start and against a page that draws nothing during the same race
+  (the baseline: what the loaded machine allows any page); the time each redraw takes.
+
+It records and prints; it asserts nothing. Chromium here has no GPU and shares two cores
+with the server, Redis and the bots, so absolute figures are pessimistic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+import urllib.request
+from typing import Any
+
+from playwright.async_api import Browser, Page, async_playwright
+
+import core
+from bench.load import solrace
+from bench.loadgen import percentile
+from bench.server import ROOT
+
+__all__ = ["main"]
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+BUDGET = 200 * 1024  # bytes a page may load (issue 11)
+FRAME = 1000 / 60  # ms
+
+
+def create_room(base: str, **body: Any) -> str:
+    request = urllib.request.Request(
+        f"{base}/rooms", json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return str(json.load(answer)["room"]["id"])
+
+
+async def new_page(browser: Browser) -> Page:
+    context = await browser.new_context(viewport={"width": 1280, "height": 860})
+    context.set_default_timeout(30_000)
+    return await context.new_page()
+
+
+async def transfer(browser: Browser, base: str, path: str, ready: str) -> tuple[int, int]:
+    """(requests, bytes) to load `path` in a fresh context (nothing cached)."""
+    page = await new_page(browser)
+    finished: list[Any] = []
+    page.on("requestfinished", lambda request: finished.append(request))
+    await page.goto(base + path)
+    await page.wait_for_selector(ready)
+    await page.wait_for_load_state("networkidle")
+    total = 0
+    for request in finished:
+        sizes = await request.sizes()
+        total += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        total += sizes["requestBodySize"] + sizes["requestHeadersSize"]
+    await page.context.close()
+    return len(finished), total
+
+
+def spread(values: list[float]) -> str:
+    if not values:
+        return "-"
+    return (
+        f"p50 {statistics.median(values):6.2f}  p99 {percentile(sorted(values), 0.99):6.2f}  "
+        f"max {max(values):6.2f}"
+    )
+
+
+async def bench_transfer(browser: Browser, base: str) -> list[str]:
+    room = create_room(base, game="moojub", seats=2)
+    pages = {
+        "/ (lobby)": ("/", "#rooms"),
+        "/play/ROOM": (f"/play/{room}", "#take-seat"),
+        "/watch/ROOM": (f"/watch/{room}", "#delay"),
+        "/tv": ("/tv", "#tv-idle"),
+        "/rules/shaula": ("/rules/shaula", "#rules h2"),
+    }
+    lines = [f"{'page':<16} {'requests':>8} {'bytes':>8}  of budget"]
+    for name, (path, ready) in pages.items():
+        count, size = await transfer(browser, base, path, ready)
+        lines.append(f"{name:<16} {count:>8} {size:>8}  {size / BUDGET:5.1%} of 200 KB")
+    return lines
+
+
+async def bench_ack(browser: Browser, base: str) -> list[str]:
+    room = create_room(base, game="shaula", seed=617, seats=1)
+    line = core.solve(core.new_game("shaula", 617), shorten=True).moves
+    page = await new_page(browser)
+    await page.goto(f"{base}/play/{room}?sit=1")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    for i, move in enumerate(line):
+        await page.fill("#move-input", move)
+        await page.press("#move-input", "Enter")
+        await page.wait_for_function(
+            "n => window.__solrace.ackToFrame.length >= n", arg=i + 1, polling=10
+        )
+        await page.evaluate("() => window.__solrace.ping()")  # a pong: the baseline
+    stats = await page.evaluate("() => window.__solrace")
+    await page.context.close()
+    ack, pong, work = stats["ackToFrame"], stats["pongToFrame"], stats["ackDrawMs"]
+    within = sum(1 for x in ack if x <= FRAME) / len(ack)
+    ratio = statistics.median(ack) / statistics.median(pong) if pong else float("nan")
+    return [
+        f"accepted -> frame ({len(ack)} moves)  {spread(ack)} ms; {within:.0%} within one frame",
+        f"pong -> frame (baseline, {len(pong)})   {spread(pong)} ms",
+        f"drawing a move                 {spread(work)} ms",
+        f"ratio ack/pong (p50)           {ratio:.2f}",
+    ]
+
+
+async def frames(page: Page, seconds: float) -> list[float]:
+    """Intervals (ms) between animation frames over `seconds`."""
+    result: list[float] = await page.evaluate(
+        """seconds => new Promise(done => {
+            const times = []; const end = performance.now() + seconds * 1000;
+            const step = (t) => { times.push(t); if (t < end) requestAnimationFrame(step);
+              else done(times.slice(1).map((x, i) => x - times[i])); };
+            requestAnimationFrame(step); })""",
+        seconds,
+    )
+    return result
+
+
+async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> list[str]:
+    room = create_room(base, game="shaula", seed=617, seats=boards, countdown=2)
+    page = await new_page(browser)
+    await page.goto(f"{base}/watch/{room}")
+    await page.wait_for_selector("#delay")
+    idle = await frames(page, 2.0)
+    other = await new_page(browser)
+    await other.goto(f"{base}/rules/shaula")
+    await other.wait_for_selector("#rules h2")
+    bots = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "client_cli",
+            "--server",
+            base,
+            "bot",
+            room,
+            "--pace",
+            str(pace),
+            "--name",
+            f"bot{i}",
+            cwd=ROOT,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        for i in range(boards)
+    ]
+    try:
+        await page.wait_for_selector(f".watched:nth-child({boards}) .card", timeout=60_000)
+        await page.evaluate("() => { window.__solrace.drawMs = []; }")
+        started = time.monotonic()
+        busy: list[float] = []
+        loaded: list[float] = []  # a page that draws nothing, during the same race
+        while not await page.locator("#results-table").count():
+            watched, blank = await asyncio.gather(frames(page, 1.0), frames(other, 1.0))
+            busy += watched
+            loaded += blank
+            if time.monotonic() - started > 120:
+                break
+        elapsed = time.monotonic() - started
+        draws = await page.evaluate("() => window.__solrace.drawMs")
+        events = await page.evaluate(
+            "() => [...document.querySelectorAll('#players .num')]"
+            ".map(n => parseInt(n.textContent))"
+        )
+    finally:
+        for bot in bots:
+            if bot.returncode is None:
+                bot.kill()
+            await bot.wait()
+    await page.context.close()
+    await other.context.close()
+    long = sum(1 for x in busy if x > 50)
+    ratio = statistics.median(busy) / statistics.median(loaded)
+    return [
+        f"{boards} boards, bots at {pace} s/move: {elapsed:.1f} s of racing, "
+        f"{sum(events)} cards put up, {len(draws)} redraws",
+        f"frame interval, idle      {spread(idle)} ms",
+        f"frame interval, racing    {spread(busy)} ms; {long} frames over 50 ms of {len(busy)}",
+        f"  a blank page meanwhile  {spread(loaded)} ms (the machine's load, baseline)",
+        f"one redraw (all boards)   {spread(draws)} ms",
+        f"ratio watch page / blank page (p50 frame interval) {ratio:.2f}",
+    ]
+
+
+async def run(args: argparse.Namespace) -> None:
+    options = argparse.Namespace(load_cpu=None, server_cpu=None, server_env={"SOLRACE_DRAIN": "0"})
+    async with solrace(options) as server, async_playwright() as pw:
+        base = f"http://127.0.0.1:{server.port}"
+        browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        try:
+            for title, lines in (
+                ("transfer (fresh cache)", await bench_transfer(browser, base)),
+                ("ack to frame, race page", await bench_ack(browser, base)),
+                ("watch page", await bench_watch(browser, base, args.boards, args.pace)),
+            ):
+                print(f"\n== {title}")
+                print("\n".join(lines))
+        finally:
+            await browser.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.web", description=__doc__.split("\n")[0])
+    parser.add_argument("--boards", type=int, default=8, help="boards on the watch page (8)")
+    parser.add_argument("--pace", type=float, default=0.05, help="seconds between bot moves")
+    parser.add_argument("--chromium", default=CHROMIUM, help="the Chromium binary")
+    asyncio.run(run(parser.parse_args(argv)))
+
+
+if __name__ == "__main__":
+    main()
