@@ -1,0 +1,67 @@
+"""How frames leave a socket: written together at the end of a tick, in order."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from server.connection import Connection, Flusher, TokenBucket
+
+
+class Transport:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+class Ws:
+    closed = False
+
+
+def connection(flusher: Flusher) -> tuple[Connection, Transport]:
+    transport = Transport()
+    conn = Connection(ws=Ws(), id="c", max_buffer=1 << 20, bucket=TokenBucket(1, 1))  # type: ignore[arg-type]
+    conn.transport, conn.flusher = transport, flusher
+    return conn, transport
+
+
+async def test_frames_of_one_tick_go_out_in_one_write_in_order() -> None:
+    conn, transport = connection(Flusher())
+    conn.send_frame(b"a")
+    conn.send_frame(b"b")
+    assert transport.writes == []  # nothing before the end of the tick
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert transport.writes == [b"ab"]
+
+
+async def test_an_answer_one_task_step_behind_joins_the_event_of_its_tick() -> None:
+    """A move's progress (pub/sub, delivered in a reader's callback) and its mover's
+    accepted (the script's reply wakes the move's task) arrive in the same tick: one write."""
+    conn, transport = connection(Flusher())
+    reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    async def move() -> None:
+        await reply  # the script's answer
+        conn.send_frame(b"accepted")
+
+    task = asyncio.create_task(move())
+    await asyncio.sleep(0)  # the move waits for its reply
+
+    def readers() -> None:  # what one tick of socket reads does
+        conn.send_frame(b"progress")  # pub/sub: the fan-out
+        reply.set_result(None)  # the script's reply
+
+    asyncio.get_running_loop().call_soon(readers)
+    await task
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert transport.writes == [b"progressaccepted"]
