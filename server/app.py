@@ -61,6 +61,7 @@ __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 log = logging.getLogger(__name__)
 
 FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
+CLOSE_TIMEOUT = 1.0  # seconds a client has to answer the server's close frame
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -113,7 +114,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lobby_ttl=settings.lobby_ttl,
     )
     await store.load_scripts()
-    feed = make_feed(redis)
+    feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can
     await feed.start()
     hub = Hub(store, feed)
     feed_reconnects = [0]
@@ -286,6 +287,12 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     """A WebSocket, counted against its client's cap (`max_connections_per_address`: the
     client named by a trusted proxy, see server/client_address.py; server/http_server.py
     counts direct peers before any HTTP)."""
+    if request.app[DRAIN].draining:
+        # A balancer retries this on another process (deploy/haproxy.cfg: retry-on 503), so
+        # no new player lands here in the seconds before its health check notices.
+        raise web.HTTPServiceUnavailable(
+            text="this process is shutting down: connect again", headers={"Retry-After": "0"}
+        )
     settings = request.app[SETTINGS]
     proxies = parse_trusted_proxies(settings.trusted_proxies)
     address = client_address(request.remote, request.headers.get("X-Forwarded-For"), proxies)
@@ -314,6 +321,9 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         # A client's close is answered after the cleanup below: once its close completes,
         # its quick-match ticket and presence are gone (a new request cannot meet them).
         autoclose=False,
+        # A close we start (1008) waits this long for the client's close frame, then the
+        # TCP connection is closed anyway: a hostile client would not answer (aiohttp: 10 s).
+        timeout=CLOSE_TIMEOUT,
     )
     await ws.prepare(request)
     conn = Connection(
@@ -340,18 +350,19 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
             elif kind is WSMsgType.TEXT:
                 conn.binary = False
                 message = p.decode_json(frame.data)
-            elif kind is WSMsgType.PONG:
-                continue
-            elif kind is WSMsgType.PING:
-                await ws.pong(frame.data)
-                continue
+            elif kind is WSMsgType.PING or kind is WSMsgType.PONG:
+                # Control frames spend the same budget: each ping costs a pong to write,
+                # and a flood of them delayed every other socket's answers.
+                message = None
             else:
                 break
             if not conn.bucket.take(now):
                 if now - window_start > FLOOD_WINDOW:
                     window_start, limited = now, 0
                 limited += 1
-                if isinstance(message, p.Move | p.Undo):
+                if message is None:
+                    pass  # a control frame dropped: left unanswered, counted towards 1008
+                elif isinstance(message, p.Move | p.Undo):
                     # A move waits for its answer: say which seq was dropped, to resend.
                     service.refuse(
                         conn, message.seq, ErrorCode.RATE_LIMITED, "slow down: resend this move"
@@ -362,9 +373,17 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                     )
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
+                    # Nothing more of the flood is read: the close frame goes out, the
+                    # client has CLOSE_TIMEOUT to answer it, then the connection is closed.
                     conn.stop()
+                    if conn.transport is not None:
+                        conn.transport.pause_reading()
                     await ws.close(code=CloseCode.POLICY, message=b"flood")
                     break
+                continue
+            if message is None:
+                if kind is WSMsgType.PING:
+                    await ws.pong(frame.data)
                 continue
             if isinstance(message, p.Unexpected):
                 service.error(conn, message.code, message.message, message)

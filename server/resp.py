@@ -98,27 +98,29 @@ class _Batch:
 
 class _Protocol(asyncio.Protocol):
     """One connection's replies, matched to the batches in order. A reply that does not
-    come within `deadline` seconds fails its batch and every batch behind it (they would
-    all wait on it: replies come in order), and the connection is dropped; the next call
-    connects again. Checked by one timer per connection while batches are out, not one
-    per batch (the move path sends thousands a second)."""
+    come within the owner's `reply_deadline` fails its batch and every batch behind it
+    (they would all wait on it: replies come in order), and the connection is dropped;
+    the next call connects again. Checked by one timer per connection while batches are
+    out, not one per batch (the move path sends thousands a second)."""
 
-    def __init__(self, deadline: float = REPLY_DEADLINE) -> None:
+    def __init__(self, owner: RespConnection) -> None:
+        self.owner = owner
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.pending: collections.deque[_Batch] = collections.deque()
         self.transport: asyncio.Transport | None = None
         self.lost = False
-        self.deadline = deadline
         self.overdue = False
+        self.heard = asyncio.get_running_loop().time()  # when data last came
         self._watch: asyncio.TimerHandle | None = None
 
     def sent(self, batch: _Batch) -> None:
         """`batch` was written: its reply is due within the deadline."""
         loop = asyncio.get_running_loop()
-        batch.due = loop.time() + self.deadline
+        deadline = self.owner.reply_deadline
+        batch.due = loop.time() + deadline
         self.pending.append(batch)
         if self._watch is None:
-            self._watch = loop.call_later(self.deadline / 4, self._check)
+            self._watch = loop.call_later(deadline / 4, self._check)
 
     def _check(self) -> None:
         self._watch = None
@@ -130,18 +132,24 @@ class _Protocol(asyncio.Protocol):
             if self.transport is not None:
                 self.transport.abort()  # connection_lost fails every pending batch
             return
-        self._watch = loop.call_later(self.deadline / 4, self._check)
+        self._watch = loop.call_later(self.owner.reply_deadline / 4, self._check)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
+        self.heard = asyncio.get_running_loop().time()
         self.reader.feed(data)
         pending = self.pending
         while True:
             reply = self.reader.gets()
             if reply is False:
                 return
+            if type(reply) is hiredis.PushNotification:  # RESP3: pub/sub, not a reply
+                on_push = self.owner.on_push
+                if on_push is not None:
+                    on_push(reply)
+                continue
             if not pending:  # nothing asked for this: the stream is out of step
                 assert self.transport is not None
                 self.transport.close()
@@ -162,17 +170,28 @@ class _Protocol(asyncio.Protocol):
             self._watch = None
         error: Exception = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
         if self.overdue:
-            error = RedisTimeoutError(f"Redis did not answer within {self.deadline:g} s")
+            error = RedisTimeoutError(
+                f"Redis did not answer within {self.owner.reply_deadline:g} s"
+            )
         while self.pending:
             batch = self.pending.popleft()
             if batch.landed is not None:
                 batch.landed(error)
             elif batch.future is not None and not batch.future.done():
                 batch.future.set_exception(error)
+        if self.owner.on_lost is not None:
+            self.owner.on_lost()
 
 
 class RespConnection:
-    """One TCP connection to Redis; ``execute`` sends a batch and returns its replies."""
+    """One TCP connection to Redis; ``execute`` sends a batch and returns its replies.
+
+    With `resp3` the connection speaks RESP3 (``HELLO 3``): it may then also carry
+    pub/sub (server/feed.py's LeanFeed.sharing), whose messages come as pushes, handed to
+    `on_push`, in between the replies. A move's script reply and the `progress` it
+    publishes then reach this process in one read, written by Redis in one write (a
+    second connection cost Redis and the server a write, a read and a wake-up per move).
+    A script's false comes back as False (RESP2: None)."""
 
     def __init__(
         self,
@@ -182,15 +201,24 @@ class RespConnection:
         username: str | None = None,
         password: str | None = None,
         connect_timeout: float = 5.0,
+        resp3: bool = False,
         reply_deadline: float = REPLY_DEADLINE,
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.username, self.password = username, password
         self.connect_timeout = connect_timeout
+        self.resp3 = resp3
         self.reply_deadline = reply_deadline
+        self.on_push: Callable[[list[Any]], None] | None = None  # RESP3 pushes
+        self.on_lost: Callable[[], None] | None = None  # after the calls in flight failed
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
         self.connects = 0  # connections made (more than one: reconnections, for /metrics)
+
+    @property
+    def heard(self) -> float:
+        """Loop time data last came on the connection (0.0: not connected)."""
+        return self._protocol.heard if self._protocol is not None else 0.0
 
     @property
     def reconnects(self) -> int:
@@ -225,6 +253,19 @@ class RespConnection:
         protocol.transport.write(b"".join(commands))
         return True
 
+    def send_unanswered(self, command: bytes) -> bool:
+        """Send a command whose answer is a push, not a reply (SUBSCRIBE in RESP3);
+        False when not connected."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost or protocol.transport is None:
+            return False
+        protocol.transport.write(command)
+        return True
+
+    async def connect(self) -> None:
+        """Connect now (execute does when needed)."""
+        await self._connect()
+
     async def execute_routed(self, calls: Sequence[tuple[str, bytes]]) -> list[Any]:
         """As execute_encoded for (routing key, command) pairs: one node, so the keys do
         not matter (the interface of server/resp_cluster.py's ClusterResp)."""
@@ -239,9 +280,7 @@ class RespConnection:
             loop = asyncio.get_running_loop()
             try:
                 _, protocol = await asyncio.wait_for(
-                    loop.create_connection(
-                        lambda: _Protocol(self.reply_deadline), self.host, self.port
-                    ),
+                    loop.create_connection(lambda: _Protocol(self), self.host, self.port),
                     self.connect_timeout,
                 )
             except (OSError, TimeoutError) as exc:
@@ -249,7 +288,10 @@ class RespConnection:
                     f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
                 ) from exc
             setup: list[Sequence[Arg]] = []
-            if self.password:
+            if self.resp3:
+                auth = ("AUTH", self.username or "default", self.password) if self.password else ()
+                setup.append(("HELLO", 3, *auth))
+            elif self.password:
                 setup.append(
                     ("AUTH", self.username, self.password)
                     if self.username

@@ -18,7 +18,15 @@ from server.connection import Connection
 from server.context import Context
 from server.hints import Hints
 from server.hub import Hub
-from server.lobby import Lobby, clean_name, draw_seed, new_room_id, new_token, random_seed
+from server.lobby import (
+    Lobby,
+    clean_name,
+    draw_seed,
+    new_room_id,
+    new_token,
+    random_seed,
+    room_key,
+)
 from server.metrics import Metrics
 from server.moves import Moves
 from server.quick import QuickMatch
@@ -33,6 +41,7 @@ __all__ = [
     "new_room_id",
     "new_token",
     "random_seed",
+    "room_key",
 ]
 
 log = logging.getLogger(__name__)
