@@ -334,9 +334,11 @@ class Race:
         seat.conns.remove(conn)
         if seat.conns:
             return Outcome(changed=True)
-        if (
-            self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
-        ) or self.status is Status.LOBBY:
+        racing = self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
+        # Forfeit, or the seat freed, after the grace; a tournament's seats are the
+        # organiser's to give, never freed.
+        freed = self.status is Status.LOBBY and self.config.tournament is None
+        if racing or freed:
             seat.grace_until = now + self.config.grace
         return Outcome(
             [

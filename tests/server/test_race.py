@@ -273,3 +273,11 @@ def test_a_name_already_in_the_room_gets_a_number() -> None:
     seat, joined = race.join("ann", "h5", 2.0)
     assert seat == 1 and race.seats[1].name == "ann 2"
     assert isinstance(joined.events[0], p.PlayerJoined) and joined.events[0].name == "ann 2"
+
+
+def test_a_tournament_seat_is_never_freed_by_the_lobby_rule() -> None:
+    race = new_race(grace=5.0, tournament="t1")
+    race.join("ann", "h0", 1.0, "c0")
+    out = race.disconnected(0, "c0", 2.0)
+    assert types(out.events) == ["presence"] and race.seats[0].grace_until is None
+    assert race.tick(100.0).events == [] and list(race.seats) == [0]

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from aiohttp import web
-from redis_cluster import wait_up
+from own_redis import OwnRedis
 from server_processes import environment, server_process
 from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, get_json
@@ -64,42 +63,13 @@ async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_di
 # ------------------------------------------------------------------ symptom 4
 
 
-class OwnRedis:
-    """A redis-server of this test's own (append-only, fsync always), to kill and restart."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
-                *("--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.folder)),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_up(self.port, self.proc)
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait(5)
-
-
 @pytest.fixture
 def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    redis = OwnRedis(tmp_path)
+    """A Redis of this test's own, append-only with every write synced, to kill."""
+    redis = OwnRedis(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
     redis.start()
     yield redis
-    if redis.proc is not None and redis.proc.poll() is None:
-        redis.kill()
+    redis.stop()
 
 
 async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accepted(
@@ -121,7 +91,7 @@ async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accept
             game.apply(first)
             await a.send(p.Move(seq=1, move=first))
             assert (await a.expect(p.Accepted)).moves == 1
-            own_redis.kill()
+            own_redis.stop()
             second = game.legal_moves()[0]
             await a.send(p.Move(seq=2, move=second))
             refused = await a.expect(p.Refused | p.Error, timeout=15)  # type: ignore[arg-type]
