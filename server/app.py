@@ -295,6 +295,12 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     """A WebSocket, counted against its client's cap (`max_connections_per_address`: the
     client named by a trusted proxy, see server/client_address.py; server/http_server.py
     counts direct peers before any HTTP)."""
+    if request.app[DRAIN].draining:
+        # A balancer retries this on another process (deploy/haproxy.cfg: retry-on 503), so
+        # no new player lands here in the seconds before its health check notices.
+        raise web.HTTPServiceUnavailable(
+            text="this process is shutting down: connect again", headers={"Retry-After": "0"}
+        )
     settings = request.app[SETTINGS]
     proxies = parse_trusted_proxies(settings.trusted_proxies)
     address = client_address(request.remote, request.headers.get("X-Forwarded-For"), proxies)

@@ -63,7 +63,12 @@ async def count_errors(
 
 
 # What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
-_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG, 429: ErrorCode.RATE_LIMITED}
+_STATUS_CODES = {
+    404: ErrorCode.NOT_FOUND,
+    413: ErrorCode.TOO_BIG,
+    429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.UNAVAILABLE,
+}
 
 
 def _explain(exc: web.HTTPException, request: web.Request) -> str:

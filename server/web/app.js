@@ -2,6 +2,7 @@
 //   /                lobby          /play/ROOM   race (a seat)
 //   /watch/ROOM      every board    /tv          the closest race running now
 //   /rules, /rules/GAME             each game's rules
+//   /tour/ID         a tournament: registration, standings, races, bracket
 
 import { h, clear } from "./dom.js";
 
@@ -10,6 +11,7 @@ const ROUTES = [
   [/^\/play\/([^/]+)$/, () => import("./race.js"), ["room"]],
   [/^\/watch\/([^/]+)$/, () => import("./watch.js"), ["room"]],
   [/^\/tv$/, () => import("./tv.js"), []],
+  [/^\/tour\/([^/]+)$/, () => import("./tournament.js"), ["tour"]],
   [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"]],
 ];
 

@@ -17,6 +17,15 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// el.append that skips null/false (el.append(null) would add the text "null").
+export function add(el, ...children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child);
+  }
+  return el;
+}
+
 export function clear(el) {
   while (el.firstChild) el.firstChild.remove();
   return el;

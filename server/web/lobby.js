@@ -4,6 +4,7 @@
 import { h, clear, copyButton } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { Socket } from "./net.js";
+import { tournamentsSection } from "./tournament.js";
 
 const REFRESH = 2000;
 
@@ -74,6 +75,7 @@ export async function render(root) {
     h("section", {}, h("h2", {}, "Quick match"), quick, quickStatus),
     h("section", {}, h("h2", {}, "Rooms"), list),
     h("section", {}, h("h2", {}, "Create a room"), createForm(known, nameInput)),
+    await tournamentsSection(known),
   );
 
   const refresh = async () => {

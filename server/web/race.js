@@ -4,7 +4,7 @@
 // the results and rematch. Every move is checked by the server only: the board changes
 // when a move is accepted, never before, so a refused move leaves it as it was.
 
-import { h, clear, copyButton, fmtSeconds } from "./dom.js";
+import { h, add, clear, copyButton } from "./dom.js";
 import { forgetSeat, games, getJSON, playerName, savedSeat, saveSeat, setPlayerName } from "./api.js";
 import { BoardView } from "./cards.js";
 import { Socket } from "./net.js";
@@ -213,7 +213,7 @@ export async function render(root, { room: roomId }) {
     const button = (id, text, action, opts = {}) =>
       h("button", { type: "button", id, onclick: action, ...opts }, text);
     if (status === "lobby") {
-      el.controls.append(
+      add(el.controls, 
         button("ready", me?.ready ? "Not ready" : "Ready", () => socket.send({ type: "ready", ready: !me?.ready })),
         room.host === model.seat ? button("start", "Start now", () => socket.send({ type: "start" }), { class: "secondary" }) : null,
         button("leave", "Leave seat", () => {
@@ -232,7 +232,7 @@ export async function render(root, { room: roomId }) {
       });
       const form = h("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); play(input.value); input.value = ""; } },
         input, h("button", { type: "submit" }, "Move"));
-      el.controls.append(
+      add(el.controls, 
         form,
         h("div", { class: "buttons" },
           room.undo ? button("undo", "Undo", undo) : null,
@@ -251,9 +251,14 @@ export async function render(root, { room: roomId }) {
       );
       return;
     }
+    if (status === "finished" && room.tournament) {
+      // A tournament's race has no rematch: the next race comes from the tournament.
+      add(el.controls, h("a", { class: "button", id: "back-to-tour", href: `/tour/${room.tournament}` }, "Back to the tournament"));
+      return;
+    }
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
-      el.controls.append(
+      add(el.controls, 
         button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => socket.send({ type: "rematch" }), { disabled: me?.rematch }),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );

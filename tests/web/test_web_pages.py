@@ -8,7 +8,7 @@ import urllib.request
 
 from playwright.async_api import Browser
 from server_processes import ServerProcess
-from web_support import create_room, new_page, page_errors, seen
+from web_support import create_room, new_page, page_errors, seen, take_seat
 from wsclient import WsClient, race_alone
 
 import core
@@ -86,6 +86,12 @@ async def test_the_lobby_creates_a_room_with_every_setting(
             "room => document.querySelector(`tr[data-room='${room}']`).textContent.includes('2/3')",
             arg=room,
         )
+    # A second browser takes a seat: not the host, it is offered no start.
+    cy = await new_page(browser)
+    await take_seat(cy, base, room, "cy")
+    assert await cy.locator("#start").count() == 0 and await page.locator("#start").count() == 1
+    for each in (page, cy):
+        assert "null" not in await each.inner_text("main")
     # A bad setting is refused with the server's reason, on the page.
     await page.goto(base)
     await page.fill("input[name=time_limit]", "100000")  # minutes: over the server's day

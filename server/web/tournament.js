@@ -1,0 +1,262 @@
+// A tournament's page: registration, live standings (tour_watch), the current round's
+// races to watch (and the player's own race to play), the bracket of a knockout, and the
+// organiser's start/pause/resume when this browser created it.
+
+import { h, clear, copyButton, fmtSeconds } from "./dom.js";
+import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
+import { Socket } from "./net.js";
+
+// The tournament token of this browser's player, and the organiser token of its creator.
+const KEY = (id) => `solrace.tour.${id}`;
+export const saveTour = (id, data) =>
+  localStorage.setItem(KEY(id), JSON.stringify({ ...loadTour(id), ...data }));
+function loadTour(id) {
+  try {
+    return JSON.parse(localStorage.getItem(KEY(id)) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+const COLUMNS = {
+  rounds: [["points", "Points"], ["wins", "Round wins"], ["time", "Time"], ["progress", "Cards"], ["rounds", "Rounds"]],
+  arena: [["score", "Score"], ["wins", "Heat wins"], ["heats", "Heats"], ["streak", "Streak"], ["progress", "Cards"]],
+  knockout: [["wins", "Wins"], ["out_round", "Out in round"]],
+};
+
+export async function render(root, { tour: id }) {
+  const known = await games();
+  let last = null; // the latest `tournament` message
+  const el = {
+    head: h("div", { class: "race-head" }),
+    status: h("div", { class: "status-line", id: "tour-status" }),
+    mine: h("div", { id: "tour-mine" }),
+    organiser: h("div", { id: "tour-organiser" }),
+    live: h("section", { id: "tour-live" }),
+    bracket: h("section", { id: "tour-bracket" }),
+    standings: h("section", { id: "tour-standings" }),
+    message: h("p", { class: "message", id: "message" }),
+  };
+  root.append(el.head, el.status, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings);
+
+  const say = (text, kind = "refused") => {
+    el.message.textContent = text;
+    el.message.className = `message ${kind}`;
+  };
+
+  const socket = new Socket({
+    hello: () => ({ type: "tour_watch", tournament: id, token: loadTour(id).token, top: 100 }),
+    onMessage: (m) => {
+      if (m.type === "tournament") {
+        if (last && m.version < last.version) return; // stale (protocol 10)
+        last = m;
+        draw();
+      } else if (m.type === "error" && m.request === "tour_watch") {
+        clear(root).append(h("p", { class: "error" }, m.message, " ", h("a", { href: "/" }, "Back to the lobby")));
+        socket.close();
+      }
+    },
+  });
+
+  async function act(path, body) {
+    try {
+      const answer = await postJSON(`/tournaments/${id}/${path}`, body);
+      say("", "");
+      return answer;
+    } catch (err) {
+      say(err.message);
+      return null;
+    }
+  }
+
+  function draw() {
+    const t = last.tournament;
+    const mine = loadTour(id);
+    clear(el.head).append(
+      h("h1", { class: "room-title" }, t.name,
+        h("small", {}, ` ${t.format} · ${t.games.map((g) => known[g]?.title || g).join(", ")} · ${t.players} players`)),
+      h("span", { class: "links" },
+        ...t.games.map((g) => h("a", { href: `/rules/${g}`, target: "_blank" }, `Rules of ${known[g]?.title || g}`)),
+        copyButton("share", `${location.origin}/tour/${id}`),
+        h("a", { href: `/tournaments/${id}/standings?format=csv` }, "CSV")),
+    );
+    drawMine(t, mine);
+    drawOrganiser(t, mine);
+    drawLive(t);
+    drawBracket(t);
+    drawStandings(t);
+  }
+
+  function drawMine(t, mine) {
+    clear(el.mine);
+    const you = last.you;
+    if (!mine.token) {
+      if (t.status !== "registration") return;
+      const name = h("input", { id: "tour-name", maxlength: "32", value: playerName(), placeholder: "your name" });
+      el.mine.append(
+        h("form", { class: "seat", onsubmit: async (e) => {
+          e.preventDefault();
+          setPlayerName(name.value.trim());
+          const answer = await act("players", { name: name.value.trim() });
+          if (answer) {
+            saveTour(id, { token: answer.token, name: answer.player.name });
+            socket.restart(); // watch again with the token: our own line comes in `you`
+          }
+        } }, h("label", {}, "Enter as ", name), h("button", { type: "submit", id: "register" }, "Register")),
+      );
+      return;
+    }
+    const row = you?.standing;
+    const parts = [h("span", {}, `You are in as ${mine.name}`, row ? `, rank ${row.rank}` : "", row?.status === "withdrawn" ? " (withdrawn)" : "")];
+    if (you?.room) {
+      parts.push(h("a", {
+        class: "button", id: "play-race", href: `/play/${you.room}`,
+        onclick: () => saveSeat(you.room, { token: mine.token, seat: you.seat }),
+      }, "Play your race"));
+    }
+    if (t.status !== "finished") {
+      if (row?.status === "withdrawn") {
+        parts.push(h("button", { class: "secondary", id: "return", onclick: () => act("return", { token: mine.token }) }, "Come back"));
+      } else if (row) {
+        parts.push(h("button", { class: "danger", id: "withdraw", onclick: () => act("withdraw", { token: mine.token }) }, "Withdraw"));
+      }
+    }
+    el.mine.append(h("div", { class: "notice mine" }, parts));
+  }
+
+  function drawOrganiser(t, mine) {
+    clear(el.organiser);
+    if (!mine.organiser || t.status === "finished") return;
+    const token = { organiser_token: mine.organiser };
+    const buttons = [];
+    if (t.status === "registration") buttons.push(h("button", { id: "tour-start", onclick: () => act("start", token) }, "Start now"));
+    else if (t.paused) buttons.push(h("button", { id: "tour-resume", onclick: () => act("resume", token) }, "Resume"));
+    else buttons.push(h("button", { class: "secondary", id: "tour-pause", onclick: () => act("pause", token) }, "Pause after this round"));
+    el.organiser.append(h("div", { class: "organiser" }, h("b", {}, "Organiser: "), buttons));
+  }
+
+  function drawLive(t) {
+    clear(el.live);
+    if (!t.live.length) return;
+    el.live.append(
+      h("h2", {}, t.format === "arena" ? "Heats being raced" : `Round ${t.round}: races being raced`),
+      h("ul", { class: "live-races" }, t.live.map((race) =>
+        h("li", { dataset: { room: race.room } },
+          h("span", {}, `${known[race.game]?.title || race.game}: ${race.players.join(" vs ")}`),
+          " ", h("a", { class: "button secondary", href: `/watch/${race.room}` }, "Watch")))),
+    );
+  }
+
+  function drawBracket(t) {
+    clear(el.bracket);
+    if (t.format !== "knockout" || !t.matches.length) return;
+    const rounds = new Map();
+    for (const match of t.matches) {
+      if (!rounds.has(match.round)) rounds.set(match.round, []);
+      rounds.get(match.round).push(match);
+    }
+    const name = (match, who) => {
+      const player = match[who];
+      if (player === null || player === undefined) return h("span", { class: "muted" }, match.how === "bye" ? "bye" : "…");
+      return h("span", { class: match.winner && match.winner === player ? "winner" : null }, player);
+    };
+    el.bracket.append(
+      h("h2", {}, "Bracket"),
+      h("div", { class: "bracket", id: "bracket" }, [...rounds.entries()].sort((a, b) => a[0] - b[0]).map(([round, matches]) =>
+        h("div", { class: "bracket-round" }, h("h3", {}, `Round ${round}`),
+          matches.sort((a, b) => a.slot - b.slot).map((match) =>
+            h("div", { class: "match", dataset: { match: String(match.id) } },
+              name(match, "a"), name(match, "b"),
+              match.how === "walkover" ? h("small", { class: "muted" }, "walkover") : null))))),
+    );
+    if (t.champion) el.bracket.append(h("p", { class: "champion" }, `Champion: ${t.champion}`));
+  }
+
+  function drawStandings(t) {
+    clear(el.standings);
+    const columns = COLUMNS[t.format] || [];
+    const cell = (row, key) => {
+      const value = row[key];
+      if (key === "time") return fmtSeconds(value);
+      if (key === "streak" && row.fire) return `${value} (double)`;
+      return value ?? "";
+    };
+    const me = last.you?.player;
+    el.standings.append(
+      h("h2", {}, "Standings"),
+      last.standings.length
+        ? h("table", { class: "rooms standings", id: "standings" },
+          h("thead", {}, h("tr", {}, ["#", "Player", ...columns.map((c) => c[1])].map((x) => h("th", {}, x)))),
+          h("tbody", {}, last.standings.map((row) =>
+            h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
+              h("td", {}, row.rank), h("td", {}, row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null),
+              columns.map(([key]) => h("td", {}, cell(row, key)))))))
+        : h("p", { class: "muted" }, "Nobody has registered yet."),
+    );
+  }
+
+  function tick() {
+    if (last) {
+      const t = last.tournament;
+      let text = "";
+      if (t.status === "registration") text = "Registration is open until the organiser starts.";
+      else if (t.status === "finished") text = t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
+      else if (t.racing) text = t.format === "arena" && t.ends_at ? `Arena: ${fmtSeconds(t.ends_at - socket.now())} left` : `Round ${t.round} is being raced`;
+      else if (t.paused) text = "Paused by the organiser.";
+      else if (t.next_at) text = `Next round in ${Math.ceil(Math.max(0, t.next_at - socket.now()))} s`;
+      else text = "Preparing the next round…";
+      if (el.status.textContent !== text) el.status.textContent = text;
+    }
+    requestAnimationFrame(tick);
+  }
+  requestAnimationFrame(tick);
+}
+
+// The lobby's part: the tournaments list and a form to organise one.
+export async function tournamentsSection(known) {
+  const list = h("div", { id: "tournaments" });
+  const refresh = async () => {
+    try {
+      const { tournaments } = await getJSON("/tournaments");
+      const open = tournaments.filter((t) => t.status !== "finished").slice(0, 20);
+      clear(list).append(open.length
+        ? h("table", { class: "rooms" }, h("tbody", {}, open.map((t) =>
+          h("tr", { dataset: { tour: t.id } },
+            h("td", {}, h("a", { href: `/tour/${t.id}` }, t.name)),
+            h("td", {}, t.format), h("td", {}, t.games.map((g) => known[g]?.title || g).join(", ")),
+            h("td", {}, t.status), h("td", {}, `${t.players} players`)))))
+        : h("p", { class: "muted" }, "No tournament open right now."));
+    } catch (err) {
+      clear(list).append(h("p", { class: "error" }, err.message));
+    }
+  };
+  const name = h("input", { name: "tour_name", required: true, maxlength: "60", placeholder: "Sunday cup" });
+  const format = h("select", { name: "format" }, ["rounds", "arena", "knockout"].map((f) => h("option", { value: f }, f)));
+  const game = h("select", { name: "tour_game" }, Object.entries(known).map(([n, g]) => h("option", { value: n }, g.title)));
+  const rounds = h("input", { name: "rounds", type: "number", min: "1", max: "100", value: "3" });
+  const limit = h("input", { name: "tour_time_limit", type: "number", min: "1", value: "5" });
+  const delay = h("input", { name: "tour_delay", type: "number", min: "0", value: "10" });
+  const error = h("p", { class: "error", id: "tour-error" });
+  const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
+  const form = h("form", { class: "create", id: "tour-create" },
+    field("Name", name), field("Format", format), field("Game", game), field("Rounds (or arena minutes)", rounds),
+    field("Minutes per race", limit), field("Spectator delay (s)", delay),
+    h("div", { class: "submit" }, h("button", { type: "submit" }, "Organise"), error));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const answer = await postJSON("/tournaments", {
+        name: name.value.trim(), format: format.value, games: [game.value],
+        rounds: Number(rounds.value), duration: Number(rounds.value) * 60,
+        time_limit: Number(limit.value) * 60, spectator_delay: Number(delay.value),
+      });
+      saveTour(answer.tournament.id, { organiser: answer.organiser_token });
+      location.assign(`/tour/${answer.tournament.id}`);
+    } catch (err) {
+      error.textContent = err.message;
+    }
+  });
+  await refresh();
+  setInterval(refresh, 5000);
+  return h("section", {}, h("h2", {}, "Tournaments"), list, h("details", {}, h("summary", {}, "Organise a tournament"), form));
+}
