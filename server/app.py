@@ -61,7 +61,7 @@ __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 log = logging.getLogger(__name__)
 
 FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
-CLOSE_TIMEOUT = 1.0  # seconds a client has to answer the server's close frame
+CLOSE_TIMEOUT = 1.0  # seconds a flooder has to answer the server's 1008 close frame
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -329,9 +329,6 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         # A client's close is answered after the cleanup below: once its close completes,
         # its quick-match ticket and presence are gone (a new request cannot meet them).
         autoclose=False,
-        # A close we start (1008) waits this long for the client's close frame, then the
-        # TCP connection is closed anyway: a hostile client would not answer (aiohttp: 10 s).
-        timeout=CLOSE_TIMEOUT,
     )
     await ws.prepare(request)
     conn = Connection(
@@ -382,11 +379,14 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
                     # Nothing more of the flood is read: the close frame goes out, the
-                    # client has CLOSE_TIMEOUT to answer it, then the connection is closed.
+                    # client has CLOSE_TIMEOUT to answer it (a flooder would not: aiohttp
+                    # waits 10 s), then the connection is closed.
                     conn.stop()
                     if conn.transport is not None:
                         conn.transport.pause_reading()
-                    await ws.close(code=CloseCode.POLICY, message=b"flood")
+                    with contextlib.suppress(TimeoutError):
+                        close = ws.close(code=CloseCode.POLICY, message=b"flood")
+                        await asyncio.wait_for(close, CLOSE_TIMEOUT)
                     break
                 continue
             if message is None:
