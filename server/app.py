@@ -116,7 +116,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lobby_ttl=settings.lobby_ttl,
     )
     await store.load_scripts()
-    feed = make_feed(redis)
+    feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can
     await feed.start()
     hub = Hub(store, feed)
     feed_reconnects = [0]

@@ -23,7 +23,7 @@ from server.client_address import client_address, parse_trusted_proxies
 from server.health import redis_problem
 from server.metrics import Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
-from server.service import draw_seed, new_room_id
+from server.service import draw_seed, new_room_id, room_key
 from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
@@ -270,7 +270,7 @@ async def games(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}")
 async def get_room(request: web.Request) -> web.Response:
-    loaded = await request.app[STORE].load(request.match_info["room"])
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     return web.json_response({"room": loaded.race.view(), "version": loaded.version})
@@ -278,7 +278,7 @@ async def get_room(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}/results")
 async def get_results(request: web.Request) -> web.Response:
-    loaded = await request.app[STORE].load(request.match_info["room"])
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     race = loaded.race
@@ -301,7 +301,7 @@ async def get_replay(request: web.Request) -> web.Response:
     """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
     each line chained to the previous one by its hash."""
     try:
-        record = await StoreRooms(request.app[STORE]).record(request.match_info["room"])
+        record = await StoreRooms(request.app[STORE]).record(room_key(request.match_info["room"]))
     except RaceError:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if record is None:
