@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     watch.add_argument("room", type=room_code)
 
-    rooms = sub.add_parser(
+    sub.add_parser(
         "rooms", help="list the rooms", description="List the server's open and running rooms."
     )
 
@@ -188,9 +188,22 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("room", type=room_code)
     bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
-    for command in (play, watch, rooms, practice, rules, bot):
+    for command in subcommands(parser):
         add_common_options(command, top=False)
+    from client_cli.tournament import add_tournament_parser
+
+    add_tournament_parser(sub, lambda command: add_common_options(command, top=False))
     return parser
+
+
+def subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser, nested ones too (`solrace tournament create`)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                found += [command, *subcommands(command)]
+    return found
 
 
 def card_style(args: argparse.Namespace) -> CardStyle:
@@ -233,6 +246,10 @@ def run_command(args: argparse.Namespace) -> int:
         session = LocalSession.new(args.game, seed)
         PlayApp(session, f"{args.game.capitalize()} #{seed} · practice", card_style(args)).run()
         return 0
+    if args.command == "tournament":
+        from client_cli.tournament import run_tournament
+
+        return run_tournament(args, card_style(args))
     from client_cli.commands import run
 
     return run(args, card_style(args))

@@ -22,7 +22,7 @@ from typing import Any
 from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
-from server.redis_client import AnyRedis, lean_client
+from server.redis_client import AnyRedis, LeanClient, lean_client
 from server.resp import RespConnection, encode_evalsha
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
@@ -101,6 +101,11 @@ class ScriptBatcher:
         # call; one connection per primary of a cluster); redis-py where it needs more than
         # plain TCP.
         self._resp = lean_client(redis)
+
+    @property
+    def lean(self) -> LeanClient | None:
+        """The move path's lean client (None: redis-py does it all)."""
+        return self._resp
 
     @property
     def reconnects(self) -> int:

@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import hiredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from server.redis_client import AnyRedis, tcp_nodes
-from server.resp import encode_command
+from server.resp import RespConnection, encode_command
 from server.resp_cluster import Address
 
 __all__ = ["Feed", "LeanFeed", "RedisFeed", "make_feed"]
@@ -125,9 +126,21 @@ class LeanFeed:
         self._protocol: _SubscriberProtocol | None = None
         self._stopping = False
         self._reconnecting: asyncio.Task[None] | None = None
+        self._shared: RespConnection | None = None  # see sharing()
         # Called once the channels are subscribed again after a drop: whatever was
         # published meanwhile is lost to pub/sub and must be read from the rooms' logs.
         self.on_reconnect: Callable[[], None] | None = None
+
+    @classmethod
+    def sharing(cls, resp: RespConnection) -> LeanFeed:
+        """The feed on the move path's own RESP3 connection (its messages come as pushes
+        between the scripts' replies): a move's reply and its `progress` arrive together.
+        That connection is the batcher's: a drop of it is a drop of the feed, which then
+        connects it again and subscribes every channel again."""
+        assert resp.resp3, "pub/sub beside commands needs RESP3"
+        feed = cls([(resp.host, resp.port)], resp.password, resp.username)
+        feed._shared = resp
+        return feed
 
     @classmethod
     def from_redis(cls, redis: AnyRedis) -> LeanFeed | None:
@@ -141,8 +154,22 @@ class LeanFeed:
         await self._connect()
         await self.subscribe(_CONTROL, lambda data: None)
 
+    def _write(self, command: bytes) -> None:
+        if self._shared is not None:
+            self._shared.send_unanswered(command)
+        elif self._protocol is not None and self._protocol.transport is not None:
+            self._protocol.transport.write(command)
+
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
+        if self._shared is not None:
+            self._shared.on_push, self._shared.on_lost = self._dispatch, self._shared_lost
+            try:
+                await self._shared.connect()
+            except RedisConnectionError as exc:
+                raise OSError(str(exc)) from exc
+            await self._subscribe_again(loop)
+            return
         protocol: _SubscriberProtocol | None = None
         failure: Exception = OSError("no Redis address")
         for host, port in self.addresses:
@@ -161,13 +188,19 @@ class LeanFeed:
             )
             protocol.transport.write(encode_command(auth))
         self._protocol = protocol
+        await self._subscribe_again(loop)
+
+    async def _subscribe_again(self, loop: asyncio.AbstractEventLoop) -> None:
         again = [channel for channel in self._handlers]
         waits = []
         for channel in again:
-            confirmed = loop.create_future()
-            self._confirmed[channel] = confirmed
+            # A subscribe() that came while the connection was down waits on its future:
+            # keep it, so this confirmation reaches it (a new one would leave it to time out).
+            confirmed = self._confirmed.get(channel)
+            if confirmed is None or confirmed.done():
+                confirmed = self._confirmed[channel] = loop.create_future()
             waits.append(confirmed)
-            protocol.transport.write(encode_command(("SUBSCRIBE", channel)))
+            self._write(encode_command(("SUBSCRIBE", channel)))
         if waits:
             await asyncio.wait(waits, timeout=5.0)
             for channel in again:
@@ -177,6 +210,9 @@ class LeanFeed:
         self._stopping = True
         if self._reconnecting is not None:
             self._reconnecting.cancel()
+        if self._shared is not None:  # the batcher's connection: it closes it
+            self._shared.on_push = self._shared.on_lost = None
+            return
         if self._protocol is not None and self._protocol.transport is not None:
             self._protocol.transport.close()
 
@@ -185,16 +221,15 @@ class LeanFeed:
         self._handlers[channel] = handler
         confirmed = asyncio.get_running_loop().create_future()
         self._confirmed[channel] = confirmed
-        if self._protocol is not None and self._protocol.transport is not None:
-            self._protocol.transport.write(encode_command(("SUBSCRIBE", channel)))
+        self._write(encode_command(("SUBSCRIBE", channel)))
         try:
             await asyncio.wait_for(asyncio.shield(confirmed), 5.0)
         finally:
             self._confirmed.pop(channel, None)
 
     async def unsubscribe(self, channel: str) -> None:
-        if self._handlers.pop(channel, None) is not None and self._protocol is not None:
-            self._protocol.transport.write(encode_command(("UNSUBSCRIBE", channel)))
+        if self._handlers.pop(channel, None) is not None:
+            self._write(encode_command(("UNSUBSCRIBE", channel)))
 
     def _dispatch(self, reply: Any) -> None:
         if not isinstance(reply, list) or len(reply) < 3:
@@ -221,6 +256,12 @@ class LeanFeed:
         log.warning("pub/sub connection lost; reconnecting")
         self._reconnecting = asyncio.ensure_future(self._reconnect())
 
+    def _shared_lost(self) -> None:
+        if self._stopping or (self._reconnecting is not None and not self._reconnecting.done()):
+            return
+        log.warning("Redis connection (moves and pub/sub) lost; reconnecting")
+        self._reconnecting = asyncio.ensure_future(self._reconnect())
+
     async def _reconnect(self) -> None:
         delay = 0.05
         while not self._stopping:
@@ -234,6 +275,9 @@ class LeanFeed:
                 delay = min(delay * 2, 2.0)
 
 
-def make_feed(redis: AnyRedis) -> LeanFeed | RedisFeed:
-    """The lean feed when Redis is plain TCP, else redis-py's."""
+def make_feed(redis: AnyRedis, lean: object = None) -> LeanFeed | RedisFeed:
+    """The lean feed when Redis is plain TCP (on `lean`, the move path's connection, when
+    it speaks RESP3), else redis-py's."""
+    if isinstance(lean, RespConnection) and lean.resp3:
+        return LeanFeed.sharing(lean)
     return LeanFeed.from_redis(redis) or RedisFeed(redis)

@@ -21,9 +21,9 @@ from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
 from server.health import redis_problem
-from server.metrics import Metrics, redis_error
+from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
-from server.service import draw_seed, new_room_id
+from server.service import draw_seed, new_room_id, room_key
 from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
@@ -63,7 +63,12 @@ async def count_errors(
 
 
 # What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
-_STATUS_CODES = {404: ErrorCode.NOT_FOUND, 413: ErrorCode.TOO_BIG, 429: ErrorCode.RATE_LIMITED}
+_STATUS_CODES = {
+    404: ErrorCode.NOT_FOUND,
+    413: ErrorCode.TOO_BIG,
+    429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.UNAVAILABLE,
+}
 
 
 def _explain(exc: web.HTTPException, request: web.Request) -> str:
@@ -110,7 +115,7 @@ async def json_errors(
             return _error(
                 503,
                 ErrorCode.UNAVAILABLE,
-                "the room store (Redis) cannot be reached now: try again in a few seconds",
+                REDIS_DOWN,
                 {"Retry-After": "1"},
             )
         log.exception("HTTP %s %s failed", request.method, request.path)
@@ -265,7 +270,7 @@ async def games(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}")
 async def get_room(request: web.Request) -> web.Response:
-    loaded = await request.app[STORE].load(request.match_info["room"])
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     return web.json_response({"room": loaded.race.view(), "version": loaded.version})
@@ -273,7 +278,7 @@ async def get_room(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}/results")
 async def get_results(request: web.Request) -> web.Response:
-    loaded = await request.app[STORE].load(request.match_info["room"])
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     race = loaded.race
@@ -296,7 +301,7 @@ async def get_replay(request: web.Request) -> web.Response:
     """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
     each line chained to the previous one by its hash."""
     try:
-        record = await StoreRooms(request.app[STORE]).record(request.match_info["room"])
+        record = await StoreRooms(request.app[STORE]).record(room_key(request.match_info["room"]))
     except RaceError:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if record is None:

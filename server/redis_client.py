@@ -94,4 +94,5 @@ def lean_client(redis: AnyRedis) -> LeanClient | None:
     if isinstance(redis, RedisCluster):
         return ClusterResp(nodes.addresses, nodes.username, nodes.password)
     host, port = nodes.addresses[0]
-    return RespConnection(host, port, nodes.db, nodes.username, nodes.password)
+    # RESP3: the pub/sub feed may share it (server/feed.py, LeanFeed.sharing).
+    return RespConnection(host, port, nodes.db, nodes.username, nodes.password, resp3=True)

@@ -85,7 +85,8 @@ class _Batch:
 
 
 class _Protocol(asyncio.Protocol):
-    def __init__(self) -> None:
+    def __init__(self, owner: RespConnection) -> None:
+        self.owner = owner
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.pending: collections.deque[_Batch] = collections.deque()
         self.transport: asyncio.Transport | None = None
@@ -101,6 +102,11 @@ class _Protocol(asyncio.Protocol):
             reply = self.reader.gets()
             if reply is False:
                 return
+            if type(reply) is hiredis.PushNotification:  # RESP3: pub/sub, not a reply
+                on_push = self.owner.on_push
+                if on_push is not None:
+                    on_push(reply)
+                continue
             if not pending:  # nothing asked for this: the stream is out of step
                 assert self.transport is not None
                 self.transport.close()
@@ -123,10 +129,19 @@ class _Protocol(asyncio.Protocol):
                 batch.landed(error)
             elif batch.future is not None and not batch.future.done():
                 batch.future.set_exception(error)
+        if self.owner.on_lost is not None:
+            self.owner.on_lost()
 
 
 class RespConnection:
-    """One TCP connection to Redis; ``execute`` sends a batch and returns its replies."""
+    """One TCP connection to Redis; ``execute`` sends a batch and returns its replies.
+
+    With `resp3` the connection speaks RESP3 (``HELLO 3``): it may then also carry
+    pub/sub (server/feed.py's LeanFeed.sharing), whose messages come as pushes, handed to
+    `on_push`, in between the replies. A move's script reply and the `progress` it
+    publishes then reach this process in one read, written by Redis in one write (a
+    second connection cost Redis and the server a write, a read and a wake-up per move).
+    A script's false comes back as False (RESP2: None)."""
 
     def __init__(
         self,
@@ -136,10 +151,14 @@ class RespConnection:
         username: str | None = None,
         password: str | None = None,
         connect_timeout: float = 5.0,
+        resp3: bool = False,
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.username, self.password = username, password
         self.connect_timeout = connect_timeout
+        self.resp3 = resp3
+        self.on_push: Callable[[list[Any]], None] | None = None  # RESP3 pushes
+        self.on_lost: Callable[[], None] | None = None  # after the calls in flight failed
         self._protocol: _Protocol | None = None
         self._connecting: asyncio.Lock | None = None
         self.connects = 0  # connections made (more than one: reconnections, for /metrics)
@@ -191,6 +210,19 @@ class RespConnection:
         protocol.transport.write(b"".join(commands))
         return True
 
+    def send_unanswered(self, command: bytes) -> bool:
+        """Send a command whose answer is a push, not a reply (SUBSCRIBE in RESP3);
+        False when not connected."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost or protocol.transport is None:
+            return False
+        protocol.transport.write(command)
+        return True
+
+    async def connect(self) -> None:
+        """Connect now (execute does when needed)."""
+        await self._connect()
+
     async def execute_routed(self, calls: Sequence[tuple[str, bytes]]) -> list[Any]:
         """As execute_encoded for (routing key, command) pairs: one node, so the keys do
         not matter (the interface of server/resp_cluster.py's ClusterResp)."""
@@ -205,7 +237,7 @@ class RespConnection:
             loop = asyncio.get_running_loop()
             try:
                 _, protocol = await asyncio.wait_for(
-                    loop.create_connection(_Protocol, self.host, self.port),
+                    loop.create_connection(lambda: _Protocol(self), self.host, self.port),
                     self.connect_timeout,
                 )
             except (OSError, TimeoutError) as exc:
@@ -213,7 +245,10 @@ class RespConnection:
                     f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
                 ) from exc
             setup: list[Sequence[Arg]] = []
-            if self.password:
+            if self.resp3:
+                auth = ("AUTH", self.username or "default", self.password) if self.password else ()
+                setup.append(("HELLO", 3, *auth))
+            elif self.password:
                 setup.append(
                     ("AUTH", self.username, self.password)
                     if self.username

@@ -27,12 +27,12 @@ import protocol as p
 from protocol import ErrorCode
 from server.connection import Connection
 from server.hub import Hub, LocalRoom, replay
-from server.metrics import Metrics
+from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Outcome, Race, RaceError, RoomConfig, Status, check_move
 from server.settings import Settings
 from server.store import MoveWrite, RedisRoomStore, hash_token
 
-__all__ = ["RaceService", "clean_name", "new_room_id", "new_token", "random_seed"]
+__all__ = ["RaceService", "clean_name", "new_room_id", "new_token", "random_seed", "room_key"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,11 @@ _ROOM_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")  # positions whose hint is remembe
 
 def new_room_id() -> str:
     return secrets.token_hex(4)
+
+
+def room_key(code: str) -> str:
+    """The room a code names, in whatever case it was typed: ids are lower-case hex."""
+    return code.lower()
 
 
 def new_token() -> str:
@@ -110,6 +115,10 @@ class RaceService:
             self.error(conn, err.code, err.message, message)
         except Exception as exc:
             self.metrics.failed(exc)
+            if redis_error(exc):  # an outage, not a bug: one line, no traceback
+                log.warning("handling %s: Redis unavailable: %s", message.TYPE, exc)
+                self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)
+                return
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 
@@ -153,7 +162,7 @@ class RaceService:
         return local
 
     async def on_join(self, conn: Connection, msg: p.Join) -> None:
-        await self.join(conn, msg.room, clean_name(msg.name), msg.token, msg.since)
+        await self.join(conn, room_key(msg.room), clean_name(msg.name), msg.token, msg.since)
 
     async def join(
         self, conn: Connection, room: str, name: str, token: str | None, since: int | None
@@ -206,9 +215,10 @@ class RaceService:
         return _find_seat(local.race, token) if local.race is not None else None
 
     async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
-        local = await self._room(conn, msg.room)
-        conn.room, conn.seat, conn.role = msg.room, None, "spectator"
-        conn.send(p.Welcome(room=msg.room, role="spectator", server_time=time.time()))
+        room = room_key(msg.room)
+        local = await self._room(conn, room)
+        conn.room, conn.seat, conn.role = room, None, "spectator"
+        conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await local.attach(conn, msg.since)
 
     async def on_resync(self, conn: Connection, msg: p.Resync) -> None:

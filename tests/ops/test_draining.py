@@ -1,16 +1,20 @@
-"""SIGTERM drains: /healthz says so (503) while everything is still served, HAProxy takes
-the process out, and only then are the sockets closed with 1001 (GOING_AWAY)."""
+"""SIGTERM drains: /healthz says so (503) while the open sockets and HTTP are still served
+and new WebSockets are sent elsewhere (503, which HAProxy retries on another process),
+HAProxy takes the process out, and only then are the sockets closed with 1001."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from pathlib import Path
 
+import pytest
 from balancers import haproxy, haproxy_config, server_states
 from server_processes import ServerProcess, environment
 from tests_support import free_port
-from wsclient import WsClient, create_room, get_json
+from websockets.exceptions import InvalidStatus
+from wsclient import WsClient, create_room, get_json, get_text
 
 import protocol as p
 
@@ -24,42 +28,64 @@ async def wait_for_state(sock: Path, server: str, state: str, limit: float = 15.
         await asyncio.sleep(0.1)
 
 
+async def connections(url: str) -> int:
+    text = (await get_text(f"{url}/metrics"))[1]
+    return int(text.split("\nsolrace_connections ")[1].split()[0])
+
+
 async def test_sigterm_drains_then_closes_with_1001(redis_url: str, tmp_path: Path) -> None:
-    port, front = free_port(), free_port()
+    front = free_port()
     env = environment(REDIS_URL=redis_url, SOLRACE_DRAIN=str(DRAIN))
-    server = ServerProcess(port, env, log=tmp_path / "server.log")
-    config = haproxy_config(tmp_path, front, [port, free_port(), free_port()])
+    going = ServerProcess(free_port(), env, log=tmp_path / "going.log")
+    staying = ServerProcess(free_port(), env, log=tmp_path / "staying.log")
+    config = haproxy_config(tmp_path, front, [going.port, staying.port, free_port()])
     sock = tmp_path / "stats.sock"
-    await server.start()
+    await going.start()
+    await staying.start()
     try:
         with haproxy(config, sock, front, tmp_path / "haproxy.log"):
             await wait_for_state(sock, "s1", "UP")
-            room = (await create_room(server.url, seed=617, seats=2))["id"]
-            async with WsClient.connect(server.url) as ann:
+            await wait_for_state(sock, "s2", "UP")
+            room = (await create_room(going.url, seed=617, seats=2))["id"]
+            async with WsClient.connect(going.url) as ann:
                 await ann.join(room, "ann")
-                assert server.process is not None
-                server.process.send_signal(signal.SIGTERM)
-                status, health = await get_json(f"{server.url}/healthz")
+                assert going.process is not None
+                going.process.send_signal(signal.SIGTERM)
+                status, health = await get_json(f"{going.url}/healthz")
                 assert status == 503 and health["draining"] is True
                 assert "draining" in health["reason"]
+                # Before HAProxy's checks notice (two failures a second apart), new players
+                # reach it: each is answered 503 and sent to the other process at once.
+                assert server_states(sock)["s1"].startswith("UP")
+                async with contextlib.AsyncExitStack() as watchers:
+                    for _ in range(6):
+                        spy = await watchers.enter_async_context(
+                            WsClient.connect(f"http://127.0.0.1:{front}")
+                        )
+                        await spy.send(p.Watch(room=room))
+                        await spy.expect(p.Snapshot)
+                    assert await connections(going.url) == 1  # ann alone
+                    assert await connections(staying.url) == 6
+                with pytest.raises(InvalidStatus) as refused:
+                    async with WsClient.connect(going.url):
+                        pass
+                assert refused.value.response.status_code == 503
                 await wait_for_state(sock, "s1", "DOWN")
-                # Out of the balancer, and still serving: the open socket, a new socket,
-                # plain HTTP.
-                assert server.process.returncode is None
+                # Out of the balancer, and still serving what it has: the open socket, HTTP.
+                assert going.process.returncode is None
                 await ann.send(p.Ready())
                 assert (await ann.expect(p.PlayerReady)).ready is True
-                async with WsClient.connect(server.url) as bo:
-                    assert (await bo.join(room, "bo")).seat == 1
-                status, _ = await get_json(f"{server.url}/rooms/{room}")
+                status, _ = await get_json(f"{going.url}/rooms/{room}")
                 assert status == 200
                 # Then the sockets close with GOING_AWAY and the process exits.
                 await asyncio.wait_for(ann.ws.wait_closed(), DRAIN + 10)
                 assert ann.ws.close_code == 1001
-            assert await asyncio.wait_for(server.process.wait(), 20) == 0
+            assert await asyncio.wait_for(going.process.wait(), 20) == 0
     finally:
-        await server.stop()
-        print(server.text())
-    assert "draining for 6 s" in server.text()
+        await going.stop()
+        await staying.stop()
+        print(going.text())
+    assert "draining for 6 s" in going.text()
 
 
 async def test_a_second_signal_cuts_the_drain_short(redis_url: str, tmp_path: Path) -> None:

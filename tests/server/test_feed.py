@@ -1,10 +1,19 @@
 """The pub/sub feeds: messages reach their handlers, and the lean one survives a drop."""
 
 import asyncio
+import hashlib
+from typing import Any
 
 from redis.asyncio import Redis
 
+from server.batcher import LuaScript, ScriptBatcher
 from server.feed import LeanFeed, RedisFeed, make_feed
+from server.resp import RespConnection
+
+INCR_SOURCE = "return redis.call('INCR', KEYS[1])"
+
+
+INCR = LuaScript("incr", INCR_SOURCE, hashlib.sha1(INCR_SOURCE.encode()).hexdigest())
 
 
 async def until(condition: object, seconds: float = 5.0) -> None:
@@ -54,4 +63,61 @@ async def test_the_lean_feed_comes_back_after_its_connection_is_killed(redis_url
         await asyncio.sleep(0.05)
     await until(lambda: b"back" in got)
     await feed.stop()
+    await redis.aclose()
+
+
+async def test_the_feed_shares_the_move_paths_resp3_connection(redis_url: str) -> None:
+    """Pub/sub messages come as pushes between the scripts' replies on one connection: the
+    batcher's replies stay in step, and nothing published is lost or misread as a reply."""
+
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    assert isinstance(batcher.lean, RespConnection) and batcher.lean.resp3
+    feed = make_feed(redis, batcher.lean)
+    assert isinstance(feed, LeanFeed)
+    await feed.start()
+    got: list[bytes] = []
+    await feed.subscribe("t:shared", got.append)
+    key = f"t:shared:{id(feed)}"
+    await redis.delete(key)
+
+    async def one(i: int) -> int:
+        await redis.publish("t:shared", b"m%d" % i)
+        reply: int = await batcher.call(INCR, (key,), ())
+        return reply
+
+    replies = await asyncio.gather(*(one(i) for i in range(50)))
+    assert sorted(replies) == list(range(1, 51))
+    await until(lambda: len(got) == 50)
+    assert sorted(got) == sorted(b"m%d" % i for i in range(50))  # published concurrently
+    # One connection for both: the batcher's carries the subscriptions, in RESP3.
+    resp: Any = batcher.lean
+    host, port = resp._protocol.transport.get_extra_info("sockname")[:2]
+    (shared,) = [c for c in await redis.client_list() if c["addr"] == f"{host}:{port}"]
+    assert shared["resp"] == "3" and int(shared["sub"]) == 2  # control + t:shared
+    await feed.stop()
+    await batcher.close()
+    await redis.aclose()
+
+
+async def test_a_shared_feed_comes_back_after_its_connection_is_killed(redis_url: str) -> None:
+
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    feed = make_feed(redis, batcher.lean)
+    await feed.start()
+    again: list[int] = []
+    feed.on_reconnect = lambda: again.append(1)  # type: ignore[union-attr]
+    got: list[bytes] = []
+    await feed.subscribe("t:shared-again", got.append)
+    resp: Any = batcher.lean
+    host, port = resp._protocol.transport.get_extra_info("sockname")[:2]
+    await redis.client_kill(f"{host}:{port}")
+    await until(lambda: again == [1])  # subscribed again, and the rooms told to catch up
+    await redis.publish("t:shared-again", b"back")
+    await until(lambda: got == [b"back"])
+    key = f"t:shared-again:{id(feed)}"
+    assert await batcher.call(INCR, (key,), ()) >= 1  # the moves go on, on the same connection
+    await feed.stop()
+    await batcher.close()
     await redis.aclose()

@@ -133,3 +133,21 @@ async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: 
     assert await redis.zscore("solrace:deadlines", race.room) == now + 1.0 + 30.0
     await store.batcher.close()
     await redis.aclose()
+
+
+async def test_room_codes_are_case_insensitive(server_url: str) -> None:
+    # People copy codes by eye; a code typed in capitals is the same room.
+    room = (await create_room(server_url, seats=1))["id"]
+    code = room.upper()
+    assert code != room
+    status, body = await get_json(f"{server_url}/rooms/{code}")
+    assert status == 200 and body["room"]["id"] == room
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        welcome = await race_alone(ann, code)
+        assert welcome.room == room
+        await spy.send(p.Watch(room=code))
+        assert (await spy.expect(p.Welcome)).room == room
+        await ann.send(p.Resign())
+        await spy.expect(p.RaceFinished)
+    status, body = await get_json(f"{server_url}/rooms/{code}/results")
+    assert status == 200 and body["room"] == room

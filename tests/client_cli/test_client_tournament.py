@@ -1,0 +1,112 @@
+"""`solrace tournament ...` against a real server: the organiser creates and starts it, two
+bots join and race every round, the standings are printed (table, CSV) and watched; and
+the race screen of a tournament's race shows the standings beside the board."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import re
+
+import pytest
+from client_screen import screen_text
+from textual.pilot import Pilot
+from tour_bots import create, post, register
+from wsclient import get_json
+
+from client_cli.__main__ import main
+from client_cli.bot import play_race
+from client_cli.seat import Seat
+from client_cli.tournament import Follow, recall_token
+from client_cli.tournament_app import TourRaceApp
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+
+
+async def solrace(server_url: str, *argv: str) -> int:
+    return await asyncio.to_thread(main, ["--server", server_url, "--no-color", *argv])
+
+
+async def test_create_join_with_the_bot_start_standings_and_watch(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert (
+        await solrace(
+            server_url,
+            *("tournament", "create", "cli cup", "--rounds", "2", "--countdown", "0.2"),
+            *("--pause", "0.2", "--time-limit", "60", "--spectator-delay", "0"),
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    tid = re.search(r"tournament (\w+) created", out).group(1)  # type: ignore[union-attr]
+    assert recall_token(server_url, tid, "organiser")
+    bots = [
+        asyncio.create_task(
+            solrace(
+                server_url, "tournament", "join", tid, "--name", name, "--bot", "--pace", "0.02"
+            )
+        )
+        for name in ("robo", "tron")
+    ]
+    for _ in range(200):
+        _, data = await get_json(f"{server_url}/tournaments/{tid}")
+        if data["tournament"]["players"] == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert await solrace(server_url, "tournament", "start", tid) == 0
+    assert await asyncio.wait_for(asyncio.gather(*bots), 120) == [0, 0]
+    out = capsys.readouterr().out
+    assert "registered in" in out and "finished in" in out and "champion" not in out
+
+    assert await solrace(server_url, "tournament", "standings", tid, "--format", "csv") == 0
+    csv_text = capsys.readouterr().out
+    assert csv_text.startswith("rank,name,status,points") and "robo" in csv_text
+    assert await solrace(server_url, "tournament", "standings", tid) == 0
+    table = capsys.readouterr().out
+    assert "cli cup" in table and "tron" in table and "deals: round 1" in table
+    assert await solrace(server_url, "tournament", "watch", tid) == 0  # over: shown, done
+    assert "finished" in capsys.readouterr().out
+    assert await solrace(server_url, "tournament", "pause", tid, "--token", "wrong") == 1
+    assert "not this tournament's organiser token" in capsys.readouterr().err
+
+
+async def until(pilot: Pilot[object], done: object, timeout: float = 30.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not done():  # type: ignore[operator]
+            await pilot.pause(0.05)
+
+
+async def test_the_race_screen_shows_the_standings_beside_the_race(server_url: str) -> None:
+    tid, organiser = await create(server_url, name="screen cup", rounds=1, time_limit=60)
+    token = await register(server_url, tid, "ann")
+    robot_token = await register(server_url, tid, "robot")
+    await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+    follow = Follow(server_url, tid, token=token)
+    follow.link.start()
+    robot_follow = Follow(server_url, tid, token=robot_token)
+    robot_follow.link.start()
+    try:
+        async with asyncio.timeout(30):
+            while follow.room is None or robot_follow.room is None:
+                await follow.next()
+        robot = asyncio.create_task(
+            play_race(Seat(server_url, robot_follow.room, "robot", token=robot_token), 0.05, print)
+        )
+        seat = Seat(server_url, follow.room, "ann", token=token)
+        app = TourRaceApp(seat, follow)
+        async with app.run_test(size=(140, 30)) as pilot:
+            await until(pilot, lambda: "screen cup" in screen_text(app))
+            shown = screen_text(app)
+            assert "robot" in shown and "ann (you)" in shown
+            await until(pilot, lambda: seat.view.phase == "running")
+            await pilot.press(*"resign", "enter")
+            # The robot wins, the race and the tournament end: the screen closes itself.
+            await until(pilot, lambda: not app.is_running, 60)
+        await asyncio.wait_for(robot, 30)
+    finally:
+        await follow.link.close()
+        await robot_follow.link.close()
