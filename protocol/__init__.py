@@ -51,6 +51,7 @@ from protocol.codec import (
     encode_msgpack,
     error_for,
     from_wire,
+    pack_map,
     to_wire,
 )
 from protocol.codes import (
@@ -145,5 +146,6 @@ __all__ = [
     "encode_msgpack",
     "error_for",
     "from_wire",
+    "pack_map",
     "to_wire",
 ]

@@ -24,7 +24,6 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import msgpack
 from aiohttp import web
 
 import protocol as p
@@ -69,7 +68,7 @@ class Outgoing:
         if binary:
             if self._msgpack is None:
                 wire = self.wire if self.wire is not None else p.to_wire(self.message)
-                self._msgpack = frame(msgpack.packb(wire, use_bin_type=True), True)
+                self._msgpack = frame(p.pack_map(wire), True)
             return self._msgpack
         if self._json is None:
             wire = self.wire if self.wire is not None else p.to_wire(self.message)

@@ -194,8 +194,11 @@ class LeanFeed:
         again = [channel for channel in self._handlers]
         waits = []
         for channel in again:
-            confirmed = loop.create_future()
-            self._confirmed[channel] = confirmed
+            # A subscribe() that came while the connection was down waits on its future:
+            # keep it, so this confirmation reaches it (a new one would leave it to time out).
+            confirmed = self._confirmed.get(channel)
+            if confirmed is None or confirmed.done():
+                confirmed = self._confirmed[channel] = loop.create_future()
             waits.append(confirmed)
             self._write(encode_command(("SUBSCRIBE", channel)))
         if waits:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import aiohttp
 from aiohttp import web
-from redis_cluster import wait_up
+from own_redis import OwnRedis
 from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room, get_text, race_alone
 
@@ -78,29 +78,6 @@ def test_promtool_would_catch_a_bad_exposition() -> None:
     """The check above can fail: promtool refuses what is not the text format."""
     bad = "# TYPE solrace_x counter\nsolrace_x 1.2.3\n"
     assert promtool_check(bad).returncode != 0
-
-
-class OwnRedis:
-    """A redis-server this test may kill and start again (the session's must stay up)."""
-
-    def __init__(self, data: Path) -> None:
-        binary = shutil.which("redis-server")
-        assert binary, "redis-server is not installed: run `make test`"
-        self.port = free_port()
-        self.args = [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-        self.args += ["--dir", str(data)]
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            self.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-        )
-        wait_up(self.port, self.proc)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 async def play_one_move(url: str) -> None:
