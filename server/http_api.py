@@ -21,7 +21,7 @@ from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
 from server.health import redis_problem
-from server.metrics import Metrics, redis_error
+from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
 from server.service import draw_seed, new_room_id, room_key
 from server.tournament.rooms import StoreRooms
@@ -115,7 +115,7 @@ async def json_errors(
             return _error(
                 503,
                 ErrorCode.UNAVAILABLE,
-                "the room store (Redis) cannot be reached now: try again in a few seconds",
+                REDIS_DOWN,
                 {"Retry-After": "1"},
             )
         log.exception("HTTP %s %s failed", request.method, request.path)

@@ -27,7 +27,7 @@ import protocol as p
 from protocol import ErrorCode
 from server.connection import Connection
 from server.hub import Hub, LocalRoom, replay
-from server.metrics import Metrics
+from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Outcome, Race, RaceError, RoomConfig, Status, check_move
 from server.settings import Settings
 from server.store import MoveWrite, RedisRoomStore, hash_token
@@ -115,6 +115,10 @@ class RaceService:
             self.error(conn, err.code, err.message, message)
         except Exception as exc:
             self.metrics.failed(exc)
+            if redis_error(exc):  # an outage, not a bug: one line, no traceback
+                log.warning("handling %s: Redis unavailable: %s", message.TYPE, exc)
+                self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)
+                return
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 
