@@ -99,6 +99,7 @@ class Plan:
     moves: int | None = None  # how many moves of the winning line (None: all of it)
     resign: bool = False  # resign after them
     drop: bool = False  # close the connection once the race has started, moving nothing
+    leave: bool = False  # close the connection after the moves (and never come back)
     pace: float = 0.0  # seconds between moves
 
 
@@ -200,6 +201,8 @@ class TourBot:
                 self.accepted[room].append(answer.move)
                 if plan.pace:
                     await asyncio.sleep(plan.pace)
+            if plan.leave:
+                return
             if plan.resign:
                 await c.send(p.Resign())
             await c.expect(p.RaceFinished, timeout=60)
