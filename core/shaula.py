@@ -90,13 +90,42 @@ class Shaula(Game):
     def _legal_from(self, src: int) -> list[int]:
         return self._gen(range(src, src + 1))
 
+    def _allows(self, src: int, dst: int, n: int) -> bool:
+        # The rules of _gen for one move, without listing the others.
+        piles = self.piles
+        pile = piles[src]
+        c = pile[-1]
+        r = RANK[c]
+        if dst < 8:  # a foundation or a cell: the top card alone
+            if n != 1:
+                return False
+            if dst >= 4:
+                return not piles[dst]
+            if r == 1:
+                return not piles[dst]
+            return self._suit_found[SUIT[c]] == dst and len(piles[dst]) == r - 1
+        run = 1 if src < 8 else _run_length(pile, src < 12)
+        if not 1 <= n <= run:
+            return False
+        target = piles[dst]
+        if not target:  # a Forty Thieves pile takes a run headed by a King, FreeCell any
+            return dst >= 12 or n == _KING + 1 - r
+        top = target[-1]
+        if n != RANK[top] - r:  # the group's head must be one rank below the top card
+            return False
+        head = pile[-n]
+        return SUIT[head] == SUIT[top] if dst < 12 else RED[head] != RED[top]
+
     def _has_move(self) -> bool:
         # The servers ask `stuck` after every move: stop at the first legal move, by the
         # same rules as _gen (a differential test keeps the two in step).
         piles = self.piles
         # Any card may go to an empty cell, or alone to an empty FreeCell pile.
-        if not all(piles[c] for c in _C) or not all(piles[t] for t in _FC):
-            return any(piles[s] for s in range(4, 16))
+        if not (
+            piles[4] and piles[5] and piles[6] and piles[7]  # the cells (_C)
+            and piles[12] and piles[13] and piles[14] and piles[15]  # FreeCell piles (_FC)
+        ):  # fmt: skip
+            return any(piles[4:16])
         suit_found = self._suit_found
         empty_ft = False  # an empty Forty Thieves pile takes a run headed by a King
         wanted: set[int] = set()  # the cards some tableau pile's top card takes

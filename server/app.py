@@ -61,7 +61,7 @@ __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
 log = logging.getLogger(__name__)
 
 FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
-CLOSE_TIMEOUT = 1.0  # seconds a client has to answer the server's close frame
+CLOSE_TIMEOUT = 1.0  # seconds a flooder has to answer the server's 1008 close frame
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -94,7 +94,9 @@ async def _tune_gc(app: web.Application) -> None:
     tables) is frozen out of them, and collections run after more allocations. With
     Python's defaults a full collection over a thousand racers' state paused the event loop
     for 250-550 ms every few seconds under load (measured with gc.callbacks), which was
-    most of the fixed-load p99."""
+    most of the fixed-load p99. The price: cyclic garbage waits long for a collection, so
+    what a connection leaves must not form cycles (see `forget_traceback`;
+    bench/closed_connections.py measures it)."""
     gc.freeze()
     gc.set_threshold(50_000, 50, 100)
 
@@ -321,9 +323,6 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         # A client's close is answered after the cleanup below: once its close completes,
         # its quick-match ticket and presence are gone (a new request cannot meet them).
         autoclose=False,
-        # A close we start (1008) waits this long for the client's close frame, then the
-        # TCP connection is closed anyway: a hostile client would not answer (aiohttp: 10 s).
-        timeout=CLOSE_TIMEOUT,
     )
     await ws.prepare(request)
     conn = Connection(
@@ -374,11 +373,14 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
                     # Nothing more of the flood is read: the close frame goes out, the
-                    # client has CLOSE_TIMEOUT to answer it, then the connection is closed.
+                    # client has CLOSE_TIMEOUT to answer it (a flooder would not: aiohttp
+                    # waits 10 s), then the connection is closed.
                     conn.stop()
                     if conn.transport is not None:
                         conn.transport.pause_reading()
-                    await ws.close(code=CloseCode.POLICY, message=b"flood")
+                    with contextlib.suppress(TimeoutError):
+                        close = ws.close(code=CloseCode.POLICY, message=b"flood")
+                        await asyncio.wait_for(close, CLOSE_TIMEOUT)
                     break
                 continue
             if message is None:
@@ -404,5 +406,18 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
             log.exception("cleanup of socket %s failed", conn.id)
         if not ws.closed:
             await ws.close(drain=False)
+        forget_traceback(ws)
         log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
     return ws
+
+
+def forget_traceback(ws: web.WebSocketResponse) -> None:
+    """aiohttp keeps the error that ended a socket (e.g. writing its close frame to a peer
+    already gone), and that error's traceback holds the frames of the socket's own methods:
+    a reference cycle through everything the connection held (request, transport, buffers).
+    With the raised collection thresholds (`_tune_gc`) such cycles waited for a full
+    collection, tens of thousands of connections later: RSS grew by some 10 MiB per 2,000
+    connections opened and closed. Without the traceback they go at once, by refcount."""
+    error = ws.exception()
+    if error is not None:
+        error.__traceback__ = None

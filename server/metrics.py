@@ -16,6 +16,7 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 __all__ = [
+    "REDIS_DOWN",
     "Counter",
     "CounterFunc",
     "Gauge",
@@ -202,6 +203,9 @@ class Metrics:
 
     def render(self) -> str:
         return self.registry.render()
+
+
+REDIS_DOWN = "the room store (Redis) cannot be reached now: try again in a few seconds"
 
 
 def redis_error(error: BaseException) -> bool:

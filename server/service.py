@@ -27,7 +27,7 @@ from server.lobby import (
     random_seed,
     room_key,
 )
-from server.metrics import Metrics
+from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.moves import Moves
 from server.quick import QuickMatch
 from server.race import RaceError
@@ -79,11 +79,13 @@ class RaceService:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
             self.error(conn, err.code, err.message, message)
-        except UNAVAILABLE_ERRORS as exc:
-            self.ctx.metrics.failed(exc)
-            self.error(conn, ErrorCode.UNAVAILABLE, "storage did not answer: try again", message)
         except Exception as exc:
             self.ctx.metrics.failed(exc)
+            if isinstance(exc, UNAVAILABLE_ERRORS) or redis_error(exc):
+                # An outage, not a bug: one line, no traceback.
+                log.warning("handling %s: Redis unavailable: %s", message.TYPE, exc)
+                self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)
+                return
             log.exception("handling %s failed", message.TYPE)
             self.error(conn, ErrorCode.INTERNAL, "the server failed on that message", message)
 

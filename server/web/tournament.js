@@ -182,6 +182,12 @@ export async function render(root, { tour: id }) {
       return value ?? "";
     };
     const me = last.you?.player;
+    const organiser = loadTour(id).organiser;
+    const remove = (row) =>
+      organiser && t.status !== "finished" && row.status !== "removed"
+        ? h("button", { class: "small", dataset: { remove: String(row.player) },
+          onclick: () => act("remove", { organiser_token: organiser, player: row.player }) }, "remove")
+        : null;
     el.standings.append(
       h("h2", {}, "Standings"),
       last.standings.length
@@ -190,7 +196,8 @@ export async function render(root, { tour: id }) {
           h("tbody", {}, last.standings.map((row) =>
             h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
               h("td", {}, row.rank), h("td", {}, row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null),
-              columns.map(([key]) => h("td", {}, cell(row, key)))))))
+              columns.map(([key]) => h("td", {}, cell(row, key))),
+              organiser ? h("td", {}, remove(row)) : null))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );
   }

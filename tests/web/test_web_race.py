@@ -145,3 +145,25 @@ async def test_autoplay_and_legal_targets_come_from_the_server(
         game.apply(move)
     assert await shown_board(page) == expected_board(game.state(view="player"))
     assert page_errors(page) == []
+
+
+async def test_a_rematch_starts_a_new_round_on_a_clean_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="stalactites", seats=1)
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    first = await shown_board(page)
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.click("#rematch")  # the only player: everyone voted, a new deal starts
+    await page.wait_for_selector("#move-input", timeout=20_000)
+    await page.wait_for_function("() => !document.querySelector('#results-table')")
+    assert "round 2" in await page.inner_text(".room-title")
+    assert await shown_board(page) != first  # a new deal, drawn
+    assert "0/48" in await page.inner_text("#players")
+    assert page_errors(page) == []

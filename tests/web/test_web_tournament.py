@@ -93,3 +93,32 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     assert "ann" in await audience.inner_text("#bracket .winner")
     assert "null" not in await audience.inner_text("main")
     assert page_errors(ann, audience, lobby) == []
+
+
+async def test_an_organiser_runs_a_tournament_from_the_browser(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    organiser = await new_page(browser)
+    await organiser.goto(base)
+    await organiser.click("#tournaments ~ details summary")
+    await organiser.fill("input[name=tour_name]", "Club night")
+    await organiser.select_option("select[name=format]", "rounds")
+    await organiser.fill("input[name=rounds]", "2")
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_url("**/tour/*")
+    tid = organiser.url.rsplit("/", 1)[1]
+    for name in ("bo", "cy", "di"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 3"
+    )
+    await organiser.click("#standings button[data-remove]")  # the first row's player
+    await organiser.wait_for_selector("#standings .tag")
+    assert "removed" in await organiser.inner_text("#standings")
+    await organiser.click("#tour-start")
+    await organiser.wait_for_selector("#tour-pause")
+    with urllib.request.urlopen(f"{base}/tournaments/{tid}", timeout=5) as answer:
+        tour = json.load(answer)["tournament"]
+    assert tour["status"] == "running" and tour["format"] == "rounds" and tour["rounds"] == 2
+    assert page_errors(organiser) == []
