@@ -130,6 +130,15 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     join.add_argument("--name", help="your name in the tournament (default: your account's)")
     join.add_argument("--bot", action="store_true", help="let the solver bot race for you")
     join.add_argument("--pace", type=float, default=0.5, help="the bot's seconds between moves")
+    leaving = []
+    for action, text in (
+        ("withdraw", "leave the next rounds (your score stays; return later)"),
+        ("return", "come back after a withdrawal"),
+    ):
+        player = actions.add_parser(action, help=text)
+        player.add_argument("tournament")
+        player.add_argument("--name", help="the name you joined with (default: your account's)")
+        leaving.append(player)
     watch = actions.add_parser("watch", help="the standings, live")
     watch.add_argument("tournament")
     watch.add_argument("--top", type=int, default=20, help="rows shown (default 20)")
@@ -138,7 +147,7 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     standings.add_argument(
         "--format", dest="output", choices=("table", "json", "csv", "ndjson"), default="table"
     )
-    for parser in (create, remove, join, watch, standings, *_organise_parsers(actions)):
+    for parser in (create, remove, join, watch, standings, *leaving, *_organise_parsers(actions)):
         common(parser)
 
 
@@ -181,6 +190,8 @@ def run_tournament(args: argparse.Namespace, style: CardStyle) -> int:
             return asyncio.run(_watch(args, console))
         if args.action == "join":
             return asyncio.run(_join(args, style, console))
+        if args.action in ("withdraw", "return"):
+            return asyncio.run(_as_player(args, console))
     except ServerError as error:
         print(f"solrace tournament {args.action}: {error}", file=sys.stderr)
         return 1
@@ -215,6 +226,18 @@ async def _organise(args: argparse.Namespace, console: Console) -> int:
     status = data["tournament"]["status"]
     paused = " (paused)" if data["tournament"]["paused"] else ""
     console.print(f"{args.action}: done; the tournament is {status}{paused}")
+    return 0
+
+
+async def _as_player(args: argparse.Namespace, console: Console) -> int:
+    name = args.name or default_name() or "player"
+    token = recall_token(args.server, args.tournament, f"player {name}")
+    if token is None:
+        raise ServerError(f"this machine did not join {args.tournament} as {name!r}")
+    data = await _request(
+        "POST", args.server, _path(args.tournament, f"/{args.action}"), {"token": token}
+    )
+    console.print(f"{name} is now {data['player']['status']} in {args.tournament}")
     return 0
 
 

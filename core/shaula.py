@@ -121,8 +121,11 @@ class Shaula(Game):
         # same rules as _gen (a differential test keeps the two in step).
         piles = self.piles
         # Any card may go to an empty cell, or alone to an empty FreeCell pile.
-        if not all(piles[c] for c in _C) or not all(piles[t] for t in _FC):
-            return any(piles[s] for s in range(4, 16))
+        if not (
+            piles[4] and piles[5] and piles[6] and piles[7]  # the cells (_C)
+            and piles[12] and piles[13] and piles[14] and piles[15]  # FreeCell piles (_FC)
+        ):  # fmt: skip
+            return any(piles[4:16])
         suit_found = self._suit_found
         empty_ft = False  # an empty Forty Thieves pile takes a run headed by a King
         wanted: set[int] = set()  # the cards some tableau pile's top card takes

@@ -36,6 +36,7 @@ __all__ = [
     "always",
     "create",
     "post",
+    "post_headers",
     "recomputed_points",
     "register",
     "solution",
@@ -57,7 +58,11 @@ async def solution(game: str, seed: int) -> list[str]:
 
 
 async def post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(url, json=body) as r:
+    return await post_headers(url, body, {})
+
+
+async def post_headers(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(url, json=body, headers=headers) as r:
         return r.status, await r.json()
 
 
@@ -99,6 +104,7 @@ class Plan:
     moves: int | None = None  # how many moves of the winning line (None: all of it)
     resign: bool = False  # resign after them
     drop: bool = False  # close the connection once the race has started, moving nothing
+    leave: bool = False  # close the connection after the moves (and never come back)
     pace: float = 0.0  # seconds between moves
 
 
@@ -200,6 +206,8 @@ class TourBot:
                 self.accepted[room].append(answer.move)
                 if plan.pace:
                     await asyncio.sleep(plan.pace)
+            if plan.leave:
+                return
             if plan.resign:
                 await c.send(p.Resign())
             await c.expect(p.RaceFinished, timeout=60)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import subprocess
 import sys
 
@@ -171,9 +173,11 @@ def test_the_default_name_is_the_account_name(monkeypatch: pytest.MonkeyPatch) -
     assert build_parser().parse_args(["play", "--quick"]).name is None  # not given
     monkeypatch.setenv("USER", "ann")
     assert default_name() == "ann"
-    monkeypatch.delenv("USER")
-    monkeypatch.delenv("LOGNAME", raising=False)
-    assert default_name() == ""  # the server says "player N"
+    # No USER in the environment (cron, some containers and tmux setups): still the
+    # account's name, from the password database, not "player N".
+    for variable in ("USER", "LOGNAME", "LNAME", "USERNAME"):
+        monkeypatch.delenv(variable, raising=False)
+    assert default_name() == pwd.getpwuid(os.getuid()).pw_name
 
 
 @pytest.mark.parametrize("spectator", [False, True])

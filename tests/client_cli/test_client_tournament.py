@@ -57,10 +57,16 @@ async def test_create_join_with_the_bot_start_standings_and_watch(
         if data["tournament"]["players"] == 2:
             break
         await asyncio.sleep(0.05)
+    assert await solrace(server_url, "tournament", "withdraw", tid, "--name", "tron") == 0
+    seen = capsys.readouterr().out
+    assert "tron is now withdrawn" in seen
+    assert await solrace(server_url, "tournament", "return", tid, "--name", "tron") == 0
+    seen += capsys.readouterr().out
+    assert "tron is now active" in seen
     assert await solrace(server_url, "tournament", "start", tid) == 0
-    assert await asyncio.wait_for(asyncio.gather(*bots), 120) == [0, 0]
-    out = capsys.readouterr().out
-    assert "registered in" in out and "finished in" in out and "champion" not in out
+    assert await asyncio.wait_for(asyncio.gather(*bots), 240) == [0, 0]
+    seen += capsys.readouterr().out
+    assert "registered in" in seen and "finished in" in seen and "champion" not in seen
 
     assert await solrace(server_url, "tournament", "standings", tid, "--format", "csv") == 0
     csv_text = capsys.readouterr().out
@@ -74,7 +80,7 @@ async def test_create_join_with_the_bot_start_standings_and_watch(
     assert "not this tournament's organiser token" in capsys.readouterr().err
 
 
-async def until(pilot: Pilot[object], done: object, timeout: float = 30.0) -> None:
+async def until(pilot: Pilot[object], done: object, timeout: float = 90.0) -> None:
     async with asyncio.timeout(timeout):
         while not done():  # type: ignore[operator]
             await pilot.pause(0.05)
@@ -105,7 +111,7 @@ async def test_the_race_screen_shows_the_standings_beside_the_race(server_url: s
             await until(pilot, lambda: seat.view.phase == "running")
             await pilot.press(*"resign", "enter")
             # The robot wins, the race and the tournament end: the screen closes itself.
-            await until(pilot, lambda: not app.is_running, 60)
+            await until(pilot, lambda: not app.is_running, 120)
         await asyncio.wait_for(robot, 30)
     finally:
         await follow.link.close()

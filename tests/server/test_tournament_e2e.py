@@ -28,8 +28,8 @@ from core.replay import verify
 
 
 async def test_a_rounds_tournament_from_registration_to_results(server_url: str) -> None:
-    tid, organiser = await create(server_url, rounds=3, time_limit=4)
-    names = ["ann", "bo", "cy", "di", "ed"]
+    tid, organiser = await create(server_url, rounds=3, time_limit=60)
+    names = ["ann", "bo", "cy", "di", "ed", "fy"]
     tokens = {name: await register(server_url, tid, name) for name in names}
     status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})
     assert status == 409 and data["error"]["code"] == "name_taken"
@@ -38,13 +38,14 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         "bo": always(FINISH),
         "cy": always(Plan(moves=6, resign=True)),  # never finishes
         "di": always(Plan(drop=True)),  # disconnects at the start, moves nothing
-        "ed": always(Plan(moves=0)),  # stays, moves nothing: ties with di
+        "ed": always(Plan(moves=0, resign=True)),  # moves nothing: ties with di
+        "fy": always(Plan(moves=5, leave=True)),  # disconnects after 5 moves, for good
     }
     bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in names]
     async with WsClient.connect(server_url) as watcher:
         await watcher.send(p.TourWatch(tournament=tid, top=3))
         first = await watcher.expect(p.TourState)
-        assert first.total == 5 and len(first.standings) == 3 and first.you is None
+        assert first.total == 6 and len(first.standings) == 3 and first.you is None
         status, data = await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": "x"})
         assert status == 403 and data["error"]["code"] == "not_organiser"
         running = [asyncio.create_task(bot.run()) for bot in bots]
@@ -61,7 +62,7 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         assert status == 200 and data["player"]["status"] == "withdrawn"
         await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         state = await wait_for(watcher, lambda s: s.tournament["round"] == 2)
-        assert sorted(state.tournament["live"][0]["players"]) == ["ann", "bo", "di", "ed"]
+        assert sorted(state.tournament["live"][0]["players"]) == ["ann", "bo", "di", "ed", "fy"]
         await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 2 and not s.tournament["racing"])
         status, data = await post(f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]})
@@ -83,7 +84,11 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
     assert rows["cy"]["progress"] >= 0 and rows["cy"]["wins"] == 0
     # di (dropped) and ed (idle) reached nothing, at no time: they share places and points.
     assert rows["di"]["points"] == rows["ed"]["points"] and rows["di"]["rank"] == rows["ed"]["rank"]
-    assert rows["di"]["per_round"]["1"] == 1.5  # places 4 and 5 of five, shared
+    assert rows["di"]["per_round"]["1"] <= 2.0  # at most places 5 and 6 of six, shared
+    # fy dropped after five moves, never came back, forfeited: kept its place and its moves.
+    assert rows["fy"]["rounds"] == 3
+    fy_races = [r for race in doc["races"] for r in race["results"] if r["name"] == "fy"]
+    assert [r["moves"] for r in fy_races] == [5, 5, 5]
     assert rows["ann"]["wins"] + rows["bo"]["wins"] >= 3
     # Every round's deal, in the JSON, the CSV and the NDJSON.
     seeds = [r["seed"] for r in doc["tournament"]["deals"]]
