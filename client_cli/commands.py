@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
+import getpass
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -38,9 +38,13 @@ HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
 
 
 def default_name() -> str:
-    """The account's name; none: the server names the seat ("player N"). Two players on
+    """The account's name (the environment's, else the password database's, as USER is
+    not set everywhere); none: the server names the seat ("player N"). Two players on
     one machine get it both: the server numbers the second ("ann 2")."""
-    return os.environ.get("USER") or os.environ.get("LOGNAME") or ""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # an id with no account: a container's random uid
+        return ""
 
 
 class ServerError(Exception):
@@ -223,9 +227,11 @@ def ask_in_terminal(room: str) -> Callable[[list[str]], int]:
             print(f"  {i}) {option}")
         while True:
             try:
-                answer = input(f"Which one? [1-{len(options)}] ").strip()
+                answer = input(f"Which one? [1-{len(options)}, q quits] ").strip()
             except EOFError:
-                raise ServerError("no seat chosen") from None
+                answer = "q"
+            if answer.lower() == "q":  # as on every screen of the client
+                raise ServerError("no seat chosen")
             if answer.isdigit() and 1 <= int(answer) <= len(options):
                 return int(answer) - 1
 

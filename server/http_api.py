@@ -146,24 +146,33 @@ def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
     return value
 
 
+async def creation_limited(request: web.Request, what: str) -> web.Response | None:
+    """The 429 answer when the client has created too much lately (rooms and tournaments
+    share one budget per client address), else None."""
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(request.app[SETTINGS].trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
+    if not wait:
+        return None
+    return _error(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"too many {what} from {address}: try again in {wait:g} s",
+        {"Retry-After": str(math.ceil(wait))},
+    )
+
+
 @routes.post("/rooms")
 async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(
-        request.remote,
-        request.headers.get("X-Forwarded-For"),
-        parse_trusted_proxies(settings.trusted_proxies),
-    )
-    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
-    if wait:
-        return _error(
-            429,
-            ErrorCode.RATE_LIMITED,
-            f"too many rooms from {address}: try again in {wait:g} s",
-            {"Retry-After": str(math.ceil(wait))},
-        )
+    limited = await creation_limited(request, "rooms")
+    if limited is not None:
+        return limited
     try:
         async with asyncio.timeout(settings.body_timeout or None):
             body = await request.json()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import pwd
 import subprocess
 import sys
 
@@ -171,9 +173,11 @@ def test_the_default_name_is_the_account_name(monkeypatch: pytest.MonkeyPatch) -
     assert build_parser().parse_args(["play", "--quick"]).name is None  # not given
     monkeypatch.setenv("USER", "ann")
     assert default_name() == "ann"
-    monkeypatch.delenv("USER")
-    monkeypatch.delenv("LOGNAME", raising=False)
-    assert default_name() == ""  # the server says "player N"
+    # No USER in the environment (cron, some containers and tmux setups): still the
+    # account's name, from the password database, not "player N".
+    for variable in ("USER", "LOGNAME", "LNAME", "USERNAME"):
+        monkeypatch.delenv(variable, raising=False)
+    assert default_name() == pwd.getpwuid(os.getuid()).pw_name
 
 
 @pytest.mark.parametrize("spectator", [False, True])
@@ -182,3 +186,13 @@ async def test_a_websocket_to_no_server_says_so(spectator: bool) -> None:
     with pytest.raises(ConnectionError) as error:
         await seat.start()
     assert str(error.value) == "no solrace server at http://127.0.0.1:9: is it running? (make run)"
+
+
+def test_game_names_in_any_case() -> None:
+    # The README and every screen write them "Shaula", "Moojub": `solrace rules Moojub`
+    # was refused "invalid choice", unlike room codes, which take any case.
+    parser = build_parser()
+    assert parser.parse_args(["rules", "Moojub"]).game == "moojub"
+    assert parser.parse_args(["practice", "SHAULA", "617"]).game == "shaula"
+    assert parser.parse_args(["play", "--quick", "--game", "Stalactites"]).game == "stalactites"
+    assert parser.parse_args(["tournament", "create", "cup", "--game", "Moojub"]).game == ["moojub"]
