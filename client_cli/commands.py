@@ -227,9 +227,11 @@ def ask_in_terminal(room: str) -> Callable[[list[str]], int]:
             print(f"  {i}) {option}")
         while True:
             try:
-                answer = input(f"Which one? [1-{len(options)}] ").strip()
+                answer = input(f"Which one? [1-{len(options)}, q quits] ").strip()
             except EOFError:
-                raise ServerError("no seat chosen") from None
+                answer = "q"
+            if answer.lower() == "q":  # as on every screen of the client
+                raise ServerError("no seat chosen")
             if answer.isdigit() and 1 <= int(answer) <= len(options):
                 return int(answer) - 1
 

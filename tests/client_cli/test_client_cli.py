@@ -186,3 +186,13 @@ async def test_a_websocket_to_no_server_says_so(spectator: bool) -> None:
     with pytest.raises(ConnectionError) as error:
         await seat.start()
     assert str(error.value) == "no solrace server at http://127.0.0.1:9: is it running? (make run)"
+
+
+def test_game_names_in_any_case() -> None:
+    # The README and every screen write them "Shaula", "Moojub": `solrace rules Moojub`
+    # was refused "invalid choice", unlike room codes, which take any case.
+    parser = build_parser()
+    assert parser.parse_args(["rules", "Moojub"]).game == "moojub"
+    assert parser.parse_args(["practice", "SHAULA", "617"]).game == "shaula"
+    assert parser.parse_args(["play", "--quick", "--game", "Stalactites"]).game == "stalactites"
+    assert parser.parse_args(["tournament", "create", "cup", "--game", "Moojub"]).game == ["moojub"]
