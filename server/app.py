@@ -37,7 +37,7 @@ from server.app_keys import (
 )
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
-from server.connection import Connection, Flusher, TokenBucket, check_alive
+from server.connection import Connection, Flusher, TokenBucket, check_alive, close_frame
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
@@ -378,15 +378,18 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                     )
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
-                    # Nothing more of the flood is read: the close frame goes out, the
-                    # client has CLOSE_TIMEOUT to answer it (a flooder would not: aiohttp
-                    # waits 10 s), then the connection is closed.
+                    # Failed, not negotiated (RFC 6455 7.1.7): the close frame goes out and
+                    # nothing more is read, not even the frames aiohttp has parsed already
+                    # (its close() would read each of them, tens of milliseconds for a
+                    # flood of pings); the client has CLOSE_TIMEOUT to read the frame before
+                    # the connection is closed.
                     conn.stop()
-                    if conn.transport is not None:
-                        conn.transport.pause_reading()
-                    with contextlib.suppress(TimeoutError):
-                        close = ws.close(code=CloseCode.POLICY, message=b"flood")
-                        await asyncio.wait_for(close, CLOSE_TIMEOUT)
+                    transport = conn.transport
+                    if transport is not None and not transport.is_closing():
+                        transport.pause_reading()
+                        transport.write(close_frame(CloseCode.POLICY, "flood"))
+                        await asyncio.sleep(CLOSE_TIMEOUT)
+                        transport.close()
                     break
                 continue
             if message is None:

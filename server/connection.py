@@ -31,11 +31,19 @@ import protocol as p
 if TYPE_CHECKING:
     from core import Game
 
-__all__ = ["Connection", "Flusher", "Outgoing", "TokenBucket", "check_alive", "frame"]
+__all__ = [
+    "Connection",
+    "Flusher",
+    "Outgoing",
+    "TokenBucket",
+    "check_alive",
+    "close_frame",
+    "frame",
+]
 
 log = logging.getLogger(__name__)
 
-_OP_TEXT, _OP_BINARY = 0x1, 0x2
+_OP_TEXT, _OP_BINARY, _OP_CLOSE = 0x1, 0x2, 0x8
 _PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
 
 
@@ -48,6 +56,13 @@ def frame(payload: bytes, binary: bool) -> bytes:
     if size < 65536:
         return struct.pack("!BBH", first, 126, size) + payload
     return struct.pack("!BBQ", first, 127, size) + payload
+
+
+def close_frame(code: int, reason: str) -> bytes:
+    """A server close frame (RFC 6455 section 5.5.1): the code, then the reason (a control
+    frame's payload is at most 125 bytes)."""
+    payload = struct.pack("!H", code) + reason.encode()[:123]
+    return struct.pack("!BB", 0x80 | _OP_CLOSE, len(payload)) + payload
 
 
 class Outgoing:
