@@ -219,7 +219,7 @@ class RaceView:
             if not isinstance(p, Mapping):
                 continue
             seat = int(p.get("seat", i))
-            racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat}")))
+            racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat + 1}")))
             for key in ("ready", "connected", "won", "stuck", "rematch"):
                 if key in p:
                     setattr(racer, key, bool(p[key]))

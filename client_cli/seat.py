@@ -194,12 +194,13 @@ class Seat:
     async def _request(self, make: Callable[[int], Message]) -> Outcome:
         """Send a numbered request and wait for its answer.
 
-        A request the server dropped (rate limit) or that was lost with a connection
-        is sent again under the same `seq`: the server answers a repeat with the
-        first answer, so nothing is ever played twice.
+        A request the server dropped (rate limit), could not store (`unavailable`) or
+        that was lost with a connection is sent again under the same `seq`: the server
+        answers a repeat with the first answer, so nothing is ever played twice. A
+        `stale_seq` refusal (another window on this seat used a higher seq) was not
+        played: it goes again, numbered from the clock.
         """
-        self.seq += 1
-        seq = self.seq
+        seq = self._next_seq()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ANSWER_TIMEOUT
         while True:
@@ -214,9 +215,22 @@ class Seat:
                 if loop.time() >= deadline:
                     return Outcome(False, "no answer from the server (is the connection back?)")
                 continue
-            if outcome.code != ErrorCode.RATE_LIMITED or loop.time() >= deadline:
+            if loop.time() >= deadline:
                 return outcome
-            await asyncio.sleep(RATE_BACKOFF)
+            if outcome.code == ErrorCode.STALE_SEQ:
+                seq = self._next_seq()
+            elif outcome.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):
+                # Dropped by the rate limit, or the server could not reach its storage
+                # (nothing changed): the same seq again, a little later.
+                await asyncio.sleep(RATE_BACKOFF)
+            else:
+                return outcome
+
+    def _next_seq(self) -> int:
+        # Above this window's last seq and, as every window on a seat counts from the
+        # clock in milliseconds, above what a window opened later has used by now.
+        self.seq = max(self.seq + 1, time.time_ns() // 1_000_000)
+        return self.seq
 
     async def move(self, text: str) -> Outcome:
         return await self._request(lambda seq: MoveMsg(seq=seq, move=text))

@@ -20,10 +20,9 @@ import core
 from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
-from server.health import redis_problem
+from server.lobby import draw_seed, new_room_id, room_key
 from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
-from server.service import draw_seed, new_room_id, room_key
 from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
@@ -146,24 +145,33 @@ def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
     return value
 
 
+async def creation_limited(request: web.Request, what: str) -> web.Response | None:
+    """The 429 answer when the client has created too much lately (rooms and tournaments
+    share one budget per client address), else None."""
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(request.app[SETTINGS].trusted_proxies),
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
+    if not wait:
+        return None
+    return _error(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"too many {what} from {address}: try again in {wait:g} s",
+        {"Retry-After": str(math.ceil(wait))},
+    )
+
+
 @routes.post("/rooms")
 async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
     settings = request.app[SETTINGS]
-    address = client_address(
-        request.remote,
-        request.headers.get("X-Forwarded-For"),
-        parse_trusted_proxies(settings.trusted_proxies),
-    )
-    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
-    if wait:
-        return _error(
-            429,
-            ErrorCode.RATE_LIMITED,
-            f"too many rooms from {address}: try again in {wait:g} s",
-            {"Retry-After": str(math.ceil(wait))},
-        )
+    limited = await creation_limited(request, "rooms")
+    if limited is not None:
+        return limited
     try:
         async with asyncio.timeout(settings.body_timeout or None):
             body = await request.json()
@@ -325,7 +333,7 @@ async def healthz(request: web.Request) -> web.Response:
     if drain.draining:  # still serving, but a balancer should send no one new here
         reason = drain.reason(time.monotonic())
         return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
-    problem = await redis_problem(request.app[STORE].redis)
+    problem = await request.app[STORE].problem()
     if problem is not None:
         return web.json_response({"ok": False, "redis": problem}, status=503)
     return web.json_response(

@@ -22,7 +22,6 @@ import asyncio
 import ipaddress
 import json
 import logging
-import socket
 from typing import Any
 
 from aiohttp import web
@@ -44,7 +43,6 @@ log = logging.getLogger("solrace.http")
 # the client still sends, so that the client reads the answer before the connection closes:
 # for this long at most (aiohttp's default, 10 s, would let a 50 MiB upload run on).
 LINGER = 1.0
-RECEIVE_BUFFER = 4096  # bytes (Linux doubles it): a read holds a few hundred tiny frames
 
 
 def _explain(exc: BaseException | None) -> str:
@@ -63,12 +61,6 @@ class _Handler(RequestHandler):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)
-        sock = transport.get_extra_info("socket")
-        if sock is not None:
-            # What one read hands the parser: a flood of tiny frames is parsed a read at a
-            # time before any of them is counted, so a large read (the kernel's buffer grows
-            # to megabytes on a fast link) stalled every other socket for milliseconds.
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
         server = self._manager
         assert isinstance(server, _Server)
         self._head_timer: asyncio.TimerHandle | None = None

@@ -36,6 +36,7 @@ __all__ = [
     "always",
     "create",
     "post",
+    "post_headers",
     "recomputed_points",
     "register",
     "solution",
@@ -57,7 +58,11 @@ async def solution(game: str, seed: int) -> list[str]:
 
 
 async def post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(url, json=body) as r:
+    return await post_headers(url, body, {})
+
+
+async def post_headers(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(url, json=body, headers=headers) as r:
         return r.status, await r.json()
 
 

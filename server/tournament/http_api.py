@@ -13,7 +13,7 @@ from aiohttp import web
 import core
 from protocol import ErrorCode
 from server.app_keys import SETTINGS
-from server.http_api import BadRequest, _error, _flag, _number
+from server.http_api import BadRequest, _error, _flag, _number, creation_limited
 from server.service import clean_name
 from server.tournament.keys import TOUR_RUNNER, TOUR_STORE
 from server.tournament.machine import FORMATS, TourConfig, TourError
@@ -93,6 +93,9 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
 
 @tour_routes.post("/tournaments")
 async def create_tournament(request: web.Request) -> web.Response:
+    limited = await creation_limited(request, "tournaments")
+    if limited is not None:
+        return limited
     try:
         body = await _body(request)
         config = config_from_body(body, request.app[SETTINGS].max_seats)

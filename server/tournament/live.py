@@ -15,6 +15,7 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
@@ -117,10 +118,11 @@ class TourLive:
         if loaded is None:
             return
         tour, rev = loaded
+        rows, view = tour.standings(), tour_view(tour)  # once per push, not per socket
         for conn in list(self._by_tour.get(tid, ())):
             follow = self._follows.get(conn)
             if follow is not None:
-                conn.send(state_for(tour, rev, follow))
+                conn.send(state_for(tour, rev, follow, rows, view))
 
     async def close(self) -> None:
         for handle in self._pending.values():
@@ -131,11 +133,18 @@ class TourLive:
                 await task
 
 
-def state_for(tour: Tournament, rev: int, follow: _Follow) -> p.TourState:
-    rows = tour.standings()
+def state_for(
+    tour: Tournament,
+    rev: int,
+    follow: _Follow,
+    rows: list[dict[str, Any]] | None = None,
+    view: dict[str, Any] | None = None,
+) -> p.TourState:
+    """One socket's `tournament` message; `rows` and `view` when already computed."""
+    rows = tour.standings() if rows is None else rows
     return p.TourState(
         version=rev,
-        tournament=tour_view(tour),
+        tournament=tour_view(tour) if view is None else view,
         standings=rows[follow.offset : follow.offset + follow.top],
         offset=follow.offset,
         total=len(rows),

@@ -96,7 +96,10 @@ class TourRunner:
 
         written = await self.store.transact(tid, act)
         if action == "start":
-            await self.advance(tid, now)
+            try:  # the first round at once; if that fails, the next sweep does it
+                return await self.advance(tid, now)
+            except Exception:
+                log.exception("tournament %s: the first advance failed", tid)
         return written.tour
 
     async def register(self, tid: str, name: str, now: float) -> tuple[Tournament, int, str]:

@@ -249,3 +249,29 @@ async def test_two_windows_on_one_moojub_seat_show_the_same_board(server_url: st
     assert outcome.ok
     await one.close()
     await two.close()
+
+
+async def test_the_window_opened_first_still_moves_after_the_other_one(server_url: str) -> None:
+    # Two windows on one seat: the one opened later counts its seqs from a later clock, so
+    # the first one's next seq was below the seat's last and every move was refused
+    # "seq N is not above M" for as long as both were open.
+    room = (
+        await create_room(server_url, {"game": "shaula", "seed": 617, "seats": 1, "countdown": 0})
+    )["id"]
+    first = Seat(server_url, room, "ann")
+    await first.start()
+    await asyncio.sleep(0.2)
+    second = Seat(server_url, room, "ann", token=first.view.token)
+    await second.start()
+    await first.start_now()
+    async with asyncio.timeout(10):
+        while not (first.view.board and second.view.board and first.view.phase == "running"):
+            await asyncio.sleep(0.05)
+    assert (await second.move("t8 c1")).ok
+    outcome = await first.move("t2 t5")
+    assert outcome.ok, outcome.reason
+    assert (await second.move("t1 c2")).ok
+    outcome = await first.undo()
+    assert outcome.ok, outcome.reason
+    await first.close()
+    await second.close()

@@ -219,3 +219,11 @@ def test_a_second_window_on_a_moojub_seat_shows_the_seats_true_board() -> None:
     room = dict(ROOM, status="running", game="moojub")
     view.feed(Snapshot(version=6, room=room, board=true.state(view="player"), moves=["deal"]))
     assert view.board == true.state(view="player") and not view.gap
+
+
+def test_a_seat_without_a_name_is_numbered_from_1_as_everywhere() -> None:
+    # Seats are "seat 1", "seat 2" in the watch panels, the bot and `solrace play`'s
+    # question; a player the snapshot gives no name was "seat 0".
+    view = RaceView(room="R1")
+    view.feed(Snapshot(version=1, room={**ROOM, "players": [{"seat": 0}, {"seat": 2}]}))
+    assert [r.name for _, r in sorted(view.racers.items())] == ["seat 1", "seat 3"]

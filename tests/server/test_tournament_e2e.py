@@ -28,7 +28,7 @@ from core.replay import verify
 
 
 async def test_a_rounds_tournament_from_registration_to_results(server_url: str) -> None:
-    tid, organiser = await create(server_url, rounds=3, time_limit=4)
+    tid, organiser = await create(server_url, rounds=3, time_limit=60)
     names = ["ann", "bo", "cy", "di", "ed", "fy"]
     tokens = {name: await register(server_url, tid, name) for name in names}
     status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})
@@ -38,7 +38,7 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         "bo": always(FINISH),
         "cy": always(Plan(moves=6, resign=True)),  # never finishes
         "di": always(Plan(drop=True)),  # disconnects at the start, moves nothing
-        "ed": always(Plan(moves=0)),  # stays, moves nothing: ties with di
+        "ed": always(Plan(moves=0, resign=True)),  # moves nothing: ties with di
         "fy": always(Plan(moves=5, leave=True)),  # disconnects after 5 moves, for good
     }
     bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in names]

@@ -87,7 +87,7 @@ async def test_a_knockout_with_byes_a_tie_and_a_walkover(server_url: str) -> Non
 
 async def test_an_arena_from_registration_to_results(server_url: str) -> None:
     tid, organiser = await create(
-        server_url, format="arena", duration=6, wave=0.3, arena_heat=2, time_limit=3
+        server_url, format="arena", duration=6, wave=0.3, arena_heat=2, time_limit=15
     )
     names = ["ann", "bo", "cy", "di"]
     tokens = {name: await register(server_url, tid, name) for name in names}

@@ -8,6 +8,7 @@ import asyncio
 import time
 
 from redis.asyncio import Redis
+from tests_support import MakeServer
 
 from server.batcher import ScriptBatcher
 from server.race import Outcome, Race
@@ -67,3 +68,20 @@ async def test_many_processes_advancing_at_once_begin_each_round_once(redis_url:
     assert state.round_seeds[1] != state.round_seeds[2]
     await batcher.close()
     await redis.aclose()
+
+
+async def test_creating_tournaments_counts_against_the_creation_limit(
+    make_server: MakeServer,
+) -> None:
+    import random
+
+    from tour_bots import post_headers
+
+    url = await make_server(room_rate=2.0)
+    client = {"X-Forwarded-For": f"198.51.{random.randrange(256)}.{random.randrange(1, 255)}"}
+    body = {"name": "spam", "winnable": False}
+    statuses = [(await post_headers(f"{url}/tournaments", body, client))[0] for _ in range(2)]
+    status, answer = await post_headers(f"{url}/rooms", {"game": "shaula"}, client)
+    assert statuses == [201, 201] and status == 429  # one budget for rooms and tournaments
+    status, answer = await post_headers(f"{url}/tournaments", body, client)
+    assert status == 429 and answer["error"]["code"] == "rate_limited"
