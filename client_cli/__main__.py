@@ -119,7 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="quick match: race the next player who asks for the same --game",
     )
-    play.add_argument("--game", choices=GAMES, default="shaula", help="game of a new room")
+    play.add_argument(
+        "--game", type=str.lower, choices=GAMES, default="shaula", help="game of a new room"
+    )
     play.add_argument(
         "--seed",
         type=seed_choice,
@@ -167,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a deal alone and offline (no server): undo, hints from the solver "
         "and autoplay are always allowed.",
     )
-    practice.add_argument("game", choices=GAMES)
+    practice.add_argument("game", type=str.lower, choices=GAMES)
     practice.add_argument(
         "seed", nargs="?", type=deal_number, help="the deal (default: a random one)"
     )
@@ -177,7 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="how to play a game, in plain words",
         description="Print a game's rules (the same text as ? in the client and docs/rules.md).",
     )
-    rules.add_argument("game", choices=GAMES)
+    rules.add_argument("game", type=str.lower, choices=GAMES)
 
     bot = sub.add_parser(
         "bot",

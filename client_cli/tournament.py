@@ -96,7 +96,11 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     create.add_argument("name")
     create.add_argument("--format", choices=FORMATS, default="rounds")
     create.add_argument(
-        "--game", action="append", choices=GAMES, help="a game; repeat for a rotation"
+        "--game",
+        action="append",
+        type=str.lower,
+        choices=GAMES,
+        help="a game; repeat for a rotation",
     )
     create.add_argument("--rounds", type=int, help="Rounds: how many (default 3)")
     create.add_argument("--duration", type=float, help="Arena: seconds of pairing (default 600)")

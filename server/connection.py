@@ -22,20 +22,25 @@ import logging
 import struct
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
 import protocol as p
 
-if TYPE_CHECKING:
-    from core import Game
-
-__all__ = ["Connection", "Flusher", "Outgoing", "TokenBucket", "check_alive", "frame"]
+__all__ = [
+    "Connection",
+    "Flusher",
+    "Outgoing",
+    "TokenBucket",
+    "check_alive",
+    "close_frame",
+    "frame",
+]
 
 log = logging.getLogger(__name__)
 
-_OP_TEXT, _OP_BINARY = 0x1, 0x2
+_OP_TEXT, _OP_BINARY, _OP_CLOSE = 0x1, 0x2, 0x8
 _PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
 
 
@@ -48,6 +53,13 @@ def frame(payload: bytes, binary: bool) -> bytes:
     if size < 65536:
         return struct.pack("!BBH", first, 126, size) + payload
     return struct.pack("!BBQ", first, 127, size) + payload
+
+
+def close_frame(code: int, reason: str) -> bytes:
+    """A server close frame (RFC 6455 section 5.5.1): the code, then the reason (a control
+    frame's payload is at most 125 bytes)."""
+    payload = struct.pack("!H", code) + reason.encode()[:123]
+    return struct.pack("!BB", 0x80 | _OP_CLOSE, len(payload)) + payload
 
 
 class Outgoing:
@@ -128,13 +140,13 @@ class Connection:
     bucket: TokenBucket
     transport: Any = None  # asyncio or uvloop transport (uvloop's are not asyncio subclasses)
     binary: bool = True  # answer in the format of the client's latest frame
+    # Who the socket is: its room, and its seat with the token that holds it (the seat
+    # itself, board and seq included, is the room's: server/seats.py).
     room: str | None = None
     seat: int | None = None  # None: spectator (or not in a room)
+    token_hash: str | None = None
     role: str | None = None  # "player" or "spectator"
     last_version: int = 0  # last room event version sent to this socket
-    game: Game | None = None  # the player's own board, replayed from seed + moves
-    moves: list[str] = field(default_factory=list)  # the player's accepted moves, undo too
-    last_seq: int = 0
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     closing: bool = False
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
@@ -181,6 +193,11 @@ class Connection:
                 self.on_drop(self)
             return
         transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+
+    @property
+    def delayed(self) -> bool:
+        """Frames are waiting for their time (send_at): later ones must queue behind."""
+        return bool(self._delayed)
 
     def send_at(self, due: float, message: Outgoing) -> None:
         """Send at server time `due` (spectator delay), in order."""

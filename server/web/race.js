@@ -23,6 +23,7 @@ export async function render(root, { room: roomId }) {
   const model = new RoomModel("player", (m) => socket.send(m));
   let seq = 0;
   const pending = new Map(); // seq -> message not answered yet
+  const retried = new Set(); // seqs of moves sent again after a stale_seq (once only)
   let message = { text: "", kind: "" };
   let hintMove = null;
   let autoplaying = false;
@@ -74,8 +75,10 @@ export async function render(root, { room: roomId }) {
     },
   });
 
+  // Above every seq this seat has used, also from another window on the same seat (the
+  // clock in ms, as the terminal client does; protocol section 4).
   function nextSeq() {
-    seq += 1;
+    seq = Math.max(seq + 1, Date.now());
     return seq;
   }
 
@@ -117,12 +120,29 @@ export async function render(root, { room: roomId }) {
         stats.ackDrawMs.push(performance.now() - arrived);
         requestAnimationFrame(() => stats.ackToFrame.push(performance.now() - arrived));
         return;
-      case "refused":
+      case "refused": {
+        const msg = pending.get(m.seq);
         pending.delete(m.seq);
+        if (msg && (m.code === "unavailable" || m.code === "rate_limited")) {
+          // Nothing changed: the same move, same seq, a moment later.
+          pending.set(m.seq, msg);
+          setTimeout(() => pending.has(m.seq) && socket.send(msg, false), 500);
+          say("The server is busy: sending the move again…", "warn");
+          return;
+        }
+        if (msg && m.code === "stale_seq" && !retried.has(m.seq)) {
+          // Another window on this seat used that seq: the move was not played; again.
+          const again = { ...msg, seq: nextSeq() };
+          retried.add(again.seq);
+          pending.set(again.seq, again);
+          socket.send(again, false);
+          return;
+        }
         autoplaying = false;
-        say(m.move ? `${m.reason}` : m.reason, "refused");
+        say(m.reason, "refused");
         el.message.dataset.code = m.code;
         return;
+      }
       case "hint":
         hintMove = m.move ?? null;
         view.highlight(hintMove);

@@ -17,6 +17,11 @@ export class RoomModel {
     this.histories = {}; // seat -> undo history (canonical moves)
     this.changed = new Set(); // what to redraw: "all", "room", "players"
     this.dirty = new Map(); // seat -> Set of piles changed since the last draw, or "all"
+    // A player's own moves reach the page twice (its `accepted` and its `progress`, same
+    // version), and from another window on the same seat only as `progress`: each is
+    // drawn once, by version. Moves up to `boardVersion` are in the board already.
+    this.drawn = new Set();
+    this.boardVersion = 0;
   }
 
   player(seat) {
@@ -36,6 +41,8 @@ export class RoomModel {
     if (m.type === "snapshot") {
       this.room = m.room;
       this.version = m.version;
+      this.boardVersion = m.version;
+      this.drawn.clear();
       this.boards = {};
       this.histories = {};
       if (m.board && this.seat !== null) {
@@ -95,6 +102,8 @@ export class RoomModel {
         });
         this.boards = {};
         this.histories = {};
+        this.boardVersion = m.version;
+        this.drawn.clear();
         if (m.board) {
           const seats = this.role === "player" ? [this.seat] : room.players.map((x) => x.seat);
           for (const seat of seats) {
@@ -110,6 +119,7 @@ export class RoomModel {
       case "progress":
         if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
         if (this.role === "spectator") this.spectate(m);
+        else if (m.seat === this.seat && m.move !== undefined) this.own(m.version, m.move, null);
         this.changed.add("players");
         break;
       case "player_out":
@@ -173,8 +183,18 @@ export class RoomModel {
   accepted(m) {
     const p = this.player(this.seat);
     if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
-    this.follow(this.seat, m.move, m.board);
+    this.own(m.version, m.move, m.board ?? null);
     this.changed.add("players");
+  }
+
+  // Draw one of this seat's moves once, whichever of its messages comes first.
+  own(version, move, board) {
+    if (version <= this.boardVersion || this.drawn.has(version)) {
+      if (board) this.follow(this.seat, null, board); // Moojub: the board after it
+      return;
+    }
+    this.drawn.add(version);
+    this.follow(this.seat, move, board);
   }
 
   // What changed since the last call: {changed: Set, dirty: Map seat -> Set|"all"}.

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from client_cli.commands import ServerError, choose_seat
+from client_cli.commands import ServerError, ask_in_terminal, choose_seat
 from client_cli.memory import StoredSeat, forget_seat, remember_seat, state_file, stored_seats
 
 SERVER = "http://127.0.0.1:8765"
@@ -101,3 +101,48 @@ def test_a_seat_the_room_no_longer_has_is_not_offered() -> None:
     remember_seat(SERVER, "ab12cd34", "ann", "tok-a", 3)  # left the lobby since
     view = room("lobby", (0, "bo", True))
     assert choose_seat(SERVER, view, name=None, pick=None, ask=never) is None
+
+
+def answering(monkeypatch: pytest.MonkeyPatch, *answers: str) -> None:
+    """A terminal on stdin that types `answers`, then Ctrl+D."""
+    typed = iter(answers)
+
+    def fake_input(prompt: str = "") -> str:
+        print(prompt)
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", fake_input)
+
+
+def test_the_seat_question_takes_a_number_and_asks_again_otherwise(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answering(monkeypatch, "", "x", "3", " 2 ")
+    assert ask_in_terminal("ab12cd34")(["seat 1: ann", "seat 2: bo"]) == 1
+    out = capsys.readouterr().out
+    assert "1) seat 1: ann" in out and "2) seat 2: bo" in out
+    assert out.count("Which one? [1-2, q quits]") == 4
+
+
+@pytest.mark.parametrize("answers", [("q", "1"), ("Q ", "1"), ()])
+def test_q_or_ctrl_d_at_the_seat_question_quits(
+    monkeypatch: pytest.MonkeyPatch, answers: tuple[str, ...]
+) -> None:
+    # q quits every screen of the client; at this question it was asked again.
+    answering(monkeypatch, *answers)
+    with pytest.raises(ServerError, match="no seat chosen"):
+        ask_in_terminal("ab12cd34")(["seat 1: ann", "seat 2: bo"])
+
+
+def test_without_a_terminal_the_seat_question_says_to_use_seat(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    with pytest.raises(ServerError) as error:
+        ask_in_terminal("ab12cd34")(["seat 1: ann", "seat 2: bo"])
+    assert "1) seat 1: ann; 2) seat 2: bo" in str(error.value)
+    assert "--seat N" in str(error.value)

@@ -53,9 +53,16 @@ class Seen:
 SEEN: dict[int, Seen] = {}
 
 
-async def new_page(browser: Browser, width: int = 1280, height: int = 860) -> Page:
-    context = await browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(15_000)
+async def new_page(
+    browser: Browser, width: int = 1280, height: int = 860, beside: Page | None = None
+) -> Page:
+    """A page in a fresh context, or `beside` another page (same context: same
+    localStorage, so the same seat tokens: a second window of one player)."""
+    if beside is not None:
+        context = beside.context
+    else:
+        context = await browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(15_000)
     page = await context.new_page()
     seen = SEEN.setdefault(id(page), Seen())
     page.on(
