@@ -56,3 +56,27 @@ async def test_spectators_of_an_unchanged_room_share_one_snapshot(redis_url: str
             assert later.boards is not None and later.boards != snapshots[0].boards
     finally:
         await runner.cleanup()
+
+
+async def test_a_crowd_is_written_a_slice_per_loop_turn() -> None:
+    """Between two slices of a crowd's fan-out the loop reads the racers' sockets again:
+    each slice's spectators are written at once, the rest wait for the next turns."""
+    import asyncio
+
+    from test_connection import connection
+
+    from server.connection import Flusher, Outgoing
+    from server.hub import CROWD_CHUNK, LocalRoom
+
+    room = LocalRoom(None, "crowd")  # type: ignore[arg-type]
+    flusher = Flusher()
+    crowd = [connection(flusher) for _ in range(2 * CROWD_CHUNK + 5)]
+    room.spectators = {conn for conn, _ in crowd}
+    room.crowd.append((0.0, 1, Outgoing(p.Pong(id=1, server_time=0.0))))
+    room._arm_crowd()
+    turns = []
+    for _ in range(4):
+        await asyncio.sleep(0)
+        turns.append(sum(1 for _, transport in crowd if transport.writes))
+    assert turns == [CROWD_CHUNK, 2 * CROWD_CHUNK, len(crowd), len(crowd)]
+    assert all(len(transport.writes) == 1 for _, transport in crowd)  # once each
