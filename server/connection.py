@@ -174,6 +174,19 @@ class Connection:
             self.flusher.mark(self)
         self._pending.append(data)
 
+    def send_frame_now(self, data: bytes) -> None:
+        """Send a frame now, not at the end of the tick (after this socket's frames
+        already waiting, if any): a crowd's fan-out writes each spectator as it goes, so
+        that the cost of a slice of the crowd is paid within that slice, not in one flush
+        that keeps the racers' answers waiting."""
+        if self.closing:
+            return
+        if self._pending:
+            self._pending.append(data)
+            return
+        self._pending.append(data)
+        self.flush()
+
     def ping(self, now: float) -> None:
         """Send a ping (with this tick's other frames); the client must answer with a pong."""
         if self.closing:

@@ -8,8 +8,8 @@ see it. Each view of an event is built and encoded once, however many sockets ge
 
 Racers first: the players' frames are written as the event arrives; spectators (a crowd of
 thousands, each event `spectator_delay` seconds late) are served from one room-wide queue,
-`CROWD_CHUNK` sockets per event-loop turn, so that a racer's own answers never wait behind
-a crowd's fan-out.
+`CROWD_CHUNK` sockets per event-loop turn, each written as it is served, so that a racer's
+own answers never wait behind more than one such slice of a crowd's fan-out.
 
 Attaching a socket (after join or watch) runs in the same ordered task as deliveries, so
 a socket gets exactly the events after the snapshot or catch-up it was sent, no gap, no
@@ -49,7 +49,9 @@ __all__ = ["CROWD_CHUNK", "Hub", "LocalRoom"]
 log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
-CROWD_CHUNK = 256  # spectator frames written per event-loop turn before others get a go
+# Spectator frames written per event-loop turn before the racers' sockets are read again:
+# about 0.5 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
+CROWD_CHUNK = 48
 
 
 class LocalRoom:
@@ -78,6 +80,11 @@ class LocalRoom:
         self._crowd_targets: list[Connection] | None = None
         self._crowd_next = 0
         self._crowd_handle: asyncio.Handle | None = None
+        # The last spectator snapshot, while the room has not changed since: a crowd that
+        # arrives together is sent one snapshot, built and encoded once (each was 8 reads
+        # from Redis and 8 replays of a board; 1,000 spectators held the room's events,
+        # racers' included, for seconds). Key, the message, the boards it shows.
+        self._shown: tuple[tuple[Any, ...], Outgoing, dict[int, core.Game]] | None = None
 
     async def open(self) -> bool:
         """Subscribe first, then load: no event can fall between the two."""
@@ -360,7 +367,7 @@ class LocalRoom:
                     if conn.delayed:  # its catch-up is still being released: after it
                         conn.send_at(due, out)
                     else:
-                        conn.send_frame(out.frame(conn.binary))
+                        conn.send_frame_now(out.frame(conn.binary))
             budget -= end - self._crowd_next
             self._crowd_next = end
             if end < len(targets):
@@ -468,6 +475,30 @@ class LocalRoom:
             pending = [e for e in events if e.at > cutoff]
             if pending:
                 version = pending[0].version - 1
+        # The room as of `version` (the events after it are pending): the same for every
+        # spectator who comes before the room changes.
+        key = (id(race), self.version, version)
+        shown = self._shown
+        if shown is None or shown[0] != key:
+            shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
+        out, games = shown[1], shown[2]
+        conn.send(out)
+        # The events after the snapshot, each when due; in hidden games with the boards
+        # advanced from this snapshot's own (the live ones are ahead of them).
+        own = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        for event in pending:
+            if isinstance(event, p.Progress) and own is not None:
+                self._advance_board(event, own)
+            board = self._spectator_board(event, race, own)
+            out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
+            conn.send_at(event.at + delay, out)
+        conn.last_version = self.version
+
+    async def _spectator_view(
+        self, race: Race, view: dict[str, Any], cutoff: float, version: int
+    ) -> tuple[Outgoing, dict[int, core.Game]]:
+        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
+        and the boards it shows."""
         boards: dict[str, Any] = {}
         games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
@@ -486,17 +517,7 @@ class LocalRoom:
                             won=game.won,
                             stuck=game.stuck,
                         )
-        conn.send(p.Snapshot(version=version, room=view, boards=boards or None))
-        # The events after the snapshot, each when due; in hidden games with the boards
-        # advanced from this snapshot's own (the live ones are ahead of them).
-        own = games if race.config.hidden else None
-        for event in pending:
-            if isinstance(event, p.Progress) and own is not None:
-                self._advance_board(event, own)
-            board = self._spectator_board(event, race, own)
-            out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
-            conn.send_at(event.at + delay, out)
-        conn.last_version = self.version
+        return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
