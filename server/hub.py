@@ -40,6 +40,7 @@ from server.view import (
     deal_order,
     hidden_cards,
     shown_board,
+    spectator_due,
     view_event,
     viewer_of,
 )
@@ -278,7 +279,7 @@ class LocalRoom:
         if self.spectators:
             board = self._spectator_board(event, race, self.boards)
             shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
-            self.crowd.append((event.at + race.config.spectator_delay, version, shown))
+            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
             self._arm_crowd()
 
     def _spectator_board(
@@ -411,7 +412,7 @@ class LocalRoom:
             out = Outgoing(event, view_event(p.to_wire(event), viewer))
             conn.last_version = event.version
             if viewer is Viewer.SPECTATOR:
-                conn.send_at(event.at + delay, out)
+                conn.send_at(spectator_due(event, delay), out)
             else:
                 conn.send(out)
 
@@ -491,7 +492,7 @@ class LocalRoom:
                 self._advance_board(event, own)
             board = self._spectator_board(event, race, own)
             out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
-            conn.send_at(event.at + delay, out)
+            conn.send_at(spectator_due(event, delay), out)
         conn.last_version = self.version
 
     async def _spectator_view(
