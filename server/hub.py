@@ -463,7 +463,7 @@ class LocalRoom:
         await self._send_spectator_snapshot(conn, race, view)
 
     async def _send_spectator_snapshot(
-        self, conn: Connection, race: Race, view: dict[str, Any]
+        self, conn: Connection, race: Race, view: p.RoomView
     ) -> None:
         """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
         after that are still in the crowd's queue and reach this socket when due."""
@@ -496,7 +496,7 @@ class LocalRoom:
         conn.last_version = self.version
 
     async def _spectator_view(
-        self, race: Race, view: dict[str, Any], cutoff: float, version: int
+        self, race: Race, view: p.RoomView, cutoff: float, version: int
     ) -> tuple[Outgoing, dict[int, core.Game]]:
         """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
         and the boards it shows."""
@@ -512,12 +512,8 @@ class LocalRoom:
                 boards[str(seat)] = shown_board(game.state(view="player"), hidden)
                 for player in view["players"]:
                     if player["seat"] == seat:
-                        player.update(
-                            progress=game.progress,
-                            moves=game.moves,
-                            won=game.won,
-                            stuck=game.stuck,
-                        )
+                        player["progress"], player["moves"] = game.progress, game.moves
+                        player["won"], player["stuck"] = game.won, game.stuck
         return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:
