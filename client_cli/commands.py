@@ -20,7 +20,7 @@ from rich.table import Table
 
 from client_cli.cards import CardStyle
 from client_cli.memory import StoredSeat, remember_seat, state_file, stored_seats
-from client_cli.net import http_url, no_server
+from client_cli.net import foreign_status, http_url, no_server, not_solrace
 
 __all__ = [
     "ServerError",
@@ -58,11 +58,19 @@ async def _request(method: str, server: str, path: str, body: dict[str, Any] | N
             aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
             http.request(method, url, json=body) as response,
         ):
-            data = await response.json(content_type=None)
-            if response.status >= 400:
-                error = data.get("error") if isinstance(data, dict) else None
-                detail = error.get("message", error) if isinstance(error, dict) else data
+            try:
+                data = await response.json(content_type=None)
+            except ValueError:
+                data = None
+            error = data.get("error") if isinstance(data, dict) else None
+            if response.status >= 400 and error is not None:
+                detail = error.get("message", error) if isinstance(error, dict) else error
                 raise ServerError(f"the server said no ({response.status}): {detail}")
+            answer = f"HTTP {response.status}"
+            if response.status >= 400 and not foreign_status(response.status):
+                raise ServerError(f"cannot reach {url}: {answer}")  # busy, or a balancer's
+            if data is None or response.status >= 400:  # not solrace's JSON
+                raise ServerError(not_solrace(server, answer))
             return data
     except aiohttp.ClientConnectorError as error:
         raise ServerError(no_server(server)) from error

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from protocol import (
     SERVER_TO_CLIENT,
@@ -25,7 +25,7 @@ from protocol import (
     encode_msgpack,
 )
 
-__all__ = ["Link", "http_url", "no_server", "ws_url"]
+__all__ = ["Link", "foreign_status", "http_url", "no_server", "not_solrace", "ws_url"]
 
 WS_PATH = "/ws"
 # Seconds between reconnection attempts: quick at first, then no faster than every 5 s.
@@ -46,6 +46,21 @@ def no_server(server: str) -> str:
     """What to say when nothing answers at the server's address (the usual cause: no
     server started yet)."""
     return f"no solrace server at {server}: is it running? (make run)"
+
+
+def not_solrace(server: str, answer: str) -> str:
+    """What to say when a server answers at the address but not as solrace does (a wrong
+    port: another web server); `answer` is what it said ("HTTP 404")."""
+    return (
+        f"no solrace server at {server}: something else answered there ({answer});"
+        " is the address right?"
+    )
+
+
+def foreign_status(status: int) -> bool:
+    """An HTTP status solrace never answers where the client asks (a wrong address), as
+    opposed to one a solrace process or its balancer gives for a while (429, 502-504)."""
+    return status == 501 or (status < 500 and status != 429)
 
 
 def http_url(server: str, path: str) -> str:
@@ -115,7 +130,16 @@ class Link:
                 )
             except ConnectionRefusedError:
                 reason = no_server(http_url(self.url, ""))
-            except (OSError, InvalidHandshake, TimeoutError) as error:
+            except InvalidStatus as error:
+                status = error.response.status_code
+                reason = (
+                    not_solrace(http_url(self.url, ""), f"HTTP {status}")
+                    if foreign_status(status)
+                    else f"cannot reach {self.url} (HTTP {status})"
+                )
+            except InvalidHandshake:
+                reason = not_solrace(http_url(self.url, ""), "not a WebSocket")
+            except (OSError, TimeoutError) as error:
                 reason = f"cannot reach {self.url} ({error.__class__.__name__})"
             except InvalidURI as error:
                 self.on_status(f"bad server address: {error}")

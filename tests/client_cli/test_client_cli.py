@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
 import os
 import pwd
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 
 import pytest
 
@@ -196,3 +199,45 @@ def test_game_names_in_any_case() -> None:
     assert parser.parse_args(["practice", "SHAULA", "617"]).game == "shaula"
     assert parser.parse_args(["play", "--quick", "--game", "Stalactites"]).game == "stalactites"
     assert parser.parse_args(["tournament", "create", "cup", "--game", "Moojub"]).game == ["moojub"]
+
+
+@pytest.fixture
+def other_web_server() -> Iterator[str]:
+    """A real HTTP server that is not solrace (a wrong port): 404 for /rooms, /ws."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.mark.parametrize("command", [["rooms"], ["play", "ab12cd34"], ["play", "--game", "moojub"]])
+def test_a_url_where_another_server_answers_says_it_is_not_solrace(
+    other_web_server: str, command: list[str]
+) -> None:
+    # It said "cannot reach URL/rooms: Expecting value: line 1 column 1 (char 0)".
+    done = subprocess.run(
+        [sys.executable, "-m", "client_cli", "--server", other_web_server, *command],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"solrace {command[0]}: no solrace server at {other_web_server}: something else"
+        " answered there (HTTP 501); is the address right?"
+    )
+
+
+@pytest.mark.parametrize("spectator", [False, True])
+async def test_a_websocket_to_another_server_says_it_is_not_solrace(
+    other_web_server: str, spectator: bool
+) -> None:
+    # It said "cannot reach ws://.../ws (InvalidMessage)".
+    seat = Seat(other_web_server, "ab12cd34", "ann", spectator=spectator)
+    with pytest.raises(ConnectionError) as error:
+        await seat.start()
+    assert str(error.value) == (
+        f"no solrace server at {other_web_server}: something else answered there"
+        " (not a WebSocket); is the address right?"
+    )
