@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 
+from bench import server as bench_server
 from bench.loadgen import percentile, process_cpu_seconds
 from bench.racers import move_sequences
 from bench.server import ROOT, child, pin
@@ -613,6 +614,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--load-cpu", type=int, default=1, help="core for clients and Redis")
     parser.add_argument("--no-pin", action="store_true", help="let the OS place every process")
     parser.add_argument(
+        "--nice",
+        type=int,
+        help="scheduling priority of servers, Redis and clients (e.g. -10 as root: a shared "
+        "machine's other work then disturbs the figures less)",
+    )
+    parser.add_argument(
         "--server-env",
         nargs="*",
         default=[],
@@ -651,6 +658,7 @@ async def run(args: argparse.Namespace) -> list[Scenario]:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    bench_server.NICE = args.nice  # pin() applies it to every process it places
     runs = []
     for i in range(args.repeat):
         if args.repeat > 1:
