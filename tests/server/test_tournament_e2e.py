@@ -61,7 +61,10 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         )
         assert status == 200 and data["player"]["status"] == "withdrawn"
         await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
-        state = await wait_for(watcher, lambda s: s.tournament["round"] == 2)
+        # Round 2 is under way once its heat's room is open ("live" lists open rooms only).
+        state = await wait_for(
+            watcher, lambda s: s.tournament["round"] == 2 and s.tournament["live"]
+        )
         assert sorted(state.tournament["live"][0]["players"]) == ["ann", "bo", "di", "ed", "fy"]
         await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 2 and not s.tournament["racing"])
