@@ -338,6 +338,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
     conn.seen = window_start = opened = time.monotonic()
     log_opened(conn.id, address)
     limited = frames = 0
+    flooded = False
     try:
         async for frame in ws:
             frames += 1
@@ -384,6 +385,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                         transport.write(close_frame(CloseCode.POLICY, "flood"))
                         await asyncio.sleep(CLOSE_TIMEOUT)
                         transport.close()
+                    flooded = True
                     break
                 continue
             if message is None:
@@ -410,7 +412,9 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         if not ws.closed:
             await ws.close(drain=False)
         forget_traceback(ws)
-        log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
+        # A flood's connection is failed under aiohttp (which then says 1006): say 1008.
+        code = CloseCode.POLICY if flooded else ws.close_code
+        log_closed(conn.id, code, time.monotonic() - opened, frames)
     return ws
 
 

@@ -102,7 +102,7 @@ async def json_errors(
         return _error(exc.status, code, _explain(exc, request), headers)
     except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
         log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
-        raise
+        return _error(400, ErrorCode.BAD_REQUEST, "the connection was lost")  # for nobody
     except Exception as exc:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON

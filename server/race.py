@@ -2,8 +2,10 @@
 
 Sans-I/O in the manner of python-websockets: every method takes the event and the current
 time (`now`, Unix seconds, passed in) and returns an `Outcome`: the events to append to the
-room's log and send. Nothing here awaits, stores or reads a clock; `server.rooms` carries
-the outcomes out (Redis, pub/sub) and `server.app` feeds the methods.
+room's log and send. Nothing here awaits, stores or reads a clock: the store
+(server/store.py, `RoomStore.transact`) runs a method on the stored race and writes what
+it returns (Redis, pub/sub); the handlers (server/lobby.py, server/hub.py's deadlines and
+server/app.py's sweeper) call it.
 
 A refused action raises `RaceError` (with a protocol `ErrorCode`) and changes nothing.
 

@@ -89,24 +89,32 @@ def viewer_of(seat: int | None, mover: int | None) -> Viewer:
 
 
 def view_event(
-    wire: Mapping[str, Any], viewer: Viewer, board: dict[str, Any] | None = None
+    wire: dict[str, Any], viewer: Viewer, board: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """The wire map of an event (`p.to_wire(event)`) as `viewer` may see it.
 
     `board`: in a hidden-card game, the board to attach: to a `progress` for a spectator
     (already passed through `shown_board`), to a `started` for everyone (the starting
-    board: the cards every racer is dealt at once)."""
-    out = dict(wire)
-    kind = out.get("type")
+    board: the cards every racer is dealt at once).
+
+    The answer is `wire` itself when the viewer sees it as it is (the hot path of every
+    move: no copy), else a new map; neither is to be changed by the caller."""
+    kind = wire.get("type")
     if kind == p.Progress.TYPE:
+        hide_move = viewer is Viewer.OPPONENT
+        show_board = viewer is Viewer.SPECTATOR and board is not None
+        if not hide_move and not show_board and "board" not in wire:
+            return wire
+        out = dict(wire)
         out.pop("board", None)
-        if viewer is Viewer.OPPONENT:
+        if hide_move:
             out.pop("move", None)
-        elif viewer is Viewer.SPECTATOR and board is not None:
+        elif show_board:
             out["board"] = board
-    elif kind == p.RaceStarted.TYPE and board is not None:
-        out["board"] = board  # the starting board: the same for everyone
-    return out
+        return out
+    if kind == p.RaceStarted.TYPE and board is not None:
+        return {**wire, "board": board}  # the starting board: the same for everyone
+    return wire
 
 
 def spectator_due(event: p.Event, delay: float) -> float:
