@@ -87,7 +87,7 @@ def entry_body(event: p.Event) -> bytes:
     """An event as logged, without its version (the script puts "VERSION|" in front)."""
     wire = p.to_wire(event)
     del wire["version"]
-    return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
+    return p.pack_map(wire)
 
 
 def parse_entry(entry: bytes) -> p.Event | None:
