@@ -40,6 +40,7 @@ from server.view import (
     deal_order,
     hidden_cards,
     shown_board,
+    spectator_due,
     view_event,
     viewer_of,
 )
@@ -278,7 +279,7 @@ class LocalRoom:
         if self.spectators:
             board = self._spectator_board(event, race, self.boards)
             shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
-            self.crowd.append((event.at + race.config.spectator_delay, version, shown))
+            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
             self._arm_crowd()
 
     def _spectator_board(
@@ -416,7 +417,7 @@ class LocalRoom:
             out = Outgoing(event, view_event(p.to_wire(event), viewer))
             conn.last_version = event.version
             if viewer is Viewer.SPECTATOR:
-                conn.send_at(event.at + delay, out)
+                conn.send_at(spectator_due(event, delay), out)
             else:
                 conn.send(out)
 
@@ -467,7 +468,7 @@ class LocalRoom:
         await self._send_spectator_snapshot(conn, race, view)
 
     async def _send_spectator_snapshot(
-        self, conn: Connection, race: Race, view: dict[str, Any]
+        self, conn: Connection, race: Race, view: p.RoomView
     ) -> None:
         """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
         after that are still in the crowd's queue and reach this socket when due."""
@@ -496,11 +497,11 @@ class LocalRoom:
                 self._advance_board(event, own)
             board = self._spectator_board(event, race, own)
             out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
-            conn.send_at(event.at + delay, out)
+            conn.send_at(spectator_due(event, delay), out)
         conn.last_version = self.version
 
     async def _spectator_view(
-        self, race: Race, view: dict[str, Any], cutoff: float, version: int
+        self, race: Race, view: p.RoomView, cutoff: float, version: int
     ) -> tuple[Outgoing, dict[int, core.Game]]:
         """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
         and the boards it shows."""
@@ -516,12 +517,8 @@ class LocalRoom:
                 boards[str(seat)] = shown_board(game.state(view="player"), hidden)
                 for player in view["players"]:
                     if player["seat"] == seat:
-                        player.update(
-                            progress=game.progress,
-                            moves=game.moves,
-                            won=game.won,
-                            stuck=game.stuck,
-                        )
+                        player["progress"], player["moves"] = game.progress, game.moves
+                        player["won"], player["stuck"] = game.won, game.stuck
         return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:
