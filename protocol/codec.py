@@ -94,6 +94,8 @@ def _checker(annotation: Any) -> Check:
         return lambda x: isinstance(x, float) or _is_int(x)
     if annotation is Any:
         return lambda x: True
+    if typing.is_typeddict(annotation):  # a typed map (the room, a result): a map
+        return lambda x: isinstance(x, dict) and all(isinstance(k, str) for k in x)
     if origin in (Union, types.UnionType):
         inner = [_checker(a) for a in args if a is not type(None)]
         nullable = type(None) in args

@@ -37,6 +37,7 @@ class Hints:
         session = local.sessions.get(seat)
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
+        race.holder(seat, conn.token_hash)  # a running race: the mirror knows its seats
         game = session.game
         key = (race.config.game, game.key())
         position = game.copy()
@@ -57,5 +58,6 @@ class Hints:
         session = local.sessions.get(seat)
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
+        race.holder(seat, conn.token_hash)
         game = session.game
         conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))

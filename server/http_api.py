@@ -239,7 +239,7 @@ async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dic
         if statuses.get(room) in wanted:
             loaded = await store.load(room)
             if loaded is not None:
-                rooms.append(loaded.race.view())
+                rooms.append(dict(loaded.race.view()))
     return rooms
 
 

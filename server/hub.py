@@ -40,6 +40,7 @@ from server.view import (
     deal_order,
     hidden_cards,
     shown_board,
+    spectator_due,
     view_event,
     viewer_of,
 )
@@ -50,8 +51,8 @@ log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
 # Spectator frames written per event-loop turn before the racers' sockets are read again:
-# about 0.5 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
-CROWD_CHUNK = 48
+# about 0.25 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
+CROWD_CHUNK = 24
 
 
 class LocalRoom:
@@ -278,7 +279,7 @@ class LocalRoom:
         if self.spectators:
             board = self._spectator_board(event, race, self.boards)
             shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
-            self.crowd.append((event.at + race.config.spectator_delay, version, shown))
+            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
             self._arm_crowd()
 
     def _spectator_board(
@@ -345,10 +346,15 @@ class LocalRoom:
         loop = asyncio.get_running_loop()
         wait = self.crowd[0][0] - time.time()
         self._crowd_handle = (
-            loop.call_soon(self._serve_crowd)
+            loop.call_soon(self._serve_crowd_next_round)
             if wait <= 0
             else loop.call_later(wait, self._serve_crowd)
         )
+
+    def _serve_crowd_next_round(self) -> None:
+        """One round of callbacks later: the racers' own work of this turn (the mover's
+        answer wakes its task in the same turn as its event) goes before a slice."""
+        self._crowd_handle = asyncio.get_running_loop().call_soon(self._serve_crowd)
 
     def _serve_crowd(self) -> None:
         """Release the spectators' due frames, at most CROWD_CHUNK sockets this turn."""
@@ -411,7 +417,7 @@ class LocalRoom:
             out = Outgoing(event, view_event(p.to_wire(event), viewer))
             conn.last_version = event.version
             if viewer is Viewer.SPECTATOR:
-                conn.send_at(event.at + delay, out)
+                conn.send_at(spectator_due(event, delay), out)
             else:
                 conn.send(out)
 
@@ -462,7 +468,7 @@ class LocalRoom:
         await self._send_spectator_snapshot(conn, race, view)
 
     async def _send_spectator_snapshot(
-        self, conn: Connection, race: Race, view: dict[str, Any]
+        self, conn: Connection, race: Race, view: p.RoomView
     ) -> None:
         """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
         after that are still in the crowd's queue and reach this socket when due."""
@@ -491,11 +497,11 @@ class LocalRoom:
                 self._advance_board(event, own)
             board = self._spectator_board(event, race, own)
             out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
-            conn.send_at(event.at + delay, out)
+            conn.send_at(spectator_due(event, delay), out)
         conn.last_version = self.version
 
     async def _spectator_view(
-        self, race: Race, view: dict[str, Any], cutoff: float, version: int
+        self, race: Race, view: p.RoomView, cutoff: float, version: int
     ) -> tuple[Outgoing, dict[int, core.Game]]:
         """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
         and the boards it shows."""
@@ -511,12 +517,8 @@ class LocalRoom:
                 boards[str(seat)] = shown_board(game.state(view="player"), hidden)
                 for player in view["players"]:
                     if player["seat"] == seat:
-                        player.update(
-                            progress=game.progress,
-                            moves=game.moves,
-                            won=game.won,
-                            stuck=game.stuck,
-                        )
+                        player["progress"], player["moves"] = game.progress, game.moves
+                        player["won"], player["stuck"] = game.won, game.stuck
         return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:

@@ -135,7 +135,7 @@ def _unique(name: str, seats: Iterable[Seat]) -> str:
     return unique
 
 
-def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
+def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
     """Results: winners by finishing time, then everyone by progress, then fewer moves.
 
     Equal keys share a rank (1, 2, 2, 4).
@@ -147,7 +147,7 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
         return (0 if seat.won else 1, round(time, 3), -seat.progress, seat.moves)
 
     ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
-    results: list[dict[str, Any]] = []
+    results: list[p.Result] = []
     previous: tuple[int, float, int, int] | None = None
     for position, (index, seat) in enumerate(ordered, start=1):
         k = key((index, seat))
@@ -186,7 +186,7 @@ class Race:
     ends_at: float | None = None
     finished_at: float | None = None
     finish_reason: str | None = None
-    results: list[dict[str, Any]] | None = None
+    results: list[p.Result] | None = None
 
     # ------------------------------------------------------------ views
 
@@ -214,7 +214,7 @@ class Race:
             return min(times) if times else None
         return None
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> p.RoomView:
         """The public room view (docs/protocol.md "room"): no tokens, no secret seed."""
         return {
             "id": self.room,
