@@ -202,7 +202,7 @@ async def solrace(args: argparse.Namespace) -> AsyncIterator[Server]:
         redis = RedisSupervisor(data)
         async with redis as redis_url:
             assert redis.pid is not None
-            pin(redis.pid, args.load_cpu)
+            pin(redis.pid, args.redis_cpu)
             command = [sys.executable, "-m", "server", "--port", str(port)]
             env = {"REDIS_URL": redis_url, "SOLRACE_ROOM_RATE": "0", **dict(args.server_env)}
             async with child(command, port, args.server_cpu, env) as process:
@@ -611,7 +611,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (rooms)")
     parser.add_argument("--repeat", type=int, default=1, help="verdicts from the median runs")
     parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
-    parser.add_argument("--load-cpu", type=int, default=1, help="core for clients and Redis")
+    parser.add_argument("--load-cpu", type=int, default=1, help="core for the clients")
+    parser.add_argument(
+        "--redis-cpu",
+        type=int,
+        help="core for redis-server (default: the clients' core, as bench/server.py; the "
+        "server's core keeps a crowd's client process from delaying Redis)",
+    )
     parser.add_argument("--no-pin", action="store_true", help="let the OS place every process")
     parser.add_argument(
         "--nice",
@@ -633,8 +639,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     if args.repeat < 1 or args.clients < 1 or args.crowd_clients < 1:
         parser.error("--repeat, --clients and --crowd-clients must be at least 1")
+    if args.redis_cpu is None:
+        args.redis_cpu = args.load_cpu
     if args.no_pin or (os.cpu_count() or 1) < 2:
-        args.server_cpu = args.load_cpu = None
+        args.server_cpu = args.load_cpu = args.redis_cpu = None
     return args
 
 

@@ -51,8 +51,8 @@ log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
 # Spectator frames written per event-loop turn before the racers' sockets are read again:
-# about 0.5 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
-CROWD_CHUNK = 48
+# about 0.25 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
+CROWD_CHUNK = 24
 
 
 class LocalRoom:
@@ -346,10 +346,15 @@ class LocalRoom:
         loop = asyncio.get_running_loop()
         wait = self.crowd[0][0] - time.time()
         self._crowd_handle = (
-            loop.call_soon(self._serve_crowd)
+            loop.call_soon(self._serve_crowd_next_round)
             if wait <= 0
             else loop.call_later(wait, self._serve_crowd)
         )
+
+    def _serve_crowd_next_round(self) -> None:
+        """One round of callbacks later: the racers' own work of this turn (the mover's
+        answer wakes its task in the same turn as its event) goes before a slice."""
+        self._crowd_handle = asyncio.get_running_loop().call_soon(self._serve_crowd)
 
     def _serve_crowd(self) -> None:
         """Release the spectators' due frames, at most CROWD_CHUNK sockets this turn."""

@@ -58,9 +58,10 @@ async def test_spectators_of_an_unchanged_room_share_one_snapshot(redis_url: str
         await runner.cleanup()
 
 
-async def test_a_crowd_is_written_a_slice_per_loop_turn() -> None:
-    """Between two slices of a crowd's fan-out the loop reads the racers' sockets again:
-    each slice's spectators are written at once, the rest wait for the next turns."""
+async def test_a_crowd_is_written_a_slice_per_loop_turn_after_the_racers() -> None:
+    """Between two slices of a crowd's fan-out the loop reads the racers' sockets again;
+    each slice's spectators are written at once, the rest wait for the next turns; the
+    racers' frames of the turn the event came in (the mover's answer too) go first."""
     import asyncio
 
     from test_connection import connection
@@ -72,11 +73,23 @@ async def test_a_crowd_is_written_a_slice_per_loop_turn() -> None:
     flusher = Flusher()
     crowd = [connection(flusher) for _ in range(2 * CROWD_CHUNK + 5)]
     room.spectators = {conn for conn, _ in crowd}
+    racer, racer_transport = connection(flusher)
+    order: list[bytes] = []  # every write, whoever's
+    for _, transport in [*crowd, (racer, racer_transport)]:
+        transport.write = lambda data, mine=transport.writes: (  # type: ignore[method-assign]
+            order.append(data),
+            mine.append(data),
+        )
+    # One turn: the event reaches the racers and the crowd, then the mover's answer.
+    racer.send_frame(b"progress ")
     room.crowd.append((0.0, 1, Outgoing(p.Pong(id=1, server_time=0.0))))
     room._arm_crowd()
+    racer.send_frame(b"accepted")
     turns = []
-    for _ in range(4):
+    for _ in range(4):  # a slice every other turn
+        await asyncio.sleep(0)
         await asyncio.sleep(0)
         turns.append(sum(1 for _, transport in crowd if transport.writes))
+    assert order[0] == b"progress accepted"  # the racer's, in one write, before the crowd
     assert turns == [CROWD_CHUNK, 2 * CROWD_CHUNK, len(crowd), len(crowd)]
     assert all(len(transport.writes) == 1 for _, transport in crowd)  # once each
