@@ -21,7 +21,16 @@ from server.redis_client import AnyRedis, tcp_nodes
 from server.resp import RespConnection, encode_command
 from server.resp_cluster import Address
 
-__all__ = ["IDLE_CHECK", "Feed", "LeanFeed", "RedisFeed", "make_feed"]
+__all__ = [
+    "IDLE_CHECK",
+    "OUTAGE_WAIT",
+    "RECONNECT_BACKOFF",
+    "SUBSCRIBE_WAIT",
+    "Feed",
+    "LeanFeed",
+    "RedisFeed",
+    "make_feed",
+]
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +38,13 @@ Handler = Callable[[bytes], None]
 
 _CONTROL = CONTROL  # always subscribed: redis-py's listener needs one channel
 IDLE_CHECK = 5.0  # seconds of silence before an idle subscription is asked to answer
+SUBSCRIBE_WAIT = 5.0  # seconds Redis has to confirm a SUBSCRIBE sent on a live connection
+# Seconds a subscription asked for while the connection is being made again waits for the
+# reconnect: a Redis restart (process start, AOF load, on a loaded machine) takes seconds,
+# and the join waiting on it must get in once Redis is back, not fail mid-outage. Below
+# the client's 15 s answer deadline (client_cli/seat.py), so it hears `unavailable` first.
+OUTAGE_WAIT = 12.0
+RECONNECT_BACKOFF = (0.05, 0.5)  # first and longest pause between two reconnect attempts
 
 
 class Feed(Protocol):
@@ -233,7 +249,7 @@ class LeanFeed:
             waits.append(confirmed)
             self._write(encode_command(("SUBSCRIBE", channel)))
         if waits:
-            await asyncio.wait(waits, timeout=5.0)
+            await asyncio.wait(waits, timeout=SUBSCRIBE_WAIT)
             for channel in again:
                 self._confirmed.pop(channel, None)
 
@@ -250,13 +266,20 @@ class LeanFeed:
             self._protocol.transport.close()
 
     async def subscribe(self, channel: str, handler: Handler) -> None:
-        """Subscribe and wait until Redis confirms, so nothing published after is missed."""
+        """Subscribe and wait until Redis confirms, so nothing published after is missed.
+
+        While the connection is being made again, the SUBSCRIBE cannot be sent: the
+        resubscription after the reconnect confirms it, so it waits for the outage (up to
+        OUTAGE_WAIT), not only for Redis's answer (SUBSCRIBE_WAIT)."""
         self._handlers[channel] = handler
         confirmed = asyncio.get_running_loop().create_future()
         self._confirmed[channel] = confirmed
+        down = self._reconnecting is not None and not self._reconnecting.done()
         self._write(encode_command(("SUBSCRIBE", channel)))
         try:
-            await asyncio.wait_for(asyncio.shield(confirmed), 5.0)
+            await asyncio.wait_for(
+                asyncio.shield(confirmed), OUTAGE_WAIT if down else SUBSCRIBE_WAIT
+            )
         finally:
             self._confirmed.pop(channel, None)
 
@@ -296,7 +319,10 @@ class LeanFeed:
         self._reconnecting = asyncio.ensure_future(self._reconnect())
 
     async def _reconnect(self) -> None:
-        delay = 0.05
+        # Short pauses: an attempt on a local Redis that is still down is a refused
+        # connect, and every moment after Redis is back but before the channels are
+        # subscribed again is a moment of events rooms must read back from their logs.
+        delay, longest = RECONNECT_BACKOFF
         while not self._stopping:
             try:
                 await self._connect()
@@ -305,7 +331,7 @@ class LeanFeed:
                 return
             except (OSError, TimeoutError):
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, 2.0)
+                delay = min(delay * 2, longest)
 
 
 def make_feed(redis: AnyRedis, lean: object = None) -> LeanFeed | RedisFeed:
