@@ -607,7 +607,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--idle-per-room", type=int, default=50)
     parser.add_argument("--idle-settle", type=float, default=2.0, help="seconds before RSS is read")
     parser.add_argument("--game", default="shaula")
-    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="seconds of moves before measuring (100 races starting at once cost the server "
+        "a burst of a few seconds: not the everyday rate)",
+    )
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (rooms)")
     parser.add_argument("--repeat", type=int, default=1, help="verdicts from the median runs")
     parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
