@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 
 import aiohttp
 
+from bench import server as bench_server
 from bench.loadgen import percentile, process_cpu_seconds
 from bench.racers import move_sequences
 from bench.server import ROOT, child, pin
@@ -201,7 +202,7 @@ async def solrace(args: argparse.Namespace) -> AsyncIterator[Server]:
         redis = RedisSupervisor(data)
         async with redis as redis_url:
             assert redis.pid is not None
-            pin(redis.pid, args.load_cpu)
+            pin(redis.pid, args.redis_cpu)
             command = [sys.executable, "-m", "server", "--port", str(port)]
             env = {"REDIS_URL": redis_url, "SOLRACE_ROOM_RATE": "0", **dict(args.server_env)}
             async with child(command, port, args.server_cpu, env) as process:
@@ -606,12 +607,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--idle-per-room", type=int, default=50)
     parser.add_argument("--idle-settle", type=float, default=2.0, help="seconds before RSS is read")
     parser.add_argument("--game", default="shaula")
-    parser.add_argument("--warmup", type=float, default=2.0)
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="seconds of moves before measuring (100 races starting at once cost the server "
+        "a burst of a few seconds: not the everyday rate)",
+    )
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (rooms)")
     parser.add_argument("--repeat", type=int, default=1, help="verdicts from the median runs")
     parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
-    parser.add_argument("--load-cpu", type=int, default=1, help="core for clients and Redis")
+    parser.add_argument("--load-cpu", type=int, default=1, help="core for the clients")
+    parser.add_argument(
+        "--redis-cpu",
+        type=int,
+        help="core for redis-server (default: the clients' core, as bench/server.py; the "
+        "server's core keeps a crowd's client process from delaying Redis)",
+    )
     parser.add_argument("--no-pin", action="store_true", help="let the OS place every process")
+    parser.add_argument(
+        "--nice",
+        type=int,
+        help="scheduling priority of servers, Redis and clients (e.g. -10 as root: a shared "
+        "machine's other work then disturbs the figures less)",
+    )
     parser.add_argument(
         "--server-env",
         nargs="*",
@@ -626,8 +645,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     if args.repeat < 1 or args.clients < 1 or args.crowd_clients < 1:
         parser.error("--repeat, --clients and --crowd-clients must be at least 1")
+    if args.redis_cpu is None:
+        args.redis_cpu = args.load_cpu
     if args.no_pin or (os.cpu_count() or 1) < 2:
-        args.server_cpu = args.load_cpu = None
+        args.server_cpu = args.load_cpu = args.redis_cpu = None
     return args
 
 
@@ -651,6 +672,7 @@ async def run(args: argparse.Namespace) -> list[Scenario]:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    bench_server.NICE = args.nice  # pin() applies it to every process it places
     runs = []
     for i in range(args.repeat):
         if args.repeat > 1:

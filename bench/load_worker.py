@@ -98,7 +98,8 @@ class Worker:
     # ------------------------------------------------------------ opening
 
     async def open(self) -> int:
-        """Open every connection; returns how many, once racers are in running races."""
+        """Open every connection; returns how many, once racers are in running races and
+        spectators have their snapshots."""
         jobs: list[Callable[[], Any]] = []
         key = 0
         for group in self.groups:
@@ -158,14 +159,22 @@ class Worker:
             client.on_message = self._relay_spectator_message
         else:
             client = await self._open("/ws")
-            client.on_message = self._spectator_message
+            # Ready once its snapshot came: the room has attached it (measuring starts
+            # after the crowd is in, not while it is still arriving).
+            snapshot: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._started.append(snapshot)
+            client.on_message = partial(self._spectator_message, snapshot)
             client.send(wire("watch", room=group.room))
         self.spectators.append(client)
 
-    def _spectator_message(self, opcode: int, payload: bytes) -> None:
+    def _spectator_message(
+        self, snapshot: asyncio.Future[None], opcode: int, payload: bytes
+    ) -> None:
         message = msgpack.unpackb(payload)
         kind = message["type"]
-        if kind == "progress":
+        if kind == "snapshot" and not snapshot.done():
+            snapshot.set_result(None)
+        elif kind == "progress":
             self.watched.append((time.monotonic(), time.time() - message["at"]))
         elif kind == "error":
             self._error(f"error: {message.get('message')}")

@@ -14,6 +14,7 @@ import time
 
 from redis.asyncio import Redis
 
+from server.redis_client import lean_client
 from server.redis_supervisor import RedisSupervisor
 from server.resp import RespConnection
 
@@ -31,8 +32,8 @@ async def run(calls: int, sizes: list[int]) -> list[tuple[int, float, float]]:
         async with RedisSupervisor(data) as url:
             redis = Redis.from_url(url)
             sha = await redis.script_load(SCRIPT)
-            resp = RespConnection.from_kwargs(redis.connection_pool.connection_kwargs)
-            assert resp is not None
+            resp = lean_client(redis)
+            assert isinstance(resp, RespConnection)
             command = ("EVALSHA", sha, len(KEYS), *KEYS, *ARGS)
             for size in sizes:
                 rounds = max(1, calls // size)

@@ -8,13 +8,14 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-__all__ = ["CARD_WIDTH", "CardStyle", "card_text", "cards_in_text", "style_from_env"]
+__all__ = ["CARD_WIDTH", "FACE_DOWN", "CardStyle", "card_text", "cards_in_text", "style_from_env"]
 
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 RED_SUITS = frozenset("DH")
 # "10" reads better than the notation's "T" on a card; three columns fit every card.
 RANK_LABELS = {"T": "10"}
 CARD_WIDTH = 3
+FACE_DOWN = "##"
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,10 @@ def card_text(card: str, style: CardStyle, width: int = CARD_WIDTH) -> Text:
 
     The colour is a span, not the Text's base style, so padding after it stays plain.
     """
+    if card[-1:] not in SUIT_SYMBOLS:
+        # A card a spectator may not see yet (the protocol's "??": not dealt to every
+        # racer still racing): drawn face down.
+        return Text(FACE_DOWN.ljust(width), style="dim")
     rank, suit = card[:-1], card[-1]
     label = RANK_LABELS.get(rank, rank) + (SUIT_SYMBOLS[suit] if style.symbols else suit)
     # A wider face (when there is room) keeps the label one column in, like a card's corner.

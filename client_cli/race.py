@@ -369,7 +369,7 @@ class RaceView:
     def _on_RaceFinished(self, msg: RaceFinished) -> None:
         self.phase = "finished"
         self.finished_at = msg.at
-        self.results = list(msg.results)
+        self.results = [dict(r) for r in msg.results]
         self._times_from_results()
         self.seed = msg.seed
         self.finish_reason = msg.reason

@@ -194,11 +194,11 @@ class Seat:
     async def _request(self, make: Callable[[int], Message]) -> Outcome:
         """Send a numbered request and wait for its answer.
 
-        A request the server dropped (rate limit) or that was lost with a connection
-        is sent again under the same `seq`: the server answers a repeat with the
-        first answer, so nothing is ever played twice. A `stale_seq` refusal (another
-        window on this seat used a higher seq) was not played: it goes again, numbered
-        from the clock.
+        A request the server dropped (rate limit), could not store (`unavailable`) or
+        that was lost with a connection is sent again under the same `seq`: the server
+        answers a repeat with the first answer, so nothing is ever played twice. A
+        `stale_seq` refusal (another window on this seat used a higher seq) was not
+        played: it goes again, numbered from the clock.
         """
         seq = self._next_seq()
         loop = asyncio.get_running_loop()
@@ -219,7 +219,9 @@ class Seat:
                 return outcome
             if outcome.code == ErrorCode.STALE_SEQ:
                 seq = self._next_seq()
-            elif outcome.code == ErrorCode.RATE_LIMITED:
+            elif outcome.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):
+                # Dropped by the rate limit, or the server could not reach its storage
+                # (nothing changed): the same seq again, a little later.
                 await asyncio.sleep(RATE_BACKOFF)
             else:
                 return outcome

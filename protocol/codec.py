@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import reprlib
 import types
 import typing
 from collections.abc import Callable
@@ -93,6 +94,8 @@ def _checker(annotation: Any) -> Check:
         return lambda x: isinstance(x, float) or _is_int(x)
     if annotation is Any:
         return lambda x: True
+    if typing.is_typeddict(annotation):  # a typed map (the room, a result): a map
+        return lambda x: isinstance(x, dict) and all(isinstance(k, str) for k in x)
     if origin in (Union, types.UnionType):
         inner = [_checker(a) for a in args if a is not type(None)]
         nullable = type(None) in args
@@ -104,6 +107,14 @@ def _checker(annotation: Any) -> Check:
         key, value = _checker(args[0]), _checker(args[1])
         return lambda x: isinstance(x, dict) and all(key(k) and value(v) for k, v in x.items())
     raise TypeError(f"protocol: unsupported annotation {annotation!r}")
+
+
+# Shows a client's value in an error message: a few levels and items of it, never the
+# whole (repr of a list nested a thousand deep raised RecursionError and closed the socket).
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel = 3
+_SHOW.maxstring = 40
+_SHOW.maxother = 40
 
 
 def _unexpected(data: dict[str, Any], code: ErrorCode, message: str) -> Unexpected:
@@ -145,9 +156,6 @@ class Registry:
             assert cls.TYPE and cls.TYPE not in self._specs, cls
             self._specs[cls.TYPE] = _Spec(cls, tuple(specs))
 
-    def __contains__(self, type_name: str) -> bool:
-        return type_name in self._specs
-
     def build_trusted(self, data: dict[str, Any]) -> Message | Unexpected:
         """A message from a map this server wrote itself (e.g. read back from Redis):
         fields are not type-checked (the hot path of every event); never raises."""
@@ -160,7 +168,14 @@ class Registry:
         return self.build(data)
 
     def build(self, data: Any) -> Message | Unexpected:
-        """A message from a decoded map; never raises."""
+        """A message from a decoded map; never raises (a value nested deeper than the
+        interpreter's recursion limit allows is a bad frame, not a crashed socket)."""
+        try:
+            return self._build(data)
+        except RecursionError:
+            return Unexpected(ErrorCode.BAD_FRAME, "a value is nested too deeply")
+
+    def _build(self, data: Any) -> Message | Unexpected:
         if not isinstance(data, dict):
             return Unexpected(ErrorCode.BAD_FRAME, "a message must be a map")
         type_name = data.get("type")
@@ -170,7 +185,7 @@ class Registry:
             return _unexpected(
                 data,
                 ErrorCode.BAD_VERSION,
-                f'"v" must be {PROTOCOL_VERSION}, got {data.get("v")!r}'[:200],
+                f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(data.get("v"))}'[:200],
             )
         spec = self._specs.get(type_name)
         if spec is None:

@@ -44,7 +44,7 @@ class ErrorCode(enum.StrEnum):
     NOT_ENOUGH_PLAYERS = "not_enough_players"  # start with too few active players
     TOURNAMENT_OVER = "tournament_over"  # the tournament finished (or you lost its knockout)
     REMOVED = "removed"  # the organiser removed this player
-    UNAVAILABLE = "unavailable"  # Redis (the room store) cannot be reached now: try again
+    UNAVAILABLE = "unavailable"  # storage (Redis) did not answer: nothing changed, try again
     INTERNAL = "internal"  # a bug on our side; the socket stays open
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar, TypedDict, Union
 
 from protocol.codes import PROTOCOL_VERSION
 from protocol.message import Message
@@ -21,6 +21,7 @@ __all__ = [
     "PlayerLeft",
     "PlayerOut",
     "PlayerReady",
+    "PlayerView",
     "Pong",
     "Presence",
     "Progress",
@@ -29,10 +30,70 @@ __all__ = [
     "RaceStarted",
     "Refused",
     "RematchVote",
+    "Result",
+    "RoomView",
     "ServerToClient",
     "Snapshot",
     "Welcome",
 ]
+
+
+class PlayerView(TypedDict):
+    """One seat in a `RoomView` (docs/protocol.md, the ROOM object)."""
+
+    seat: int
+    name: str
+    ready: bool
+    connected: bool
+    grace_until: float | None
+    progress: int
+    moves: int
+    won: bool
+    stuck: bool
+    out: str | None  # "resigned" or "forfeit"
+    rematch: bool
+
+
+class Result(TypedDict):
+    """One line of the ranked results (docs/protocol.md, the RESULT object)."""
+
+    rank: int
+    seat: int
+    name: str
+    won: bool
+    stuck: bool
+    out: str | None
+    progress: int
+    moves: int
+    time: float | None  # seconds from the start to the win
+
+
+class RoomView(TypedDict):
+    """The public view of a room (docs/protocol.md, the ROOM object): no tokens, no
+    secret seed. A map on the wire; typed here so that the server and clients agree."""
+
+    id: str
+    game: str
+    status: str  # "lobby", "countdown", "running" or "finished"
+    round: int
+    seed: int | None
+    seats: int
+    host: int | None
+    undo: bool
+    hints: bool
+    time_limit: float | None
+    spectator_delay: float
+    grace: float
+    countdown: float
+    seed_mode: str
+    tournament: str | None
+    created_at: float
+    start_at: float | None
+    ends_at: float | None
+    finished_at: float | None
+    finish_reason: str | None
+    players: list[PlayerView]
+    results: list[Result] | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,7 +123,7 @@ class Snapshot(Message):
 
     TYPE: ClassVar[str] = "snapshot"
     version: int
-    room: dict[str, Any]
+    room: RoomView
     board: dict[str, Any] | None = None
     moves: list[str] | None = None
     boards: dict[str, Any] | None = None
@@ -161,7 +222,7 @@ class RaceFinished(Event):
     """The end. `results` is ranked (see docs/protocol.md); `seed` is now public."""
 
     TYPE: ClassVar[str] = "finished"
-    results: list[dict[str, Any]]
+    results: list[Result]
     seed: int
     reason: str
 

@@ -155,7 +155,7 @@ async def sweep_once(hub: Hub, now: float) -> int:
         next_at = applied.race.next_deadline()
         if next_at is None or next_at > score:
             if next_at is not None:
-                await store.redis.zadd("solrace:deadlines", {room: next_at})
+                await store.reschedule(room, next_at)
             else:
                 await store.unschedule(room, score)
     return len(due)
@@ -166,38 +166,32 @@ HEARTBEAT_EVERY = 2.0
 REAP_EVERY = 5.0
 
 
-def process_key(process: str) -> str:
-    return f"solrace:process:{process}"
-
-
 async def reap_dead_seats(hub: Hub, now: float) -> int:
-    """Racers whose socket lived in a process that died (no heartbeat) are marked away,
-    so the grace period runs for them as if their socket had closed. Returns how many."""
+    """Sockets that lived in a process that died (no heartbeat) no longer hold their
+    seats: each is let go as if it had closed (server/race.py decides what follows: a seat
+    with another socket stays connected, one with none starts its grace clock). Lobby
+    seats too: a dead client must not hold a seat forever. Returns how many sockets."""
     store = hub.store
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
     reaped = 0
-    alive: dict[str, bool] = {}  # a handful of processes hold every seat: ask once each
+    alive: dict[str, bool] = {}
     for room in rooms:
-        if statuses.get(room) not in ("countdown", "running"):
+        if statuses.get(room) not in ("lobby", "countdown", "running"):
             continue
         loaded = await store.load(room)
         if loaded is None:
             continue
-        held = [
-            (index, seat.conn)
-            for index, seat in loaded.race.seats.items()
-            if seat.connected and seat.conn and "-" in seat.conn and seat.racing
-        ]
-        for index, conn in held:
-            process = conn.split("-", 1)[0]
-            if process not in alive:
-                alive[process] = bool(await store.redis.exists(process_key(process)))
-            if alive[process]:
-                continue
-            away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
-            await store.transact(room, away, now)
-            reaped += 1
+        for index, seat in loaded.race.seats.items():
+            for conn in list(seat.conns):
+                process = conn.split("-", 1)[0]
+                if process not in alive:
+                    alive[process] = await store.process_alive(process)
+                if alive[process]:
+                    continue
+                away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
+                await store.transact(room, away, now)
+                reaped += 1
     return reaped
 
 
@@ -221,7 +215,7 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
             try:
                 if now >= beat:
                     beat = now + HEARTBEAT_EVERY
-                    await hub.store.redis.set(process_key(process), 1, px=round(PROCESS_TTL * 1000))
+                    await hub.store.heartbeat(process, PROCESS_TTL)
                 await sweep_once(hub, now)
                 if now >= reap:
                     reap = now + REAP_EVERY
@@ -245,7 +239,7 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     stop.set()
     await stop_task(task)
     with contextlib.suppress(Exception):
-        await hub.store.redis.delete(process_key(process))
+        await hub.store.forget_process(process)
 
 
 async def stop_task(task: asyncio.Task[None], timeout: float = 2.0) -> None:
@@ -344,6 +338,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
     conn.seen = window_start = opened = time.monotonic()
     log_opened(conn.id, address)
     limited = frames = 0
+    flooded = False
     try:
         async for frame in ws:
             frames += 1
@@ -390,6 +385,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                         transport.write(close_frame(CloseCode.POLICY, "flood"))
                         await asyncio.sleep(CLOSE_TIMEOUT)
                         transport.close()
+                    flooded = True
                     break
                 continue
             if message is None:
@@ -416,7 +412,9 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         if not ws.closed:
             await ws.close(drain=False)
         forget_traceback(ws)
-        log_closed(conn.id, ws.close_code, time.monotonic() - opened, frames)
+        # A flood's connection is failed under aiohttp (which then says 1006): say 1008.
+        code = CloseCode.POLICY if flooded else ws.close_code
+        log_closed(conn.id, code, time.monotonic() - opened, frames)
     return ws
 
 

@@ -35,9 +35,10 @@ class LuaScript:
     sha: str
 
 
-def load_script(name: str) -> LuaScript:
-    """A script from server/lua/NAME.lua, with its SHA1 computed locally."""
-    source = importlib.resources.files("server").joinpath(f"lua/{name}.lua").read_text()
+def load_script(name: str, prelude: str = "") -> LuaScript:
+    """A script from server/lua/NAME.lua after `prelude` (definitions it shares with
+    Python, e.g. the checklist's verdicts), with its SHA1 computed locally."""
+    source = prelude + importlib.resources.files("server").joinpath(f"lua/{name}.lua").read_text()
     return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
 
 

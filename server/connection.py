@@ -22,14 +22,11 @@ import logging
 import struct
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
 import protocol as p
-
-if TYPE_CHECKING:
-    from core import Game
 
 __all__ = [
     "Connection",
@@ -143,13 +140,13 @@ class Connection:
     bucket: TokenBucket
     transport: Any = None  # asyncio or uvloop transport (uvloop's are not asyncio subclasses)
     binary: bool = True  # answer in the format of the client's latest frame
+    # Who the socket is: its room, and its seat with the token that holds it (the seat
+    # itself, board and seq included, is the room's: server/seats.py).
     room: str | None = None
     seat: int | None = None  # None: spectator (or not in a room)
+    token_hash: str | None = None
     role: str | None = None  # "player" or "spectator"
     last_version: int = 0  # last room event version sent to this socket
-    game: Game | None = None  # the player's own board, replayed from seed + moves
-    moves: list[str] = field(default_factory=list)  # the player's accepted moves, undo too
-    last_seq: int = 0
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     closing: bool = False
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
@@ -177,6 +174,19 @@ class Connection:
             self.flusher.mark(self)
         self._pending.append(data)
 
+    def send_frame_now(self, data: bytes) -> None:
+        """Send a frame now, not at the end of the tick (after this socket's frames
+        already waiting, if any): a crowd's fan-out writes each spectator as it goes, so
+        that the cost of a slice of the crowd is paid within that slice, not in one flush
+        that keeps the racers' answers waiting."""
+        if self.closing:
+            return
+        if self._pending:
+            self._pending.append(data)
+            return
+        self._pending.append(data)
+        self.flush()
+
     def ping(self, now: float) -> None:
         """Send a ping (with this tick's other frames); the client must answer with a pong."""
         if self.closing:
@@ -196,6 +206,11 @@ class Connection:
                 self.on_drop(self)
             return
         transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
+
+    @property
+    def delayed(self) -> bool:
+        """Frames are waiting for their time (send_at): later ones must queue behind."""
+        return bool(self._delayed)
 
     def send_at(self, due: float, message: Outgoing) -> None:
         """Send at server time `due` (spectator delay), in order."""

@@ -16,17 +16,19 @@ from typing import Any, Protocol
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.keys import CONTROL
 from server.redis_client import AnyRedis, tcp_nodes
 from server.resp import RespConnection, encode_command
 from server.resp_cluster import Address
 
-__all__ = ["Feed", "LeanFeed", "RedisFeed", "make_feed"]
+__all__ = ["IDLE_CHECK", "Feed", "LeanFeed", "RedisFeed", "make_feed"]
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[bytes], None]
 
-_CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
+_CONTROL = CONTROL  # always subscribed: redis-py's listener needs one channel
+IDLE_CHECK = 5.0  # seconds of silence before an idle subscription is asked to answer
 
 
 class Feed(Protocol):
@@ -92,11 +94,13 @@ class _SubscriberProtocol(asyncio.Protocol):
         self.feed = feed
         self.reader = hiredis.Reader()
         self.transport: Any = None
+        self.heard = asyncio.get_running_loop().time()  # when data last came
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
 
     def data_received(self, data: bytes) -> None:
+        self.heard = asyncio.get_running_loop().time()
         self.reader.feed(data)
         while (reply := self.reader.gets()) is not False:
             self.feed._dispatch(reply)
@@ -127,6 +131,7 @@ class LeanFeed:
         self._stopping = False
         self._reconnecting: asyncio.Task[None] | None = None
         self._shared: RespConnection | None = None  # see sharing()
+        self._watch: asyncio.TimerHandle | None = None
         # Called once the channels are subscribed again after a drop: whatever was
         # published meanwhile is lost to pub/sub and must be read from the rooms' logs.
         self.on_reconnect: Callable[[], None] | None = None
@@ -153,6 +158,32 @@ class LeanFeed:
     async def start(self) -> None:
         await self._connect()
         await self.subscribe(_CONTROL, lambda data: None)
+        self._watch = asyncio.get_running_loop().call_later(IDLE_CHECK / 2, self._check_idle)
+
+    def _check_idle(self) -> None:
+        """An idle subscription must prove it is alive: a connection that went silent
+        (a frozen Redis, a dead link with no reset) would otherwise lose every event
+        unnoticed. Silent for IDLE_CHECK seconds: PING. On its own connection, still
+        silent IDLE_CHECK seconds later: dropped and made again (the rooms then read what
+        they missed from their logs); on the move path's shared connection the PING is a
+        call like any other, which fails the connection after the reply deadline."""
+        self._watch = None
+        if self._stopping:
+            return
+        loop = asyncio.get_running_loop()
+        ping = encode_command(("PING",))
+        if self._shared is not None:
+            heard = self._shared.heard
+            if heard and loop.time() - heard >= IDLE_CHECK:
+                self._shared.send_encoded([ping], lambda replies: None)
+        elif self._protocol is not None and self._protocol.transport is not None:
+            silent = loop.time() - self._protocol.heard
+            if silent >= 2 * IDLE_CHECK:
+                log.warning("pub/sub silent for %.0f s; reconnecting", silent)
+                self._protocol.transport.abort()
+            elif silent >= IDLE_CHECK:
+                self._protocol.transport.write(ping)
+        self._watch = loop.call_later(IDLE_CHECK / 2, self._check_idle)
 
     def _write(self, command: bytes) -> None:
         if self._shared is not None:
@@ -208,6 +239,8 @@ class LeanFeed:
 
     async def stop(self) -> None:
         self._stopping = True
+        if self._watch is not None:
+            self._watch.cancel()
         if self._reconnecting is not None:
             self._reconnecting.cancel()
         if self._shared is not None:  # the batcher's connection: it closes it

@@ -20,10 +20,9 @@ import core
 from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
-from server.health import redis_problem
+from server.lobby import draw_seed, new_room_id, room_key
 from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
-from server.service import draw_seed, new_room_id, room_key
 from server.tournament.rooms import StoreRooms
 from server.tv import closest_race
 
@@ -103,7 +102,7 @@ async def json_errors(
         return _error(exc.status, code, _explain(exc, request), headers)
     except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
         log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
-        raise
+        return _error(400, ErrorCode.BAD_REQUEST, "the connection was lost")  # for nobody
     except Exception as exc:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON
@@ -240,7 +239,7 @@ async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dic
         if statuses.get(room) in wanted:
             loaded = await store.load(room)
             if loaded is not None:
-                rooms.append(loaded.race.view())
+                rooms.append(dict(loaded.race.view()))
     return rooms
 
 
@@ -334,7 +333,7 @@ async def healthz(request: web.Request) -> web.Response:
     if drain.draining:  # still serving, but a balancer should send no one new here
         reason = drain.reason(time.monotonic())
         return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
-    problem = await redis_problem(request.app[STORE].redis)
+    problem = await request.app[STORE].problem()
     if problem is not None:
         return web.json_response({"ok": False, "redis": problem}, status=503)
     return web.json_response(

@@ -1,13 +1,15 @@
-"""This process's view of the rooms its sockets are in, and the fan-out to those sockets.
+"""This process's side of the rooms its sockets are in: seat sessions and the fan-out.
 
 A `LocalRoom` subscribes to its room's channel, puts events in version order (a gap is
-filled from the room's log in Redis), keeps a mirror of the race for quick checks, and
-sends each event to each socket in the form that socket may see:
+filled from the room's log in Redis), keeps a mirror of the race for quick checks, holds
+one `SeatSession` per seat with sockets here (server/seats.py: the seat's true board, last
+seq, sockets), and sends each event to each socket as server/view.py says that socket may
+see it. Each view of an event is built and encoded once, however many sockets get it.
 
-- the player who moved gets their own `progress` with the move; other players get it
-  without the move (progress only, never a board);
-- spectators get everything, each event `spectator_delay` seconds after it happened, with
-  the boards of hidden-information games (Moojub: player view, talon never sent).
+Racers first: the players' frames are written as the event arrives; spectators (a crowd of
+thousands, each event `spectator_delay` seconds late) are served from one room-wide queue,
+`CROWD_CHUNK` sockets per event-loop turn, each written as it is served, so that a racer's
+own answers never wait behind more than one such slice of a crowd's fan-out.
 
 Attaching a socket (after join or watch) runs in the same ordered task as deliveries, so
 a socket gets exactly the events after the snapshot or catch-up it was sent, no gap, no
@@ -20,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -30,25 +31,28 @@ import core
 import protocol as p
 from server.connection import Connection, Outgoing
 from server.feed import Feed
+from server.keys import RoomKeys
 from server.race import Race, Status
-from server.store import RedisRoomStore, RoomKeys, parse_entry, parse_entry_wire
+from server.seats import SeatSession, play, replay
+from server.store import RoomStore, parse_entry, parse_entry_wire
+from server.view import (
+    Viewer,
+    deal_order,
+    hidden_cards,
+    shown_board,
+    spectator_due,
+    view_event,
+    viewer_of,
+)
 
-__all__ = ["Hub", "LocalRoom", "replay"]
+__all__ = ["CROWD_CHUNK", "Hub", "LocalRoom"]
 
 log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
-
-
-def replay(game_name: str, seed: int, moves: list[str]) -> core.Game:
-    """A board from its seed and its accepted moves (`undo` included)."""
-    game = core.new_game(game_name, seed)
-    for move in moves:
-        if move == "undo":
-            game.undo()
-        else:
-            game.apply(move)
-    return game
+# Spectator frames written per event-loop turn before the racers' sockets are read again:
+# about 0.25 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
+CROWD_CHUNK = 24
 
 
 class LocalRoom:
@@ -58,14 +62,30 @@ class LocalRoom:
         self.keys = RoomKeys(room)
         self.race: Race | None = None
         self.version = 0
-        self.conns: set[Connection] = set()
+        self.conns: set[Connection] = set()  # every socket attached, players and spectators
+        self.players: set[Connection] = set()
+        self.spectators: set[Connection] = set()
+        self.sessions: dict[int, SeatSession] = {}
         self.recent: collections.deque[p.Event] = collections.deque(maxlen=RECENT)
         self._queue: asyncio.Queue[bytes | Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._busy = False  # the ordered task is in the middle of an item
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
-        self.live_boards: dict[int, core.Game] | None = None  # hidden games, for spectators
+        # Hidden-card games, once a spectator came: each seat's accepted board, and the
+        # order the deal's cards are dealt in (to turn undealt ones face down).
+        self.boards: dict[int, core.Game] | None = None
+        self.order: tuple[str, ...] = ()
+        # The spectators' queue: (due, version, frame source), released in order.
+        self.crowd: collections.deque[tuple[float, int, Outgoing]] = collections.deque()
+        self._crowd_targets: list[Connection] | None = None
+        self._crowd_next = 0
+        self._crowd_handle: asyncio.Handle | None = None
+        # The last spectator snapshot, while the room has not changed since: a crowd that
+        # arrives together is sent one snapshot, built and encoded once (each was 8 reads
+        # from Redis and 8 replays of a board; 1,000 spectators held the room's events,
+        # racers' included, for seconds). Key, the message, the boards it shows.
+        self._shown: tuple[tuple[Any, ...], Outgoing, dict[int, core.Game]] | None = None
 
     async def open(self) -> bool:
         """Subscribe first, then load: no event can fall between the two."""
@@ -82,6 +102,8 @@ class LocalRoom:
     async def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if self._crowd_handle is not None:
+            self._crowd_handle.cancel()
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=2.0)
@@ -167,6 +189,13 @@ class LocalRoom:
             return
         self.race, self.version = loaded.race, loaded.version
         self.recent.clear()
+        self.crowd.clear()
+        self._crowd_targets = None
+        for session in self.sessions.values():
+            session.stale = True
+        if self.boards is not None:
+            self.boards = None
+            await self._ensure_boards()
         for conn in list(self.conns):
             await self._send_snapshot(conn)
 
@@ -177,6 +206,11 @@ class LocalRoom:
         if seat is not None:
             seat.progress, seat.moves = event.progress, event.moves
             seat.won, seat.stuck = event.won, event.stuck
+        session = self.sessions.get(event.seat)
+        if session is not None:
+            session.follow(event)
+        if self.boards is not None:
+            self._advance_board(event)
         self.version = event.version
         self.recent.append(event)
         self._fan_out(event, race, wire)
@@ -187,82 +221,166 @@ class LocalRoom:
         if isinstance(event, p.Progress):
             self._deliver_progress(event, race)
             return
-        else:
-            loaded = await self.hub.store.load(self.id)
-            if loaded is not None:
-                race = self.race = loaded.race
-            if isinstance(event, p.NewRound):
-                for conn in self.conns:
-                    if conn.seat is not None:
-                        conn.game = core.new_game(race.config.game, race.seed)
-                        conn.moves = []
-                # Spectators of a hidden game follow the new deal from its start.
-                self.live_boards = (
-                    {seat: core.new_game(race.config.game, race.seed) for seat in race.seats}
-                    if race.config.hidden and any(c.seat is None for c in self.conns)
-                    else None
-                )
+        loaded = await self.hub.store.load(self.id)
+        if loaded is not None:
+            race = self.race = loaded.race
+        if isinstance(event, p.NewRound):
+            for session in self.sessions.values():
+                session.reset([], session.last_seq, seed=race.seed)
+            if self.boards is not None:
+                self.boards = {}
+        if race.config.hidden and self.boards is not None:
+            await self._ensure_boards()
         self.version = event.version
         self.recent.append(event)
         self._fan_out(event, race)
+        self._check_holders(race)
         self._arm()
 
+    def _check_holders(self, race: Race) -> None:
+        """A socket holds a seat only while its token does: after a seat was given up
+        (left, or freed by the lobby rule), the sockets that held it here hold nothing,
+        whoever takes the seat next. They were sent the event that said so."""
+        gone = [
+            conn
+            for conn in self.players
+            if (seat := race.seats.get(conn.seat) if conn.seat is not None else None) is None
+            or seat.token_hash != conn.token_hash
+        ]
+        for conn in gone:
+            conn.room = conn.seat = conn.token_hash = conn.role = None
+            self.detach(conn)
+        if gone and not self.conns:
+            self.hub.spawn(self.hub.forget(self))
+
+    # ------------------------------------------------------------ the fan-out
+
     def _fan_out(self, event: p.Event, race: Race, wire: dict[str, Any] | None = None) -> None:
-        """`wire`, when given, is `p.to_wire(event)` (from pub/sub), ours to change."""
-        hidden = race.config.hidden
-        delay = race.config.spectator_delay
-        for_players: Outgoing | None = None
-        for_others: Outgoing | None = None
-        for_spectators: Outgoing | None = None
-        if isinstance(event, p.Progress):
-            # Built from the wire map: dataclasses.replace is slow on this hot path.
-            if wire is None:
-                wire = p.to_wire(event)
-            wire.pop("board", None)
-            for_players = for_spectators = Outgoing(event, wire)
-            others = dict(wire)
-            others.pop("move", None)
-            for_others = Outgoing(event, others)
-            if hidden:
-                board = self._advance_live_board(event, race)
-                for_spectators = Outgoing(event, {**wire, "board": board} if board else wire)
-        elif isinstance(event, p.RaceStarted) and hidden:
-            start = core.new_game(race.config.game, race.seed).state(view="player")
-            for_players = for_others = for_spectators = Outgoing(
-                dataclasses.replace(event, board=start)
-            )
-        else:
-            for_players = for_others = for_spectators = Outgoing(event)
+        """Send `event` to every socket here, as server/view.py says each may see it.
+        `wire`, when given, is `p.to_wire(event)` (from pub/sub), ours to change."""
+        if wire is None:
+            wire = p.to_wire(event)
         version = event.version
         mover = event.seat if isinstance(event, p.Progress) else None
-        for conn in self.conns:
-            if version <= conn.last_version:
-                continue
-            conn.last_version = version
-            seat = conn.seat
-            if seat is None:
-                conn.send_at(event.at + delay, for_spectators)
-            else:
-                out = for_others if mover is not None and mover != seat else for_players
+        start = None  # hidden-card games: the starting board, the same for everyone
+        if isinstance(event, p.RaceStarted) and race.config.hidden:
+            start = core.new_game(race.config.game, race.seed).state(view="player")
+        if self.players:
+            as_mover = Outgoing(event, view_event(wire, Viewer.MOVER, start))
+            as_opponent = as_mover
+            if mover is not None:
+                as_opponent = Outgoing(event, view_event(wire, Viewer.OPPONENT))
+            for conn in self.players:
+                if version <= conn.last_version:
+                    continue
+                conn.last_version = version
+                out = as_opponent if mover is not None and mover != conn.seat else as_mover
                 conn.send_frame(out.frame(conn.binary))
+        if self.spectators:
+            board = self._spectator_board(event, race, self.boards)
+            shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
+            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
+            self._arm_crowd()
 
-    def _advance_live_board(self, event: p.Progress, race: Race) -> dict[str, Any] | None:
-        if self.live_boards is None or event.move is None:
+    def _spectator_board(
+        self, event: p.Event, race: Race, boards: dict[int, core.Game] | None
+    ) -> dict[str, Any] | None:
+        """Hidden-card games: the board spectators get with `event` (the mover's after a
+        move, the starting one at the start), its undealt cards face down. `boards` are
+        the spectators' boards as of this event."""
+        if not race.config.hidden:
             return None
-        game = self.live_boards.get(event.seat)
-        if game is None:
+        if isinstance(event, p.RaceStarted):
+            start = core.new_game(race.config.game, race.seed).state(view="player")
+            return shown_board(start, self._hidden(race, boards))
+        if not isinstance(event, p.Progress) or boards is None:
             return None
+        game = boards.get(event.seat)
+        if game is None or game.moves != event.moves:
+            return None
+        return shown_board(game.state(view="player"), self._hidden(race, boards))
+
+    def _advance_board(self, event: p.Progress, boards: dict[int, core.Game] | None = None) -> None:
+        """Play a move on the spectators' board of its seat."""
+        boards = self.boards if boards is None else boards
+        assert boards is not None
+        game = boards.get(event.seat)
+        if game is None or event.move is None or game.moves != event.moves - 1:
+            return
         try:
-            if game.moves == event.moves - 1:
-                if event.move == "undo":
-                    game.undo()
-                else:
-                    game.apply(event.move)
+            play(game, event.move)
         except ValueError:
             log.warning("room %s: spectator board of seat %s diverged", self.id, event.seat)
-            self.live_boards.pop(event.seat, None)
-            return None
-        return game.state(view="player")
+            boards.pop(event.seat, None)
+
+    def _hidden(self, race: Race, boards: dict[int, core.Game] | None = None) -> frozenset[str]:
+        """The cards spectators may not see now (server/view.py's rule)."""
+        if race.status is Status.FINISHED:
+            return frozenset()
+        boards = self.boards if boards is None else boards
+        if not self.order:
+            self.order = deal_order(race.config.game, race.seed)
+        talons = [
+            len(game.talon)
+            for seat, game in (boards or {}).items()
+            if (info := race.seats.get(seat)) is not None and info.racing
+        ]
+        return hidden_cards(self.order, talons)
+
+    async def _ensure_boards(self) -> None:
+        """Every seat has its spectator board (a seat taken after the first spectator came
+        too): from its accepted moves in the store."""
+        race = self.race
+        assert race is not None
+        if self.boards is None:
+            self.boards = {}
+        self.order = deal_order(race.config.game, race.seed)
+        for seat, info in race.seats.items():
+            if seat not in self.boards:
+                moves = [m for _, m in await self.hub.store.moves(self.id, seat)]
+                self.boards[seat] = replay(race.config.game, race.seed, moves[: info.moves])
+
+    def _arm_crowd(self) -> None:
+        if self._crowd_handle is not None or not self.crowd:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self.crowd[0][0] - time.time()
+        self._crowd_handle = (
+            loop.call_soon(self._serve_crowd_next_round)
+            if wait <= 0
+            else loop.call_later(wait, self._serve_crowd)
+        )
+
+    def _serve_crowd_next_round(self) -> None:
+        """One round of callbacks later: the racers' own work of this turn (the mover's
+        answer wakes its task in the same turn as its event) goes before a slice."""
+        self._crowd_handle = asyncio.get_running_loop().call_soon(self._serve_crowd)
+
+    def _serve_crowd(self) -> None:
+        """Release the spectators' due frames, at most CROWD_CHUNK sockets this turn."""
+        self._crowd_handle = None
+        now = time.time()
+        budget = CROWD_CHUNK
+        while self.crowd and self.crowd[0][0] <= now and budget > 0:
+            due, version, out = self.crowd[0]
+            if self._crowd_targets is None:
+                self._crowd_targets, self._crowd_next = list(self.spectators), 0
+            targets = self._crowd_targets
+            end = min(len(targets), self._crowd_next + budget)
+            for conn in targets[self._crowd_next : end]:
+                if version > conn.last_version:
+                    conn.last_version = version
+                    if conn.delayed:  # its catch-up is still being released: after it
+                        conn.send_at(due, out)
+                    else:
+                        conn.send_frame_now(out.frame(conn.binary))
+            budget -= end - self._crowd_next
+            self._crowd_next = end
+            if end < len(targets):
+                break
+            self.crowd.popleft()
+            self._crowd_targets = None
+        self._arm_crowd()
 
     # ------------------------------------------------------------ attaching sockets
 
@@ -274,14 +392,13 @@ class LocalRoom:
         race = self.race
         assert race is not None
         if conn.seat is not None:
-            await self._load_player_board(conn, race)
-        elif race.config.hidden and self.live_boards is None:
-            self.live_boards = {}
-            for seat in race.seats:
-                moves = [m for _, m in await self.hub.store.moves(self.id, seat)]
-                self.live_boards[seat] = replay(
-                    race.config.game, race.seed, moves[: race.seats[seat].moves]
-                )
+            session = await self.session(conn.seat)
+            session.conns.add(conn)
+            self.players.add(conn)
+        else:
+            if race.config.hidden:
+                await self._ensure_boards()
+            self.spectators.add(conn)
         self.conns.add(conn)
         catch_up = None
         if since is not None and since <= self.version:
@@ -291,9 +408,36 @@ class LocalRoom:
         if catch_up is None or (race.config.hidden and catch_up):
             await self._send_snapshot(conn)
             return
-        conn.last_version = since if since is not None else 0
+        assert since is not None
+        conn.last_version = since
+        delay = race.config.spectator_delay
         for event in catch_up:
-            self._fan_out_one(conn, event, race)
+            mover = event.seat if isinstance(event, p.Progress) else None
+            viewer = viewer_of(conn.seat, mover)
+            out = Outgoing(event, view_event(p.to_wire(event), viewer))
+            conn.last_version = event.version
+            if viewer is Viewer.SPECTATOR:
+                conn.send_at(spectator_due(event, delay), out)
+            else:
+                conn.send(out)
+
+    async def session(self, index: int) -> SeatSession:
+        """This process's session of seat `index` (opened from the store on first use)."""
+        session = self.sessions.get(index)
+        if session is not None:
+            return session
+        race = self.race
+        assert race is not None
+        moves = [m for _, m in await self.hub.store.moves(self.id, index)]
+        seat = race.seats.get(index)
+        # The mirror is at self.version; the list may already hold moves still in flight.
+        count = seat.moves if seat is not None else 0
+        last_seq = await self.hub.store.last_seq(self.id, index)
+        session = self.sessions.get(index)  # another socket may have opened it meanwhile
+        if session is None:
+            session = SeatSession(index, race.config.game, race.seed, moves[:count], last_seq)
+            self.sessions[index] = session
+        return session
 
     async def _events_between(self, since: int, until: int) -> list[p.Event] | None:
         if since == until:
@@ -305,46 +449,29 @@ class LocalRoom:
             return None
         return [e for e in events if e.version <= until]
 
-    def _fan_out_one(self, conn: Connection, event: p.Event, race: Race) -> None:
-        conns, self.conns = self.conns, {conn}
-        try:
-            # Live boards are not advanced twice: catch-up progress events carry no board.
-            saved, self.live_boards = self.live_boards, None
-            self._fan_out(event, race)
-        finally:
-            self.conns, self.live_boards = conns, saved
-
-    async def _load_player_board(self, conn: Connection, race: Race) -> None:
-        assert conn.seat is not None
-        seat = race.seats.get(conn.seat)
-        moves = [m for _, m in await self.hub.store.moves(self.id, conn.seat)]
-        # The mirror is at self.version; the list may already hold moves still in flight.
-        count = seat.moves if seat is not None else 0
-        conn.moves = moves[:count]
-        conn.game = replay(race.config.game, race.seed, conn.moves)
-        conn.last_seq = await self.hub.store.last_seq(self.id, conn.seat)
-
     async def _send_snapshot(self, conn: Connection) -> None:
         race = self.race
         assert race is not None
         view = race.view()
         if conn.seat is not None:
-            shown = race.status in (Status.RUNNING, Status.FINISHED) and conn.game is not None
+            session = self.sessions.get(conn.seat)
+            shown = race.status in (Status.RUNNING, Status.FINISHED) and session is not None
+            board = moves = None
+            if shown and session is not None:
+                # Not the board itself while a move is in flight: it may not be accepted.
+                game = session.game if not session.turn.locked() else None
+                game = game or replay(race.config.game, session.seed, session.moves)
+                board, moves = game.state(view="player"), list(session.moves)
             conn.last_version = self.version
-            conn.send(
-                p.Snapshot(
-                    version=self.version,
-                    room=view,
-                    board=conn.game.state(view="player") if shown and conn.game else None,
-                    moves=list(conn.moves) if shown else None,
-                )
-            )
+            conn.send(p.Snapshot(version=self.version, room=view, board=board, moves=moves))
             return
         await self._send_spectator_snapshot(conn, race, view)
 
     async def _send_spectator_snapshot(
-        self, conn: Connection, race: Race, view: dict[str, Any]
+        self, conn: Connection, race: Race, view: p.RoomView
     ) -> None:
+        """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
+        after that are still in the crowd's queue and reach this socket when due."""
         delay = race.config.spectator_delay
         cutoff = time.time() - delay
         version = self.version
@@ -354,39 +481,55 @@ class LocalRoom:
             pending = [e for e in events if e.at > cutoff]
             if pending:
                 version = pending[0].version - 1
+        # The room as of `version` (the events after it are pending): the same for every
+        # spectator who comes before the room changes.
+        key = (id(race), self.version, version)
+        shown = self._shown
+        if shown is None or shown[0] != key:
+            shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
+        out, games = shown[1], shown[2]
+        conn.send(out)
+        # The events after the snapshot, each when due; in hidden games with the boards
+        # advanced from this snapshot's own (the live ones are ahead of them).
+        own = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        for event in pending:
+            if isinstance(event, p.Progress) and own is not None:
+                self._advance_board(event, own)
+            board = self._spectator_board(event, race, own)
+            out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
+            conn.send_at(spectator_due(event, delay), out)
+        conn.last_version = self.version
+
+    async def _spectator_view(
+        self, race: Race, view: p.RoomView, cutoff: float, version: int
+    ) -> tuple[Outgoing, dict[int, core.Game]]:
+        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
+        and the boards it shows."""
         boards: dict[str, Any] = {}
         games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
             for seat, info in race.seats.items():
                 moves = await self.hub.store.moves(self.id, seat)
                 played = [m for t, m in moves if t <= cutoff][: info.moves]
-                game = games[seat] = replay(race.config.game, race.seed, played)
-                boards[str(seat)] = game.state(view="player")
+                games[seat] = replay(race.config.game, race.seed, played)
+            hidden = self._hidden(race, games) if race.config.hidden else frozenset[str]()
+            for seat, game in games.items():
+                boards[str(seat)] = shown_board(game.state(view="player"), hidden)
                 for player in view["players"]:
                     if player["seat"] == seat:
-                        player.update(
-                            progress=game.progress,
-                            moves=game.moves,
-                            won=game.won,
-                            stuck=game.stuck,
-                        )
-        conn.last_version = self.version
-        conn.send(p.Snapshot(version=version, room=view, boards=boards or None))
-        # Hidden games: the delayed progress events carry boards too, advanced from this
-        # snapshot's own boards (not the live ones, which are ahead).
-        own = games if race.config.hidden else None
-        for event in pending:
-            conns, self.conns = self.conns, {conn}
-            saved, self.live_boards = self.live_boards, own
-            conn.last_version = event.version - 1
-            try:
-                self._fan_out(event, race)
-            finally:
-                self.conns, self.live_boards = conns, saved
-        conn.last_version = self.version
+                        player["progress"], player["moves"] = game.progress, game.moves
+                        player["won"], player["stuck"] = game.won, game.stuck
+        return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
+        self.spectators.discard(conn)
+        if conn in self.players:
+            self.players.discard(conn)
+            for index, session in list(self.sessions.items()):
+                session.conns.discard(conn)
+                if not session.conns and not session.turn.locked():
+                    del self.sessions[index]
 
     # ------------------------------------------------------------ deadlines
 
@@ -413,7 +556,7 @@ class LocalRoom:
 class Hub:
     """Every LocalRoom of this process, by room id."""
 
-    def __init__(self, store: RedisRoomStore, feed: Feed) -> None:
+    def __init__(self, store: RoomStore, feed: Feed) -> None:
         self.store = store
         self.feed = feed
         self.rooms: dict[str, LocalRoom] = {}
@@ -457,6 +600,10 @@ class Hub:
 
     async def release(self, local: LocalRoom, conn: Connection) -> None:
         local.detach(conn)
+        await self.forget(local)
+
+    async def forget(self, local: LocalRoom) -> None:
+        """Close `local` if no socket here is in it any more."""
         if not local.conns and self.rooms.get(local.id) is local:
             del self.rooms[local.id]
             await local.close()

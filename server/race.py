@@ -2,20 +2,25 @@
 
 Sans-I/O in the manner of python-websockets: every method takes the event and the current
 time (`now`, Unix seconds, passed in) and returns an `Outcome`: the events to append to the
-room's log and send. Nothing here awaits, stores or reads a clock; `server.rooms` carries
-the outcomes out (Redis, pub/sub) and `server.app` feeds the methods.
+room's log and send. Nothing here awaits, stores or reads a clock: the store
+(server/store.py, `RoomStore.transact`) runs a method on the stored race and writes what
+it returns (Redis, pub/sub); the handlers (server/lobby.py, server/hub.py's deadlines and
+server/app.py's sweeper) call it.
 
 A refused action raises `RaceError` (with a protocol `ErrorCode`) and changes nothing.
 
-Moves themselves are checked by `check_move` (the fixed checklist, as in boardgame.io's
-Master) and then by the engine; an accepted move only updates a seat's progress here.
+Who holds a seat is decided here: a seat has a token (its hash) and the set of sockets
+attached to it, in any process (`Seat.conns`); it is away only when the last of them is
+gone, and an away seat loses the race after `grace` seconds (forfeit) or, in the lobby,
+loses the seat itself (the host role passes to the lowest seat left). Every action of a
+socket names the token it holds (`holder`): a socket whose player gave the seat up holds
+nothing, whoever sits there now. Moves are judged by server/checklist.py and move.lua.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,18 +29,16 @@ import protocol as p
 from protocol import ErrorCode
 
 __all__ = [
-    "NO_TIME",
     "Outcome",
     "Race",
     "RaceError",
     "RoomConfig",
     "Seat",
     "Status",
-    "check_move",
     "rank",
 ]
 
-NO_TIME = math.inf  # "no deadline" (e.g. no time limit)
+MAX_SOCKETS_PER_SEAT = 32  # recorded sockets of one seat; the oldest record goes first
 
 
 class Status(enum.StrEnum):
@@ -76,9 +79,10 @@ class Seat:
     name: str
     token_hash: str
     ready: bool = False
-    connected: bool = False
-    conn: str | None = None  # the socket that last connected this seat
-    grace_until: float | None = None
+    # The sockets holding this seat, in any process ("PROCESS-SOCKET" ids): the seat is
+    # away only when none is left.
+    conns: list[str] = field(default_factory=list)
+    grace_until: float | None = None  # away: when it forfeits (racing) or is freed (lobby)
     progress: int = 0
     moves: int = 0
     won: bool = False
@@ -86,6 +90,10 @@ class Seat:
     out: str | None = None  # "resigned" or "forfeit"
     done_at: float | None = None  # when it won, got stuck or went out
     rematch: bool = False
+
+    @property
+    def connected(self) -> bool:
+        return bool(self.conns)
 
     @property
     def racing(self) -> bool:
@@ -108,9 +116,10 @@ class Outcome:
     """What an action produced: events to log and send (versions are given on append)."""
 
     events: list[p.Event] = field(default_factory=list)
+    changed: bool = False  # the race changed without an event (a socket recorded)
 
     def __bool__(self) -> bool:
-        return bool(self.events)
+        return bool(self.events) or self.changed
 
 
 def _unique(name: str, seats: Iterable[Seat]) -> str:
@@ -126,7 +135,7 @@ def _unique(name: str, seats: Iterable[Seat]) -> str:
     return unique
 
 
-def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
+def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
     """Results: winners by finishing time, then everyone by progress, then fewer moves.
 
     Equal keys share a rank (1, 2, 2, 4).
@@ -138,7 +147,7 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[dict[str, Any]]:
         return (0 if seat.won else 1, round(time, 3), -seat.progress, seat.moves)
 
     ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
-    results: list[dict[str, Any]] = []
+    results: list[p.Result] = []
     previous: tuple[int, float, int, int] | None = None
     for position, (index, seat) in enumerate(ordered, start=1):
         k = key((index, seat))
@@ -177,7 +186,7 @@ class Race:
     ends_at: float | None = None
     finished_at: float | None = None
     finish_reason: str | None = None
-    results: list[dict[str, Any]] | None = None
+    results: list[p.Result] | None = None
 
     # ------------------------------------------------------------ views
 
@@ -193,6 +202,9 @@ class Race:
 
     def next_deadline(self) -> float | None:
         """When `tick` next has something to do, if ever."""
+        if self.status is Status.LOBBY:
+            times = [s.grace_until for s in self.seats.values() if s.grace_until]
+            return min(times) if times else None
         if self.status is Status.COUNTDOWN:
             return self.start_at
         if self.status is Status.RUNNING:
@@ -202,7 +214,7 @@ class Race:
             return min(times) if times else None
         return None
 
-    def view(self) -> dict[str, Any]:
+    def view(self) -> p.RoomView:
         """The public room view (docs/protocol.md "room"): no tokens, no secret seed."""
         return {
             "id": self.room,
@@ -251,14 +263,24 @@ class Race:
     ) -> tuple[int, Outcome]:
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
+        out = self.tick(now)  # a seat whose lobby grace is over is free again
         if len(self.seats) >= self.config.seats:
             raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
         name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
         self.seats[index] = Seat(
-            name=name, token_hash=token_hash, connected=conn is not None, conn=conn
+            name=name, token_hash=token_hash, conns=[conn] if conn is not None else []
         )
-        return index, Outcome([p.PlayerJoined(version=0, at=now, seat=index, name=name)])
+        out.events.append(p.PlayerJoined(version=0, at=now, seat=index, name=name))
+        return index, out
+
+    def holder(self, index: int | None, token_hash: str | None) -> Seat:
+        """The seat `index` if `token_hash` holds it: asked before every action of a
+        socket, so that a socket whose player gave the seat up acts for nobody."""
+        seat = self.seats.get(index) if index is not None else None
+        if seat is None or token_hash is None or seat.token_hash != token_hash:
+            raise RaceError(ErrorCode.NOT_JOINED, "this socket holds no seat here: join again")
+        return seat
 
     def leave(self, index: int, now: float) -> Outcome:
         self._seat(index)
@@ -293,22 +315,32 @@ class Race:
     # ------------------------------------------------------------ presence
 
     def connected(self, index: int, conn: str, now: float) -> Outcome:
-        """Socket `conn` now speaks for this seat (a newer socket replaces an older one)."""
+        """Socket `conn` holds this seat too (a reconnect, a second socket)."""
         seat = self._seat(index)
-        seat.conn = conn
-        if seat.connected:
+        if conn in seat.conns:
             return Outcome()
-        seat.connected = True
+        was_connected = seat.connected
+        seat.conns.append(conn)
+        del seat.conns[:-MAX_SOCKETS_PER_SEAT]
+        if was_connected:
+            return Outcome(changed=True)
         seat.grace_until = None
         return Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
 
     def disconnected(self, index: int, conn: str, now: float) -> Outcome:
-        """Socket `conn` closed; ignored if a newer socket took the seat since."""
-        seat = self._seat(index)
-        if not seat.connected or seat.conn != conn:
+        """Socket `conn` is gone (closed, or its process died); the seat is away when it
+        was the last one: the grace clock runs (racing), or the lobby grace (lobby)."""
+        seat = self.seats.get(index)
+        if seat is None or conn not in seat.conns:
             return Outcome()
-        seat.connected = False
-        if self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing:
+        seat.conns.remove(conn)
+        if seat.conns:
+            return Outcome(changed=True)
+        racing = self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
+        # Forfeit, or the seat freed, after the grace; a tournament's seats are the
+        # organiser's to give, never freed.
+        freed = self.status is Status.LOBBY and self.config.tournament is None
+        if racing or freed:
             seat.grace_until = now + self.config.grace
         return Outcome(
             [
@@ -319,18 +351,6 @@ class Race:
         )
 
     # ------------------------------------------------------------ racing
-
-    def update_progress(
-        self, index: int, progress: int, moves: int, won: bool, stuck: bool, now: float
-    ) -> Outcome:
-        """Mirror an accepted move (its Progress event is logged by the move script)."""
-        seat = self._seat(index)
-        seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
-        if (won or stuck) and seat.done_at is None:
-            seat.done_at = now
-        elif not (won or stuck) and seat.out is None:
-            seat.done_at = None  # an undo got a stuck player going again
-        return self.tick(now)
 
     def resign(self, index: int, now: float) -> Outcome:
         seat = self._seat(index)
@@ -350,8 +370,15 @@ class Race:
         return out
 
     def tick(self, now: float) -> Outcome:
-        """Do whatever is due at `now`: start, forfeits, time up, everyone done. Idempotent."""
+        """Do whatever is due at `now`: free lobby seats whose player stayed away past the
+        grace, start, forfeits, time up, everyone done. Idempotent."""
         out = Outcome()
+        if self.status is Status.LOBBY:
+            for index, seat in sorted(self.seats.items()):
+                if not seat.connected and seat.grace_until is not None and now >= seat.grace_until:
+                    del self.seats[index]
+                    out.events.append(p.PlayerLeft(version=0, at=now, seat=index))
+            return out
         if self.status is Status.COUNTDOWN and self.start_at is not None and now >= self.start_at:
             self.status = Status.RUNNING
             limit = self.config.time_limit
@@ -450,26 +477,3 @@ class Race:
 _RACE_FIELDS = tuple(f.name for f in dataclasses.fields(Race))
 _CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(RoomConfig))
 _SEAT_FIELDS = tuple(f.name for f in dataclasses.fields(Seat))
-
-
-def check_move(race: Race, seat: int | None, seq: int, last_seq: int, now: float) -> None:
-    """The fixed checklist before the engine sees a move (RaceError if any fails):
-    a player (not a spectator), a race on at `now`, this player still racing,
-    and a sequence number above the last one used. The room is the socket's own."""
-    if seat is None:
-        raise RaceError(ErrorCode.NOT_PLAYER, "spectators cannot move")
-    started = race.status is Status.RUNNING or (
-        race.status is Status.COUNTDOWN and race.start_at is not None and now >= race.start_at
-    )
-    if not started:
-        raise RaceError(ErrorCode.NOT_RUNNING, "the race is not running")
-    if race.ends_at is not None and now >= race.ends_at:
-        raise RaceError(ErrorCode.NOT_RUNNING, "the time is up")
-    # After the status: a lobby mirror may not have heard of a seat taken a moment ago.
-    player = race.seats.get(seat)
-    if player is None:
-        raise RaceError(ErrorCode.NOT_PLAYER, "you have no seat in this room")
-    if player.won or player.out is not None:
-        raise RaceError(ErrorCode.PLAYER_OUT, "you are no longer racing")
-    if seq <= last_seq:
-        raise RaceError(ErrorCode.STALE_SEQ, f"seq {seq} is not above {last_seq}")

@@ -19,7 +19,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ResponseError
 
-from server.resp import RespConnection, tcp_address
+from server.resp import REPLY_DEADLINE, RespConnection, tcp_address
 from server.resp_cluster import Address, ClusterResp
 
 __all__ = ["AnyRedis", "LeanClient", "Nodes", "connect", "lean_client", "tcp_nodes"]
@@ -39,7 +39,11 @@ def _retry() -> Retry:
 async def connect(url: str) -> AnyRedis:
     # A burst (a thousand sockets dropping at once) must wait for a connection: the default
     # pool raises MaxConnectionsError past 100 connections in use.
-    pool = BlockingConnectionPool.from_url(url, max_connections=64, timeout=20, retry=_retry())
+    # socket_timeout: a reply that does not come fails its command (REPLY_DEADLINE, the
+    # lean client's deadline too) instead of holding a pooled connection forever.
+    pool = BlockingConnectionPool.from_url(
+        url, max_connections=64, timeout=20, retry=_retry(), socket_timeout=REPLY_DEADLINE
+    )
     redis = Redis.from_pool(pool)
     try:
         info = await redis.info("cluster")
@@ -48,7 +52,9 @@ async def connect(url: str) -> AnyRedis:
     if not info.get("cluster_enabled"):
         return redis
     await redis.aclose()
-    cluster = RedisCluster.from_url(url, max_connections=64, retry=_retry())
+    cluster = RedisCluster.from_url(
+        url, max_connections=64, retry=_retry(), socket_timeout=REPLY_DEADLINE
+    )
     await cluster.initialize()
     log.info("Redis Cluster with %d primaries", len(cluster.get_primaries()))
     return cluster

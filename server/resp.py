@@ -21,10 +21,21 @@ from typing import Any, cast
 import hiredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-__all__ = ["RespConnection", "encode_command", "encode_evalsha", "tcp_address"]
+__all__ = [
+    "REPLY_DEADLINE",
+    "RespConnection",
+    "encode_command",
+    "encode_evalsha",
+    "tcp_address",
+]
 
 Arg = bytes | str | int | float
+
+# Seconds a reply may take. Redis answers in microseconds: one that takes this long is
+# stuck (a frozen process, a dead link), and every move behind it would wait with it.
+REPLY_DEADLINE = 5.0
 
 
 def encode_command(args: Sequence[Arg]) -> bytes:
@@ -82,20 +93,52 @@ class _Batch:
     expected: int
     replies: list[Any] = field(default_factory=list)
     landed: Landed | None = None
+    due: float = 0.0  # loop time by which its replies must have come
 
 
 class _Protocol(asyncio.Protocol):
+    """One connection's replies, matched to the batches in order. A reply that does not
+    come within the owner's `reply_deadline` fails its batch and every batch behind it
+    (they would all wait on it: replies come in order), and the connection is dropped;
+    the next call connects again. Checked by one timer per connection while batches are
+    out, not one per batch (the move path sends thousands a second)."""
+
     def __init__(self, owner: RespConnection) -> None:
         self.owner = owner
         self.reader = hiredis.Reader(replyError=ResponseError)
         self.pending: collections.deque[_Batch] = collections.deque()
         self.transport: asyncio.Transport | None = None
         self.lost = False
+        self.overdue = False
+        self.heard = asyncio.get_running_loop().time()  # when data last came
+        self._watch: asyncio.TimerHandle | None = None
+
+    def sent(self, batch: _Batch) -> None:
+        """`batch` was written: its reply is due within the deadline."""
+        loop = asyncio.get_running_loop()
+        deadline = self.owner.reply_deadline
+        batch.due = loop.time() + deadline
+        self.pending.append(batch)
+        if self._watch is None:
+            self._watch = loop.call_later(deadline / 4, self._check)
+
+    def _check(self) -> None:
+        self._watch = None
+        if not self.pending or self.lost:
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() > self.pending[0].due:
+            self.overdue = True
+            if self.transport is not None:
+                self.transport.abort()  # connection_lost fails every pending batch
+            return
+        self._watch = loop.call_later(self.owner.reply_deadline / 4, self._check)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
+        self.heard = asyncio.get_running_loop().time()
         self.reader.feed(data)
         pending = self.pending
         while True:
@@ -122,7 +165,14 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.lost = True
-        error = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        error: Exception = RedisConnectionError(f"connection to Redis lost: {exc or 'closed'}")
+        if self.overdue:
+            error = RedisTimeoutError(
+                f"Redis did not answer within {self.owner.reply_deadline:g} s"
+            )
         while self.pending:
             batch = self.pending.popleft()
             if batch.landed is not None:
@@ -152,11 +202,13 @@ class RespConnection:
         password: str | None = None,
         connect_timeout: float = 5.0,
         resp3: bool = False,
+        reply_deadline: float = REPLY_DEADLINE,
     ) -> None:
         self.host, self.port, self.db = host, port, db
         self.username, self.password = username, password
         self.connect_timeout = connect_timeout
         self.resp3 = resp3
+        self.reply_deadline = reply_deadline
         self.on_push: Callable[[list[Any]], None] | None = None  # RESP3 pushes
         self.on_lost: Callable[[], None] | None = None  # after the calls in flight failed
         self._protocol: _Protocol | None = None
@@ -164,23 +216,14 @@ class RespConnection:
         self.connects = 0  # connections made (more than one: reconnections, for /metrics)
 
     @property
+    def heard(self) -> float:
+        """Loop time data last came on the connection (0.0: not connected)."""
+        return self._protocol.heard if self._protocol is not None else 0.0
+
+    @property
     def reconnects(self) -> int:
         """Connections made again after the first was lost (for /metrics)."""
         return max(0, self.connects - 1)
-
-    @classmethod
-    def from_kwargs(cls, kwargs: Mapping[str, Any]) -> RespConnection | None:
-        """From redis-py's connection kwargs, or None when it needs more than plain TCP."""
-        address = tcp_address(kwargs)
-        if address is None:
-            return None
-        return cls(
-            host=address[0],
-            port=address[1],
-            db=int(kwargs.get("db") or 0),
-            username=kwargs.get("username"),
-            password=kwargs.get("password"),
-        )
 
     async def execute(self, commands: Sequence[Sequence[Arg]]) -> list[Any]:
         """Send the commands in one write; their replies, in order (errors in place)."""
@@ -193,7 +236,7 @@ class RespConnection:
             protocol = await self._connect()
         assert protocol.transport is not None
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
-        protocol.pending.append(_Batch(future, len(commands)))
+        protocol.sent(_Batch(future, len(commands)))
         protocol.transport.write(b"".join(commands))
         return await future
 
@@ -206,7 +249,7 @@ class RespConnection:
         protocol = self._protocol
         if protocol is None or protocol.lost or protocol.transport is None:
             return False
-        protocol.pending.append(_Batch(None, len(commands), landed=landed))
+        protocol.sent(_Batch(None, len(commands), landed=landed))
         protocol.transport.write(b"".join(commands))
         return True
 

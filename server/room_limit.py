@@ -15,15 +15,12 @@ import math
 from redis.commands.core import AsyncScript
 
 from server.batcher import load_script
+from server.keys import room_rate_key
 from server.redis_client import AnyRedis
 
 __all__ = ["RoomRateLimit", "room_rate_key"]
 
 SCRIPT = load_script("room_rate")
-
-
-def room_rate_key(address: str) -> str:
-    return f"solrace:room-rate:{address}"
 
 
 class RoomRateLimit:

@@ -1,35 +1,17 @@
 """Where rooms live: the `RoomStore` interface and its Redis implementation.
 
-Redis is the truth. Per room, every key carries the Cluster hash tag `{room:ID}`:
-
-    {room:ID}:race       the Race (server/race.py) as JSON
-    {room:ID}:meta       hash: rev (race writes), ver (last event version), copies of
-                         status, round, start_at, ends_at, out:SEAT that the move script
-                         checks, and per seat, written by the move script: n:SEAT (moves
-                         accepted this round) and p:SEAT (msgpack [progress, moves, won,
-                         stuck, done_at])
-    {room:ID}:log        list of at least the last `event_log` events (trimmed when an
-                         eighth over), "VERSION|msgpack body"
-    {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
-    {room:ID}:seq:S      hash: seq -> "VERSION|event body" of its move (the answer to a
-                         re-send is built from it), and "last" (highest accepted seq)
-    channel {room:ID}:events   pub/sub: each event as it is logged
-
-Global keys (no room tag; each is touched by one command on its own):
-`solrace:rooms` (zset of room ids by creation time), `solrace:deadlines` (zset of room ids
-by their next deadline, swept by every process), `solrace:quick:GAME` (quick-match queue).
-
-Writes are Lua scripts (server/lua/): a race transition is a compare-and-set on `rev`;
-a move is accepted by `move.lua`, keyed on the seat's seq and its expected move count, so
-a re-sent seq gets the stored answer and two processes can never both accept. Move scripts
-go through the `ScriptBatcher`: concurrent moves share one pipeline.
+Redis is the truth; server/keys.py names every key. Writes are Lua scripts (server/lua/):
+a race transition is a compare-and-set on `rev`; a move is judged and accepted by
+`move.lua` (the final word of server/checklist.py), keyed on the seat's token, seq and
+expected move count, so a re-sent seq gets the stored answer and two processes can never
+both accept. Move scripts go through the `ScriptBatcher`: concurrent moves share one
+pipeline.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 import hashlib
 import json
 import math
@@ -39,39 +21,60 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import msgpack
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import protocol as p
 from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
+from server.checklist import Verdict, lua_prelude
+from server.health import redis_problem
+from server.keys import (
+    DEADLINES,
+    ROOMS,
+    RoomKeys,
+    process_key,
+    quick_queue,
+    room_keys,
+    ticket_channel,
+)
 from server.race import Outcome, Race, RaceError, Status
 from server.redis_client import AnyRedis
 from server.room_log import log_created, log_events
 
 __all__ = [
-    "DEADLINES",
-    "ROOMS",
+    "UNAVAILABLE_ERRORS",
     "Applied",
     "Loaded",
     "MoveResult",
     "MoveWrite",
     "RedisRoomStore",
-    "RoomKeys",
     "RoomStore",
+    "answer_to",
     "entry_body",
+    "events_after",
     "hash_token",
     "parse_entry",
     "parse_entry_wire",
     "parse_moves",
+    "stored_answer_of",
 ]
 
-ROOMS = "solrace:rooms"
-DEADLINES = "solrace:deadlines"
-
-MOVE = load_script("move")
+MOVE = load_script("move", lua_prelude())
 TRANSITION = load_script("transition")
 LOAD = load_script("load")
 QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
+
+
+# What a store raises when Redis does not answer (down, restarting, or past the reply
+# deadline): the caller answers "unavailable", and nothing is known to have changed.
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    TimeoutError,
+)
 
 
 def hash_token(token: str) -> str:
@@ -80,51 +83,11 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class RoomKeys:
-    __slots__ = ("_move_keys", "channel", "log", "meta", "race", "tag")
-
-    def __init__(self, room: str) -> None:
-        self.tag = tag = f"{{room:{room}}}"
-        self.meta = f"{tag}:meta"
-        self.race = f"{tag}:race"
-        self.log = f"{tag}:log"
-        self.channel = f"{tag}:events"
-        self._move_keys: dict[int, tuple[str, ...]] = {}
-
-    def moves(self, seat: int) -> str:
-        return f"{self.tag}:moves:{seat}"
-
-    def seq(self, seat: int) -> str:
-        return f"{self.tag}:seq:{seat}"
-
-    def move_keys(self, seat: int) -> tuple[str, ...]:
-        """The keys of the move script for a seat (one tuple, reused: the batcher's
-        encoding of them is cached by it)."""
-        cached = self._move_keys.get(seat)
-        if cached is None:
-            cached = self._move_keys[seat] = (
-                self.meta,
-                self.moves(seat),
-                self.seq(seat),
-                self.log,
-            )
-        return cached
-
-    def per_seat(self, seats: int) -> list[str]:
-        return [k for s in range(seats) for k in (self.moves(s), self.seq(s))]
-
-
-@functools.lru_cache(maxsize=4096)
-def _room_keys(room: str) -> RoomKeys:
-    """The keys of a room, built once for its moves (RoomKeys is never changed)."""
-    return RoomKeys(room)
-
-
 def entry_body(event: p.Event) -> bytes:
     """An event as logged, without its version (the script puts "VERSION|" in front)."""
     wire = p.to_wire(event)
     del wire["version"]
-    return msgpack.packb(wire, use_bin_type=True)  # type: ignore[no-any-return]
+    return p.pack_map(wire)
 
 
 def parse_entry(entry: bytes) -> p.Event | None:
@@ -145,6 +108,17 @@ def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
         return None
     event = p.SERVER_TO_CLIENT.build_trusted(wire)
     return (event, wire) if isinstance(event, p.Event) else None
+
+
+def events_after(entries: list[bytes], since: int) -> list[p.Event] | None:
+    """The logged events after version `since`, or None when the log (`entries`, oldest
+    first) no longer reaches back that far."""
+    events = [e for e in map(parse_entry, entries) if e is not None]
+    if not events:
+        return [] if since >= 0 else None
+    if events[0].version > since + 1:
+        return None
+    return [e for e in events if e.version > since]
 
 
 def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
@@ -185,30 +159,52 @@ class MoveWrite:
     now: float
     event: p.Progress  # version 0: given by the script; the answer is built from it
     done_at: float | None
+    token_hash: str  # the mover's token: the script checks it still holds the seat
 
 
 @dataclass(slots=True)  # not frozen, as MoveWrite
 class MoveResult:
-    """kind: ok, dup (re-sent seq: `answer` is the stored one), closed (not running),
-    out (player out), stale (seq too low), count (another connection moved first)."""
+    """The checklist's verdict (server/checklist.py); `answer` for OK and DUP (a re-sent
+    seq: the stored one), `detail` what the script said (the status, the last seq...)."""
 
-    kind: str
+    kind: Verdict
     detail: str = ""
     answer: p.Accepted | None = None  # ok and dup: no board (the caller adds it)
 
 
 class RoomStore(Protocol):
-    """What the server needs from storage; `RedisRoomStore` is the real one."""
+    """Everything the service, the rooms and the sweeper need from storage: the only way
+    they reach it. `RedisRoomStore` is the real one; tests/server/memory_store.py keeps
+    the same contract in memory (tests/server/test_store_contract.py runs both)."""
 
+    # rooms and their race
     async def create(self, race: Race) -> None: ...
     async def load(self, room: str) -> Loaded | None: ...
     async def transact(
         self, room: str, action: Callable[[Race], Outcome], now: float
     ) -> Applied: ...
+    # moves
     async def submit_move(self, write: MoveWrite) -> MoveResult: ...
-    async def events_since(self, room: str, since: int) -> list[p.Event] | None: ...
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]: ...
     async def last_seq(self, room: str, seat: int) -> int: ...
+    async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None: ...
+    # the event log
+    async def events_since(self, room: str, since: int) -> list[p.Event] | None: ...
+    # indexes and deadlines
+    async def room_ids(self, limit: int = 200) -> list[str]: ...
+    async def statuses(self, rooms: list[str]) -> dict[str, str | None]: ...
+    async def due(self, now: float, limit: int = 100) -> list[tuple[str, float]]: ...
+    async def unschedule(self, room: str, score: float) -> None: ...
+    async def reschedule(self, room: str, at: float) -> None: ...
+    # processes
+    async def heartbeat(self, process: str, ttl: float) -> None: ...
+    async def problem(self) -> str | None: ...
+    async def process_alive(self, process: str) -> bool: ...
+    async def forget_process(self, process: str) -> None: ...
+    # quick match
+    async def quick_pair(self, game: str, ticket: str) -> str | None: ...
+    async def quick_cancel(self, game: str, ticket: str) -> None: ...
+    async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
 
 
 class RedisRoomStore:
@@ -300,6 +296,7 @@ class RedisRoomStore:
         for index in range(race.config.seats):
             seat = race.seats.get(index)
             outs += [f"out:{index}", (seat.out or "") if seat else ""]
+            outs += [f"tok:{index}", seat.token_hash if seat else ""]
         result = await self.batcher.call(
             TRANSITION,
             (keys.meta, keys.race, keys.log, *keys.per_seat(race.config.seats)),
@@ -328,22 +325,31 @@ class RedisRoomStore:
     # ------------------------------------------------------------ moves
 
     async def submit_move(self, write: MoveWrite) -> MoveResult:
-        keys = _room_keys(write.room)
+        keys = room_keys(write.room)
         event = write.event
         prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
         ms = _ms(write.now)
         kind, detail = await self.batcher.call(
             MOVE,
             keys.move_keys(write.seat),
-            (write.seq, write.expected, write.move, ms, write.round, entry_body(event), prog),
+            (
+                write.seq,
+                write.expected,
+                write.move,
+                ms,
+                write.round,
+                entry_body(event),
+                prog,
+                write.token_hash,
+            ),
             (write.seat, self.event_log, keys.channel, round(self.lobby_ttl * 1000)),
         )
         if kind == b"ok":
-            return MoveResult("ok", answer=_answer(write.seq, event, int(detail)))
+            return MoveResult(Verdict.OK, answer=answer_to(write.seq, event, int(detail)))
         if kind == b"dup":
-            return MoveResult("dup", answer=_stored_answer(detail, write.seq))
+            return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
         return MoveResult(
-            kind.decode(), detail.decode() if isinstance(detail, bytes) else str(detail)
+            Verdict(kind.decode()), detail.decode() if isinstance(detail, bytes) else str(detail)
         )
 
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
@@ -354,22 +360,13 @@ class RedisRoomStore:
 
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
         raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
-        return None if raw is None else _stored_answer(raw, seq)
+        return None if raw is None else stored_answer_of(raw, seq)
 
     # ------------------------------------------------------------ events
 
     async def events_since(self, room: str, since: int) -> list[p.Event] | None:
         """The events after `since`, or None when the log no longer reaches back that far."""
-        entries = await self.redis.lrange(RoomKeys(room).log, 0, -1)
-        events = [e for e in map(parse_entry, entries) if e is not None]
-        if not events:
-            return [] if since >= 0 else None
-        if events[0].version > since + 1:
-            return None
-        return [e for e in events if e.version > since]
-
-    async def version(self, room: str) -> int:
-        return int(await self.redis.hget(RoomKeys(room).meta, "ver") or 0)
+        return events_after(await self.redis.lrange(RoomKeys(room).log, 0, -1), since)
 
     # ------------------------------------------------------------ indexes
 
@@ -393,6 +390,25 @@ class RedisRoomStore:
     async def unschedule(self, room: str, score: float) -> None:
         await self.batcher.call(UNSCHEDULE, (DEADLINES,), (room, repr(score)))
 
+    async def reschedule(self, room: str, at: float) -> None:
+        await self.redis.zadd(DEADLINES, {room: at})
+
+    # ------------------------------------------------------------ processes
+
+    async def heartbeat(self, process: str, ttl: float) -> None:
+        """Process `process` is alive for `ttl` more seconds."""
+        await self.redis.set(process_key(process), 1, px=round(ttl * 1000))
+
+    async def process_alive(self, process: str) -> bool:
+        return bool(await self.redis.exists(process_key(process)))
+
+    async def forget_process(self, process: str) -> None:
+        await self.redis.delete(process_key(process))
+
+    async def problem(self) -> str | None:
+        """What is wrong with Redis, or None when every node answers (the health check)."""
+        return await redis_problem(self.redis)
+
     async def load_scripts(self) -> None:
         for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
             await self.redis.script_load(script.source)
@@ -400,22 +416,26 @@ class RedisRoomStore:
     # ------------------------------------------------------------ quick match
 
     async def quick_pair(self, game: str, ticket: str) -> str | None:
-        other = await self.batcher.call(QUICK, (f"solrace:quick:{game}",), (ticket,))
+        other = await self.batcher.call(QUICK, (quick_queue(game),), (ticket,))
         return other.decode() if other else None
 
     async def quick_cancel(self, game: str, ticket: str) -> None:
-        await self.redis.lrem(f"solrace:quick:{game}", 0, ticket)
+        await self.redis.lrem(quick_queue(game), 0, ticket)
+
+    async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
+        """Tell the socket waiting with `ticket` (in any process) where it was seated."""
+        await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
 
 
-def _stored_answer(raw: bytes, seq: int) -> p.Accepted | None:
+def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:
     """The answer to move `seq` from what its seq hash keeps: "VERSION|event body"."""
     event = parse_entry(raw)
     if not isinstance(event, p.Progress):
         return None
-    return _answer(seq, event, event.version)
+    return answer_to(seq, event, event.version)
 
 
-def _answer(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
+def answer_to(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
     """The answer to move `seq`, whose event is `event` (a move's event names its move)."""
     if event.move is None:
         return None

@@ -12,7 +12,8 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from server.app_keys import HUB, PROCESS, SETTINGS, STORE
+from server.app_keys import HUB, METRICS, PROCESS, SETTINGS, STORE
+from server.metrics import redis_error
 from server.tournament.keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
 from server.tournament.live import TourLive
 from server.tournament.rooms import StoreRooms
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 
 
 async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
-    store, hub = app[STORE], app[HUB]
+    store, hub, metrics = app[STORE], app[HUB], app[METRICS]
     tours = TourStore(store.redis, store.batcher)
     runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
     live = TourLive(tours, hub.feed)
@@ -34,11 +35,21 @@ async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
     stop = asyncio.Event()
 
     async def sweep() -> None:
+        redis_down = False
         while not stop.is_set():
             try:
                 await runner.sweep(time.time())
-            except Exception:
-                log.exception("tournament sweep failed")
+            except Exception as exc:
+                metrics.failed(exc)
+                if not redis_error(exc):
+                    log.exception("tournament sweep failed")
+                elif not redis_down:  # one line per outage, not four a second
+                    log.warning("tournament sweep: Redis unavailable (%s); retrying", exc)
+                redis_down = redis_error(exc)
+            else:
+                if redis_down:
+                    log.info("tournament sweep: Redis answers again")
+                redis_down = False
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval)
 

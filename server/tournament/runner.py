@@ -11,6 +11,7 @@ sweep, by any process, finishes the work: rooms are opened idempotently).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
@@ -19,6 +20,7 @@ from typing import Any
 import core
 from core.replay import verify
 from protocol import ErrorCode
+from server.metrics import redis_error
 from server.race import RaceError
 from server.store import hash_token
 from server.tournament.machine import Heat, TourConfig, TourError, Tournament
@@ -147,10 +149,13 @@ class TourRunner:
                     await self.store.unschedule(tid, score)
                 else:
                     log.exception("tournament %s: advancing failed", tid)
-            except Exception:
+            except Exception as exc:
+                if redis_error(exc):
+                    raise  # Redis is away: the sweep says so once (lifecycle.py)
                 log.exception("tournament %s: advancing failed", tid)
             finally:
-                await self.store.release(tid, self.process)
+                with contextlib.suppress(Exception):  # the lease expires by itself anyway
+                    await self.store.release(tid, self.process)
         return len(due)
 
     async def advance(self, tid: str, now: float, score: float | None = None) -> Tournament:

@@ -21,6 +21,13 @@ export function cardLabel(card) {
 // from data attributes (a watch page of 8 boards holds ~400 cards: fewer nodes, less
 // style, layout and paint per frame).
 export function cardEl(card) {
+  if (typeof card !== "string" || !SUITS[card[1]]) {
+    // A card a spectator may not see yet (hidden cards): drawn face down.
+    const back = document.createElement("div");
+    back.className = "card back";
+    back.setAttribute("aria-label", "a face-down card");
+    return back;
+  }
   const rank = card[0] === "T" ? "10" : card[0];
   const suit = SUITS[card[1]];
   const el = document.createElement("div");

@@ -108,3 +108,9 @@ def test_cards_in_a_reason_read_as_on_the_board() -> None:
         "8♥ does not go on 9♦ in t3: 10♠ and A♠ are in c1"
     )
     assert cards_in_text(reason, PLAIN).plain == "8H does not go on 9D in t3: 10S and AS are in c1"
+
+
+def test_a_card_a_spectator_may_not_see_yet_is_drawn_face_down() -> None:
+    # docs/protocol.md: Moojub cards not dealt to every racer still racing come as "??".
+    for style in (CardStyle(), PLAIN):
+        assert card_text("??", style).plain == "## "

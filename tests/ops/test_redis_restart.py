@@ -31,13 +31,6 @@ from server.settings import Settings
 SEEDS = (2, 3, 6, 7)
 PACE = 0.2
 DOWN = (0.0, 1.0, 2.0)  # seconds Redis stays dead before it is started again, per restart
-# Issue #9 (the room core) fixes "a Redis outage corrupts a socket": a move read while Redis
-# is down is answered by an `error` (`unavailable`; it may have run: the client then does
-# not resend its seq, and the server holds a move never acknowledged), and the socket's
-# board keeps the unapplied move (its next moves are refused as illegal). Until it lands,
-# that failure is reported as an xfail, after the other checks. Set True (and delete this)
-# then.
-ROOM_CORE_FIXED = False
 
 
 async def probe(url: str, seen: list[tuple[float, int]]) -> None:
@@ -143,11 +136,6 @@ async def test_a_redis_restart_loses_nothing_and_drops_no_socket(tmp_path: Path)
                 raise
     finally:
         redis.stop()
-    internal = any(
-        reason.startswith(("internal", "unavailable")) for r in everyone for _, reason in r.refused
-    )
-    if problems and internal and not ROOM_CORE_FIXED:
-        pytest.xfail(f"issue #9, symptom 4 (a Redis outage corrupts a socket): {problems}")
     assert problems == [], (problems, refused)
 
 

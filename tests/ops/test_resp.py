@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
+import time
+from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis_cluster import wait_up
+from tests_support import free_port
 
-from server.resp import RespConnection, encode_command, encode_evalsha
+from server.resp import RespConnection, encode_command, encode_evalsha, tcp_address
 
 
 def test_commands_are_resp_arrays_of_bulk_strings() -> None:
@@ -30,11 +37,9 @@ def test_evalsha_with_its_cached_head_encodes_as_the_plain_command() -> None:
 
 
 def connection_for(redis_url: str, db: int = 0) -> RespConnection:
-    resp = RespConnection.from_kwargs(
-        {**Redis.from_url(redis_url).connection_pool.connection_kwargs, "db": db}
-    )
-    assert resp is not None
-    return resp
+    address = tcp_address(Redis.from_url(redis_url).connection_pool.connection_kwargs)
+    assert address is not None
+    return RespConnection(*address, db=db)
 
 
 async def test_a_batch_gets_its_replies_in_order_with_errors_in_place(redis_url: str) -> None:
@@ -96,7 +101,37 @@ async def test_a_lost_connection_fails_the_batch_in_flight_then_reconnects(
 
 
 def test_only_plain_tcp_is_handled() -> None:
-    assert RespConnection.from_kwargs({"path": "/tmp/redis.sock"}) is None
-    assert RespConnection.from_kwargs({"host": "h", "port": 1, "ssl": True}) is None
-    plain = RespConnection.from_kwargs({"host": "h", "port": 7000, "db": 2})
-    assert plain is not None and (plain.host, plain.port, plain.db) == ("h", 7000, 2)
+    assert tcp_address({"path": "/tmp/redis.sock"}) is None
+    assert tcp_address({"host": "h", "port": 1, "ssl": True}) is None
+    assert tcp_address({"host": "h", "port": 7000, "db": 2}) == ("h", 7000)
+    assert tcp_address({}) == ("127.0.0.1", 6379)
+
+
+async def test_a_reply_that_does_not_come_fails_its_batch_after_the_deadline(
+    tmp_path: Path,
+) -> None:
+    """A Redis that stops answering (SIGSTOP: the connection stays up) must not stall
+    every move behind the first: the batch fails after the deadline, and once Redis
+    answers again the next call gets through on a fresh connection."""
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_up(port, proc)
+        resp = RespConnection("127.0.0.1", port, reply_deadline=0.4)
+        assert await resp.execute([("PING",)]) == [b"PONG"]
+        proc.send_signal(signal.SIGSTOP)
+        started = time.monotonic()
+        with pytest.raises(RedisTimeoutError):
+            await asyncio.wait_for(resp.execute([("PING",)]), 5.0)
+        assert 0.4 <= time.monotonic() - started < 2.0
+        proc.send_signal(signal.SIGCONT)
+        assert await resp.execute([("PING",)]) == [b"PONG"]
+        await resp.close()
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait(5)

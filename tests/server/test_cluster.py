@@ -11,10 +11,10 @@ from wsclient import WsClient, create_room, race_alone
 
 import core
 import protocol as p
+from server.keys import RoomKeys
 from server.redis_client import connect
 from server.resp import encode_command
 from server.resp_cluster import ClusterResp, slot_of
-from server.store import RoomKeys
 
 
 @pytest.fixture

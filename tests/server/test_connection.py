@@ -65,3 +65,15 @@ async def test_an_answer_one_task_step_behind_joins_the_event_of_its_tick() -> N
     for _ in range(3):
         await asyncio.sleep(0)
     assert transport.writes == [b"progressaccepted"]
+
+
+async def test_a_frame_sent_now_leaves_at_once_but_after_what_waits() -> None:
+    conn, transport = connection(Flusher())
+    conn.send_frame_now(b"a")
+    assert transport.writes == [b"a"]  # at once
+    conn.send_frame(b"b")
+    conn.send_frame_now(b"c")  # behind b, which waits for the end of the tick
+    assert transport.writes == [b"a"]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert transport.writes == [b"a", b"bc"]

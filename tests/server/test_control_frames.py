@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 
 import pytest
 import websockets
@@ -16,8 +17,9 @@ import protocol as p
 
 @pytest.mark.parametrize("opcode", ["ping", "pong"])
 async def test_a_flood_of_control_frames_is_closed_with_1008(
-    make_server: MakeServer, opcode: str
+    make_server: MakeServer, opcode: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
     async with WsClient.connect(url) as c:
         waiters = []
@@ -32,6 +34,12 @@ async def test_a_flood_of_control_frames_is_closed_with_1008(
         await asyncio.sleep(0)  # let pong waiters settle
         answered = [w for w in waiters if w.done() and not w.exception()]
         assert len(answered) < 20  # the burst of 5 and what 5/s refilled, not 400
+    for _ in range(50):  # the operators' line says why it closed
+        if any("closed: code 1008" in r.getMessage() for r in caplog.records):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail("no 'closed: code 1008' line in the log")
 
 
 async def test_pings_within_the_budget_are_answered(make_server: MakeServer) -> None:

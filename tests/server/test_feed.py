@@ -2,10 +2,17 @@
 
 import asyncio
 import hashlib
+import signal
+import subprocess
+from pathlib import Path
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
+from redis_cluster import wait_up
+from tests_support import free_port
 
+import server.feed
 from server.batcher import LuaScript, ScriptBatcher
 from server.feed import LeanFeed, RedisFeed, make_feed
 from server.resp import RespConnection
@@ -121,3 +128,41 @@ async def test_a_shared_feed_comes_back_after_its_connection_is_killed(redis_url
     await feed.stop()
     await batcher.close()
     await redis.aclose()
+
+
+async def test_an_idle_subscription_that_went_silent_is_made_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A frozen Redis keeps the connection up and says nothing: the idle feed pings it,
+    gets no answer, drops the connection and makes it again once Redis answers."""
+    monkeypatch.setattr(server.feed, "IDLE_CHECK", 0.2)
+    port = free_port()
+    proc = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_up(port, proc)
+        feed = LeanFeed([("127.0.0.1", port)], None, None)
+        reconnected: list[bool] = []
+        feed.on_reconnect = lambda: reconnected.append(True)
+        await feed.start()
+        first = feed._protocol
+        await asyncio.sleep(0.5)  # idle but alive: its pings are answered
+        assert feed._protocol is first and not reconnected
+        proc.send_signal(signal.SIGSTOP)
+        await until(lambda: feed._protocol is not first, 3.0)
+        proc.send_signal(signal.SIGCONT)
+        await until(lambda: bool(reconnected), 10.0)
+        got: list[bytes] = []
+        await feed.subscribe("t:idle", got.append)
+        redis = Redis(port=port)
+        await redis.publish("t:idle", b"still here")
+        await until(lambda: got == [b"still here"])
+        await redis.aclose()
+        await feed.stop()
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.kill()
+        proc.wait(5)

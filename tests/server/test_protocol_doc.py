@@ -160,6 +160,10 @@ def test_the_room_and_result_examples_have_the_server_s_keys() -> None:
     assert set(ROOM) == set(view)
     assert set(ROOM["players"][0]) == set(view["players"][0])
     assert set(RESULT) == set(rank(race.seats, 0.0)[0])
+    # ... and the protocol's types of them name the same keys.
+    assert set(ROOM) == set(typing.get_type_hints(p.RoomView))
+    assert set(ROOM["players"][0]) == set(typing.get_type_hints(p.PlayerView))
+    assert set(RESULT) == set(typing.get_type_hints(p.Result))
 
 
 def test_the_board_examples_are_the_engine_s_boards() -> None:

@@ -4,7 +4,8 @@ import pytest
 
 import protocol as p
 from protocol import ErrorCode
-from server.race import Race, RaceError, RoomConfig, Seat, Status, check_move, rank
+from server.checklist import Verdict, prefilter
+from server.race import Race, RaceError, RoomConfig, Seat, Status, rank
 
 
 def new_race(**config: object) -> Race:
@@ -24,6 +25,17 @@ def running(**config: object) -> Race:
     race.tick(5.0)
     assert race.status is Status.RUNNING
     return race
+
+
+def moved(
+    race: Race, index: int, progress: int, moves: int, won: bool, stuck: bool, now: float
+) -> list[p.Event]:
+    """A seat's accepted move as the store reports it (move.lua keeps progress and done_at
+    beside the race), then whatever falls due."""
+    seat = race.seats[index]
+    seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
+    seat.done_at = now if won or stuck else None
+    return race.tick(now).events
 
 
 def types(outcome_events: list[p.Event]) -> list[str]:
@@ -87,11 +99,11 @@ def test_open_games_show_the_seed_only_from_the_start() -> None:
 
 def test_race_ends_when_everyone_is_done_and_ranks_results() -> None:
     race = running()
-    assert race.update_progress(0, 10, 20, False, False, 6.0).events == []
-    assert race.update_progress(1, 52, 90, True, False, 9.0).events == []
-    out = race.update_progress(0, 12, 25, False, True, 10.0)
-    assert types(out.events) == ["finished"]
-    finished = out.events[0]
+    assert moved(race, 0, 10, 20, False, False, 6.0) == []
+    assert moved(race, 1, 52, 90, True, False, 9.0) == []
+    events = moved(race, 0, 12, 25, False, True, 10.0)
+    assert types(events) == ["finished"]
+    finished = events[0]
     assert isinstance(finished, p.RaceFinished) and finished.reason == "all_done"
     assert [(r["seat"], r["rank"], r["time"]) for r in finished.results] == [
         (1, 1, 4.0),
@@ -106,14 +118,6 @@ def test_time_limit_ends_the_race() -> None:
     assert race.tick(64.9).events == []
     out = race.tick(65.0)
     assert isinstance(out.events[0], p.RaceFinished) and out.events[0].reason == "time_up"
-
-
-def test_an_undo_gets_a_stuck_player_going_again() -> None:
-    race = running()
-    race.update_progress(0, 3, 4, False, True, 6.0)
-    assert race.seats[0].done_at == 6.0
-    race.update_progress(0, 3, 5, False, False, 7.0)
-    assert race.seats[0].done_at is None and race.status is Status.RUNNING
 
 
 def test_disconnect_grace_then_forfeit() -> None:
@@ -135,13 +139,39 @@ def test_coming_back_within_grace_is_no_forfeit() -> None:
     assert race.tick(20.0).events == [] and race.seats[1].out is None
 
 
-def test_absent_at_the_start_gets_grace_from_the_start() -> None:
+def test_absent_at_the_start_keeps_the_lobby_grace() -> None:
     race = lobby_of_two(grace=5.0, countdown=1.0)
     race.disconnected(1, "c1", 1.5)
-    assert race.seats[1].grace_until is None  # lobby: no forfeit clock
+    assert race.seats[1].grace_until == 6.5  # lobby: the seat is freed then
     race.start(0, 2.0)
     race.tick(3.0)
-    assert race.seats[1].grace_until == 8.0
+    assert race.seats[1].grace_until == 6.5  # ... or forfeited, once the race is on
+    assert types(race.tick(6.5).events) == ["player_out"]
+
+
+def test_a_lobby_seat_whose_player_stays_away_is_freed_and_the_host_passes_on() -> None:
+    race = lobby_of_two(grace=5.0)
+    out = race.disconnected(0, "c0", 2.0)
+    assert out.events == [p.Presence(version=0, at=2.0, seat=0, connected=False, grace_until=7.0)]
+    assert race.next_deadline() == 7.0
+    assert race.tick(6.9).events == []
+    assert race.tick(7.0).events == [p.PlayerLeft(version=0, at=7.0, seat=0)]
+    assert list(race.seats) == [1] and race.host == 1
+    assert race.next_deadline() is None
+
+
+def test_a_seat_freed_by_the_lobby_rule_can_be_taken_at_once() -> None:
+    race = lobby_of_two(grace=5.0)
+    race.disconnected(0, "c0", 2.0)
+    seat, out = race.join("cy", "h2", 8.0, "c2")  # the tick had not run yet
+    assert seat == 0 and types(out.events) == ["left", "joined"]
+
+
+def test_coming_back_to_the_lobby_in_time_keeps_the_seat() -> None:
+    race = lobby_of_two(grace=5.0)
+    race.disconnected(0, "c0", 2.0)
+    assert types(race.connected(0, "c9", 4.0).events) == ["presence"]
+    assert race.tick(10.0).events == [] and list(race.seats) == [0, 1]
 
 
 def test_rematch_after_every_vote_deals_a_new_seed() -> None:
@@ -177,43 +207,57 @@ def test_rank_ties_share_a_place() -> None:
 
 def test_storage_form_round_trips() -> None:
     race = running(time_limit=30.0)
-    race.update_progress(0, 1, 1, False, False, 6.0)
+    moved(race, 0, 1, 1, False, False, 6.0)
+    race.connected(0, "c7", 6.0)
     assert Race.from_dict(race.to_dict()) == race
 
 
-def code_of(race: Race, seat: int | None, seq: int, last: int, now: float) -> ErrorCode | None:
-    try:
-        check_move(race, seat, seq, last, now)
-    except RaceError as err:
-        return err.code
-    return None
+def verdict(race: Race, seat: int | None, seq: int, last: int, now: float) -> Verdict:
+    token = race.seats[seat].token_hash if seat in race.seats else "h0"
+    return prefilter(race, seat, token, seq, last, now)
 
 
-def test_move_checklist() -> None:
+def test_the_move_checklist_prefilter() -> None:
     race = lobby_of_two(time_limit=10.0)
-    assert code_of(race, 0, 1, 0, 2.0) is ErrorCode.NOT_RUNNING
-    # A seat the (lagging) mirror does not know yet: still "not running" in the lobby.
-    assert code_of(race, 5, 1, 0, 2.0) is ErrorCode.NOT_RUNNING
+    assert verdict(race, 0, 1, 0, 2.0) is Verdict.CLOSED
     race.start(0, 2.0)
-    assert code_of(race, 0, 1, 0, 4.9) is ErrorCode.NOT_RUNNING
-    assert code_of(race, 0, 1, 0, 5.0) is None  # start time reached, tick not run yet
+    assert verdict(race, 0, 1, 0, 4.9) is Verdict.CLOSED
+    assert verdict(race, 0, 1, 0, 5.0) is Verdict.OK  # start time reached, tick not run yet
     race.tick(5.0)
-    assert code_of(race, None, 1, 0, 6.0) is ErrorCode.NOT_PLAYER
-    assert code_of(race, 7, 1, 0, 6.0) is ErrorCode.NOT_PLAYER
-    assert code_of(race, 0, 3, 3, 6.0) is ErrorCode.STALE_SEQ
-    assert code_of(race, 0, 4, 3, 6.0) is None
+    assert verdict(race, None, 1, 0, 6.0) is Verdict.SEAT
+    assert verdict(race, 7, 1, 0, 6.0) is Verdict.SEAT
+    assert prefilter(race, 0, "h1", 1, 0, 6.0) is Verdict.SEAT  # another seat's token
+    assert verdict(race, 0, 3, 3, 6.0) is Verdict.DUP  # a re-send, or stale: the store says
+    assert verdict(race, 0, 4, 3, 6.0) is Verdict.OK
     race.resign(1, 6.0)
-    assert code_of(race, 1, 1, 0, 6.0) is ErrorCode.PLAYER_OUT
-    assert code_of(race, 0, 1, 0, 15.0) is ErrorCode.NOT_RUNNING
+    assert verdict(race, 1, 1, 0, 6.0) is Verdict.OUT
+    assert verdict(race, 0, 1, 0, 15.0) is Verdict.CLOSED
     race.tick(15.0)
-    assert code_of(race, 0, 1, 0, 15.0) is ErrorCode.NOT_RUNNING
+    assert verdict(race, 0, 1, 0, 15.0) is Verdict.CLOSED
 
 
-def test_a_stale_socket_closing_does_not_disconnect_a_newer_one() -> None:
+def test_a_seat_held_by_two_sockets_is_away_only_when_both_are_gone() -> None:
     race = running(grace=10.0)
-    assert race.connected(1, "c9", 6.0).events == []  # reconnected before the old one closed
-    assert race.disconnected(1, "c1", 7.0).events == []
+    out = race.connected(1, "c9", 6.0)  # a second socket: recorded, no event
+    assert out.events == [] and out and race.seats[1].conns == ["c1", "c9"]
+    out = race.disconnected(1, "c1", 7.0)
+    assert out.events == [] and out
     assert race.seats[1].connected and race.seats[1].grace_until is None
+    assert race.tick(30.0).events == [] and race.seats[1].out is None
+    out = race.disconnected(1, "c9", 31.0)
+    assert types(out.events) == ["presence"] and race.seats[1].grace_until == 41.0
+
+
+def test_a_socket_holds_a_seat_only_while_its_token_does() -> None:
+    race = lobby_of_two()
+    assert race.holder(0, "h0") is race.seats[0]
+    race.leave(0, 2.0)
+    race.join("cy", "h2", 2.0, "c2")  # cy takes seat 0
+    for index, token in ((0, "h0"), (1, "h0"), (None, "h0"), (0, None)):
+        with pytest.raises(RaceError) as err:
+            race.holder(index, token)
+        assert err.value.code is ErrorCode.NOT_JOINED
+    assert race.holder(0, "h2").name == "cy"
 
 
 def test_a_name_already_in_the_room_gets_a_number() -> None:
@@ -229,3 +273,11 @@ def test_a_name_already_in_the_room_gets_a_number() -> None:
     seat, joined = race.join("ann", "h5", 2.0)
     assert seat == 1 and race.seats[1].name == "ann 2"
     assert isinstance(joined.events[0], p.PlayerJoined) and joined.events[0].name == "ann 2"
+
+
+def test_a_tournament_seat_is_never_freed_by_the_lobby_rule() -> None:
+    race = new_race(grace=5.0, tournament="t1")
+    race.join("ann", "h0", 1.0, "c0")
+    out = race.disconnected(0, "c0", 2.0)
+    assert types(out.events) == ["presence"] and race.seats[0].grace_until is None
+    assert race.tick(100.0).events == [] and list(race.seats) == [0]

@@ -8,6 +8,7 @@ from wsclient import WsClient, create_room, race_alone, seat_two_and_watch
 
 import core
 import protocol as p
+from server.view import shown_board
 
 
 def no_talon(messages: list[p.Message]) -> bool:
@@ -32,7 +33,10 @@ async def test_moojub_never_sends_the_talon_or_the_seed_during_the_race(server_u
         game.apply("deal")
         assert accepted.board == game.state(view="player")
         watched = await spy.expect(p.Progress)
-        assert watched.move == "deal" and watched.board == game.state(view="player")
+        # bo has not been dealt the cards ann was: spectators see them face down.
+        undealt = frozenset(core.new_game("moojub", 845).state(view="full")["talon"])
+        assert watched.move == "deal"
+        assert watched.board == shown_board(game.state(view="player"), undealt)
         other = await bo.expect(p.Progress)
         assert other.board is None and other.move is None
         for c in (ann, bo, spy):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import random
 import resource
 import socket
@@ -204,3 +205,17 @@ async def test_1100_stalled_connections_under_a_1024_soft_limit_leave_healthz_up
     finally:
         server.terminate()
         await server.wait()
+
+
+async def test_a_client_leaving_in_the_middle_of_its_body_is_no_error(
+    make_server: MakeServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    url = await make_server()
+    _, writer = await asyncio.open_connection("127.0.0.1", port_of(url))
+    writer.write(b'POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"game":')
+    await writer.drain()
+    await asyncio.sleep(0.2)
+    writer.close()
+    await asyncio.sleep(0.5)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text

@@ -10,8 +10,9 @@ from redis.asyncio import Redis
 
 import protocol as p
 from server.batcher import ScriptBatcher
+from server.keys import DEADLINES, RoomKeys
 from server.race import Race, RaceError, RoomConfig, Status
-from server.store import DEADLINES, MoveWrite, RedisRoomStore, RoomKeys, parse_entry_wire
+from server.store import MoveWrite, RedisRoomStore, parse_entry_wire
 
 
 @pytest.fixture
@@ -47,7 +48,7 @@ def move(room: str, seat: int, seq: int, expected: int, text: str = "t1 c1") -> 
         stuck=False,
         move=text,
     )
-    return MoveWrite(room, 1, seat, seq, expected, text, 3.0, event, None)
+    return MoveWrite(room, 1, seat, seq, expected, text, 3.0, event, None, "h")
 
 
 async def test_versions_count_every_event_without_gaps(store: RedisRoomStore) -> None:

@@ -53,7 +53,9 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
             f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
         )
         assert status == 200
-        # Pause now: it holds the tournament after round 1.
+        # Pause once round 1 is under way: it holds the tournament after round 1 (a pause
+        # before the first round would hold that one).
+        await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
         await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
         status, data = await post(
@@ -61,7 +63,10 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         )
         assert status == 200 and data["player"]["status"] == "withdrawn"
         await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
-        state = await wait_for(watcher, lambda s: s.tournament["round"] == 2)
+        # Round 2 is under way once its heat's room is open ("live" lists open rooms only).
+        state = await wait_for(
+            watcher, lambda s: s.tournament["round"] == 2 and s.tournament["live"]
+        )
         assert sorted(state.tournament["live"][0]["players"]) == ["ann", "bo", "di", "ed", "fy"]
         await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 2 and not s.tournament["racing"])

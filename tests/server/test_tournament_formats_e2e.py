@@ -41,6 +41,7 @@ async def test_a_knockout_with_byes_a_tie_and_a_walkover(server_url: str) -> Non
         await watcher.expect(p.TourState)
         running = [asyncio.create_task(bot.run()) for bot in bots]
         await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
         await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
         # cy (who meets bo in round 2) withdraws: a walkover for bo.

@@ -174,3 +174,34 @@ async def test_four_colour_suits_are_an_option_kept_in_the_browser(
     # Each card says its rank and suit in words too.
     assert await club.get_attribute("aria-label") == "king of clubs"
     assert page_errors(page) == []
+
+
+async def test_a_moojub_spectator_sees_undealt_cards_face_down(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 9's rule as the watch page draws it: a card a racer still racing has not been
+    dealt comes as "??" and is drawn face down, never as a broken card."""
+    base = server.url
+    room = await create_room(base, game="moojub", seats=2)
+    page = await new_page(browser)
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await page.goto(f"{base}/watch/{room}")
+        await page.wait_for_selector("#players .bar")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await page.wait_for_selector(".watched .card")
+        await ann.expect(p.RaceStarted, timeout=10)
+        await ann.send(p.Move(seq=1, move="deal"))  # ann is dealt cards bo has not seen
+        await ann.expect(p.Accepted)
+        await page.wait_for_selector('.watched[data-seat="0"] .pile:not(.talon) .card.back')
+        assert (
+            await page.locator('.watched[data-seat="1"] .pile:not(.talon) .card.back').count() == 0
+        )
+        labels = await page.eval_on_selector_all(
+            '.watched[data-seat="0"] .pile:not(.talon) .card.back', "cs => cs.map(c => c.ariaLabel)"
+        )
+        assert labels and set(labels) == {"a face-down card"}
+    assert "??" not in await page.inner_text("main")
+    assert page_errors(page) == []

@@ -110,10 +110,9 @@ async def test_two_windows_on_one_seat_show_the_same_true_board(
     await second.goto(f"{base}/play/{room}")
     await second.wait_for_selector("#board .card")
     for i, move in enumerate(LINE[:8]):
-        # Moves from the first window; the second follows from its progress events. (Moves
-        # from both in turn meet issue 9's symptom 3 on the server: a second socket judges
-        # moves on a stale board.)
-        await typed_move(first, move)
+        # The windows take turns: each follows the other's moves from its progress events,
+        # and the server judges each on the seat's one true board.
+        await typed_move((first, second)[i % 2], move)
         expected = after(LINE[: i + 1])
         # Both windows show the server's board, each move drawn once.
         for _ in range(100):

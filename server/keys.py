@@ -1,0 +1,104 @@
+"""Every Redis key and channel the race server uses, named in one place.
+
+Per room, every key carries the Cluster hash tag `{room:ID}` (a room's keys live on one
+node, so one script can touch them all):
+
+    {room:ID}:race       the Race (server/race.py) as JSON
+    {room:ID}:meta       hash: rev (race writes), ver (last event version), copies of
+                         status, round, start_at, ends_at, and per seat out:SEAT (why it
+                         stopped racing) and tok:SEAT (its token's hash) that the move
+                         script checks; per seat, written by the move script: n:SEAT
+                         (moves accepted this round) and p:SEAT (msgpack [progress, moves,
+                         won, stuck, done_at])
+    {room:ID}:log        list of at least the last `event_log` events (trimmed when an
+                         eighth over), "VERSION|msgpack body"
+    {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
+    {room:ID}:seq:S      hash: seq -> "VERSION|event body" of its move (the answer to a
+                         re-send is built from it), and "last" (highest accepted seq)
+    channel {room:ID}:events   pub/sub: each event as it is logged
+
+Global keys (no room tag; each is touched by one command on its own): `ROOMS` (zset of
+room ids by creation time), `DEADLINES` (zset of room ids by their next deadline, swept by
+every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
+process's heartbeat), `room_rate_key(ADDRESS)` (the room-creation limit of a client
+address), and the channels `CONTROL` and `ticket_channel(TICKET)`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+__all__ = [
+    "CONTROL",
+    "DEADLINES",
+    "ROOMS",
+    "RoomKeys",
+    "process_key",
+    "quick_queue",
+    "room_keys",
+    "room_rate_key",
+    "ticket_channel",
+]
+
+ROOMS = "solrace:rooms"
+DEADLINES = "solrace:deadlines"
+CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
+
+
+def quick_queue(game: str) -> str:
+    return f"solrace:quick:{game}"
+
+
+def ticket_channel(ticket: str) -> str:
+    """Where a quick-match ticket ("ID|name") hears of its pairing."""
+    return f"solrace:quick:ticket:{ticket.partition('|')[0]}"
+
+
+def room_rate_key(address: str) -> str:
+    """The room-creation limit's state for a client address (server/room_limit.py)."""
+    return f"solrace:room-rate:{address}"
+
+
+def process_key(process: str) -> str:
+    """A server process's heartbeat: present while it lives (server/app.py)."""
+    return f"solrace:process:{process}"
+
+
+class RoomKeys:
+    __slots__ = ("_move_keys", "channel", "log", "meta", "race", "tag")
+
+    def __init__(self, room: str) -> None:
+        self.tag = tag = f"{{room:{room}}}"
+        self.meta = f"{tag}:meta"
+        self.race = f"{tag}:race"
+        self.log = f"{tag}:log"
+        self.channel = f"{tag}:events"
+        self._move_keys: dict[int, tuple[str, ...]] = {}
+
+    def moves(self, seat: int) -> str:
+        return f"{self.tag}:moves:{seat}"
+
+    def seq(self, seat: int) -> str:
+        return f"{self.tag}:seq:{seat}"
+
+    def move_keys(self, seat: int) -> tuple[str, ...]:
+        """The keys of the move script for a seat (one tuple, reused: the batcher's
+        encoding of them is cached by it)."""
+        cached = self._move_keys.get(seat)
+        if cached is None:
+            cached = self._move_keys[seat] = (
+                self.meta,
+                self.moves(seat),
+                self.seq(seat),
+                self.log,
+            )
+        return cached
+
+    def per_seat(self, seats: int) -> list[str]:
+        return [k for s in range(seats) for k in (self.moves(s), self.seq(s))]
+
+
+@functools.lru_cache(maxsize=4096)
+def room_keys(room: str) -> RoomKeys:
+    """The keys of a room, built once for its moves (RoomKeys is never changed)."""
+    return RoomKeys(room)

@@ -1,0 +1,218 @@
+"""Taking, keeping and giving up seats; watching; the lobby and race actions of a seat.
+
+Every action of a player socket runs on the stored race (a compare-and-set transition)
+after `Race.holder` has checked that the socket's token still holds its seat: a socket
+whose player gave the seat up acts for nobody (server/race.py decides who holds a seat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable
+
+import core
+import protocol as p
+from protocol import ErrorCode
+from server.connection import Connection
+from server.context import Context
+from server.hub import LocalRoom
+from server.race import Outcome, Race, RaceError, Status
+from server.store import hash_token
+
+__all__ = [
+    "Lobby",
+    "clean_name",
+    "draw_seed",
+    "find_seat",
+    "new_room_id",
+    "new_token",
+    "random_seed",
+    "room_key",
+]
+
+log = logging.getLogger(__name__)
+
+_ROOM_ID = re.compile(r"[0-9A-Za-z_-]{1,64}")
+
+
+def new_room_id() -> str:
+    return secrets.token_hex(4)
+
+
+def room_key(code: str) -> str:
+    """The room a code names, in whatever case it was typed: ids are lower-case hex."""
+    return code.lower()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(18)
+
+
+def clean_name(name: str) -> str:
+    """A player name fit to show: no control or format characters (an escape sequence in a
+    name would reach every other player's terminal), at most 32 characters."""
+    return "".join(ch for ch in name if ch.isprintable()).strip()[:32]
+
+
+def random_seed() -> int:
+    return 1 + secrets.randbelow(core.MAX_SEED)
+
+
+async def draw_seed(game: str, mode: str) -> tuple[int, str]:
+    """A seed for `mode` ("random" or "winnable") and the mode actually used."""
+    if mode == "winnable":
+        try:
+            seed = await asyncio.to_thread(core.winnable_seed, game, secrets.SystemRandom())
+            return seed, "winnable"
+        except RuntimeError:
+            log.warning("no winnable %s deal found: dealing a random one", game)
+    return random_seed(), "random"
+
+
+def find_seat(race: Race, token: str) -> int | None:
+    wanted = hash_token(token)
+    for index, seat in race.seats.items():
+        if hmac.compare_digest(seat.token_hash, wanted):
+            return index
+    return None
+
+
+class Lobby:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def _room(self, conn: Connection, room: str) -> LocalRoom:
+        if conn.room is not None or conn.quick is not None:
+            raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
+        # Room ids are short hex (new_room_id): anything else is no room, without asking
+        # Redis (a lone surrogate from a JSON frame cannot even be encoded for it).
+        local = await self.ctx.hub.room(room) if _ROOM_ID.fullmatch(room) else None
+        if local is None:
+            raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room[:40]!r}")
+        return local
+
+    async def on_join(self, conn: Connection, msg: p.Join) -> None:
+        await self.join(conn, room_key(msg.room), clean_name(msg.name), msg.token, msg.since)
+
+    async def join(
+        self, conn: Connection, room: str, name: str, token: str | None, since: int | None
+    ) -> None:
+        local = await self._room(conn, room)
+        store = self.ctx.store
+        now = time.time()
+        conn_id = conn.id
+        taken: list[int] = []
+        try:
+            fresh = token is None
+            if token is None:
+                token = new_token()
+            token_hash = hash_token(token)
+
+            def take(race: Race) -> Outcome:
+                seat, outcome = race.join(name, token_hash, now, conn_id)
+                taken[:] = [seat]
+                return outcome
+
+            def come_back(race: Race) -> Outcome:
+                assert token is not None
+                seat = find_seat(race, token)
+                if seat is None:
+                    raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
+                taken[:] = [seat]
+                return race.connected(seat, conn_id, now)
+
+            await store.transact(room, take if fresh else come_back, now)
+            seat = taken[0]
+            last_seq = await store.last_seq(room, seat)  # where its seqs carry on
+        except BaseException:
+            await self.ctx.hub.release(local, conn)
+            raise
+        conn.room, conn.seat, conn.token_hash, conn.role = room, seat, token_hash, "player"
+        conn.send(
+            p.Welcome(
+                room=room,
+                role="player",
+                server_time=time.time(),
+                seat=seat,
+                token=token if fresh else None,
+                last_seq=last_seq,
+            )
+        )
+        await local.attach(conn, since)
+
+    async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
+        room = room_key(msg.room)
+        local = await self._room(conn, room)
+        conn.room, conn.seat, conn.role = room, None, "spectator"
+        conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
+        await local.attach(conn, msg.since)
+
+    async def on_resync(self, conn: Connection, msg: p.Resync) -> None:
+        local = self.ctx.local(conn)
+        local.detach(conn)
+        await local.attach(conn, msg.since)
+
+    async def left(self, conn: Connection) -> None:
+        """The socket is gone: the seat is held by one socket fewer (server/race.py says
+        what follows), and this process's room forgets it."""
+        if conn.room is None:
+            return
+        local = self.ctx.hub.rooms.get(conn.room)
+        if local is not None:
+            await self.ctx.hub.release(local, conn)
+        if conn.seat is not None:
+            seat, conn_id, now = conn.seat, conn.id, time.time()
+            with contextlib.suppress(RaceError):
+                await self.ctx.store.transact(
+                    conn.room, lambda r: r.disconnected(seat, conn_id, now), now
+                )
+
+    # ------------------------------------------------------------ a seat's actions
+
+    async def _act(self, conn: Connection, action: Callable[[Race, int, float], Outcome]) -> None:
+        """Run `action` on the stored race if this socket's token still holds its seat."""
+        local, seat = self.ctx.player(conn)
+        token_hash = conn.token_hash
+        now = time.time()
+
+        def checked(race: Race) -> Outcome:
+            race.holder(seat, token_hash)
+            return action(race, seat, now)
+
+        await self.ctx.store.transact(local.id, checked, now)
+
+    async def on_ready(self, conn: Connection, msg: p.Ready) -> None:
+        await self._act(conn, lambda race, seat, now: race.set_ready(seat, msg.ready, now))
+
+    async def on_start(self, conn: Connection, msg: p.Start) -> None:
+        await self._act(conn, lambda race, seat, now: race.start(seat, now))
+
+    async def on_resign(self, conn: Connection, msg: p.Resign) -> None:
+        await self._act(conn, lambda race, seat, now: race.resign(seat, now))
+
+    async def on_leave(self, conn: Connection, msg: p.Leave) -> None:
+        local, _ = self.ctx.player(conn)
+        await self._act(conn, lambda race, seat, now: race.leave(seat, now))
+        conn.room = conn.seat = conn.token_hash = conn.role = None
+        await self.ctx.hub.release(local, conn)
+
+    async def on_rematch(self, conn: Connection, msg: p.Rematch) -> None:
+        local, index = self.ctx.player(conn)
+        race = local.race
+        assert race is not None
+        # Refused or repeated votes must not cost a solver run (a "winnable" deal): the
+        # mirror is at least as new as the `finished` this socket was sent.
+        if race.status is not Status.FINISHED:
+            raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        seat = race.seats.get(index)
+        if seat is not None and seat.rematch:
+            return
+        mode = "winnable" if race.config.seed_mode == "winnable" else "random"
+        seed, _ = await draw_seed(race.config.game, mode)
+        await self._act(conn, lambda race, seat, now: race.rematch(seat, seed, now))

@@ -1,0 +1,105 @@
+"""A whole race through the service, the rooms and the seat sessions on the in-memory
+store: the race logic without Redis (no server, no socket: the frames each connection
+would have written are read back from a fake transport)."""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import time
+import types
+from typing import Any
+
+import msgpack
+
+import core
+import protocol as p
+from server.connection import Connection, TokenBucket
+from server.hub import Hub
+from server.memory_store import MemoryFeed, MemoryRoomStore
+from server.metrics import Metrics
+from server.race import Race, RoomConfig
+from server.service import RaceService
+from server.settings import Settings
+
+
+class Transport:
+    """What a connection writes, as the messages in its WebSocket frames."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def is_closing(self) -> bool:
+        return False
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def messages(self) -> list[p.Message]:
+        out, data = [], self.data
+        while data:
+            size, start = data[1] & 0x7F, 2
+            if size == 126:
+                size, start = struct.unpack("!H", data[2:4])[0], 4
+            elif size == 127:
+                size, start = struct.unpack("!Q", data[2:10])[0], 10
+            wire: Any = msgpack.unpackb(data[start : start + size])
+            message = p.SERVER_TO_CLIENT.build(wire)
+            assert isinstance(message, p.Message), message
+            out.append(message)
+            data = data[start + size :]
+        return out
+
+
+def connection(name: str) -> tuple[Connection, Transport]:
+    transport = Transport()
+    ws: Any = types.SimpleNamespace(closed=False)
+    conn = Connection(ws=ws, id=f"proc-{name}", max_buffer=1 << 20, bucket=TokenBucket(99, 99))
+    conn.transport = transport
+    return conn, transport
+
+
+async def settled() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+
+
+async def test_a_race_on_the_memory_store() -> None:
+    feed = MemoryFeed()
+    store = MemoryRoomStore(feed)
+    hub = Hub(store, feed)
+    service = RaceService(Settings(), store, hub, Metrics(lambda: 0, lambda: 0))
+    config = RoomConfig(game="shaula", seats=2, countdown=0.0)
+    await store.create(Race(room="mem1", config=config, seed=31, created_at=time.time()))
+    (ann, ann_out), (bo, bo_out) = connection("ann"), connection("bo")
+    await service.handle(ann, p.Join(room="mem1", name="ann"))
+    await service.handle(bo, p.Join(room="mem1", name="bo"))
+    await service.handle(ann, p.Ready())
+    await service.handle(bo, p.Ready())
+    await settled()
+    assert any(isinstance(m, p.RaceStarted) for m in ann_out.messages())
+    game = core.new_game("shaula", 31)
+    for seq in (1, 2, 3):
+        move = game.legal_moves()[0]
+        game.apply(move)
+        await service.handle(ann, p.Move(seq=seq, move=move))
+    await service.handle(ann, p.Move(seq=2, move="t1 c1"))  # a re-send: the same answer
+    await settled()
+    answers = [m for m in ann_out.messages() if isinstance(m, p.Accepted | p.Refused)]
+    assert [(type(m).__name__, m.seq) for m in answers] == [
+        ("Accepted", 1),
+        ("Accepted", 2),
+        ("Accepted", 3),
+        ("Accepted", 2),
+    ]
+    # bo sees ann's progress, never her moves.
+    seen = [m for m in bo_out.messages() if isinstance(m, p.Progress)]
+    assert [(m.seat, m.moves, m.move) for m in seen] == [(0, 1, None), (0, 2, None), (0, 3, None)]
+    await service.handle(bo, p.Resign())
+    await service.handle(ann, p.Resign())
+    await settled()
+    assert any(isinstance(m, p.RaceFinished) for m in bo_out.messages())
+    await hub.close()

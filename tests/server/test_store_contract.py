@@ -1,0 +1,156 @@
+"""The RoomStore contract, run against both stores: Redis (a real redis-server) and the
+in-memory one (server/memory_store.py), so race logic can be tested without Redis and
+the two never drift apart."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+from redis.asyncio import Redis
+
+import protocol as p
+from server.batcher import ScriptBatcher
+from server.checklist import Verdict
+from server.memory_store import MemoryFeed, MemoryRoomStore
+from server.race import Race, RaceError, RoomConfig, Status
+from server.store import MoveWrite, RedisRoomStore, RoomStore
+
+
+@pytest.fixture(params=["redis", "memory"])
+async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator[RoomStore]:
+    if request.param == "memory":
+        yield MemoryRoomStore(MemoryFeed(), event_log=8)
+        return
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    yield RedisRoomStore(redis, batcher, event_log=8)
+    await batcher.close()
+    await redis.aclose()
+
+
+async def running_room(store: RoomStore, seats: int = 2) -> str:
+    room = uuid.uuid4().hex[:8]
+    config = RoomConfig(game="shaula", seats=seats, countdown=0.0, time_limit=100.0)
+    await store.create(Race(room=room, config=config, seed=5, created_at=0.0))
+    for seat in range(seats):
+        await store.transact(room, lambda r, s=seat: r.join(f"p{s}", f"h{s}", 1.0)[1], 1.0)
+    await store.transact(room, lambda r: r.start(0, 2.0), 2.0)
+    await store.transact(room, lambda r: r.tick(2.0), 2.0)
+    return room
+
+
+def move(room: str, seat: int, seq: int, expected: int, text: str = "t1 c1") -> MoveWrite:
+    event = p.Progress(
+        version=0,
+        at=3.0,
+        seat=seat,
+        progress=expected + 1,
+        moves=expected + 1,
+        won=False,
+        stuck=False,
+        move=text,
+    )
+    return MoveWrite(room, 1, seat, seq, expected, text, 3.0, event, None, f"h{seat}")
+
+
+async def test_transitions_are_versioned_and_logged(store: RoomStore) -> None:
+    room = await running_room(store)
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.status is Status.RUNNING and loaded.version == 4
+    events = await store.events_since(room, 0)
+    assert events is not None
+    assert [(e.version, e.TYPE) for e in events] == [
+        (1, "joined"),
+        (2, "joined"),
+        (3, "countdown"),
+        (4, "started"),
+    ]
+    assert await store.events_since(room, 3) == events[3:]
+    assert await store.load("nowhere") is None
+    with pytest.raises(RaceError):
+        await store.transact("nowhere", lambda r: r.tick(1.0), 1.0)
+
+
+async def test_an_action_that_changes_nothing_writes_nothing(store: RoomStore) -> None:
+    room = await running_room(store)
+    applied = await store.transact(room, lambda r: r.tick(3.0), 3.0)
+    assert applied.events == [] and applied.version == 4
+
+
+async def test_moves_verdicts_answers_and_progress(store: RoomStore) -> None:
+    room = await running_room(store)
+    first = await store.submit_move(move(room, 0, 1, 0))
+    assert first.kind is Verdict.OK and first.answer is not None and first.answer.version == 5
+    again = await store.submit_move(move(room, 0, 1, 0))
+    assert again.kind is Verdict.DUP and again.answer == first.answer
+    assert await store.stored_answer(room, 0, 1) == first.answer
+    assert await store.stored_answer(room, 0, 2) is None
+    assert (await store.submit_move(move(room, 0, 2, 0))).kind is Verdict.COUNT
+    assert (await store.submit_move(move(room, 0, 2**62, 1))).kind is Verdict.OK
+    assert (await store.submit_move(move(room, 0, 2**62 - 1, 2))).kind is Verdict.STALE
+    wrong = move(room, 1, 1, 0)
+    wrong.token_hash = "h0"
+    assert (await store.submit_move(wrong)).kind is Verdict.SEAT
+    assert await store.last_seq(room, 0) == 2**62
+    assert [m for _, m in await store.moves(room, 0)] == ["t1 c1", "t1 c1"]
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.version == 6
+    assert (loaded.race.seats[0].moves, loaded.race.seats[1].moves) == (2, 0)
+    events = await store.events_since(room, 4)
+    assert events is not None and [e.TYPE for e in events] == ["progress", "progress"]
+
+
+async def test_out_and_finished_and_a_new_round(store: RoomStore) -> None:
+    room = await running_room(store)
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind is Verdict.OK
+    await store.transact(room, lambda r: r.resign(1, 4.0), 4.0)
+    assert (await store.submit_move(move(room, 1, 1, 0))).kind is Verdict.OUT
+    await store.transact(room, lambda r: r.resign(0, 5.0), 5.0)
+    assert (await store.submit_move(move(room, 0, 2, 1))).kind is Verdict.CLOSED
+    for seat in (0, 1):
+        await store.transact(room, lambda r, s=seat: r.rematch(s, 77, 6.0), 6.0)
+    await store.transact(room, lambda r: r.tick(6.0), 6.0)
+    loaded = await store.load(room)
+    assert loaded is not None and (loaded.race.round, loaded.race.seed) == (2, 77)
+    assert await store.moves(room, 0) == []  # boards restart
+    assert await store.last_seq(room, 0) == 1  # seqs carry on
+    second = move(room, 0, 2, 0)
+    second.round, second.now = 2, 7.0
+    assert (await store.submit_move(second)).kind is Verdict.OK
+
+
+async def test_the_log_keeps_the_last_events_and_says_when_it_does_not_reach(
+    store: RoomStore,
+) -> None:
+    room = await running_room(store)
+    for seq in range(1, 21):
+        assert (await store.submit_move(move(room, 0, seq, seq - 1))).kind is Verdict.OK
+    assert await store.events_since(room, 0) is None  # trimmed: a snapshot is needed
+    recent = await store.events_since(room, 20)
+    assert recent is not None and [e.version for e in recent] == [21, 22, 23, 24]
+
+
+async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> None:
+    room = await running_room(store)
+    assert room in await store.room_ids()
+    assert (await store.statuses([room, "gone00"]))[room] == "running"
+    await store.reschedule(room, 50.0)
+    assert (room, 50.0) in await store.due(60.0)
+    assert room not in [r for r, _ in await store.due(40.0)]
+    await store.unschedule(room, 50.0)
+    assert room not in [r for r, _ in await store.due(60.0)]
+    process = uuid.uuid4().hex[:8]
+    assert not await store.process_alive(process)
+    await store.heartbeat(process, 5.0)
+    assert await store.process_alive(process)
+    await store.forget_process(process)
+    assert not await store.process_alive(process)
+    assert await store.problem() is None
+    game = f"g{uuid.uuid4().hex[:6]}"
+    assert await store.quick_pair(game, "a|ann") is None
+    assert await store.quick_pair(game, "b|bo") == "a|ann"
+    assert await store.quick_pair(game, "c|cy") is None
+    await store.quick_cancel(game, "c|cy")
+    assert await store.quick_pair(game, "d|di") is None
