@@ -373,7 +373,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--window", type=int, default=2, help="moves in flight per racer")
     parser.add_argument("--room-size", type=int, default=8)
     parser.add_argument("--game", default="shaula")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=5.0,
+        help="seconds of load before measuring (1,000 racers starting 125 races at once are a "
+        "burst of a few seconds, not the load measured)",
+    )
     parser.add_argument("--duration", type=float, default=8.0, help="seconds measured")
     parser.add_argument(
         "--repeat",

@@ -137,6 +137,43 @@ async def test_3_across_processes_too(make_server: MakeServer) -> None:
         assert isinstance(answer, p.Accepted), answer
 
 
+async def test_3_an_undo_from_a_second_socket_takes_back_the_other_sockets_move(
+    make_server: MakeServer,
+) -> None:
+    """The undo is judged on the seat's true board too, in the same process and in another."""
+    one, two = await make_server(), await make_server()
+    room = (await create_room(one, seed=31, seats=1, undo=True))["id"]
+    game = core.new_game("shaula", 31)
+    first = game.legal_moves()[0]
+    async with (
+        WsClient.connect(one) as a,
+        WsClient.connect(one) as b,
+        WsClient.connect(two) as c,
+    ):
+        token = (await a.join(room, "ann")).token
+        await b.join(room, token=token)
+        await c.join(room, token=token)
+        await start_alone(a)
+        await c.expect(p.RaceStarted)
+        await a.send(p.Move(seq=1, move=first))
+        assert (await a.expect(p.Accepted)).moves == 1
+        await b.send(p.Undo(seq=2))  # b never played `first`: the seat did
+        undone = await b.expect(p.Accepted | p.Refused)  # type: ignore[arg-type]
+        assert isinstance(undone, p.Accepted) and undone.move == "undo", undone
+        await a.send(p.Move(seq=3, move=first))  # legal again only if it was taken back
+        assert (await a.expect(p.Accepted)).move == first
+        for _ in range(3):
+            await c.expect(p.Progress)  # the other process has heard of all three
+        await c.send(p.Undo(seq=4))
+        undone = await c.expect(p.Accepted | p.Refused)  # type: ignore[arg-type]
+        assert isinstance(undone, p.Accepted) and undone.move == "undo", undone
+        game.apply(first)
+        game.undo()
+        game.apply(first)
+        game.undo()
+        assert undone.moves == game.moves and undone.progress == game.progress
+
+
 # ------------------------------------------------------------------ symptom 7
 
 
