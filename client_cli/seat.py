@@ -161,9 +161,12 @@ class Seat:
                 self.hints.pop(0).set_result(outcome)
         elif isinstance(msg, Error):
             self.errors.append(msg)
-            if self.waiting:
-                self._answer(min(self.waiting), Outcome(False, msg.message, code=msg.code))
-            elif self.hints:
+            # Only the request the error names: an error for another one (a `ready`, the
+            # hello's `join`) ahead of a move's answer said nothing about the move, which
+            # may well be played; taking it as the move's refusal lost an accepted move.
+            if msg.request in ("move", "undo") and msg.seq is not None:
+                self._answer(msg.seq, Outcome(False, msg.message, code=msg.code))
+            elif msg.request == "hint" and self.hints:
                 self.hints.pop(0).set_result(Outcome(False, msg.message, code=msg.code))
         if self.view.gap:
             self.view.gap = False

@@ -115,17 +115,24 @@ async def test_rooms_are_listed_and_a_seat_is_remembered(
     await stranger.close()
 
 
-async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> None:
-    # Its seq must start above the first run's, or the server answers old moves again.
+async def racing_alone(server_url: str) -> Seat:
+    """Ann, alone in a Shaula room (deal 617), racing."""
     room = (
         await create_room(server_url, {"game": "shaula", "seed": 617, "seats": 1, "countdown": 0})
     )["id"]
-    first = Seat(server_url, room, "ann")
-    await first.start()
-    await first.start_now()
+    seat = Seat(server_url, room, "ann")
+    await seat.start()
+    await seat.start_now()
     async with asyncio.timeout(10):
-        while first.view.phase != "running" or first.view.board is None:
+        while seat.view.phase != "running" or seat.view.board is None:
             await asyncio.sleep(0.05)
+    return seat
+
+
+async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> None:
+    # Its seq must start above the first run's, or the server answers old moves again.
+    first = await racing_alone(server_url)
+    room = first.view.room
     assert (await first.move("t8 c1")).ok
     assert (await first.move("t2 t5")).ok
     await first.close()
@@ -275,3 +282,17 @@ async def test_the_window_opened_first_still_moves_after_the_other_one(server_ur
     assert outcome.ok, outcome.reason
     await first.close()
     await second.close()
+
+
+async def test_an_error_for_another_request_does_not_answer_a_waiting_move(
+    server_url: str,
+) -> None:
+    # A `ready` mid-race is answered by an `error` naming it, ahead of the move's
+    # `accepted`: the move was played, and must be reported played, not refused.
+    seat = await racing_alone(server_url)
+    errors = len(seat.errors)
+    await seat.ready(True)
+    outcome = await seat.move("t8 c1")
+    assert [e.request for e in seat.errors[errors:]] == ["ready"]
+    assert outcome.ok and outcome.moves == ["t8 c1"]
+    await seat.close()
