@@ -5,8 +5,10 @@ the race screen of a tournament's race shows the standings beside the board."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import re
+import sys
 
 import pytest
 from client_screen import screen_text
@@ -30,6 +32,18 @@ async def solrace(server_url: str, *argv: str) -> int:
     return await asyncio.to_thread(main, ["--server", server_url, "--no-color", *argv])
 
 
+async def solrace_process(server_url: str, *argv: str) -> asyncio.subprocess.Process:
+    """`solrace` as a process of its own: a bot that plays a whole tournament can be killed
+    when the test fails (a thread running it could not be, and kept the test's loop from
+    closing for as long as the bot went on)."""
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        *("-m", "client_cli", "--server", server_url, "--no-color", *argv),
+        stdout=asyncio.subprocess.PIPE,
+    )
+
+
+@pytest.mark.timeout(360)
 async def test_create_join_with_the_bot_start_standings_and_watch(
     server_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -45,13 +59,26 @@ async def test_create_join_with_the_bot_start_standings_and_watch(
     tid = re.search(r"tournament (\w+) created", out).group(1)  # type: ignore[union-attr]
     assert recall_token(server_url, tid, "organiser")
     bots = [
-        asyncio.create_task(
-            solrace(
-                server_url, "tournament", "join", tid, "--name", name, "--bot", "--pace", "0.02"
-            )
+        await solrace_process(
+            server_url, "tournament", "join", tid, "--name", name, "--bot", "--pace", "0.02"
         )
         for name in ("robo", "tron")
     ]
+    try:
+        await _play_through(server_url, tid, bots, capsys)
+    finally:
+        for bot in bots:
+            with contextlib.suppress(ProcessLookupError):
+                bot.kill()
+            await bot.wait()
+
+
+async def _play_through(
+    server_url: str,
+    tid: str,
+    bots: list[asyncio.subprocess.Process],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for _ in range(200):
         _, data = await get_json(f"{server_url}/tournaments/{tid}")
         if data["tournament"]["players"] == 2:
@@ -64,8 +91,10 @@ async def test_create_join_with_the_bot_start_standings_and_watch(
     seen += capsys.readouterr().out
     assert "tron is now active" in seen
     assert await solrace(server_url, "tournament", "start", tid) == 0
-    assert await asyncio.wait_for(asyncio.gather(*bots), 240) == [0, 0]
     seen += capsys.readouterr().out
+    outputs = await asyncio.wait_for(asyncio.gather(*(b.communicate() for b in bots)), 300)
+    assert [b.returncode for b in bots] == [0, 0]
+    seen += "".join(out.decode() for out, _ in outputs)
     assert "registered in" in seen and "finished in" in seen and "champion" not in seen
 
     assert await solrace(server_url, "tournament", "standings", tid, "--format", "csv") == 0
@@ -96,9 +125,11 @@ async def test_the_race_screen_shows_the_standings_beside_the_race(server_url: s
     robot_follow = Follow(server_url, tid, token=robot_token)
     robot_follow.link.start()
     try:
-        async with asyncio.timeout(30):
-            while follow.room is None or robot_follow.room is None:
+        async with asyncio.timeout(30):  # each follow learns its room from its own feed
+            while follow.room is None:
                 await follow.next()
+            while robot_follow.room is None:
+                await robot_follow.next()
         robot = asyncio.create_task(
             play_race(Seat(server_url, robot_follow.room, "robot", token=robot_token), 0.05, print)
         )
