@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import re
 import signal
 import socket
@@ -17,20 +18,33 @@ from pathlib import Path
 
 import aiohttp
 from server_processes import ROOT, environment
-from tests_support import free_port
 
 
 def free_ports_in_a_row(n: int) -> int:
-    """The first of `n` consecutive free ports (run-local.sh takes BASE..BASE+n-1)."""
+    """The first of `n` consecutive ports free to listen on (run-local.sh takes
+    BASE..BASE+n-1), below the ephemeral range: a port from free_port() is an ephemeral
+    one, and the one after it may be taken by any client's outgoing connection before the
+    script binds it (seen in a full run: "address already in use" on BASE+1)."""
+    low, _ = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    rng = random.Random()
     while True:
-        base = free_port()
-        if base + n < 65536 and all(not _open(base + i) for i in range(n)):
+        base = rng.randrange(10000, max(10001, low - n))
+        if all(_bindable(base + i) for i in range(n)):
             return base
 
 
 def _open(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
 
 
 async def _healthy(port: int) -> bool:
@@ -60,7 +74,8 @@ async def _until(what: str, check: Callable[[], Awaitable[bool]], limit: float =
 
 
 async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
-    base, redis_port = free_ports_in_a_row(2), free_port()
+    base = free_ports_in_a_row(3)
+    redis_port = base + 2
     ports = [base, base + 1]
     log = tmp_path / "run-local.log"
     env = environment(
