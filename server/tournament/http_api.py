@@ -33,6 +33,7 @@ _STATUS = {
     ErrorCode.BAD_GAME: 400,
     ErrorCode.NOT_PLAYER: 404,
     ErrorCode.INTERNAL: 500,
+    ErrorCode.UNAVAILABLE: 503,  # busy or storage down: nothing changed, try again
 }
 
 

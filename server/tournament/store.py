@@ -17,7 +17,9 @@ sweep, never a tournament that nobody looks at again.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +70,11 @@ class TourStore:
     def __init__(self, redis: AnyRedis, batcher: ScriptBatcher) -> None:
         self.redis: Any = redis
         self.batcher = batcher
+        # One writer at a time per tournament in this process: a crowd of requests at once
+        # (64 registrations) would otherwise race each other through the compare-and-set
+        # and run out of retries. Between processes the retries, spread by a random wait,
+        # settle it. Entries go when nobody waits, so unknown ids leave nothing behind.
+        self._turns: dict[str, tuple[asyncio.Lock, list[int]]] = {}
 
     async def create(self, tour: Tournament) -> None:
         written = await self._write(tour, 0)
@@ -90,14 +97,30 @@ class TourStore:
     async def transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         """Load, apply `action` (pure; may raise TourError), write if it returned a true
         value and nobody wrote first (else load again and retry)."""
-        for _ in range(50):
+        turn = self._turns.get(tid)
+        if turn is None:
+            turn = self._turns[tid] = (asyncio.Lock(), [0])
+        lock, users = turn
+        users[0] += 1
+        try:
+            async with lock:
+                return await self._transact(tid, action)
+        finally:
+            users[0] -= 1
+            if users[0] == 0:
+                del self._turns[tid]
+
+    async def _transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
+        for attempt in range(50):
             tour, rev = await self.get(tid)
             if not action(tour):
                 return Written(tour, rev, False)
             new_rev = await self._write(tour, rev)
             if new_rev is not None:
                 return Written(tour, new_rev, True)
-        raise TourError(ErrorCode.INTERNAL, "the tournament is too busy, try again")
+            # Another process wrote first: step aside a little longer each time.
+            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+        raise TourError(ErrorCode.UNAVAILABLE, "the tournament is too busy, try again")
 
     async def _write(self, tour: Tournament, rev: int) -> int | None:
         deadline = tour.next_deadline()
