@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from redis.asyncio import Redis
 from server_processes import ServerProcess, environment
 from tests_support import MakeServer, free_port
@@ -164,8 +165,18 @@ async def test_a_room_created_on_another_process_appears_then_starts_then_leaves
         await asyncio.gather(a.stop(), b.stop())
 
 
-async def test_a_burst_of_changes_is_coalesced_for_each_watcher(make_server: MakeServer) -> None:
-    one, two = await make_server(room_rate=0), await make_server(room_rate=0)
+@pytest.fixture(params=["one node", "cluster"])
+def servers(request: pytest.FixtureRequest) -> MakeServer:
+    """Server apps over one Redis node, or over a Redis Cluster (any node hears PUBLISH)."""
+    name = "make_server" if request.param == "one node" else "make_cluster_server"
+    made: MakeServer = request.getfixturevalue(name)
+    return made
+
+
+async def test_a_burst_of_changes_is_coalesced_for_each_watcher(servers: MakeServer) -> None:
+    """40 rooms created on one server at once reach a watcher on another (on a cluster
+    too) in a few coalesced frames, each room in its latest state."""
+    one, two = await servers(room_rate=0), await servers(room_rate=0)
     async with WsClient.connect(one) as watcher:
         lobby = Lobby(watcher)
         await lobby.watch()
