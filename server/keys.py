@@ -55,7 +55,7 @@ def ticket_channel(ticket: str) -> str:
 
 
 def room_rate_key(address: str) -> str:
-    """The room-creation limit's state for a client address (server/room_limit.py)."""
+    """The room-creation limit's state for a client address (RoomStore.take_creation)."""
     return f"solrace:room-rate:{address}"
 
 
