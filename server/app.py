@@ -51,9 +51,10 @@ from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.tournament.app_keys import TOUR_LIVE, TOUR_STORE
 from server.tournament.http_api import tour_routes
-from server.tournament.keys import TOUR_LIVE
 from server.tournament.lifecycle import tournaments_ctx
+from server.tournament.store import TourStore
 from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
@@ -134,6 +135,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lambda: {"moves": batcher.reconnects, "pubsub": feed_reconnects[0]},
     )
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
+    app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
     app[SERVICE] = RaceService(settings, store, hub, metrics)
     yield
     await hub.close()
