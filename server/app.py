@@ -53,9 +53,10 @@ from server.redis_client import connect
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings, SettingsError
+from server.tournament.app_keys import TOUR_LIVE, TOUR_STORE
 from server.tournament.http_api import tour_routes
-from server.tournament.keys import TOUR_LIVE
 from server.tournament.lifecycle import tournaments_ctx
+from server.tournament.store import TourStore
 from server.web_client import add_web_client
 
 __all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
@@ -138,6 +139,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lambda: {"moves": batcher.reconnects, "pubsub": feed_reconnects[0]},
     )
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
+    app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
     app[SERVICE] = RaceService(settings, store, hub, metrics)
     app[LOBBY_LIVE] = lobby
     yield
@@ -414,11 +416,15 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         app[SOCKETS].discard(conn)
         conn.stop()
         try:
+            await app[LOBBY_LIVE].closed(conn)  # first: it needs no Redis
             await service.closed(conn)
             await app[TOUR_LIVE].closed(conn)
-            await app[LOBBY_LIVE].closed(conn)
-        except Exception:
-            log.exception("cleanup of socket %s failed", conn.id)
+        except Exception as exc:
+            app[METRICS].failed(exc)
+            if not redis_error(exc):
+                log.exception("cleanup of socket %s failed", conn.id)
+            else:  # an outage, not a bug: one line, no traceback
+                log.warning("cleanup of socket %s: Redis unavailable: %s", conn.id, exc)
         if not ws.closed:
             await ws.close(drain=False)
         forget_traceback(ws)

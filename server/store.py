@@ -37,6 +37,7 @@ from server.keys import (
     process_key,
     quick_queue,
     room_keys,
+    room_rate_key,
     ticket_channel,
 )
 from server.race import Outcome, Race, RaceError, Status
@@ -68,6 +69,7 @@ TRANSITION = load_script("transition")
 LOAD = load_script("load")
 QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
+ROOM_RATE = load_script("room_rate")
 
 
 # What a store raises when Redis does not answer (down, restarting, or past the reply
@@ -225,6 +227,8 @@ class RoomStore(Protocol):
     async def quick_pair(self, game: str, ticket: str) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
+    # the room-creation limit (server/room_limit.py decides the numbers)
+    async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
 
 
 class RedisRoomStore:
@@ -244,6 +248,8 @@ class RedisRoomStore:
         self.lobby_ttl = lobby_ttl
         # Locks of the rooms being changed; weak, so they go away with their last waiter.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # redis-py's script object loads the script again after a Redis restart.
+        self._room_rate = self.redis.register_script(ROOM_RATE.source)
 
     # ------------------------------------------------------------ race transitions
 
@@ -447,6 +453,16 @@ class RedisRoomStore:
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         """Tell the socket waiting with `ticket` (in any process) where it was seated."""
         await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
+
+    # ------------------------------------------------------------ the room-creation limit
+
+    async def take_creation(self, address: str, interval: float, burst: float) -> float:
+        """One creation (a room or a tournament) by client `address`: 0.0 if it may create
+        now (and it is counted), else the seconds until it may. GCRA, in one script on
+        Redis's clock, so every server process shares one limit per address: `burst` at
+        once, then one every `interval` seconds."""
+        wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
+        return float(wait)
 
 
 def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:

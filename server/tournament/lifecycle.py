@@ -1,6 +1,7 @@
-"""The tournaments' part of the application's life: their store, runner and live pushes
-are built over the room store's Redis client, and a sweep loop advances every tournament
-that is due (each process runs one; server/tournament/runner.py says why that is safe)."""
+"""The tournaments' part of the application's life: their runner and live pushes are
+built over their store (made beside the room store, server/app.py), and a sweep loop
+advances every tournament that is due (each process runs one; server/tournament/runner.py
+says why that is safe)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,10 @@ from aiohttp import web
 
 from server.app_keys import HUB, METRICS, PROCESS, SETTINGS, STORE
 from server.metrics import redis_error
-from server.tournament.keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
+from server.tournament.app_keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
 from server.tournament.live import TourLive
 from server.tournament.rooms import StoreRooms
 from server.tournament.runner import TourRunner
-from server.tournament.store import TourStore
 
 __all__ = ["tournaments_ctx"]
 
@@ -26,11 +26,10 @@ log = logging.getLogger(__name__)
 
 
 async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
-    store, hub, metrics = app[STORE], app[HUB], app[METRICS]
-    tours = TourStore(store.redis, store.batcher)
+    store, hub, metrics, tours = app[STORE], app[HUB], app[METRICS], app[TOUR_STORE]
     runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
     live = TourLive(tours, hub.feed)
-    app[TOUR_STORE], app[TOUR_RUNNER], app[TOUR_LIVE] = tours, runner, live
+    app[TOUR_RUNNER], app[TOUR_LIVE] = runner, live
     interval = app[SETTINGS].sweep_interval
     stop = asyncio.Event()
 
