@@ -390,8 +390,12 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         try:
             await service.closed(conn)
             await app[TOUR_LIVE].closed(conn)
-        except Exception:
-            log.exception("cleanup of socket %s failed", conn.id)
+        except Exception as exc:
+            app[METRICS].failed(exc)
+            if not redis_error(exc):
+                log.exception("cleanup of socket %s failed", conn.id)
+            else:  # an outage, not a bug: one line, no traceback
+                log.warning("cleanup of socket %s: Redis unavailable: %s", conn.id, exc)
         if not ws.closed:
             await ws.close(drain=False)
         forget_traceback(ws)
