@@ -44,7 +44,7 @@ from server.feed import LeanFeed, make_feed
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
 from server.limits import ConnectionCount
-from server.metrics import Metrics
+from server.metrics import Metrics, redis_error
 from server.metrics_port import metrics_listener_ctx
 from server.periodic import Periodic
 from server.race import Outcome, Race, RaceError
