@@ -3,7 +3,9 @@
 Independent of any screen: the play and watch screens and the bot all use it.
 Each (re)connection first sends `hello()` (a join with the seat token and the
 last event version seen, so the server replays only what was missed), then
-whatever was queued while the link was down.
+whatever was queued while the link was down. An owner whose hello the server
+refused for now (`unavailable`) calls `retry()`: the link connects again after
+the next, longer, delay, not at once.
 """
 
 from __future__ import annotations
@@ -100,6 +102,7 @@ class Link:
         self._ws: ClientConnection | None = None
         self._queue: list[Message] = []
         self._closing = False
+        self._retry = ""  # why the owner asked for this connection to be made again
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> asyncio.Task[None]:
@@ -111,6 +114,7 @@ class Link:
         self.on_status("connecting")
         while not self.is_closing():
             reason = ""
+            refusals = attempt  # failures in a row before this connection
             try:
                 async with connect(self.url, compression=None, open_timeout=5) as ws:
                     self._ws = ws
@@ -119,7 +123,7 @@ class Link:
                     for msg in queued:
                         await ws.send(encode_msgpack(msg))
                     self.connected.set()
-                    attempt = 0
+                    refusals, attempt = attempt, 0
                     self.on_status("connected")
                     async for frame in ws:
                         await self._deliver(frame)
@@ -149,6 +153,9 @@ class Link:
                 self.connected.clear()
             if self.is_closing():
                 break
+            if self._retry:
+                # The hello was refused: the connection did not work, the backoff goes on.
+                reason, attempt, self._retry = self._retry, refusals, ""
             self.drops += 1
             delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
             attempt += 1
@@ -180,6 +187,13 @@ class Link:
             await ws.send(encode_msgpack(msg))
         except ConnectionClosed:
             self._queue.append(msg)
+
+    async def retry(self, reason: str) -> None:
+        """The server refused this connection's hello for now: close it and connect
+        again after the next delay of the backoff, as if it had failed to connect."""
+        if self._ws is not None:
+            self._retry = reason
+            await self._ws.close()
 
     async def drop(self) -> None:
         """Cut the current connection (as a network fault would); the link comes back."""

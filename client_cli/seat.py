@@ -8,6 +8,7 @@ their answer (moves by `seq`, hints), so the race screen and the bot only call
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -45,6 +46,9 @@ __all__ = ["ANSWER_TIMEOUT", "Seat"]
 ANSWER_TIMEOUT = 15.0  # seconds to wait for the server's answer to a move
 RESEND_AFTER = 2.0  # seconds without an answer before the same request is sent again
 RATE_BACKOFF = 0.5  # seconds to wait after the server's "slow down"
+# Refusals of a join (or watch, or quick) that say "not now" rather than "never": the link
+# connects again, with backoff, and asks again.
+TRY_AGAIN = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL})
 
 
 class Seat:
@@ -81,12 +85,25 @@ class Seat:
         self.waiting: dict[int, asyncio.Future[Outcome]] = {}
         self.hints: list[asyncio.Future[Outcome]] = []
         self.errors: list[Error] = []
-        self.welcomed = asyncio.Event()
+        self.welcomed = asyncio.Event()  # once, by the first connection's hello
         self.unreachable = ""  # why the first connection failed, if it did
+        # This connection's hello: its type, and whether it has its answer for good (a
+        # welcome, or a refusal that asking again cannot change, kept in `lost`).
+        self.hello_type = ""
+        self.answered = asyncio.Event()
+        self.lost: Error | None = None
+        self.retrying: Error | None = None  # the hello's last "not now", asked again since
+        self._retry: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ the link
 
     def hello(self) -> Message:
+        hello = self._hello()
+        self.hello_type = hello.TYPE
+        self.answered.clear()
+        return hello
+
+    def _hello(self) -> Message:
         since = self.view.version or None
         if self.quick and self.view.token is None:
             return QuickMatch(game=self.quick, name=self.name)
@@ -95,9 +112,26 @@ class Seat:
         return Join(room=self.view.room, name=self.name, token=self.view.token, since=since)
 
     def _status(self, status: str) -> None:
-        if status.startswith("reconnecting") and not self.welcomed.is_set():
+        if (
+            status.startswith("reconnecting")
+            and not self.welcomed.is_set()
+            and self.retrying is None
+        ):
             self.unreachable = status.removeprefix("reconnecting: ")
         self.on_status(status)
+
+    def _hello_refused(self, error: Error) -> None:
+        """The server did not take this connection's hello. "Not now" (its storage is
+        down, a process just started): connect again with backoff and ask again, however
+        often it takes; the player's moves meanwhile wait for the rejoin (`_request`).
+        Anything else is final: the seat is gone (`lost`)."""
+        if error.code in TRY_AGAIN:
+            self.retrying = error
+            reason = f"the server could not take us back yet: {error.message} ({error.code})"
+            self._retry = asyncio.create_task(self.link.retry(reason))
+        else:
+            self.lost = error
+            self.answered.set()
 
     async def start(self) -> None:
         """Connect (the link then lives in the background) and wait for the welcome.
@@ -114,6 +148,7 @@ class Seat:
             if code == ErrorCode.BAD_TOKEN and self.view.token is not None:
                 self.view.token = None
                 self.errors.clear()
+                self.lost = None
                 self.link = Link(self.link.url, self.hello, self.receive, self._status)
                 continue
             raise ConnectionError(message)
@@ -124,11 +159,11 @@ class Seat:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ANSWER_TIMEOUT
         while not self.welcomed.is_set():
-            if self.errors or self.unreachable or loop.time() > deadline:
+            if self.lost or self.unreachable or loop.time() > deadline:
                 await self.link.close()
-                if self.errors:
-                    first = self.errors[0]
-                    return first.code, f"{first.message} ({first.code})"
+                refusal = self.lost or self.retrying
+                if refusal is not None:
+                    return refusal.code, f"{refusal.message} ({refusal.code})"
                 return "", self.unreachable or f"no answer from {self.link.url}"
             await asyncio.sleep(0.02)
         return None
@@ -139,14 +174,14 @@ class Seat:
     async def receive(self, msg: Message) -> None:
         self.view.feed(msg)
         if isinstance(msg, Queued):
-            self.welcomed.set()  # in the queue: the server took us; a match comes later
+            self._took_us()  # in the queue: the server took us; a match comes later
         elif isinstance(msg, Matched):
             self.on_token(msg.token)
         if isinstance(msg, Welcome):
             self.view.clock_offset = msg.server_time - time.time()
             if msg.token:
                 self.on_token(msg.token)
-            self.welcomed.set()
+            self._took_us()
         elif isinstance(msg, Accepted):
             self._answer(msg.seq, Outcome(True, moves=[msg.move]))
         elif isinstance(msg, Refused):
@@ -161,6 +196,8 @@ class Seat:
                 self.hints.pop(0).set_result(outcome)
         elif isinstance(msg, Error):
             self.errors.append(msg)
+            if msg.request == self.hello_type and not self.answered.is_set():
+                self._hello_refused(msg)
             # Only the request the error names: an error for another one (a `ready`, the
             # hello's `join`) ahead of a move's answer said nothing about the move, which
             # may well be played; taking it as the move's refusal lost an accepted move.
@@ -172,6 +209,11 @@ class Seat:
             self.view.gap = False
             await self.link.send(Resync(since=None))
         self.on_change()
+
+    def _took_us(self) -> None:
+        self.lost = self.retrying = None
+        self.answered.set()
+        self.welcomed.set()
 
     def _answer(self, seq: int, outcome: Outcome) -> None:
         future = self.waiting.pop(seq, None)
@@ -197,11 +239,13 @@ class Seat:
     async def _request(self, make: Callable[[int], Message]) -> Outcome:
         """Send a numbered request and wait for its answer.
 
-        A request the server dropped (rate limit), could not store (`unavailable`) or
-        that was lost with a connection is sent again under the same `seq`: the server
-        answers a repeat with the first answer, so nothing is ever played twice. A
-        `stale_seq` refusal (another window on this seat used a higher seq) was not
-        played: it goes again, numbered from the clock.
+        A request the server dropped (rate limit), could not store (`unavailable`),
+        refused `not_joined` because this connection's join is not done yet (or was
+        refused for now and is being asked again), or that was lost with a connection is
+        sent again under the same `seq` (after the rejoin): the server answers a repeat
+        with the first answer, so nothing is ever played twice. A `stale_seq` refusal
+        (another window on this seat used a higher seq) was not played: it goes again,
+        numbered from the clock.
         """
         seq = self._next_seq()
         loop = asyncio.get_running_loop()
@@ -222,6 +266,11 @@ class Seat:
                 return outcome
             if outcome.code == ErrorCode.STALE_SEQ:
                 seq = self._next_seq()
+            elif outcome.code == ErrorCode.NOT_JOINED and not self.answered.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.answered.wait(), deadline - loop.time())
+                if self.lost is not None or not self.answered.is_set():
+                    return outcome
             elif outcome.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):
                 # Dropped by the rate limit, or the server could not reach its storage
                 # (nothing changed): the same seq again, a little later.

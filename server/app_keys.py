@@ -13,7 +13,7 @@ from server.redis_client import AnyRedis
 from server.room_limit import RoomRateLimit
 from server.service import RaceService
 from server.settings import Settings
-from server.store import RedisRoomStore
+from server.store import RoomStore
 
 __all__ = [
     "CLIENT_SOCKETS",
@@ -31,8 +31,9 @@ __all__ = [
 ]
 
 SETTINGS = web.AppKey("settings", Settings)
+# The Redis client itself: for the stores' wiring (server/app.py), not for handlers.
 REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
-STORE = web.AppKey("store", RedisRoomStore)
+STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
 HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)
 METRICS = web.AppKey("metrics", Metrics)

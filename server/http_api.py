@@ -18,7 +18,7 @@ from aiohttp import web
 
 import core
 from protocol import ErrorCode
-from server.app_keys import DRAIN, METRICS, REDIS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
 from server.lobby import draw_seed, new_room_id, room_key
 from server.metrics import REDIS_DOWN, Metrics, redis_error
@@ -153,7 +153,7 @@ async def creation_limited(request: web.Request, what: str) -> web.Response | No
         request.headers.get("X-Forwarded-For"),
         parse_trusted_proxies(request.app[SETTINGS].trusted_proxies),
     )
-    wait = await request.app[ROOM_LIMIT].take(request.app[REDIS], address)
+    wait = await request.app[ROOM_LIMIT].take(request.app[STORE], address)
     if not wait:
         return None
     return _error(

@@ -22,6 +22,17 @@ room ids by creation time), `DEADLINES` (zset of room ids by their next deadline
 every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
 process's heartbeat), `room_rate_key(ADDRESS)` (the room-creation limit of a client
 address), and the channels `CONTROL` and `ticket_channel(TICKET)`.
+
+Tournaments (server/tournament/store.py), per tournament under the hash tag `{tour:ID}`:
+
+    {tour:ID}            hash: state (the Tournament as JSON), rev (writes so far)
+    {tour:ID}:replays    hash: heat id -> the heat's replay (NDJSON, core/replay.py)
+    {tour:ID}:lock       which process is advancing the tournament now (a short lease)
+    channel {tour:ID}:events   pub/sub: the new rev after each write
+
+and globally `TOURS` (zset of tournament ids by creation time) and `TOUR_DEADLINES` (zset
+of ids by when the tournament next needs a look: a round or wave due, the end of an
+Arena, or a live heat to read; every process sweeps it).
 """
 
 from __future__ import annotations
@@ -32,7 +43,10 @@ __all__ = [
     "CONTROL",
     "DEADLINES",
     "ROOMS",
+    "TOURS",
+    "TOUR_DEADLINES",
     "RoomKeys",
+    "TourKeys",
     "process_key",
     "quick_queue",
     "room_keys",
@@ -55,7 +69,7 @@ def ticket_channel(ticket: str) -> str:
 
 
 def room_rate_key(address: str) -> str:
-    """The room-creation limit's state for a client address (server/room_limit.py)."""
+    """The room-creation limit's state for a client address (RoomStore.take_creation)."""
     return f"solrace:room-rate:{address}"
 
 
@@ -102,3 +116,18 @@ class RoomKeys:
 def room_keys(room: str) -> RoomKeys:
     """The keys of a room, built once for its moves (RoomKeys is never changed)."""
     return RoomKeys(room)
+
+
+TOURS = "solrace:tours"
+TOUR_DEADLINES = "solrace:tour:deadlines"
+
+
+class TourKeys:
+    __slots__ = ("channel", "lock", "replays", "state")
+
+    def __init__(self, tid: str) -> None:
+        tag = f"{{tour:{tid}}}"
+        self.state = tag
+        self.replays = f"{tag}:replays"
+        self.lock = f"{tag}:lock"
+        self.channel = f"{tag}:events"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,7 @@ class MemoryRoomStore:
         self._deadlines: dict[str, float] = {}
         self._processes: dict[str, float] = {}  # process -> until (loop time)
         self._queues: dict[str, list[str]] = {}
+        self._creations: dict[str, float] = {}  # address -> when its next creation is due
         self._lock = asyncio.Lock()
 
     # ------------------------------------------------------------ rooms and their race
@@ -277,6 +279,20 @@ class MemoryRoomStore:
 
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         self.feed.publish(ticket_channel(ticket), msgpack.packb(pairing))
+
+    # ------------------------------------------------------------ the room-creation limit
+
+    async def take_creation(self, address: str, interval: float, burst: float) -> float:
+        """room_rate.lua's GCRA, on the wall clock as Redis's TIME."""
+        now = time.time()
+        due = max(self._creations.get(address, now), now)
+        allowed_at = due + interval - burst * interval
+        if allowed_at > now:
+            return allowed_at - now
+        if len(self._creations) > 1024:  # as Redis lets the keys expire: forget the past
+            self._creations = {a: t for a, t in self._creations.items() if t > now}
+        self._creations[address] = due + interval
+        return 0.0
 
 
 if TYPE_CHECKING:  # mypy holds both stores to the one contract

@@ -10,12 +10,10 @@ pipeline.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import json
 import math
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +27,7 @@ from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
 from server.checklist import Verdict, lua_prelude
 from server.health import redis_problem
+from server.keyed_locks import KeyedLocks
 from server.keys import (
     DEADLINES,
     ROOMS,
@@ -36,6 +35,7 @@ from server.keys import (
     process_key,
     quick_queue,
     room_keys,
+    room_rate_key,
     ticket_channel,
 )
 from server.race import Outcome, Race, RaceError, Status
@@ -65,6 +65,7 @@ TRANSITION = load_script("transition")
 LOAD = load_script("load")
 QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
+ROOM_RATE = load_script("room_rate")
 
 
 # What a store raises when Redis does not answer (down, restarting, or past the reply
@@ -205,6 +206,8 @@ class RoomStore(Protocol):
     async def quick_pair(self, game: str, ticket: str) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
+    # the room-creation limit (server/room_limit.py decides the numbers)
+    async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
 
 
 class RedisRoomStore:
@@ -222,8 +225,9 @@ class RedisRoomStore:
         self.event_log = event_log
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
-        # Locks of the rooms being changed; weak, so they go away with their last waiter.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._turns = KeyedLocks()  # transitions of one room from this process take turns
+        # redis-py's script object loads the script again after a Redis restart.
+        self._room_rate = self.redis.register_script(ROOM_RATE.source)
 
     # ------------------------------------------------------------ race transitions
 
@@ -258,10 +262,7 @@ class RedisRoomStore:
         Transitions of one room from this process take turns (a local lock), so only
         another process can make the compare-and-set fail: no retry storms when eight
         players join or leave at once."""
-        lock = self._locks.get(room)
-        if lock is None:
-            lock = self._locks[room] = asyncio.Lock()
-        async with lock:
+        async with self._turns.hold(room):
             return await self._transact(room, action)
 
     async def _transact(self, room: str, action: Callable[[Race], Outcome]) -> Applied:
@@ -425,6 +426,16 @@ class RedisRoomStore:
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         """Tell the socket waiting with `ticket` (in any process) where it was seated."""
         await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
+
+    # ------------------------------------------------------------ the room-creation limit
+
+    async def take_creation(self, address: str, interval: float, burst: float) -> float:
+        """One creation (a room or a tournament) by client `address`: 0.0 if it may create
+        now (and it is counted), else the seconds until it may. GCRA, in one script on
+        Redis's clock, so every server process shares one limit per address: `burst` at
+        once, then one every `interval` seconds."""
+        wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
+        return float(wait)
 
 
 def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:

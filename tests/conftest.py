@@ -7,6 +7,8 @@
 - `make_server`: start more apps (another "process" on the same Redis) with settings.
 - `redis_cluster_url`, `make_cluster_server`: the same over a real Redis Cluster of three
   primaries, started once per session (tests/redis_cluster.py).
+- `own_redis`: a redis-server of this test's own (tests/own_redis.py), append-only with
+  every write synced, for a test to kill and start again (what it held survives).
 """
 
 from __future__ import annotations
@@ -15,9 +17,11 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from own_redis import OwnRedis
 from redis_cluster import redis_cluster, wait_up
 from tests_support import MakeServer, free_port
 
@@ -57,6 +61,14 @@ def redis_url() -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(5)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    redis = OwnRedis(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
+    redis.start()
+    yield redis
+    redis.stop()
 
 
 @pytest.fixture(scope="session")

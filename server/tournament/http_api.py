@@ -15,7 +15,7 @@ from protocol import ErrorCode
 from server.app_keys import SETTINGS
 from server.http_api import BadRequest, _error, _flag, _number, creation_limited
 from server.service import clean_name
-from server.tournament.keys import TOUR_RUNNER, TOUR_STORE
+from server.tournament.app_keys import TOUR_RUNNER, TOUR_STORE
 from server.tournament.machine import FORMATS, TourConfig, TourError
 from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
 

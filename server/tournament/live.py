@@ -21,9 +21,10 @@ import protocol as p
 from protocol import ErrorCode
 from server.connection import Connection
 from server.feed import Feed
+from server.keys import TourKeys
 from server.tournament.machine import TourError, Tournament
 from server.tournament.runner import player_of
-from server.tournament.store import TourKeys, TourStore
+from server.tournament.store import TourStore
 from server.tournament.views import tour_view, you_view
 
 __all__ = ["MAX_TOP", "MIN_GAP", "TourLive"]

@@ -17,7 +17,7 @@ import core
 from core.replay import write_replay
 from protocol import ErrorCode
 from server.race import Outcome, Race, RaceError, RoomConfig, Status
-from server.store import RedisRoomStore
+from server.store import RoomStore
 
 __all__ = ["HeatSpec", "RaceRecord", "RaceRooms", "StoreRooms", "heat_room"]
 
@@ -76,7 +76,7 @@ class RaceRooms(Protocol):
 class StoreRooms:
     """RaceRooms over the room store (server/store.py)."""
 
-    def __init__(self, store: RedisRoomStore) -> None:
+    def __init__(self, store: RoomStore) -> None:
         self.store = store
 
     async def open(self, spec: HeatSpec, now: float) -> None:

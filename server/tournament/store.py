@@ -1,13 +1,7 @@
-"""Where tournaments live: Redis, under their own keys (Cluster hash tag `{tour:ID}`).
-
-    {tour:ID}            hash: state (the Tournament as JSON), rev (writes so far)
-    {tour:ID}:replays    hash: heat id -> the heat's replay (NDJSON, core/replay.py)
-    {tour:ID}:lock       which process is advancing the tournament now (a short lease)
-    channel {tour:ID}:events   pub/sub: the new rev after each write
-
-Global keys: `solrace:tours` (zset of tournament ids by creation time) and
-`solrace:tour:deadlines` (zset of ids by when the tournament next needs a look: a round
-or wave due, the end of an Arena, or a live heat to read). Every process sweeps it.
+"""Where tournaments live: Redis, under their own keys (Cluster hash tag `{tour:ID}`,
+named in server/keys.py with the race server's). `TourStore` is the only way the
+tournament code reaches them (the live standings hear of writes through the pub/sub feed,
+server/feed.py, as rooms do).
 
 A write is a compare-and-set on `rev` (one Lua script), so a transition (a round that
 begins, a heat's results) happens once whichever process sees its time first. The
@@ -26,13 +20,13 @@ from typing import Any
 
 from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
+from server.keyed_locks import KeyedLocks
+from server.keys import TOUR_DEADLINES, TOURS, TourKeys
 from server.redis_client import AnyRedis
 from server.tournament.machine import TourError, Tournament
 
-__all__ = ["TOURS", "TOUR_DEADLINES", "TourKeys", "TourStore", "Written"]
+__all__ = ["TourStore", "Written"]
 
-TOURS = "solrace:tours"
-TOUR_DEADLINES = "solrace:tour:deadlines"
 KEEP = 30 * 86400.0  # seconds a tournament is kept after its last change
 
 UNSCHEDULE = load_script("unschedule")
@@ -46,17 +40,6 @@ redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], rev)
 return {'ok', rev}
 """
-
-
-class TourKeys:
-    __slots__ = ("channel", "lock", "replays", "state")
-
-    def __init__(self, tid: str) -> None:
-        tag = f"{{tour:{tid}}}"
-        self.state = tag
-        self.replays = f"{tag}:replays"
-        self.lock = f"{tag}:lock"
-        self.channel = f"{tag}:events"
 
 
 @dataclass(slots=True)
@@ -73,8 +56,8 @@ class TourStore:
         # One writer at a time per tournament in this process: a crowd of requests at once
         # (64 registrations) would otherwise race each other through the compare-and-set
         # and run out of retries. Between processes the retries, spread by a random wait,
-        # settle it. Entries go when nobody waits, so unknown ids leave nothing behind.
-        self._turns: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        # settle it.
+        self._turns = KeyedLocks()
 
     async def create(self, tour: Tournament) -> None:
         written = await self._write(tour, 0)
@@ -97,18 +80,8 @@ class TourStore:
     async def transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         """Load, apply `action` (pure; may raise TourError), write if it returned a true
         value and nobody wrote first (else load again and retry)."""
-        turn = self._turns.get(tid)
-        if turn is None:
-            turn = self._turns[tid] = (asyncio.Lock(), [0])
-        lock, users = turn
-        users[0] += 1
-        try:
-            async with lock:
-                return await self._transact(tid, action)
-        finally:
-            users[0] -= 1
-            if users[0] == 0:
-                del self._turns[tid]
+        async with self._turns.hold(tid):
+            return await self._transact(tid, action)
 
     async def _transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         for attempt in range(50):

@@ -2,7 +2,12 @@
 //
 // JSON text frames. `hello()` gives the message to send on every (re)connect (join or
 // watch with `since`); messages sent while the socket is down wait in a queue. The clock
-// offset to server time comes from `welcome` and each `pong`.
+// offset to server time comes from `welcome` and each `pong`. A page whose hello the
+// server refused for now (`unavailable`) calls `retry()`: a new socket after the next,
+// longer, delay (protocol section 6).
+
+// The hello's refusals that mean "not now", not "never".
+export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
 
 // Timings the browser tests and bench/web.py read (ms); see race.js and watch.js.
 const stats = (window.__solrace ??= { ackToFrame: [] });
@@ -16,7 +21,8 @@ export class Socket {
     this.queue = [];
     this.ws = null;
     this.closed = false;
-    this.delay = 250;
+    this.delay = 250; // before the next reconnect; doubles up to 2 s
+    this.delayBefore = 250; // the delay in force before this socket opened
     this.offset = 0; // server time - local time, seconds
     this.bestRtt = Infinity;
     this.pingId = 0;
@@ -37,6 +43,7 @@ export class Socket {
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
+      this.delayBefore = this.delay;
       this.delay = 250;
       this.onStatus("open");
       const hello = this.hello();
@@ -103,6 +110,14 @@ export class Socket {
     }
     if (queue) this.queue.push(message);
     return false;
+  }
+
+  // The server refused this socket's hello for now: close it; the reconnect comes after
+  // the backoff's next delay, as if this socket had never opened.
+  retry() {
+    if (!this.ws) return;
+    this.delay = this.delayBefore;
+    this.ws.close();
   }
 
   // Drop the socket and open a new one (sending hello() again).

@@ -7,7 +7,7 @@
 import { h, add, clear, copyButton } from "./dom.js";
 import { forgetSeat, games, getJSON, playerName, savedSeat, saveSeat, setPlayerName } from "./api.js";
 import { BoardView } from "./cards.js";
-import { Socket } from "./net.js";
+import { Socket, TRY_AGAIN } from "./net.js";
 import { RoomModel } from "./room.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
@@ -22,6 +22,7 @@ export async function render(root, { room: roomId }) {
   let seat = savedSeat(roomId);
   const model = new RoomModel("player", (m) => socket.send(m));
   let seq = 0;
+  let joined = false; // this socket's join was welcomed (moves before that: not_joined)
   const pending = new Map(); // seq -> message not answered yet
   const retried = new Set(); // seqs of moves sent again after a stale_seq (once only)
   let message = { text: "", kind: "" };
@@ -67,7 +68,10 @@ export async function render(root, { room: roomId }) {
   };
 
   const socket = new Socket({
-    hello: () => (seat ? { type: "join", room: roomId, token: seat.token, since: model.version ?? undefined } : null),
+    hello: () => {
+      joined = false;
+      return seat ? { type: "join", room: roomId, token: seat.token, since: model.version ?? undefined } : null;
+    },
     onMessage: (m, arrived) => receive(m, arrived),
     onStatus: (s) => {
       el.head.dataset.connection = s;
@@ -102,6 +106,7 @@ export async function render(root, { room: roomId }) {
   function receive(m, arrived) {
     switch (m.type) {
       case "welcome":
+        joined = true;
         if (m.token) {
           seat = { token: m.token, seat: m.seat };
           saveSeat(roomId, seat);
@@ -130,6 +135,12 @@ export async function render(root, { room: roomId }) {
           say("The server is busy: sending the move again…", "warn");
           return;
         }
+        if (msg && m.code === "not_joined" && !joined) {
+          // Sent before this socket's join was welcomed (or while it is being asked
+          // again): not played; the welcome sends every pending move again.
+          pending.set(m.seq, msg);
+          return;
+        }
         if (msg && m.code === "stale_seq" && !retried.has(m.seq)) {
           // Another window on this seat used that seq: the move was not played; again.
           const again = { ...msg, seq: nextSeq() };
@@ -155,7 +166,12 @@ export async function render(root, { room: roomId }) {
         return;
       }
       case "error":
-        if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
+        if (m.request === "join" && seat && !joined && TRY_AGAIN.has(m.code)) {
+          // Our seat's join, refused for now (the server's storage is down): ask again
+          // on a new socket, with backoff; pending moves wait for the welcome.
+          say("The server cannot take you back yet: trying again…", "warn");
+          socket.retry();
+        } else if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
           forgetSeat(roomId);
           seat = null;
           seatForm(m.code === "unknown_room" ? "This room does not exist (or expired)." : "");

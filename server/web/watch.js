@@ -4,7 +4,7 @@
 import { h, clear, copyButton } from "./dom.js";
 import { games } from "./api.js";
 import { BoardView } from "./cards.js";
-import { Socket } from "./net.js";
+import { Socket, TRY_AGAIN } from "./net.js";
 import { RoomModel } from "./room.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
@@ -36,6 +36,10 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
   const socket = new Socket({
     hello: () => ({ type: "watch", room: roomId, since: model.version ?? undefined }),
     onMessage: (m) => {
+      if (m.type === "error" && m.request === "watch" && TRY_AGAIN.has(m.code)) {
+        socket.retry(); // refused for now (the server's storage is down): again, later
+        return;
+      }
       if (m.type === "error" && m.request === "watch") {
         clear(root).append(h("p", { class: "error" }, m.message, " ", h("a", { href: "/" }, "Back to the lobby")));
         socket.close();

@@ -6,10 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
 from aiohttp import web
 from own_redis import OwnRedis
 from server_processes import environment, server_process
@@ -61,15 +58,6 @@ async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_di
 
 
 # ------------------------------------------------------------------ symptom 4
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    """A Redis of this test's own, append-only with every write synced, to kill."""
-    redis = OwnRedis(tmp_path, "--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    yield redis
-    redis.stop()
 
 
 async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accepted(

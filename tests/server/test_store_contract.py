@@ -4,6 +4,7 @@ the two never drift apart."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 
@@ -154,3 +155,21 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert await store.quick_pair(game, "c|cy") is None
     await store.quick_cancel(game, "c|cy")
     assert await store.quick_pair(game, "d|di") is None
+
+
+async def test_the_creation_limit_allows_a_burst_per_address_then_one_per_interval(
+    store: RoomStore,
+) -> None:
+    address, other = f"192.0.2.{uuid.uuid4().hex[:6]}", f"198.51.100.{uuid.uuid4().hex[:6]}"
+    assert [await store.take_creation(address, 60.0, 3) for _ in range(3)] == [0.0] * 3
+    wait = await store.take_creation(address, 60.0, 3)
+    assert 59.0 < wait <= 60.0
+    again = await store.take_creation(address, 60.0, 3)  # a refusal is not counted
+    assert 59.0 < again <= wait
+    assert await store.take_creation(other, 60.0, 3) == 0.0  # per address
+    quick = f"203.0.113.{uuid.uuid4().hex[:6]}"
+    assert await store.take_creation(quick, 0.2, 1) == 0.0
+    wait = await store.take_creation(quick, 0.2, 1)
+    assert 0.0 < wait <= 0.2
+    await asyncio.sleep(wait + 0.01)
+    assert await store.take_creation(quick, 0.2, 1) == 0.0
