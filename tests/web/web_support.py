@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import subprocess
-import sys
 import urllib.request
 from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Page
 from server_processes import ROOT
 
+from bench.browser import bot_command
+
 __all__ = [
-    "CHROMIUM",
-    "CHROMIUM_ARGS",
     "acks",
     "click_move",
     "create_room",
@@ -29,16 +26,6 @@ __all__ = [
     "take_seat",
     "typed_move",
     "wait_acks",
-]
-
-CHROMIUM = os.environ.get("SOLRACE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
 ]
 
 
@@ -105,19 +92,7 @@ async def create_room(base: str, **body: object) -> str:
 def start_bot(base: str, room: str, pace: float, name: str = "bot") -> subprocess.Popen[bytes]:
     """The solver bot (`solrace bot`) in its own process."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "client_cli",
-            "--server",
-            base,
-            "bot",
-            room,
-            "--pace",
-            str(pace),
-            "--name",
-            name,
-        ],
+        bot_command(base, room, pace, name),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
