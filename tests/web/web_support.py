@@ -22,7 +22,9 @@ __all__ = [
     "page_errors",
     "seen",
     "shown_board",
+    "solo_race",
     "start_bot",
+    "start_race",
     "take_seat",
     "typed_move",
     "wait_acks",
@@ -104,6 +106,22 @@ async def take_seat(page: Page, base: str, room: str, name: str) -> None:
     await page.fill("#seat-name", name)
     await page.click("#take-seat")
     await page.wait_for_selector("#ready")
+
+
+async def start_race(page: Page, base: str, room: str, name: str = "ann") -> None:
+    """Take a seat in `room` as `name`, say ready, and wait for the board: in a room
+    whose every seat is then ready, the race has begun."""
+    await take_seat(page, base, room, name)
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+
+
+async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, Page]:
+    """A one-seat room (POST /rooms with `body`) and a new page racing in it as "ann"."""
+    room = await create_room(base, seats=1, **body)
+    page = await new_page(browser)
+    await start_race(page, base, room)
+    return room, page
 
 
 async def acks(page: Page) -> int:
