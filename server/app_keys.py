@@ -8,6 +8,7 @@ from server.connection import Connection, Flusher
 from server.draining import Drain
 from server.hub import Hub
 from server.limits import ConnectionCount
+from server.lobby_live import LobbyLive
 from server.metrics import Metrics
 from server.redis_client import AnyRedis
 from server.room_limit import RoomRateLimit
@@ -20,6 +21,7 @@ __all__ = [
     "DRAIN",
     "FLUSHER",
     "HUB",
+    "LOBBY_LIVE",
     "METRICS",
     "PROCESS",
     "REDIS",
@@ -36,6 +38,7 @@ REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
 STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
 HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)
+LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
 FLUSHER = web.AppKey("flusher", Flusher)

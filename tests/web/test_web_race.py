@@ -98,10 +98,17 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
         "() => document.querySelector('#message').textContent.includes('no pile t9')"
     )
     assert await page.inner_html("#board") == before
-    await typed_move(page, line_start := "t2 t5")  # and a legal one is still accepted
+    await page.evaluate("() => document.querySelectorAll('#board .card').forEach(c => c.kept = 1)")
+    await typed_move(page, "t2 t5")  # and a legal one is still accepted
     await wait_acks(page, 1)
     assert await page.inner_html("#board") != before
-    assert line_start
+    # Drawn by changing only what the move changed: one new card element on t5, the same
+    # elements as before for every other card (no pile rebuilt).
+    fresh = await page.eval_on_selector_all(
+        "#board .card",
+        "cards => cards.filter(c => !c.kept).map(c => c.closest('.pile').dataset.pile)",
+    )
+    assert fresh == ["t5"]
     assert page_errors(page) == []
     # No request left this server (the page works on a LAN with no internet).
     assert all(url.startswith((base, base.replace("http", "ws"))) for url in seen(page).requests)
