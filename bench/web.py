@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import statistics
-import sys
 import time
 import urllib.request
 from collections.abc import Awaitable, Callable
@@ -35,21 +34,13 @@ from typing import Any
 from playwright.async_api import Browser, Page, async_playwright
 
 import core
+from bench.browser import CHROMIUM, bot_command, launch_chromium
 from bench.load import solrace
 from bench.loadgen import percentile
 from bench.server import ROOT
 
 __all__ = ["main"]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 BUDGET = 200 * 1024  # bytes a page may load (issue 11)
 FRAME = 1000 / 60  # ms
 
@@ -191,17 +182,7 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
     await other.wait_for_selector("#rules h2")
     bots = [
         await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "client_cli",
-            "--server",
-            base,
-            "bot",
-            room,
-            "--pace",
-            str(pace),
-            "--name",
-            f"bot{i}",
+            *bot_command(base, room, pace, f"bot{i}"),
             cwd=ROOT,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
@@ -275,7 +256,7 @@ async def run(args: argparse.Namespace) -> None:
     )
     async with solrace(options) as server, async_playwright() as pw:
         base = f"http://127.0.0.1:{server.port}"
-        browser = await pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        browser = await launch_chromium(pw, args.chromium)
         try:
             parts: dict[str, tuple[str, Callable[[], Awaitable[list[str]]]]] = {
                 "transfer": ("transfer (fresh cache)", lambda: bench_transfer(browser, base)),
