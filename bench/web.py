@@ -28,6 +28,7 @@ import json
 import statistics
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from playwright.async_api import Browser, Page, async_playwright
@@ -190,6 +191,15 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
     ]
     try:
         await page.wait_for_selector(f".watched:nth-child({boards}) .card", timeout=60_000)
+        # Tasks over 50 ms on each page's main thread (the page's own script, style,
+        # layout, paint): long frames without long tasks come from elsewhere (raster and
+        # compositing, which have no GPU here, or a machine that gave Chromium no CPU).
+        for each in (page, other):
+            await each.evaluate(
+                """() => { const s = window.__solrace ??= {}; s.longTasks = [];
+                    new PerformanceObserver(list => { for (const e of list.getEntries())
+                      s.longTasks.push(e.duration); }).observe({type: 'longtask'}); }"""
+            )
         await page.evaluate("() => { window.__solrace.drawMs = []; }")
         started = time.monotonic()
         busy: list[float] = []
@@ -202,6 +212,8 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
                 break
         elapsed = time.monotonic() - started
         draws = await page.evaluate("() => window.__solrace.drawMs")
+        tasks = await page.evaluate("() => window.__solrace.longTasks")
+        blank_tasks = await other.evaluate("() => window.__solrace.longTasks")
         events = await page.evaluate(
             "() => [...document.querySelectorAll('#players .num')]"
             ".map(n => parseInt(n.textContent))"
@@ -228,6 +240,8 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
         f"frame interval, racing    {spread(busy)} ms; {long} frames over 50 ms of {len(busy)}",
         f"  a blank page meanwhile  {spread(loaded)} ms (the machine's load, baseline)",
         f"one redraw (all boards)   {spread(draws)} ms",
+        f"main-thread tasks over 50 ms: {len(tasks)} ({sum(tasks):.0f} ms in all); "
+        f"blank page {len(blank_tasks)} ({sum(blank_tasks):.0f} ms)",
         f"ratio watch page / blank page (p50 frame interval) {ratio:.2f}",
         f"GOAL a watch page with {boards} boards stays smooth at the fastest bot pace: "
         f"{'met' if smooth else 'NOT met'} (median frame {statistics.median(busy):.1f} ms, "
@@ -244,11 +258,17 @@ async def run(args: argparse.Namespace) -> None:
         base = f"http://127.0.0.1:{server.port}"
         browser = await launch_chromium(pw, args.chromium)
         try:
-            for title, lines in (
-                ("transfer (fresh cache)", await bench_transfer(browser, base)),
-                ("ack to frame, race page", await bench_ack(browser, base)),
-                ("watch page", await bench_watch(browser, base, args.boards, args.pace)),
-            ):
+            parts: dict[str, tuple[str, Callable[[], Awaitable[list[str]]]]] = {
+                "transfer": ("transfer (fresh cache)", lambda: bench_transfer(browser, base)),
+                "ack": ("ack to frame, race page", lambda: bench_ack(browser, base)),
+                "watch": (
+                    "watch page",
+                    lambda: bench_watch(browser, base, args.boards, args.pace),
+                ),
+            }
+            for part in args.parts.split(","):
+                title, measure = parts[part]
+                lines = await measure()
                 print(f"\n== {title}")
                 print("\n".join(lines))
         finally:
@@ -260,6 +280,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--boards", type=int, default=8, help="boards on the watch page (8)")
     parser.add_argument("--pace", type=float, default=0.05, help="seconds between bot moves")
     parser.add_argument("--chromium", default=CHROMIUM, help="the Chromium binary")
+    parser.add_argument(
+        "--parts", default="transfer,ack,watch", help="which parts, in order (all three)"
+    )
     asyncio.run(run(parser.parse_args(argv)))
 
 

@@ -194,13 +194,17 @@ class LobbyLive:
     async def _start(self) -> LobbyPicture:
         """Subscribe first, then read: no transition can fall between the two."""
         picture = LobbyPicture()
-        await self.feed.subscribe(LOBBY, lambda data: self._on_entry(picture, data))
         try:
+            await self.feed.subscribe(LOBBY, lambda data: self._on_entry(picture, data))
             await self._read(picture)
         except BaseException:
-            with contextlib.suppress(Exception):
-                await self.feed.unsubscribe(LOBBY)
-            self._starting = None
+            # Failed (Redis): undo it, so the next watcher starts again. Cancelled by a
+            # stop: the stop undoes it, and a later start (a watcher who came meanwhile)
+            # is no longer ours to touch.
+            if self._starting is asyncio.current_task():
+                self._starting = None
+                with contextlib.suppress(Exception):
+                    await self.feed.unsubscribe(LOBBY)
             raise
         picture.changed.clear()  # the first watchers get it all in `lobby`
         self.picture = picture

@@ -21,8 +21,11 @@ from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room
 
 import protocol as p
+from server.connection import Outgoing
 from server.keys import RoomKeys
-from server.lobby_live import LIMIT, MIN_GAP, LobbyPicture
+from server.lobby_live import LIMIT, MIN_GAP, LobbyLive, LobbyPicture
+from server.memory_store import MemoryRoomStore
+from server.race import Race, RoomConfig
 
 # ------------------------------------------------------------ the picture, alone
 
@@ -221,3 +224,82 @@ async def test_unwatch_and_bad_input(server_url: str) -> None:
         await watcher.send_raw('{"type": "lobby_watch", "v": 2}')
         error = await watcher.expect(p.Error)
         assert error.code == "bad_version"
+
+
+# ------------------------------------------------------------ the shell, in memory
+
+
+class _GatedStore(MemoryRoomStore):
+    """The in-memory store whose listing waits for a gate: a reading held in progress."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+
+    async def room_ids(self, limit: int = 200) -> list[str]:
+        await self.gate.wait()
+        return await super().room_ids(limit)
+
+
+class _Socket:
+    """What LobbyLive needs of a connection: somewhere to send."""
+
+    def __init__(self) -> None:
+        self.got: list[p.Message] = []
+
+    def send(self, message: p.Message | Outgoing) -> None:
+        self.got.append(message.message if isinstance(message, Outgoing) else message)
+
+
+async def test_a_watcher_leaving_while_the_list_is_read_leaves_the_next_one_served() -> None:
+    """A leaves while the first reading runs and B comes meanwhile: A's cancelled start must
+    not undo B's (B got its list but then never heard of a change: its subscription was
+    dropped by A's stop)."""
+    store = _GatedStore()
+    live = LobbyLive(store, store.feed)
+    a, b = _Socket(), _Socket()
+    watching_a = asyncio.ensure_future(live.handle(a, p.LobbyWatch()))  # type: ignore[arg-type]
+    for _ in range(3):
+        await asyncio.sleep(0)  # A's reading waits at the gate
+    leaving = asyncio.ensure_future(live.closed(a))  # type: ignore[arg-type]
+    watching_b = asyncio.ensure_future(live.handle(b, p.LobbyWatch()))  # type: ignore[arg-type]
+    for _ in range(5):
+        await asyncio.sleep(0)
+    store.gate.set()
+    await asyncio.gather(watching_a, leaving, watching_b)
+    assert a.got == [] and [type(m) for m in b.got] == [p.LobbyState]
+    await store.create(Race(room="r1", config=RoomConfig(game="shaula"), seed=1, created_at=1.0))
+    await asyncio.sleep(MIN_GAP + 0.1)
+    changed = [m for m in b.got if isinstance(m, p.LobbyChanged)]
+    assert changed and [r["id"] for r in changed[0].rooms] == ["r1"]
+    await live.close()
+
+
+class _DownOnceStore(MemoryRoomStore):
+    """The in-memory store whose first listing fails as Redis down does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = True
+
+    async def room_ids(self, limit: int = 200) -> list[str]:
+        if self.down:
+            self.down = False
+            raise ConnectionError("Redis is down")
+        return await super().room_ids(limit)
+
+
+async def test_a_list_that_cannot_be_read_is_an_error_and_the_next_watch_works() -> None:
+    store = _DownOnceStore()
+    live = LobbyLive(store, store.feed)
+    first, second = _Socket(), _Socket()
+    await live.handle(first, p.LobbyWatch())  # type: ignore[arg-type]
+    assert len(first.got) == 1 and isinstance(first.got[0], p.Error)
+    assert first.got[0].code == "unavailable" and first.got[0].request == "lobby_watch"
+    await live.handle(second, p.LobbyWatch())  # type: ignore[arg-type]
+    assert [type(m) for m in second.got] == [p.LobbyState]
+    await store.create(Race(room="r2", config=RoomConfig(game="shaula"), seed=1, created_at=2.0))
+    await asyncio.sleep(MIN_GAP + 0.1)
+    assert any(isinstance(m, p.LobbyChanged) for m in second.got)
+    assert first.got[1:] == []  # the one refused is not watching
+    await live.close()
