@@ -6,6 +6,7 @@ from aiohttp import web
 
 from server.connection import Connection, Flusher
 from server.draining import Drain
+from server.flood_cooldown import FloodCooldown
 from server.hub import Hub
 from server.limits import ConnectionCount
 from server.metrics import Metrics
@@ -18,6 +19,7 @@ from server.store import RoomStore
 __all__ = [
     "CLIENT_SOCKETS",
     "DRAIN",
+    "FLOODERS",
     "FLUSHER",
     "HUB",
     "METRICS",
@@ -43,3 +45,4 @@ PROCESS = web.AppKey("process", str)
 ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
 DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
+FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
