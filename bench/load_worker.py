@@ -28,6 +28,7 @@ from typing import Any
 
 import msgpack
 
+from bench.instrument import collections_off, collections_on
 from bench.targets import gather_batched
 from bench.wsclient import WsClient, client_frame, connect
 
@@ -267,6 +268,7 @@ async def run() -> None:
     opened = time.monotonic()
     count = await worker.open()
     _say({"ready": count, "open_s": time.monotonic() - opened})
+    collections_off()  # the instrument adds no pauses of its own
     stop = asyncio.Event()
     player: asyncio.Task[None] | None = None
     while line := (await reader.readline()).strip():
@@ -279,6 +281,7 @@ async def run() -> None:
         await player
     # Answers to the last moves come in before anything is counted missing.
     await asyncio.sleep(float(plan.get("drain", 1.5)))
+    collections_on()
     worker.close()
     await asyncio.sleep(0.1)
     _say(worker.result())

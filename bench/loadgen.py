@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.instrument import collections_off, collections_on
 from bench.targets import TARGETS, Racer
 
 __all__ = ["Result", "main", "run_plan"]
@@ -166,6 +167,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     racers = await target.open_racers()
     print(f"loadgen: {len(racers)} racers in their races", file=sys.stderr)
     measure = Measurement(racers)
+    collections_off()  # the instrument adds no pauses of its own
     warmup, duration = float(plan["warmup"]), float(plan["duration"])
     start = time.perf_counter()
     measure.window_start = start + warmup
@@ -202,6 +204,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     drain_until = time.perf_counter() + float(plan.get("drain", 2.0))
     while time.perf_counter() < drain_until and any(r.answered < r.next for r in racers):
         await asyncio.sleep(0.01)
+    collections_on()
     await target.close()
     samples, unanswered = measure.latencies()
     return Result(

@@ -49,6 +49,7 @@ from server.hub import Hub
 from server.limits import ConnectionCount
 from server.metrics import Metrics, redis_error
 from server.metrics_port import metrics_listener_ctx
+from server.periodic import Periodic
 from server.race import Outcome, Race, RaceError
 from server.redis_client import connect
 from server.room_limit import RoomRateLimit
@@ -60,7 +61,7 @@ from server.tournament.lifecycle import tournaments_ctx
 from server.tournament.store import TourStore
 from server.web_client import add_web_client
 
-__all__ = ["create_app", "reap_dead_seats", "stop_task", "sweep_once"]
+__all__ = ["create_app", "reap_dead_seats", "sweep_once"]
 
 log = logging.getLogger(__name__)
 
@@ -207,54 +208,34 @@ def _away(index: int, conn: str, now: float, race: Race) -> Outcome:
 
 
 async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
-    interval = app[SETTINGS].sweep_interval
     hub = app[HUB]
     process = app[PROCESS]
-    metrics = app[METRICS]
-    stop = asyncio.Event()
+    beat = reap = 0.0
 
-    async def sweep() -> None:
-        # Stopped by an event, not only by cancel: redis-py may swallow a cancellation.
-        beat = reap = 0.0
-        redis_down = False
-        while not stop.is_set():
-            now = time.time()
-            try:
-                if now >= beat:
-                    beat = now + HEARTBEAT_EVERY
-                    await hub.store.heartbeat(process, PROCESS_TTL)
-                await sweep_once(hub, now)
-                if now >= reap:
-                    reap = now + REAP_EVERY
-                    await reap_dead_seats(hub, now)
-            except Exception as exc:
-                metrics.failed(exc)
-                if not redis_error(exc):
-                    log.exception("deadline sweep failed")
-                elif not redis_down:  # one line per outage, not four a second
-                    log.warning("deadline sweep: Redis unavailable (%s); retrying", exc)
-                redis_down = redis_error(exc)
-            else:
-                if redis_down:
-                    log.info("deadline sweep: Redis answers again")
-                redis_down = False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), interval)
+    async def step() -> None:
+        nonlocal beat, reap
+        now = time.time()
+        if now >= beat:
+            beat = now + HEARTBEAT_EVERY
+            await hub.store.heartbeat(process, PROCESS_TTL)
+        await sweep_once(hub, now)
+        if now >= reap:
+            reap = now + REAP_EVERY
+            await reap_dead_seats(hub, now)
 
-    task = asyncio.create_task(sweep(), name="solrace-sweeper")
+    sweeper = Periodic(
+        "solrace-sweeper",
+        step,
+        app[SETTINGS].sweep_interval,
+        what="deadline sweep",
+        log=log,
+        metrics=app[METRICS],
+    )
+    sweeper.start()
     yield
-    stop.set()
-    await stop_task(task)
+    await sweeper.stop()
     with contextlib.suppress(Exception):
         await hub.store.forget_process(process)
-
-
-async def stop_task(task: asyncio.Task[None], timeout: float = 2.0) -> None:
-    """Wait for a task told to stop; cancel it if it does not."""
-    done, _ = await asyncio.wait({task}, timeout=timeout)
-    if not done:
-        task.cancel()
-        await asyncio.wait({task}, timeout=timeout)
 
 
 async def _liveness_ctx(app: web.Application) -> AsyncIterator[None]:

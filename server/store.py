@@ -10,12 +10,10 @@ pipeline.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import hashlib
 import json
 import math
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -29,6 +27,7 @@ from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
 from server.checklist import Verdict, lua_prelude
 from server.health import redis_problem
+from server.keyed_locks import KeyedLocks
 from server.keys import (
     DEADLINES,
     ROOMS,
@@ -226,8 +225,7 @@ class RedisRoomStore:
         self.event_log = event_log
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
-        # Locks of the rooms being changed; weak, so they go away with their last waiter.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._turns = KeyedLocks()  # transitions of one room from this process take turns
         # redis-py's script object loads the script again after a Redis restart.
         self._room_rate = self.redis.register_script(ROOM_RATE.source)
 
@@ -264,10 +262,7 @@ class RedisRoomStore:
         Transitions of one room from this process take turns (a local lock), so only
         another process can make the compare-and-set fail: no retry storms when eight
         players join or leave at once."""
-        lock = self._locks.get(room)
-        if lock is None:
-            lock = self._locks[room] = asyncio.Lock()
-        async with lock:
+        async with self._turns.hold(room):
             return await self._transact(room, action)
 
     async def _transact(self, room: str, action: Callable[[Race], Outcome]) -> Applied:

@@ -5,8 +5,6 @@ says why that is safe)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -14,7 +12,7 @@ from collections.abc import AsyncIterator
 from aiohttp import web
 
 from server.app_keys import HUB, METRICS, PROCESS, SETTINGS, STORE
-from server.metrics import redis_error
+from server.periodic import Periodic
 from server.tournament.app_keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
 from server.tournament.live import TourLive
 from server.tournament.rooms import StoreRooms
@@ -30,33 +28,15 @@ async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
     runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
     live = TourLive(tours, hub.feed)
     app[TOUR_RUNNER], app[TOUR_LIVE] = runner, live
-    interval = app[SETTINGS].sweep_interval
-    stop = asyncio.Event()
-
-    async def sweep() -> None:
-        redis_down = False
-        while not stop.is_set():
-            try:
-                await runner.sweep(time.time())
-            except Exception as exc:
-                metrics.failed(exc)
-                if not redis_error(exc):
-                    log.exception("tournament sweep failed")
-                elif not redis_down:  # one line per outage, not four a second
-                    log.warning("tournament sweep: Redis unavailable (%s); retrying", exc)
-                redis_down = redis_error(exc)
-            else:
-                if redis_down:
-                    log.info("tournament sweep: Redis answers again")
-                redis_down = False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), interval)
-
-    task = asyncio.create_task(sweep(), name="solrace-tournaments")
+    sweeper = Periodic(
+        "solrace-tournaments",
+        lambda: runner.sweep(time.time()),
+        app[SETTINGS].sweep_interval,
+        what="tournament sweep",
+        log=log,
+        metrics=metrics,
+    )
+    sweeper.start()
     yield
-    stop.set()
-    done, _ = await asyncio.wait({task}, timeout=5.0)
-    if not done:
-        task.cancel()
-        await asyncio.wait({task}, timeout=2.0)
+    await sweeper.stop(timeout=5.0)
     await live.close()

@@ -20,6 +20,7 @@ from typing import Any
 
 from protocol import ErrorCode
 from server.batcher import ScriptBatcher, load_script
+from server.keyed_locks import KeyedLocks
 from server.keys import TOUR_DEADLINES, TOURS, TourKeys
 from server.redis_client import AnyRedis
 from server.tournament.machine import TourError, Tournament
@@ -55,8 +56,8 @@ class TourStore:
         # One writer at a time per tournament in this process: a crowd of requests at once
         # (64 registrations) would otherwise race each other through the compare-and-set
         # and run out of retries. Between processes the retries, spread by a random wait,
-        # settle it. Entries go when nobody waits, so unknown ids leave nothing behind.
-        self._turns: dict[str, tuple[asyncio.Lock, list[int]]] = {}
+        # settle it.
+        self._turns = KeyedLocks()
 
     async def create(self, tour: Tournament) -> None:
         written = await self._write(tour, 0)
@@ -79,18 +80,8 @@ class TourStore:
     async def transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         """Load, apply `action` (pure; may raise TourError), write if it returned a true
         value and nobody wrote first (else load again and retry)."""
-        turn = self._turns.get(tid)
-        if turn is None:
-            turn = self._turns[tid] = (asyncio.Lock(), [0])
-        lock, users = turn
-        users[0] += 1
-        try:
-            async with lock:
-                return await self._transact(tid, action)
-        finally:
-            users[0] -= 1
-            if users[0] == 0:
-                del self._turns[tid]
+        async with self._turns.hold(tid):
+            return await self._transact(tid, action)
 
     async def _transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         for attempt in range(50):

@@ -1,0 +1,51 @@
+"""The background loops' outage logging (server/periodic.py), on a step that fails as
+told: one WARNING per Redis outage, one INFO when Redis answers again, a traceback for
+any other error, and every failure counted."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from server.metrics import Metrics
+from server.periodic import Periodic
+
+
+async def test_an_outage_is_one_warning_then_one_info_and_other_errors_keep_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log = logging.getLogger("server.test_periodic")
+    caplog.set_level(logging.INFO, logger=log.name)
+    metrics = Metrics(lambda: 0, lambda: 0)
+    script: list[BaseException | None] = [
+        RedisConnectionError("down"),
+        RedisConnectionError("still down"),
+        RedisConnectionError("still down"),
+        None,
+        None,
+        ValueError("a bug"),
+        None,
+    ]
+    steps = asyncio.Event()
+
+    async def step() -> None:
+        outcome = script.pop(0) if script else None
+        if not script:
+            steps.set()
+        if outcome is not None:
+            raise outcome
+
+    loop = Periodic("test-loop", step, 0.001, what="test sweep", log=log, metrics=metrics)
+    loop.start()
+    await asyncio.wait_for(steps.wait(), 5.0)
+    await loop.stop()
+    lines = [(r.levelno, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert lines == [
+        (logging.WARNING, "test sweep: Redis unavailable (down); retrying", False),
+        (logging.INFO, "test sweep: Redis answers again", False),
+        (logging.ERROR, "test sweep failed", True),
+    ]
+    assert 'solrace_redis_errors_total{kind="ConnectionError"} 3' in metrics.render()
