@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import json
 import math
-import os
 import statistics
 import sys
 import tempfile
@@ -39,10 +38,9 @@ from typing import Any, TypeVar
 
 import aiohttp
 
-from bench import server as bench_server
 from bench.loadgen import percentile, process_cpu_seconds
 from bench.racers import move_sequences
-from bench.server import ROOT, child, pin
+from bench.server import ROOT, add_process_options, child, pin, place_processes, server_env
 from server.redis_supervisor import RedisSupervisor, free_loopback_port
 
 __all__ = ["Role", "Scenario", "main", "parse_args", "verdicts"]
@@ -204,7 +202,7 @@ async def solrace(args: argparse.Namespace) -> AsyncIterator[Server]:
             assert redis.pid is not None
             pin(redis.pid, args.redis_cpu)
             command = [sys.executable, "-m", "server", "--port", str(port)]
-            env = {"REDIS_URL": redis_url, "SOLRACE_ROOM_RATE": "0", **dict(args.server_env)}
+            env = server_env(args, redis_url, SOLRACE_ROOM_RATE="0")
             async with child(command, port, args.server_cpu, env) as process:
                 yield Server("solrace", port, process.pid, redis.pid)
 
@@ -616,28 +614,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured (rooms)")
     parser.add_argument("--repeat", type=int, default=1, help="verdicts from the median runs")
-    parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
-    parser.add_argument("--load-cpu", type=int, default=1, help="core for the clients")
-    parser.add_argument(
-        "--redis-cpu",
-        type=int,
-        help="core for redis-server (default: the clients' core, as bench/server.py; the "
-        "server's core keeps a crowd's client process from delaying Redis)",
-    )
-    parser.add_argument("--no-pin", action="store_true", help="let the OS place every process")
-    parser.add_argument(
-        "--nice",
-        type=int,
-        help="scheduling priority of servers, Redis and clients (e.g. -10 as root: a shared "
-        "machine's other work then disturbs the figures less)",
-    )
-    parser.add_argument(
-        "--server-env",
-        nargs="*",
-        default=[],
-        type=lambda kv: tuple(kv.split("=", 1)),
-        help="extra NAME=VALUE settings for the solrace server",
-    )
+    add_process_options(parser)
     args = parser.parse_args(argv)
     args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
     unknown = set(args.scenarios) - {"rooms", "crowd", "idle"}
@@ -645,10 +622,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     if args.repeat < 1 or args.clients < 1 or args.crowd_clients < 1:
         parser.error("--repeat, --clients and --crowd-clients must be at least 1")
-    if args.redis_cpu is None:
-        args.redis_cpu = args.load_cpu
-    if args.no_pin or (os.cpu_count() or 1) < 2:
-        args.server_cpu = args.load_cpu = args.redis_cpu = None
+    place_processes(args)
     return args
 
 
@@ -672,7 +646,6 @@ async def run(args: argparse.Namespace) -> list[Scenario]:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    bench_server.NICE = args.nice  # pin() applies it to every process it places
     runs = []
     for i in range(args.repeat):
         if args.repeat > 1:

@@ -35,7 +35,7 @@ from typing import Any
 from bench.racers import move_sequences
 from server.redis_supervisor import RedisSupervisor, free_loopback_port
 
-__all__ = ["main"]
+__all__ = ["add_process_options", "main", "place_processes", "server_env"]
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_TIMEOUT = 120.0
@@ -183,7 +183,7 @@ async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[R
                 assert redis.pid is not None
                 pin(redis.pid, args.redis_cpu)
                 server_args = [sys.executable, "-m", "server", "--port", str(port)]
-                env = {"REDIS_URL": redis_url, **dict(args.server_env)}
+                env = server_env(args, redis_url)
                 async with child(server_args, port, args.server_cpu, env) as server:
                     plan = {**plan, "port": port, "server_pids": [server.pid, redis.pid]}
                     print(f"solrace, {load} ...", file=sys.stderr)
@@ -217,12 +217,9 @@ async def bench_haproxy(args: argparse.Namespace, base: dict[str, Any], count: i
             assert redis.pid is not None
             pin(redis.pid, args.redis_cpu)
             # Through a proxy every client counts per address, loopback too: no caps here.
-            env = {
-                "REDIS_URL": redis_url,
-                "SOLRACE_ROOM_RATE": "0",
-                "SOLRACE_MAX_CONNECTIONS_PER_ADDRESS": "0",
-                **dict(args.server_env),
-            }
+            env = server_env(
+                args, redis_url, SOLRACE_ROOM_RATE="0", SOLRACE_MAX_CONNECTIONS_PER_ADDRESS="0"
+            )
             servers = []
             for i, port in enumerate(ports):
                 cpu = None if args.server_cpu is None else (args.server_cpu + i) % cores
@@ -397,25 +394,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default="both",
         help="which of the two loads to run (one alone: quicker A/B comparisons)",
     )
-    parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
-    parser.add_argument(
-        "--redis-cpu",
-        type=int,
-        default=None,
-        help="core for solrace's redis-server (default: the load process's core, as Redis "
-        "is a service of its own in any deployment; give --server-cpu's to share the "
-        "server's core)",
-    )
-    parser.add_argument("--load-cpu", type=int, default=1, help="core for the load process")
-    parser.add_argument(
-        "--no-pin", action="store_true", help="let the OS place every process (busy machine)"
-    )
-    parser.add_argument(
-        "--nice",
-        type=int,
-        help="scheduling priority of servers, Redis and load (e.g. -10 as root: a shared "
-        "machine's other work then disturbs the figures less)",
-    )
+    add_process_options(parser)
     parser.add_argument(
         "--profile",
         metavar="DIR",
@@ -429,6 +408,35 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="also run solrace as N (then M...) processes on one Redis behind HAProxy (the "
         "shipped deploy/haproxy.cfg), process i pinned to core server-cpu + i",
     )
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    place_processes(args)
+    return args
+
+
+def add_process_options(parser: argparse.ArgumentParser) -> None:
+    """The options every server bench shares (bench/load.py too): where each process runs,
+    at what priority, and the server's extra settings; `place_processes` settles them."""
+    parser.add_argument("--server-cpu", type=int, default=0, help="core for the servers")
+    parser.add_argument(
+        "--redis-cpu",
+        type=int,
+        default=None,
+        help="core for solrace's redis-server (default: the load's core, as Redis is a "
+        "service of its own in any deployment; give --server-cpu's to share the server's "
+        "core)",
+    )
+    parser.add_argument("--load-cpu", type=int, default=1, help="core for the load processes")
+    parser.add_argument(
+        "--no-pin", action="store_true", help="let the OS place every process (busy machine)"
+    )
+    parser.add_argument(
+        "--nice",
+        type=int,
+        help="scheduling priority of servers, Redis and load (e.g. -10 as root: a shared "
+        "machine's other work then disturbs the figures less)",
+    )
     parser.add_argument(
         "--server-env",
         nargs="*",
@@ -436,14 +444,23 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         type=lambda kv: tuple(kv.split("=", 1)),
         help="extra NAME=VALUE settings for the solrace server",
     )
-    args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+
+
+def place_processes(args: argparse.Namespace) -> None:
+    """Settle `add_process_options`' values: Redis on the load's core unless told, nothing
+    pinned with --no-pin or on one core, and --nice for every process `pin` places."""
+    global NICE
+    NICE = args.nice
     if args.redis_cpu is None:
         args.redis_cpu = args.load_cpu
     if args.no_pin or (os.cpu_count() or 1) < 2:
         args.server_cpu = args.load_cpu = args.redis_cpu = None
-    return args
+
+
+def server_env(args: argparse.Namespace, redis_url: str, **settings: str) -> dict[str, str]:
+    """The environment of a solrace server process: its Redis, `settings`, then
+    --server-env (which wins)."""
+    return {"REDIS_URL": redis_url, **settings, **dict(args.server_env)}
 
 
 async def run(args: argparse.Namespace) -> list[Row]:
@@ -488,9 +505,7 @@ def median_rows(runs: list[list[Row]]) -> list[Row]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    global NICE
     args = parse_args(argv)
-    NICE = args.nice
     runs = []
     for i in range(args.repeat):
         if args.repeat > 1:

@@ -13,6 +13,8 @@ __all__ = [
     "Join",
     "Leave",
     "Legal",
+    "LobbyUnwatch",
+    "LobbyWatch",
     "Move",
     "Ping",
     "QuickCancel",
@@ -161,6 +163,22 @@ class TourUnwatch(Message):
     TYPE: ClassVar[str] = "tour_unwatch"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyWatch(Message):
+    """Follow the lobby: the open and running rooms. Answered by `lobby` (the list now) at
+    once, then `lobby_changed` (only what changed) while anything changes, at most four
+    times a second, the latest state of each room."""
+
+    TYPE: ClassVar[str] = "lobby_watch"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyUnwatch(Message):
+    """Stop following the lobby."""
+
+    TYPE: ClassVar[str] = "lobby_unwatch"
+
+
 ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
     Join,
     Watch,
@@ -179,4 +197,6 @@ ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Resync,
     TourWatch,
     TourUnwatch,
+    LobbyWatch,
+    LobbyUnwatch,
 ]

@@ -15,6 +15,10 @@ __all__ = [
     "Event",
     "HintReply",
     "LegalReply",
+    "LobbyChanged",
+    "LobbyPlayer",
+    "LobbyRoom",
+    "LobbyState",
     "Matched",
     "NewRound",
     "PlayerJoined",
@@ -94,6 +98,41 @@ class RoomView(TypedDict):
     finish_reason: str | None
     players: list[PlayerView]
     results: list[Result] | None
+
+
+class LobbyPlayer(TypedDict):
+    """One seat in a `LobbyRoom`: what changes only when the room does (no progress)."""
+
+    seat: int
+    name: str
+    ready: bool
+    connected: bool
+    out: str | None
+
+
+class LobbyRoom(TypedDict):
+    """A room as the lobby lists it (docs/protocol.md, the LOBBY_ROOM object): the ROOM
+    object without what changes with every move (players' progress) or only at the end
+    (results), so that an entry is never stale while the room's seats and status hold."""
+
+    id: str
+    game: str
+    status: str  # "lobby", "countdown" or "running"
+    round: int
+    seats: int
+    host: int | None
+    undo: bool
+    hints: bool
+    time_limit: float | None
+    spectator_delay: float
+    grace: float
+    countdown: float
+    seed_mode: str
+    tournament: str | None
+    created_at: float
+    start_at: float | None
+    ends_at: float | None
+    players: list[LobbyPlayer]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -339,6 +378,27 @@ class TourState(Message):
     you: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyState(Message):
+    """The lobby now, answering `lobby_watch`: the open and running rooms (LOBBY_ROOM),
+    newest first, at most `limit` of them (the newest). Replaces any list the client had."""
+
+    TYPE: ClassVar[str] = "lobby"
+    rooms: list[LobbyRoom]
+    limit: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyChanged(Message):
+    """What changed in the lobby since the last `lobby` or `lobby_changed`: `rooms` are
+    new or changed rooms, each replacing the entry of the same `id`; `gone` the ids of rooms
+    that left the list (finished, expired, or pushed out by newer ones past `limit`)."""
+
+    TYPE: ClassVar[str] = "lobby_changed"
+    rooms: list[LobbyRoom]
+    gone: list[str]
+
+
 ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
     Welcome,
     Snapshot,
@@ -362,4 +422,6 @@ ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Queued,
     Matched,
     TourState,
+    LobbyState,
+    LobbyChanged,
 ]

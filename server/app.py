@@ -28,6 +28,7 @@ from server.app_keys import (
     FLOODERS,
     FLUSHER,
     HUB,
+    LOBBY_LIVE,
     METRICS,
     PROCESS,
     REDIS,
@@ -47,6 +48,7 @@ from server.flood_cooldown import FloodCooldown
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
 from server.limits import ConnectionCount
+from server.lobby_live import LobbyLive
 from server.metrics import Metrics, redis_error
 from server.metrics_port import metrics_listener_ctx
 from server.periodic import Periodic
@@ -126,12 +128,14 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can
     await feed.start()
     hub = Hub(store, feed)
+    lobby = LobbyLive(store, feed)
     feed_reconnects = [0]
     if isinstance(feed, LeanFeed):
 
         def resubscribed() -> None:
             feed_reconnects[0] += 1
             hub.catch_up_all()
+            lobby.reconnected()
 
         feed.on_reconnect = resubscribed
     sockets = app[SOCKETS]
@@ -143,7 +147,9 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
     app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
     app[SERVICE] = RaceService(settings, store, hub, metrics)
+    app[LOBBY_LIVE] = lobby
     yield
+    await lobby.close()
     await hub.close()
     await feed.stop()
     await batcher.close()
@@ -416,6 +422,9 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
             if isinstance(message, p.TourWatch | p.TourUnwatch):
                 await app[TOUR_LIVE].handle(conn, message)
                 continue
+            if isinstance(message, p.LobbyWatch | p.LobbyUnwatch):
+                await app[LOBBY_LIVE].handle(conn, message)
+                continue
             await service.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())
@@ -423,6 +432,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         app[SOCKETS].discard(conn)
         conn.stop()
         try:
+            await app[LOBBY_LIVE].closed(conn)  # first: it needs no Redis
             await service.closed(conn)
             await app[TOUR_LIVE].closed(conn)
         except Exception as exc:

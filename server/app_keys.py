@@ -9,6 +9,7 @@ from server.draining import Drain
 from server.flood_cooldown import FloodCooldown
 from server.hub import Hub
 from server.limits import ConnectionCount
+from server.lobby_live import LobbyLive
 from server.metrics import Metrics
 from server.redis_client import AnyRedis
 from server.room_limit import RoomRateLimit
@@ -22,6 +23,7 @@ __all__ = [
     "FLOODERS",
     "FLUSHER",
     "HUB",
+    "LOBBY_LIVE",
     "METRICS",
     "PROCESS",
     "REDIS",
@@ -38,6 +40,7 @@ REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
 STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
 HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)
+LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
 FLUSHER = web.AppKey("flusher", Flusher)

@@ -21,6 +21,7 @@ from protocol import ErrorCode
 from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
 from server.lobby import draw_seed, new_room_id, room_key
+from server.lobby_live import live_rooms
 from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.race import Race, RaceError, RoomConfig
 from server.tournament.rooms import StoreRooms
@@ -233,16 +234,7 @@ async def create_room(request: web.Request) -> web.Response:
 
 async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
     """ROOM views of the recent rooms whose status is in `wanted`, newest first."""
-    store = request.app[STORE]
-    ids = await store.room_ids()
-    statuses = await store.statuses(ids)
-    rooms = []
-    for room in ids:
-        if statuses.get(room) in wanted:
-            loaded = await store.load(room)
-            if loaded is not None:
-                rooms.append(dict(loaded.race.view()))
-    return rooms
+    return [dict(loaded.race.view()) for loaded in await live_rooms(request.app[STORE], wanted)]
 
 
 @routes.get("/rooms")

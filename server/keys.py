@@ -21,7 +21,8 @@ Global keys (no room tag; each is touched by one command on its own): `ROOMS` (z
 room ids by creation time), `DEADLINES` (zset of room ids by their next deadline, swept by
 every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
 process's heartbeat), `room_rate_key(ADDRESS)` (the room-creation limit of a client
-address), and the channels `CONTROL` and `ticket_channel(TICKET)`.
+address), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY` (every room
+transition: "REV|msgpack lobby entry", for the lobby feed, server/lobby_live.py).
 
 Tournaments (server/tournament/store.py), per tournament under the hash tag `{tour:ID}`:
 
@@ -42,6 +43,7 @@ import functools
 __all__ = [
     "CONTROL",
     "DEADLINES",
+    "LOBBY",
     "ROOMS",
     "TOURS",
     "TOUR_DEADLINES",
@@ -56,6 +58,7 @@ __all__ = [
 
 ROOMS = "solrace:rooms"
 DEADLINES = "solrace:deadlines"
+LOBBY = "solrace:lobby"  # channel: each room transition's lobby entry (server/lobby_live.py)
 CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
 
 

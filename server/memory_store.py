@@ -21,7 +21,7 @@ import msgpack
 import protocol as p
 from protocol import ErrorCode
 from server.checklist import Verdict
-from server.keys import RoomKeys, ticket_channel
+from server.keys import LOBBY, RoomKeys, ticket_channel
 from server.race import Outcome, Race, RaceError
 from server.store import (
     Applied,
@@ -33,6 +33,7 @@ from server.store import (
     answer_to,
     entry_body,
     events_after,
+    lobby_body,
     parse_entry,
     stored_answer_of,
 )
@@ -157,6 +158,7 @@ class MemoryRoomStore:
             self.feed.publish(RoomKeys(race.room).channel, entry)
             stamped.append(parse_entry(entry))
         del stored.log[: -self.event_log]
+        self.feed.publish(LOBBY, b"%d|%b" % (stored.rev, lobby_body(race)))
         return [e for e in stamped if e is not None], stored.ver
 
     # ------------------------------------------------------------ moves

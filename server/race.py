@@ -23,7 +23,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import protocol as p
 from protocol import ErrorCode
@@ -37,6 +37,10 @@ __all__ = [
     "Status",
     "rank",
 ]
+
+# The keys a lobby entry keeps of the room view, and of each player's (protocol's types).
+_LOBBY_KEYS = tuple(k for k in p.LobbyRoom.__annotations__ if k != "players")
+_LOBBY_PLAYER_KEYS = tuple(p.LobbyPlayer.__annotations__)
 
 MAX_SOCKETS_PER_SEAT = 32  # recorded sockets of one seat; the oldest record goes first
 
@@ -255,6 +259,18 @@ class Race:
             ],
             "results": self.results,
         }
+
+    def lobby_view(self) -> p.LobbyRoom:
+        """The room as the lobby lists it (docs/protocol.md LOBBY_ROOM): the keys of
+        `p.LobbyRoom`, only what changes with a transition (seats, readiness, presence,
+        status), so that the copy published with each transition stays true until the next."""
+        view = self.view()
+        entry = {key: view[key] for key in _LOBBY_KEYS}  # type: ignore[literal-required]
+        entry["players"] = [
+            {key: player[key] for key in _LOBBY_PLAYER_KEYS}  # type: ignore[literal-required]
+            for player in view["players"]
+        ]
+        return cast(p.LobbyRoom, entry)
 
     # ------------------------------------------------------------ lobby
 

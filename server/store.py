@@ -16,7 +16,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -30,6 +30,7 @@ from server.health import redis_problem
 from server.keyed_locks import KeyedLocks
 from server.keys import (
     DEADLINES,
+    LOBBY,
     ROOMS,
     RoomKeys,
     process_key,
@@ -54,8 +55,10 @@ __all__ = [
     "entry_body",
     "events_after",
     "hash_token",
+    "lobby_body",
     "parse_entry",
     "parse_entry_wire",
+    "parse_lobby_entry",
     "parse_moves",
     "stored_answer_of",
 ]
@@ -109,6 +112,23 @@ def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
         return None
     event = p.SERVER_TO_CLIENT.build_trusted(wire)
     return (event, wire) if isinstance(event, p.Event) else None
+
+
+def lobby_body(race: Race) -> bytes:
+    """A room's lobby entry as published on `LOBBY` after each write (the script puts
+    "REV|" in front)."""
+    return p.pack_map(dict(race.lobby_view()))
+
+
+def parse_lobby_entry(entry: bytes) -> tuple[int, p.LobbyRoom] | None:
+    """A published "REV|lobby entry" back into (rev, entry); None if damaged."""
+    rev, _, body = entry.partition(b"|")
+    try:
+        room = msgpack.unpackb(body, raw=False)
+        ok = isinstance(room, dict) and "id" in room and "status" in room and "created_at" in room
+        return (int(rev), cast(p.LobbyRoom, room)) if ok else None
+    except Exception:
+        return None
 
 
 def events_after(entries: list[bytes], since: int) -> list[p.Event] | None:
@@ -313,6 +333,8 @@ class RedisRoomStore:
                 round(ttl * 1000),
                 "1" if reset else "0",
                 len(outs) // 2,
+                LOBBY,
+                lobby_body(race),
                 *outs,
                 *(entry_body(e) for e in events),
             ),

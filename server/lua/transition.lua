@@ -2,7 +2,8 @@
 -- KEYS: 1 meta, 2 race, 3 event log, 4.. the seats' keys (moves, seq answers)
 -- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
 --       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': new round,
---       11 k, then k (field, value) pairs for meta, then event bodies
+--       11 k, 12 the lobby channel, 13 the room's lobby entry (msgpack), then k (field,
+--       value) pairs for meta, then event bodies
 local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
 if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
 rev = rev + 1
@@ -11,7 +12,7 @@ redis.call('HSET', KEYS[1], 'rev', rev, 'status', ARGV[3], 'round', ARGV[4],
   'start_at', ARGV[5], 'ends_at', ARGV[6])
 local k = tonumber(ARGV[11])
 for i = 0, k - 1 do
-  redis.call('HSET', KEYS[1], ARGV[12 + 2 * i], ARGV[13 + 2 * i])
+  redis.call('HSET', KEYS[1], ARGV[14 + 2 * i], ARGV[15 + 2 * i])
 end
 if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-send is a re-send)
   for i = 4, #KEYS do
@@ -23,7 +24,7 @@ if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-
   end
 end
 local first = nil
-for i = 12 + 2 * k, #ARGV do
+for i = 14 + 2 * k, #ARGV do
   local v = redis.call('HINCRBY', KEYS[1], 'ver', 1)
   first = first or v
   local entry = v .. '|' .. ARGV[i]
@@ -31,6 +32,9 @@ for i = 12 + 2 * k, #ARGV do
   redis.call('PUBLISH', ARGV[8], entry)
 end
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[7]), -1)
+-- The lobby hears of every write, stamped with its rev (a later one wins), in the same
+-- script as the write: no lobby can miss a change that was made.
+redis.call('PUBLISH', ARGV[12], rev .. '|' .. ARGV[13])
 for i = 1, #KEYS do
   redis.call('PEXPIRE', KEYS[i], ARGV[9])
 end

@@ -96,6 +96,8 @@ export class BoardView {
     this.onSelect = onSelect; // a card was picked up: the page may ask for its targets
     this.board = null;
     this.pileEls = {};
+    this.cardEls = {};
+    this.countEls = {};
     this.selected = null; // {pile, index}
     this.drag = null;
     this.lastClick = { card: null, at: 0 };
@@ -111,6 +113,8 @@ export class BoardView {
     if (!board) {
       clear(this.root);
       this.pileEls = {};
+      this.cardEls = {};
+      this.countEls = {};
       return;
     }
     if (!same) this.layout();
@@ -121,10 +125,12 @@ export class BoardView {
   layout() {
     clear(this.root);
     this.pileEls = {};
+    this.cardEls = {}; // pile -> its card elements, bottom first
+    this.countEls = {}; // pile -> its card count (piles that show only their top card)
     const groups = { foundation: [], cell: [], reserve: [], tableau: [], other: [] };
     for (const pile of Object.keys(this.board.piles)) groups[kindOf(pile)].push(pile);
     const make = (pile) => {
-      const el = h("div", { class: `pile ${kindOf(pile)}`, dataset: { pile } });
+      const el = h("div", { class: `pile ${kindOf(pile)}`, dataset: { pile } }, h("span", { class: "pile-id" }, pile));
       this.pileEls[pile] = el;
       return el;
     };
@@ -153,23 +159,46 @@ export class BoardView {
     }
   }
 
+  // Bring a pile's cards in line with the board, touching only what changed: a move takes
+  // cards off the top of one pile and puts them on another, so the cards below stay
+  // (no new elements for them: less style, layout and paint in the frame that shows it).
   drawPile(pile) {
     const el = this.pileEls[pile];
     if (!el) return;
     const cards = this.board.piles[pile];
-    clear(el);
-    el.append(h("span", { class: "pile-id" }, pile));
     const fanned = kindOf(pile) === "tableau";
     const shown = fanned ? cards : cards.slice(-1);
     const first = cards.length - shown.length;
-    shown.forEach((card, k) => {
-      const c = cardEl(card);
-      c.dataset.index = String(first + k);
-      if (fanned) c.style.setProperty("--i", String(k));
-      el.append(c);
-    });
-    if (!fanned && cards.length > 1) el.append(h("span", { class: "count" }, String(cards.length)));
-    if (fanned) el.style.setProperty("--n", String(Math.max(cards.length, 1)));
+    const drawn = (this.cardEls[pile] ??= []);
+    let keep = 0;
+    while (
+      keep < drawn.length &&
+      keep < shown.length &&
+      drawn[keep].dataset.card === shown[keep] &&
+      drawn[keep].dataset.index === String(first + keep)
+    ) keep++;
+    for (const card of drawn.splice(keep)) card.remove();
+    const count = this.countEls[pile] ?? null;
+    for (let k = keep; k < shown.length; k++) {
+      const card = cardEl(shown[k]);
+      card.dataset.index = String(first + k);
+      if (fanned) card.style.setProperty("--i", String(k));
+      el.insertBefore(card, count);
+      drawn.push(card);
+    }
+    if (fanned) {
+      const n = String(Math.max(cards.length, 1));
+      if (el.style.getPropertyValue("--n") !== n) el.style.setProperty("--n", n);
+    } else if (cards.length > 1) {
+      if (count) {
+        if (count.textContent !== String(cards.length)) count.textContent = String(cards.length);
+      } else {
+        el.append((this.countEls[pile] = h("span", { class: "count" }, String(cards.length))));
+      }
+    } else if (count) {
+      count.remove();
+      delete this.countEls[pile];
+    }
     if (this.selected && this.selected.pile === pile) this.markSelected();
   }
 

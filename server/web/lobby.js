@@ -1,12 +1,16 @@
-// The lobby: the open and running rooms (refreshed every 2 s), creating a room with every
-// setting of POST /rooms, quick match, and a link to share for each room.
+// The lobby: the open and running rooms, live (pushed by the server: `lobby_watch`, protocol
+// section 5), creating a room with every setting of POST /rooms, quick match, and a link to
+// share for each room.
 
 import { h, clear, copyButton } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { Socket } from "./net.js";
 import { tournamentsSection } from "./tournament.js";
 
-const REFRESH = 2000;
+// Only while the socket is down (or the server cannot read the rooms) is the list polled
+// over HTTP instead, and the page says so.
+const FALLBACK_AFTER = 3000; // ms the live list may be down before polling starts
+const FALLBACK_EVERY = 5000; // ms between two GET /rooms meanwhile
 
 export async function render(root) {
   const known = await games();
@@ -78,16 +82,68 @@ export async function render(root) {
     await tournamentsSection(known),
   );
 
-  const refresh = async () => {
+  liveRooms(list, known);
+}
+
+// The rooms by id, from `lobby` (the whole list) and `lobby_changed` (what changed).
+function liveRooms(list, known) {
+  const rooms = new Map();
+  const note = h("p", { class: "muted", id: "rooms-live" });
+  list.before(note);
+  const redraw = () =>
+    drawRooms(list, [...rooms.values()].sort((a, b) => b.created_at - a.created_at), known);
+  let downTimer = null;
+  let polling = null;
+  const poll = async () => {
     try {
       const body = await getJSON("/rooms");
-      drawRooms(list, body.rooms, known);
+      if (!polling) return; // the live list came back meanwhile
+      rooms.clear();
+      for (const room of body.rooms) rooms.set(room.id, room);
+      redraw();
     } catch (err) {
       clear(list).append(h("p", { class: "error" }, `Cannot list rooms: ${err.message}`));
     }
   };
-  await refresh();
-  setInterval(refresh, REFRESH);
+  const startPolling = () => {
+    downTimer = null;
+    if (polling) return;
+    note.textContent = "Live updates are down: the list is refreshed every 5 s.";
+    list.dataset.feed = "polling";
+    polling = setInterval(poll, FALLBACK_EVERY);
+    poll();
+  };
+  const live = () => {
+    clearTimeout(downTimer);
+    downTimer = null;
+    clearInterval(polling);
+    polling = null;
+    note.textContent = "";
+    list.dataset.feed = "live";
+  };
+  const socket = new Socket({
+    hello: () => ({ type: "lobby_watch" }),
+    onStatus: (status) => {
+      if (status !== "open" && !downTimer && !polling) {
+        downTimer = setTimeout(startPolling, FALLBACK_AFTER);
+      }
+    },
+    onMessage: (m) => {
+      if (m.type === "lobby") {
+        live();
+        rooms.clear();
+        for (const room of m.rooms) rooms.set(room.id, room);
+        redraw();
+      } else if (m.type === "lobby_changed") {
+        for (const room of m.rooms) rooms.set(room.id, room);
+        for (const id of m.gone) rooms.delete(id);
+        redraw();
+      } else if (m.type === "error" && m.request === "lobby_watch") {
+        startPolling();
+        setTimeout(() => socket.send({ type: "lobby_watch" }), FALLBACK_EVERY);
+      }
+    },
+  });
 }
 
 function settingsText(room) {

@@ -12,6 +12,7 @@ export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
 // Timings the browser tests and bench/web.py read (ms); see race.js and watch.js.
 const stats = (window.__solrace ??= { ackToFrame: [] });
 stats.pongToFrame ??= [];
+stats.pongToFrameStart ??= [];
 
 export class Socket {
   constructor({ hello, onMessage, onStatus }) {
@@ -67,7 +68,10 @@ export class Socket {
         this.pings.delete(message.id);
         if (sent !== undefined) this.clock(message.server_time, (arrived - sent) / 1000);
         // The baseline of bench/web.py's ack-to-frame: a message that draws nothing.
-        requestAnimationFrame(() => stats.pongToFrame.push(performance.now() - arrived));
+        requestAnimationFrame((frame) => {
+          stats.pongToFrameStart.push(frame - arrived);
+          stats.pongToFrame.push(performance.now() - arrived);
+        });
       }
       this.onMessage(message, arrived);
     });

@@ -30,6 +30,8 @@ CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
     p.Resync(since=3),
     p.TourWatch(tournament="5be0c2d1", token="t", top=10, offset=20),
     p.TourUnwatch(),
+    p.LobbyWatch(),
+    p.LobbyUnwatch(),
 ]
 
 SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
@@ -68,6 +70,8 @@ SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
         total=1,
         you={"player": 0, "room": "t-0", "seat": 0},
     ),
+    p.LobbyState(rooms=[{"id": "abc", "status": "lobby", "players": []}], limit=100),
+    p.LobbyChanged(rooms=[], gone=["abc"]),
 ]
 
 

@@ -48,6 +48,7 @@ def objects(block: str, placeholders: dict[str, Any] | None = None) -> list[Any]
 
 BLANKS: dict[str, Any] = {  # to read an example alone
     "ROOM": {},
+    "LOBBY_ROOM": {},
     "BOARD": {},
     "RESULT": {},
     "TOURNAMENT": {},
@@ -56,16 +57,17 @@ BLANKS: dict[str, Any] = {  # to read an example alone
 }
 
 
-def first_object(section: str, key: str) -> dict[str, Any]:
-    """The first example in `section` that is a map with `key`."""
+def first_object(section: str, key: str, lacking: str = "") -> dict[str, Any]:
+    """The first example in `section` that is a map with `key` (and without `lacking`)."""
     for block in json_blocks(sections()[section]):
         for obj in objects(block, BLANKS):
-            if isinstance(obj, dict) and key in obj:
+            if isinstance(obj, dict) and key in obj and lacking not in obj:
                 return obj
     raise AssertionError(f"no example with {key!r} in section {section}")
 
 
-ROOM = first_object("3", "players")
+ROOM = first_object("3", "results")
+LOBBY_ROOM = first_object("3", "players", lacking="results")
 RESULT = first_object("3", "rank")
 BOARD = first_object("5", "piles")
 TOURNAMENT = first_object("10", "champion")
@@ -74,6 +76,7 @@ YOU = first_object("10", "standing")
 RACE = first_object("10", "heat")
 PLACEHOLDERS = {
     "ROOM": ROOM,
+    "LOBBY_ROOM": LOBBY_ROOM,
     "BOARD": BOARD,
     "RESULT": RESULT,
     "TOURNAMENT": TOURNAMENT,
@@ -164,6 +167,16 @@ def test_the_room_and_result_examples_have_the_server_s_keys() -> None:
     assert set(ROOM) == set(typing.get_type_hints(p.RoomView))
     assert set(ROOM["players"][0]) == set(typing.get_type_hints(p.PlayerView))
     assert set(RESULT) == set(typing.get_type_hints(p.Result))
+
+
+def test_the_lobby_room_example_is_what_the_lobby_sends() -> None:
+    race = Race(room="r", config=RoomConfig(game="shaula"), seed=617, created_at=1.0)
+    race.seats[0] = Seat(name="ann", token_hash="h")
+    entry = race.lobby_view()
+    assert set(LOBBY_ROOM) == set(entry) == set(typing.get_type_hints(p.LobbyRoom))
+    assert set(LOBBY_ROOM["players"][0]) == set(entry["players"][0])
+    assert set(LOBBY_ROOM["players"][0]) == set(typing.get_type_hints(p.LobbyPlayer))
+    assert json.loads(json.dumps(entry)) == entry  # plain JSON values
 
 
 def test_the_board_examples_are_the_engine_s_boards() -> None:

@@ -17,7 +17,8 @@ import pytest
 from playwright.async_api import Browser, async_playwright
 from server_processes import ServerProcess, environment
 from tests_support import free_port
-from web_support import CHROMIUM, CHROMIUM_ARGS
+
+from bench.browser import CHROMIUM, launch_chromium
 
 
 async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
@@ -40,7 +41,7 @@ async def browser() -> AsyncIterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make test` (it installs chromium)")
     async with async_playwright() as pw:
-        chromium = await pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        chromium = await launch_chromium(pw)
         yield chromium
         await chromium.close()
 

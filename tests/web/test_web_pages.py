@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from urllib.parse import urlparse
 
 from playwright.async_api import Browser
 from server_processes import ServerProcess
@@ -100,6 +101,43 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     assert "time_limit must be between 1 and 86400" in await page.inner_text("#create-error")
     # Chrome logs the refused POST (400) itself; nothing else may be logged.
     assert [e for e in page_errors(page, lobby) if "status of 400" not in e] == []
+
+
+async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is_down(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.wait_for_selector("#rooms[data-feed=live]")  # the first `lobby` came
+    room = await create_room(base, game="shaula", seats=2, countdown=0.2)  # not by the page
+    row = page.locator(f'tr[data-room="{room}"]')
+    await row.wait_for(timeout=10_000)
+    assert "lobby" in await row.inner_text() and "0/2" in await row.inner_text()
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await page.wait_for_selector(f'tr[data-room="{room}"] .status-running', timeout=10_000)
+        assert "ann, bo" in await row.inner_text()
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        await row.wait_for(state="detached", timeout=10_000)  # finished: off the list
+    lists = [u for u in seen(page).requests if urlparse(u).path == "/rooms"]
+    assert lists == []  # every change was pushed: not one HTTP list request
+    assert page_errors(page) == []
+    # The socket down (the server killed): the page says so and polls; back: live again.
+    server.kill()
+    await page.wait_for_selector("#rooms[data-feed=polling]", timeout=15_000)
+    assert "Live updates are down" in await page.inner_text("#rooms-live")
+    await server.start()
+    await page.wait_for_selector("#rooms[data-feed=live]", timeout=15_000)
+    assert await page.inner_text("#rooms-live") == ""
+    later = await create_room(base, game="moojub", seats=3)
+    await page.locator(f'tr[data-room="{later}"]').wait_for(timeout=10_000)
+    # Chrome logs the outage's refused socket and requests itself; nothing else.
+    assert [e for e in page_errors(page) if "net::ERR_CONNECTION_REFUSED" not in e] == []
 
 
 async def test_quick_match_seats_two_browsers_in_one_race(

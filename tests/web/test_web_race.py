@@ -15,6 +15,7 @@ from web_support import (
     page_errors,
     seen,
     shown_board,
+    solo_race,
     start_bot,
     take_seat,
     typed_move,
@@ -79,11 +80,7 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1)
-    page = await new_page(browser)
-    await take_seat(page, base, room, "ann")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
     before = await page.inner_html("#board")
     game = core.new_game("shaula", SEED)
     try:
@@ -101,10 +98,17 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
         "() => document.querySelector('#message').textContent.includes('no pile t9')"
     )
     assert await page.inner_html("#board") == before
-    await typed_move(page, line_start := "t2 t5")  # and a legal one is still accepted
+    await page.evaluate("() => document.querySelectorAll('#board .card').forEach(c => c.kept = 1)")
+    await typed_move(page, "t2 t5")  # and a legal one is still accepted
     await wait_acks(page, 1)
     assert await page.inner_html("#board") != before
-    assert line_start
+    # Drawn by changing only what the move changed: one new card element on t5, the same
+    # elements as before for every other card (no pile rebuilt).
+    fresh = await page.eval_on_selector_all(
+        "#board .card",
+        "cards => cards.filter(c => !c.kept).map(c => c.closest('.pile').dataset.pile)",
+    )
+    assert fresh == ["t5"]
     assert page_errors(page) == []
     # No request left this server (the page works on a LAN with no internet).
     assert all(url.startswith((base, base.replace("http", "ws"))) for url in seen(page).requests)
@@ -114,11 +118,7 @@ async def test_autoplay_and_legal_targets_come_from_the_server(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1)
-    page = await new_page(browser)
-    await take_seat(page, base, room, "ann")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
     game = core.new_game("shaula", SEED)
     line = ["t2 t5", "t2 c1", "t8 t2", "t8 t6", "t4 c3", "t4 t5", "t4 c2", "t4 c4"]
     for i, move in enumerate(line):
@@ -151,11 +151,7 @@ async def test_a_rematch_starts_a_new_round_on_a_clean_page(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="stalactites", seats=1)
-    page = await new_page(browser)
-    await take_seat(page, base, room, "ann")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    _, page = await solo_race(browser, base, game="stalactites")
     first = await shown_board(page)
     await page.click("#resign")
     await page.click("#resign")  # "sure?"

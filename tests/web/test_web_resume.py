@@ -22,7 +22,8 @@ from web_support import (
     new_page,
     page_errors,
     shown_board,
-    take_seat,
+    solo_race,
+    start_race,
     typed_move,
     wait_acks,
 )
@@ -53,11 +54,7 @@ async def test_a_reload_in_the_middle_of_a_race_puts_the_player_back(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1)
-    page = await new_page(browser)
-    await take_seat(page, base, room, "ann")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    room, page = await solo_race(browser, base, game="shaula", seed=SEED)
     for i, move in enumerate(LINE[:6]):
         await typed_move(page, move)
         await wait_acks(page, i + 1)
@@ -80,11 +77,7 @@ async def test_a_server_restart_in_the_middle_of_a_race_puts_the_player_back(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1)
-    page = await new_page(browser)
-    await take_seat(page, base, room, "ann")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    room, page = await solo_race(browser, base, game="shaula", seed=SEED)
     for i, move in enumerate(LINE[:6]):
         await typed_move(page, move)
         await wait_acks(page, i + 1)
@@ -112,11 +105,7 @@ async def test_two_windows_on_one_seat_show_the_same_true_board(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1)
-    first = await new_page(browser)
-    await take_seat(first, base, room, "ann")
-    await first.click("#ready")
-    await first.wait_for_selector("#board .card")
+    room, first = await solo_race(browser, base, game="shaula", seed=SEED)
     second = await new_page(browser, beside=first)  # the same browser: the same token
     await second.goto(f"{base}/play/{room}")
     await second.wait_for_selector("#board .card")
@@ -161,9 +150,7 @@ async def test_a_rejoin_refused_for_now_is_asked_again_and_the_move_goes_through
         await spectator.send(p.Watch(room=room))  # keeps the room open on the process
         await spectator.expect(p.Snapshot)
         page = await new_page(browser)
-        await take_seat(page, relay.url, room, "ann")
-        await page.click("#ready")
-        await page.wait_for_selector("#board .card")
+        await start_race(page, relay.url, room)
         for i, move in enumerate(LINE[:3]):
             await typed_move(page, move)
             await wait_acks(page, i + 1)

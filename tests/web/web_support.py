@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
 import subprocess
-import sys
 import urllib.request
 from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Page
 from server_processes import ROOT
 
+from bench.browser import bot_command
+
 __all__ = [
-    "CHROMIUM",
-    "CHROMIUM_ARGS",
     "acks",
     "click_move",
     "create_room",
@@ -25,20 +22,12 @@ __all__ = [
     "page_errors",
     "seen",
     "shown_board",
+    "solo_race",
     "start_bot",
+    "start_race",
     "take_seat",
     "typed_move",
     "wait_acks",
-]
-
-CHROMIUM = os.environ.get("SOLRACE_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
 ]
 
 
@@ -105,19 +94,7 @@ async def create_room(base: str, **body: object) -> str:
 def start_bot(base: str, room: str, pace: float, name: str = "bot") -> subprocess.Popen[bytes]:
     """The solver bot (`solrace bot`) in its own process."""
     return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "client_cli",
-            "--server",
-            base,
-            "bot",
-            room,
-            "--pace",
-            str(pace),
-            "--name",
-            name,
-        ],
+        bot_command(base, room, pace, name),
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -129,6 +106,22 @@ async def take_seat(page: Page, base: str, room: str, name: str) -> None:
     await page.fill("#seat-name", name)
     await page.click("#take-seat")
     await page.wait_for_selector("#ready")
+
+
+async def start_race(page: Page, base: str, room: str, name: str = "ann") -> None:
+    """Take a seat in `room` as `name`, say ready, and wait for the board: in a room
+    whose every seat is then ready, the race has begun."""
+    await take_seat(page, base, room, name)
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+
+
+async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, Page]:
+    """A one-seat room (POST /rooms with `body`) and a new page racing in it as "ann"."""
+    room = await create_room(base, seats=1, **body)
+    page = await new_page(browser)
+    await start_race(page, base, room)
+    return room, page
 
 
 async def acks(page: Page) -> int:
