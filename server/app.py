@@ -15,7 +15,7 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Container
 from functools import partial
 
 from aiohttp import WSMsgType, web
@@ -180,11 +180,16 @@ HEARTBEAT_EVERY = 2.0
 REAP_EVERY = 5.0
 
 
-async def reap_dead_seats(hub: Hub, now: float) -> int:
+async def reap_dead_seats(
+    hub: Hub, now: float, here: str | None = None, open_here: Container[str] = ()
+) -> int:
     """Sockets that lived in a process that died (no heartbeat) no longer hold their
     seats: each is let go as if it had closed (server/race.py decides what follows: a seat
     with another socket stays connected, one with none starts its grace clock). Lobby
-    seats too: a dead client must not hold a seat forever. Returns how many sockets."""
+    seats too: a dead client must not hold a seat forever. So are sockets of this process
+    (`here`) that are no longer open (`open_here`): their close could not be written
+    (Redis was down then), and the seat would otherwise wait for them forever. Returns
+    how many sockets."""
     store = hub.store
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
@@ -199,9 +204,12 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
         for index, seat in loaded.race.seats.items():
             for conn in list(seat.conns):
                 process = conn.split("-", 1)[0]
-                if process not in alive:
+                if process == here:
+                    if conn in open_here:
+                        continue
+                elif process not in alive:
                     alive[process] = await store.process_alive(process)
-                if alive[process]:
+                if process != here and alive[process]:
                     continue
                 away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
                 await store.transact(room, away, now)
@@ -213,9 +221,24 @@ def _away(index: int, conn: str, now: float, race: Race) -> Outcome:
     return race.disconnected(index, conn, now)
 
 
+class OpenSockets:
+    """The ids of this process's open sockets, read again when one is not found: a
+    socket opened since the last reading must not be taken for a closed one."""
+
+    def __init__(self, sockets: Collection[Connection]) -> None:
+        self.sockets = sockets
+        self.ids = {conn.id for conn in sockets}
+
+    def __contains__(self, conn_id: object) -> bool:
+        if conn_id not in self.ids:
+            self.ids = {conn.id for conn in self.sockets}
+        return conn_id in self.ids
+
+
 async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     hub = app[HUB]
     process = app[PROCESS]
+    sockets = app[SOCKETS]
     beat = reap = 0.0
 
     async def step() -> None:
@@ -227,7 +250,7 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
         await sweep_once(hub, now)
         if now >= reap:
             reap = now + REAP_EVERY
-            await reap_dead_seats(hub, now)
+            await reap_dead_seats(hub, now, process, OpenSockets(sockets))
 
     sweeper = Periodic(
         "solrace-sweeper",
