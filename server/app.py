@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import math
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -24,6 +25,7 @@ from protocol import CloseCode, ErrorCode
 from server.app_keys import (
     CLIENT_SOCKETS,
     DRAIN,
+    FLOODERS,
     FLUSHER,
     HUB,
     LOBBY_LIVE,
@@ -42,6 +44,7 @@ from server.connection import Connection, Flusher, TokenBucket, check_alive, clo
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
+from server.flood_cooldown import FloodCooldown
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
 from server.limits import ConnectionCount
@@ -66,6 +69,7 @@ log = logging.getLogger(__name__)
 
 FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
 CLOSE_TIMEOUT = 1.0  # seconds a flooder has to answer the server's 1008 close frame
+REFUSAL_DELAY = 1.0  # seconds before a flooder in its cooldown is answered 429
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -76,6 +80,7 @@ def create_app(settings: Settings) -> web.Application:
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()
     app[CLIENT_SOCKETS] = ConnectionCount(settings.max_connections_per_address)
+    app[FLOODERS] = FloodCooldown(settings.flood_cooldown)
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
@@ -286,17 +291,37 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         )
     settings = request.app[SETTINGS]
     proxies = parse_trusted_proxies(settings.trusted_proxies)
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"), proxies)
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        proxies,
+        limit_loopback=settings.limit_loopback,
+    )
     counts = request.app[CLIENT_SOCKETS]
     if address is not None and not counts.acquire(address):
         raise web.HTTPTooManyRequests(
             text=f"too many connections from {address} (at most {counts.cap})"
         )
     try:
+        if address is not None and request.app[FLOODERS].refused_for(address, time.monotonic()):
+            await _refuse_flooder(request, address)
         return await _websocket(request, address)
     finally:
         if address is not None:
             counts.release(address)
+
+
+async def _refuse_flooder(request: web.Request, address: str) -> None:
+    """429 for a client in its flood cooldown, before any WebSocket is made, answered
+    REFUSAL_DELAY late: a flooder that tries again at once then makes one refused request
+    per second and socket (each socket counted against its cap while it waits), not
+    thousands, which cost more than its floods did."""
+    await asyncio.sleep(REFUSAL_DELAY)
+    wait = request.app[FLOODERS].refused_for(address, time.monotonic())
+    raise web.HTTPTooManyRequests(
+        text=f"{address} flooded a socket: its new connections are refused for {wait:.0f} s",
+        headers={"Retry-After": str(math.ceil(wait))},
+    )
 
 
 async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
@@ -368,6 +393,16 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                     # flood of pings); the client has CLOSE_TIMEOUT to read the frame before
                     # the connection is closed.
                     conn.stop()
+                    if address is not None and settings.flood_cooldown:
+                        # From now on, not after the close: a flooder that reconnects as
+                        # soon as it reads the close frame is refused already.
+                        app[FLOODERS].flooded(address, now)
+                        log.info(
+                            "%s flooded socket %s: its new WebSockets are refused for %g s",
+                            address,
+                            conn.id,
+                            settings.flood_cooldown,
+                        )
                     transport = conn.transport
                     if transport is not None and not transport.is_closing():
                         transport.pause_reading()
@@ -411,6 +446,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         forget_traceback(ws)
         # A flood's connection is failed under aiohttp (which then says 1006): say 1008.
         code = CloseCode.POLICY if flooded else ws.close_code
+
         log_closed(conn.id, code, time.monotonic() - opened, frames)
     return ws
 
