@@ -32,13 +32,13 @@ from server.limits import raise_descriptor_limit
 from server.logs import FORMATS, tag_process
 from server.logs import configure as configure_logging
 from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
-from server.settings import FIELDS, Settings, SettingsError
+from server.settings import FIELDS, Settings, SettingsError, parse_bool
 
 __all__ = ["build_parser", "main", "serve", "settings_from_args"]
 
 log = logging.getLogger("solrace")
 
-_TYPES: dict[str, Callable[[str], Any]] = {"int": int, "float": float}
+_TYPES: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "bool": parse_bool}
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 

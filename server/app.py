@@ -12,9 +12,10 @@ import asyncio
 import contextlib
 import gc
 import logging
+import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection, Container
 from functools import partial
 
 from aiohttp import WSMsgType, web
@@ -24,6 +25,7 @@ from protocol import CloseCode, ErrorCode
 from server.app_keys import (
     CLIENT_SOCKETS,
     DRAIN,
+    FLOODERS,
     FLUSHER,
     HUB,
     LOBBY_LIVE,
@@ -42,6 +44,7 @@ from server.connection import Connection, Flusher, TokenBucket, check_alive, clo
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
+from server.flood_cooldown import FloodCooldown
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
 from server.limits import ConnectionCount
@@ -66,6 +69,7 @@ log = logging.getLogger(__name__)
 
 FLOOD_WINDOW = 10.0  # seconds over which rate-limited frames are counted
 CLOSE_TIMEOUT = 1.0  # seconds a flooder has to answer the server's 1008 close frame
+REFUSAL_DELAY = 1.0  # seconds before a flooder in its cooldown is answered 429
 
 
 def create_app(settings: Settings) -> web.Application:
@@ -76,6 +80,7 @@ def create_app(settings: Settings) -> web.Application:
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()
     app[CLIENT_SOCKETS] = ConnectionCount(settings.max_connections_per_address)
+    app[FLOODERS] = FloodCooldown(settings.flood_cooldown)
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
@@ -175,11 +180,16 @@ HEARTBEAT_EVERY = 2.0
 REAP_EVERY = 5.0
 
 
-async def reap_dead_seats(hub: Hub, now: float) -> int:
+async def reap_dead_seats(
+    hub: Hub, now: float, here: str | None = None, open_here: Container[str] = ()
+) -> int:
     """Sockets that lived in a process that died (no heartbeat) no longer hold their
     seats: each is let go as if it had closed (server/race.py decides what follows: a seat
     with another socket stays connected, one with none starts its grace clock). Lobby
-    seats too: a dead client must not hold a seat forever. Returns how many sockets."""
+    seats too: a dead client must not hold a seat forever. So are sockets of this process
+    (`here`) that are no longer open (`open_here`): their close could not be written
+    (Redis was down then), and the seat would otherwise wait for them forever. Returns
+    how many sockets."""
     store = hub.store
     rooms = await store.room_ids()
     statuses = await store.statuses(rooms)
@@ -194,9 +204,12 @@ async def reap_dead_seats(hub: Hub, now: float) -> int:
         for index, seat in loaded.race.seats.items():
             for conn in list(seat.conns):
                 process = conn.split("-", 1)[0]
-                if process not in alive:
+                if process == here:
+                    if conn in open_here:
+                        continue
+                elif process not in alive:
                     alive[process] = await store.process_alive(process)
-                if alive[process]:
+                if process != here and alive[process]:
                     continue
                 away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
                 await store.transact(room, away, now)
@@ -208,9 +221,24 @@ def _away(index: int, conn: str, now: float, race: Race) -> Outcome:
     return race.disconnected(index, conn, now)
 
 
+class OpenSockets:
+    """The ids of this process's open sockets, read again when one is not found: a
+    socket opened since the last reading must not be taken for a closed one."""
+
+    def __init__(self, sockets: Collection[Connection]) -> None:
+        self.sockets = sockets
+        self.ids = {conn.id for conn in sockets}
+
+    def __contains__(self, conn_id: object) -> bool:
+        if conn_id not in self.ids:
+            self.ids = {conn.id for conn in self.sockets}
+        return conn_id in self.ids
+
+
 async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     hub = app[HUB]
     process = app[PROCESS]
+    sockets = app[SOCKETS]
     beat = reap = 0.0
 
     async def step() -> None:
@@ -222,7 +250,7 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
         await sweep_once(hub, now)
         if now >= reap:
             reap = now + REAP_EVERY
-            await reap_dead_seats(hub, now)
+            await reap_dead_seats(hub, now, process, OpenSockets(sockets))
 
     sweeper = Periodic(
         "solrace-sweeper",
@@ -286,17 +314,37 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         )
     settings = request.app[SETTINGS]
     proxies = parse_trusted_proxies(settings.trusted_proxies)
-    address = client_address(request.remote, request.headers.get("X-Forwarded-For"), proxies)
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        proxies,
+        limit_loopback=settings.limit_loopback,
+    )
     counts = request.app[CLIENT_SOCKETS]
     if address is not None and not counts.acquire(address):
         raise web.HTTPTooManyRequests(
             text=f"too many connections from {address} (at most {counts.cap})"
         )
     try:
+        if address is not None and request.app[FLOODERS].refused_for(address, time.monotonic()):
+            await _refuse_flooder(request, address)
         return await _websocket(request, address)
     finally:
         if address is not None:
             counts.release(address)
+
+
+async def _refuse_flooder(request: web.Request, address: str) -> None:
+    """429 for a client in its flood cooldown, before any WebSocket is made, answered
+    REFUSAL_DELAY late: a flooder that tries again at once then makes one refused request
+    per second and socket (each socket counted against its cap while it waits), not
+    thousands, which cost more than its floods did."""
+    await asyncio.sleep(REFUSAL_DELAY)
+    wait = request.app[FLOODERS].refused_for(address, time.monotonic())
+    raise web.HTTPTooManyRequests(
+        text=f"{address} flooded a socket: its new connections are refused for {wait:.0f} s",
+        headers={"Retry-After": str(math.ceil(wait))},
+    )
 
 
 async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
@@ -368,6 +416,16 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                     # flood of pings); the client has CLOSE_TIMEOUT to read the frame before
                     # the connection is closed.
                     conn.stop()
+                    if address is not None and settings.flood_cooldown:
+                        # From now on, not after the close: a flooder that reconnects as
+                        # soon as it reads the close frame is refused already.
+                        app[FLOODERS].flooded(address, now)
+                        log.info(
+                            "%s flooded socket %s: its new WebSockets are refused for %g s",
+                            address,
+                            conn.id,
+                            settings.flood_cooldown,
+                        )
                     transport = conn.transport
                     if transport is not None and not transport.is_closing():
                         transport.pause_reading()
@@ -411,6 +469,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
         forget_traceback(ws)
         # A flood's connection is failed under aiohttp (which then says 1006): say 1008.
         code = CloseCode.POLICY if flooded else ws.close_code
+
         log_closed(conn.id, code, time.monotonic() - opened, frames)
     return ws
 

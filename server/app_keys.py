@@ -6,6 +6,7 @@ from aiohttp import web
 
 from server.connection import Connection, Flusher
 from server.draining import Drain
+from server.flood_cooldown import FloodCooldown
 from server.hub import Hub
 from server.limits import ConnectionCount
 from server.lobby_live import LobbyLive
@@ -19,6 +20,7 @@ from server.store import RoomStore
 __all__ = [
     "CLIENT_SOCKETS",
     "DRAIN",
+    "FLOODERS",
     "FLUSHER",
     "HUB",
     "LOBBY_LIVE",
@@ -46,3 +48,4 @@ PROCESS = web.AppKey("process", str)
 ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
 DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
+FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while

@@ -9,8 +9,10 @@ to its left was written by the client and is never believed (the shipped HAProxy
 configs go further and replace a client's header instead of appending to it).
 
 A direct connection from this machine (a loopback peer without the header: the operator,
-`make bench`, the tests) has no client address: it is not limited. A client that came through
-a proxy is limited whatever its address, loopback too: the proxy is the public door.
+`make bench`, the tests) has no client address: it is not limited (unless the
+`limit_loopback` setting says otherwise, for benches and tests of the limits). A client
+that came through a proxy is limited whatever its address, loopback too: the proxy is the
+public door.
 """
 
 from __future__ import annotations
@@ -57,16 +59,23 @@ def _trusted(
 
 
 def client_address(
-    peer: str | None, forwarded_for: str | None, proxies: TrustedProxies
+    peer: str | None,
+    forwarded_for: str | None,
+    proxies: TrustedProxies,
+    *,
+    limit_loopback: bool = False,
 ) -> str | None:
-    """The client's address, or None for a direct connection from this machine."""
+    """The client's address, or None for a direct connection from this machine (unless
+    `limit_loopback`: the `limit_loopback` setting, for benches and tests of the limits)."""
     if peer is None:  # not a TCP socket (a Unix socket): this machine
         return None
     peer_address = _address(peer)
     if peer_address is None:
         return peer[:64]
     if not forwarded_for or not _trusted(peer_address, proxies):
-        return None if peer_address.is_loopback else str(peer_address)
+        if peer_address.is_loopback and not limit_loopback:
+            return None
+        return str(peer_address)
     entries = forwarded_for.split(",")[-MAX_ENTRIES:]
     client = peer_address
     for entry in reversed(entries):

@@ -149,10 +149,12 @@ def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
 async def creation_limited(request: web.Request, what: str) -> web.Response | None:
     """The 429 answer when the client has created too much lately (rooms and tournaments
     share one budget per client address), else None."""
+    settings = request.app[SETTINGS]
     address = client_address(
         request.remote,
         request.headers.get("X-Forwarded-For"),
-        parse_trusted_proxies(request.app[SETTINGS].trusted_proxies),
+        parse_trusted_proxies(settings.trusted_proxies),
+        limit_loopback=settings.limit_loopback,
     )
     wait = await request.app[ROOM_LIMIT].take(request.app[STORE], address)
     if not wait:

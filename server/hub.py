@@ -63,6 +63,10 @@ class LocalRoom:
         self.race: Race | None = None
         self.version = 0
         self.conns: set[Connection] = set()  # every socket attached, players and spectators
+        # Sockets between `Hub.room` and their attach (a join waiting for its write): the
+        # room stays open for them although no socket is attached yet (closed, their
+        # attach would wait for ever on its stopped task).
+        self.entering = 0
         self.players: set[Connection] = set()
         self.spectators: set[Connection] = set()
         self.sessions: dict[int, SeatSession] = {}
@@ -384,6 +388,13 @@ class LocalRoom:
 
     # ------------------------------------------------------------ attaching sockets
 
+    async def enter(self, conn: Connection, since: int | None) -> None:
+        """`attach`, for a socket that `Hub.room` gave this room to."""
+        try:
+            await self.attach(conn, since)
+        finally:
+            self.entering -= 1
+
     async def attach(self, conn: Connection, since: int | None) -> None:
         """Add `conn` and send it the events after `since`, or a snapshot."""
         await self.run_in_order(lambda: self._attach(conn, since))
@@ -574,7 +585,15 @@ class Hub:
             log.error("background task failed", exc_info=task.exception())
 
     async def room(self, room: str) -> LocalRoom | None:
-        """The local room, opened (subscribed and loaded) on first use; None if unknown."""
+        """The local room, opened (subscribed and loaded) on first use; None if unknown.
+        The caller then brings a socket in (`LocalRoom.enter`) or gives it up
+        (`abandon`): the room is kept open until then."""
+        local = await self._open(room)
+        if local is not None:
+            local.entering += 1
+        return local
+
+    async def _open(self, room: str) -> LocalRoom | None:
         local = self.rooms.get(room)
         if local is not None:
             return local
@@ -602,9 +621,14 @@ class Hub:
         local.detach(conn)
         await self.forget(local)
 
+    async def abandon(self, local: LocalRoom) -> None:
+        """A socket given `local` by `room` will not attach (its join failed)."""
+        local.entering -= 1
+        await self.forget(local)
+
     async def forget(self, local: LocalRoom) -> None:
-        """Close `local` if no socket here is in it any more."""
-        if not local.conns and self.rooms.get(local.id) is local:
+        """Close `local` if no socket here is in it, or on its way in, any more."""
+        if not local.conns and not local.entering and self.rooms.get(local.id) is local:
             del self.rooms[local.id]
             await local.close()
 

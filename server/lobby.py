@@ -131,7 +131,7 @@ class Lobby:
             seat = taken[0]
             last_seq = await store.last_seq(room, seat)  # where its seqs carry on
         except BaseException:
-            await self.ctx.hub.release(local, conn)
+            await self.ctx.hub.abandon(local)
             raise
         conn.room, conn.seat, conn.token_hash, conn.role = room, seat, token_hash, "player"
         conn.send(
@@ -144,14 +144,14 @@ class Lobby:
                 last_seq=last_seq,
             )
         )
-        await local.attach(conn, since)
+        await local.enter(conn, since)
 
     async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
         room = room_key(msg.room)
         local = await self._room(conn, room)
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
-        await local.attach(conn, msg.since)
+        await local.enter(conn, msg.since)
 
     async def on_resync(self, conn: Connection, msg: p.Resync) -> None:
         local = self.ctx.local(conn)

@@ -16,7 +16,7 @@ from typing import Any
 
 from server.client_address import parse_trusted_proxies
 
-__all__ = ["FIELDS", "Settings", "SettingsError"]
+__all__ = ["FIELDS", "Settings", "SettingsError", "parse_bool"]
 
 
 class SettingsError(ValueError):
@@ -51,6 +51,11 @@ class Settings:
     rate_burst: float = _setting(60.0, "messages a connection may send in one burst")
     flood_close_after: int = _setting(
         50, "refused (rate-limited) messages in a row after which the socket is closed (1008)"
+    )
+    flood_cooldown: float = _setting(
+        10.0,
+        "seconds a client address whose socket was closed 1008 for flooding has its new "
+        "WebSockets refused (HTTP 429 rate_limited) by this process; 0: never refused",
     )
     send_buffer: int = _setting(
         1 << 20, "bytes a client may leave unread before it is disconnected (4000)"
@@ -87,6 +92,13 @@ class Settings:
         128,
         "open connections one client address may hold (loopback is exempt); a connection "
         "beyond is closed at once, or refused 429 for a WebSocket through a proxy. 0: no cap",
+    )
+    limit_loopback: bool = _setting(
+        False,
+        "count a direct client on this machine (loopback, no proxy) by its address like any "
+        "other for the limits checked per client (WebSockets per address, flood cooldown, "
+        "rooms created): for benches and tests of those limits; production keeps the "
+        "machine's own tools unlimited",
     )
     heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
     sweep_interval: float = _setting(
@@ -128,7 +140,7 @@ class Settings:
         for name in ("handshake_timeout", "body_timeout", "max_connections_per_address"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
-        for name in ("drain",):
+        for name in ("drain", "flood_cooldown"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         if not 0 <= self.metrics_port <= 65535:
@@ -157,8 +169,23 @@ class Settings:
 FIELDS: tuple[dataclasses.Field[Any], ...] = dataclasses.fields(Settings)
 
 
+def parse_bool(raw: str) -> bool:
+    """ "1", "true", "yes", "on" (any case) and their opposites."""
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{raw!r} is not true or false (1/0, true/false, yes/no, on/off)")
+
+
 def _parse(name: str, annotation: Any, raw: str) -> Any:
     kind = str(annotation)
+    if kind.startswith("bool"):
+        try:
+            return parse_bool(raw)
+        except ValueError as exc:
+            raise SettingsError(f"{name}: {exc}") from None
     try:
         if kind.startswith("int"):
             return int(raw)

@@ -28,7 +28,11 @@ from core.replay import verify
 
 
 async def test_a_rounds_tournament_from_registration_to_results(server_url: str) -> None:
-    tid, organiser = await create(server_url, rounds=3, time_limit=60)
+    # A heat's room counts down as it opens, and a seat nobody holds by the start plus
+    # the grace forfeits: the bots hear of their room through their tour_watch only
+    # after it opened, so the countdown gives them time to come (0.2 s + 0.5 s was too
+    # little under load: everyone forfeited before arriving, and cy "won" a round).
+    tid, organiser = await create(server_url, rounds=3, time_limit=60, countdown=2.0)
     names = ["ann", "bo", "cy", "di", "ed", "fy"]
     tokens = {name: await register(server_url, tid, name) for name in names}
     status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})

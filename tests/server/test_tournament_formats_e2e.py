@@ -16,7 +16,9 @@ from server.tournament.scoring import RaceResult, arena_standings
 
 
 async def test_a_knockout_with_byes_a_tie_and_a_walkover(server_url: str) -> None:
-    tid, organiser = await create(server_url, format="knockout", time_limit=20)
+    # Time for the bots to reach each heat's room, told of it only once it opened (with
+    # 0.2 s + 0.5 s of grace, under load a heat could end all forfeited before they came).
+    tid, organiser = await create(server_url, format="knockout", time_limit=20, countdown=2.0)
     names = ["ann", "bo", "cy", "di", "ed"]  # 8 places: ann, bo, cy (seeds 1-3) get byes
     tokens = {name: await register(server_url, tid, name) for name in names}
 
