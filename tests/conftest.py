@@ -9,6 +9,7 @@
   primaries, started once per session (tests/redis_cluster.py).
 - `own_redis`: a redis-server of this test's own (tests/own_redis.py), append-only with
   every write synced, for a test to kill and start again (what it held survives).
+- `own_server_url`: this test's own app over `own_redis`.
 """
 
 from __future__ import annotations
@@ -118,3 +119,10 @@ async def make_cluster_server(redis_cluster_url: str) -> AsyncIterator[MakeServe
 @pytest.fixture
 async def server_url(make_server: MakeServer) -> str:
     return await make_server()
+
+
+@pytest.fixture
+async def own_server_url(own_redis: OwnRedis) -> AsyncIterator[str]:
+    """This test's own app over its own Redis (`own_redis`), for a test that kills Redis."""
+    async for start in _servers(own_redis.url):
+        yield await start()

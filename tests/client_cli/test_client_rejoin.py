@@ -11,30 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
-from aiohttp import web
 from own_redis import OwnRedis
-from tests_support import free_port
 from wsclient import WsClient, create_room
 
 import core
 import protocol as p
 from client_cli.seat import Seat
-from server.app import create_app
-from server.http_server import Runner
-from server.settings import Settings
-
-
-@pytest.fixture
-async def server(own_redis: OwnRedis) -> AsyncIterator[str]:
-    port = free_port()
-    runner = Runner(create_app(Settings(port=port, redis_url=own_redis.url)))
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    yield f"http://127.0.0.1:{port}"
-    await runner.cleanup()
 
 
 async def until(done: Callable[[], bool], timeout: float = 10.0) -> None:
@@ -45,15 +30,15 @@ async def until(done: Callable[[], bool], timeout: float = 10.0) -> None:
 
 @pytest.mark.timeout(60)
 async def test_a_refused_rejoin_is_tried_again_and_the_move_is_played_once(
-    own_redis: OwnRedis, server: str, caplog: pytest.LogCaptureFixture
+    own_redis: OwnRedis, own_server_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    room = (await create_room(server, seed=617, seats=1, countdown=0))["id"]
-    seat = Seat(server, room, "ann")
+    room = (await create_room(own_server_url, seed=617, seats=1, countdown=0))["id"]
+    seat = Seat(own_server_url, room, "ann")
     await seat.start()
     await seat.start_now()
     await until(lambda: seat.view.phase == "running" and seat.view.board is not None)
     game = core.new_game("shaula", 617)
-    async with WsClient.connect(server) as spectator:  # keeps the room open on the process
+    async with WsClient.connect(own_server_url) as spectator:  # keeps the room open on the process
         await spectator.send(p.Watch(room=room))
         await spectator.expect(p.Snapshot)
         assert (await seat.move("t8 c1")).ok
@@ -80,7 +65,7 @@ async def test_a_refused_rejoin_is_tried_again_and_the_move_is_played_once(
         game.apply("t1 c2")
 
     # What the server holds: each move once, in order, and the board they make.
-    async with WsClient.connect(server) as again:
+    async with WsClient.connect(own_server_url) as again:
         await again.join(room, token=seat.view.token)
         snapshot = await again.expect(p.Snapshot)
     assert snapshot.moves == ["t8 c1", "t2 t5", "t1 c2"]
@@ -93,16 +78,16 @@ async def test_a_refused_rejoin_is_tried_again_and_the_move_is_played_once(
 
 @pytest.mark.timeout(60)
 async def test_a_first_join_refused_for_now_is_tried_again(
-    own_redis: OwnRedis, server: str
+    own_redis: OwnRedis, own_server_url: str
 ) -> None:
     # `solrace play ROOM` while the server's Redis is down: the join waits for it
     # (within the answer deadline) instead of failing at once.
-    room = (await create_room(server, seed=617, seats=2))["id"]
-    async with WsClient.connect(server) as spectator:  # keeps the room open on the process
+    room = (await create_room(own_server_url, seed=617, seats=2))["id"]
+    async with WsClient.connect(own_server_url) as spectator:  # keeps the room open on the process
         await spectator.send(p.Watch(room=room))
         await spectator.expect(p.Snapshot)
         own_redis.stop()
-        seat = Seat(server, room, "ann")
+        seat = Seat(own_server_url, room, "ann")
         starting = asyncio.create_task(seat.start())
         await until(lambda: any(e.request == "join" for e in seat.errors))
         assert seat.errors[0].code == p.ErrorCode.UNAVAILABLE

@@ -11,28 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
 import pytest
-from aiohttp import web
 from own_redis import OwnRedis
-from tests_support import free_port
 from wsclient import WsClient, create_room
 
 import protocol as p
-from server.app import OpenSockets, create_app
-from server.http_server import Runner
-from server.settings import Settings
-
-
-@pytest.fixture
-async def server(own_redis: OwnRedis) -> AsyncIterator[str]:
-    port = free_port()
-    runner = Runner(create_app(Settings(port=port, redis_url=own_redis.url)))
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    yield f"http://127.0.0.1:{port}"
-    await runner.cleanup()
+from server.app import OpenSockets
 
 
 async def seen(client: WsClient, wanted: Callable[[p.Message], bool], timeout: float) -> p.Message:
@@ -45,11 +31,11 @@ async def seen(client: WsClient, wanted: Callable[[p.Message], bool], timeout: f
 
 @pytest.mark.timeout(60)
 async def test_a_socket_closed_during_an_outage_is_let_go_once_redis_is_back(
-    own_redis: OwnRedis, server: str
+    own_redis: OwnRedis, own_server_url: str
 ) -> None:
-    room = (await create_room(server, seats=2, countdown=0, grace=1))["id"]
-    async with WsClient.connect(server) as bo, contextlib.AsyncExitStack() as stack:
-        ann = await stack.enter_async_context(WsClient.connect(server))
+    room = (await create_room(own_server_url, seats=2, countdown=0, grace=1))["id"]
+    async with WsClient.connect(own_server_url) as bo, contextlib.AsyncExitStack() as stack:
+        ann = await stack.enter_async_context(WsClient.connect(own_server_url))
         ann_seat = (await ann.join(room, "ann")).seat
         await bo.join(room, "bo")
         for c in (ann, bo):
