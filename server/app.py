@@ -205,11 +205,12 @@ async def reap_dead_seats(
             for conn in list(seat.conns):
                 process = conn.split("-", 1)[0]
                 if process == here:
-                    if conn in open_here:
-                        continue
-                elif process not in alive:
-                    alive[process] = await store.process_alive(process)
-                if process != here and alive[process]:
+                    held = conn in open_here  # else it closed when its close could not be written
+                else:
+                    if process not in alive:
+                        alive[process] = await store.process_alive(process)
+                    held = alive[process]
+                if held:
                     continue
                 away: Callable[[Race], Outcome] = partial(_away, index, conn, now)
                 await store.transact(room, away, now)
