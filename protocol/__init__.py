@@ -5,7 +5,8 @@ By direction (lila-ws style): `protocol.client_to_server` holds what a client se
 (`ClientToServer`, decoded by the server with `CLIENT_TO_SERVER`), `protocol.server_to_client`
 what the server sends (`ServerToClient`, decoded by clients with `SERVER_TO_CLIENT`).
 `protocol.codes` holds the version and the error and close codes, `protocol.codec` the
-field checks and the msgpack/JSON codecs. Everything is re-exported here, so
+field checks and the msgpack/JSON codecs, `protocol.paths` the WebSocket path (with its
+`?room=` routing hint). Everything is re-exported here, so
 `import protocol as p` then `p.Move`, `p.ErrorCode` is the usual way in.
 
 Frames:
@@ -64,6 +65,7 @@ from protocol.codes import (
 from protocol.message import (
     Message,
 )
+from protocol.paths import ROOM_PARAM, WS_PATH, socket_path
 from protocol.server_to_client import (
     Accepted,
     Countdown,
@@ -101,7 +103,9 @@ from protocol.server_to_client import (
 __all__ = [
     "CLIENT_TO_SERVER",
     "PROTOCOL_VERSION",
+    "ROOM_PARAM",
     "SERVER_TO_CLIENT",
+    "WS_PATH",
     "Accepted",
     "ClientToServer",
     "CloseCode",
@@ -165,5 +169,6 @@ __all__ = [
     "error_for",
     "from_wire",
     "pack_map",
+    "socket_path",
     "to_wire",
 ]

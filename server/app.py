@@ -2,7 +2,8 @@
 
 Resources live in `cleanup_ctx` (the Redis client, the pub/sub feed, the deadline sweeper);
 open WebSockets are tracked and closed with GOING_AWAY on shutdown. WebSockets are at
-`/ws`; compression is off (it nearly halves throughput for small messages) and frames are
+`/ws` (a `?room=` query is a balancer's routing hint, never read here: the join decides the
+room); compression is off (it nearly halves throughput for small messages) and frames are
 capped at `settings.max_frame`.
 """
 
@@ -93,7 +94,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_routes(tour_routes)
-    app.router.add_get("/ws", websocket)
+    app.router.add_get(p.WS_PATH, websocket)
     add_web_client(app)
     return app
 

@@ -17,7 +17,7 @@ from typing import Any
 from aiohttp import web
 
 import core
-from protocol import ErrorCode
+from protocol import ErrorCode, socket_path
 from server.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
 from server.client_address import client_address, parse_trusted_proxies
 from server.lobby import draw_seed, new_room_id, room_key
@@ -226,7 +226,8 @@ async def create_room(request: web.Request) -> web.Response:
     race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
     await request.app[STORE].create(race)
     request.app[METRICS].rooms_created.inc()
-    answer: dict[str, Any] = {"room": race.view(), "ws": "/ws"}
+    # The room in the socket path lets a balancer send all of its sockets to one process.
+    answer: dict[str, Any] = {"room": race.view(), "ws": socket_path(race.room)}
     if notice:
         answer["notice"] = notice
     return web.json_response(answer, status=201)

@@ -3,13 +3,15 @@ their ports (and HAProxy's stats socket) moved to free ones, nothing else change
 
 - `haproxy_config(tmp, front, servers)`: the shipped HAProxy file, rewritten; `haproxy(...)`
   runs it (optionally under a descriptor limit) until the block ends; `stats(sock, cmd)`
-  talks to its runtime API; `server_states(sock)` reads each server's state from it.
+  talks to its runtime API; `server_states(sock)` reads each server's state from it and
+  `await wait_for_state(sock, "s1", "UP")` waits for one.
 - `nginx_config(tmp, front, servers)`: a minimal nginx.conf that includes the shipped file,
   rewritten; `nginx(...)` runs it in the foreground.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import resource
 import shutil
@@ -30,6 +32,7 @@ __all__ = [
     "nginx_config",
     "server_states",
     "stats",
+    "wait_for_state",
     "wait_listening",
 ]
 
@@ -136,6 +139,14 @@ def server_states(sock: Path, backend: str = "solrace_servers") -> dict[str, str
         if row.get("pxname") == backend and row.get("svname") not in ("FRONTEND", "BACKEND"):
             states[row["svname"]] = row["status"]
     return states
+
+
+async def wait_for_state(sock: Path, server: str, state: str, limit: float = 15.0) -> None:
+    """Until HAProxy's checks put `server` ("s1") in `state` ("UP", "DOWN")."""
+    deadline = asyncio.get_running_loop().time() + limit
+    while not (states := server_states(sock))[server].startswith(state):
+        assert asyncio.get_running_loop().time() < deadline, states
+        await asyncio.sleep(0.1)
 
 
 def nginx_config(tmp: Path, front: int, servers: list[int]) -> Path:

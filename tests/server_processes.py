@@ -3,8 +3,8 @@
 - `environment(**extra)`: this process's environment without any SOLRACE_* or REDIS_URL,
   with `extra` on top; SOLRACE_DRAIN is 0 unless given (a SIGTERM stops at once).
 - `ServerProcess(port, env, *args, log=PATH)`: `await start()` (returns once /healthz
-  answers 200), `kill()` (SIGKILL), `await stop()` (SIGTERM and wait); every run's log is
-  appended to PATH (`text()`).
+  answers 200), `await connections()` (the WebSockets it holds open), `kill()` (SIGKILL),
+  `await stop()` (SIGTERM and wait); every run's log is appended to PATH (`text()`).
 - `server_process(port, env, *args)`: one process for the length of a block, its log
   printed at the end (pytest shows it when the test fails).
 """
@@ -73,6 +73,12 @@ class ServerProcess:
                     pass
                 assert asyncio.get_running_loop().time() < deadline, "server not up"
                 await asyncio.sleep(0.05)
+
+    async def connections(self) -> int:
+        """The WebSockets this process holds open now (its `solrace_connections` metric)."""
+        async with aiohttp.ClientSession() as http, http.get(f"{self.url}/metrics") as answer:
+            text = await answer.text()
+        return int(text.split("\nsolrace_connections ")[1].split()[0])
 
     def kill(self) -> None:
         if self.process is not None and self.process.returncode is None:

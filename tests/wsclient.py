@@ -79,8 +79,11 @@ class WsClient:
 
     @classmethod
     @asynccontextmanager
-    async def connect(cls, server_url: str, binary: bool = True) -> AsyncIterator[WsClient]:
-        url = server_url.replace("http://", "ws://") + "/ws"
+    async def connect(
+        cls, server_url: str, binary: bool = True, path: str = "/ws"
+    ) -> AsyncIterator[WsClient]:
+        """`path`: the socket path, e.g. the `ws` a room's creation answered (`/ws?room=ID`)."""
+        url = server_url.replace("http://", "ws://") + path
         async with websockets.connect(url, compression=None, max_size=2**22) as ws:
             yield cls(ws, binary)
 

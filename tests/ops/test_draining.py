@@ -10,27 +10,15 @@ import signal
 from pathlib import Path
 
 import pytest
-from balancers import haproxy, haproxy_config, server_states
+from balancers import haproxy, haproxy_config, server_states, wait_for_state
 from server_processes import ServerProcess, environment
 from tests_support import free_port
 from websockets.exceptions import InvalidStatus
-from wsclient import WsClient, create_room, get_json, get_text
+from wsclient import WsClient, create_room, get_json
 
 import protocol as p
 
 DRAIN = 6.0  # seconds: well beyond HAProxy's two failed checks a second apart
-
-
-async def wait_for_state(sock: Path, server: str, state: str, limit: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + limit
-    while not (states := server_states(sock))[server].startswith(state):
-        assert asyncio.get_running_loop().time() < deadline, states
-        await asyncio.sleep(0.1)
-
-
-async def connections(url: str) -> int:
-    text = (await get_text(f"{url}/metrics"))[1]
-    return int(text.split("\nsolrace_connections ")[1].split()[0])
 
 
 async def test_sigterm_drains_then_closes_with_1001(redis_url: str, tmp_path: Path) -> None:
@@ -64,8 +52,8 @@ async def test_sigterm_drains_then_closes_with_1001(redis_url: str, tmp_path: Pa
                         )
                         await spy.send(p.Watch(room=room))
                         await spy.expect(p.Snapshot)
-                    assert await connections(going.url) == 1  # ann alone
-                    assert await connections(staying.url) == 6
+                    assert await going.connections() == 1  # ann alone
+                    assert await staying.connections() == 6
                 with pytest.raises(InvalidStatus) as refused:
                     async with WsClient.connect(going.url):
                         pass

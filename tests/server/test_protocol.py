@@ -214,3 +214,11 @@ def test_decode_any_map_never_raises(type_name: str, fields: dict[str, Any]) -> 
     assert isinstance(result, p.Message | p.Unexpected)
     if isinstance(result, p.Message):
         assert p.decode_json(p.encode_json(result)) == result
+
+
+def test_socket_path_names_the_room_url_encoded_in_lower_case() -> None:
+    assert p.socket_path("3f2a9c1b") == "/ws?room=3f2a9c1b"
+    assert p.socket_path("3F2A9C1B") == "/ws?room=3f2a9c1b"  # codes are case-blind
+    assert p.socket_path("5be0c2d1-1") == "/ws?room=5be0c2d1-1"
+    assert p.socket_path("a b&c=d/é") == "/ws?room=a%20b%26c%3Dd%2F%C3%A9"
+    assert p.socket_path(None) == p.socket_path("") == "/ws"

@@ -22,6 +22,20 @@ async def post(url: str, body: Any) -> tuple[int, Any]:
         return r.status, await r.json()
 
 
+@pytest.mark.parametrize("hint", ["", "?room=", "?room=0badc0de", "?room=%20%FF&room=a&x=1"])
+async def test_a_socket_path_with_any_room_hint_serves_the_room_joined(
+    server_url: str, hint: str
+) -> None:
+    """`?room=` routes sockets in a balancer; the server never refuses or acts on it: the
+    join decides the room, whatever (another room, nonsense, nothing) the path names."""
+    room = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url, path=f"/ws{hint}") as ann:
+        welcome = await ann.join(room, "ann")
+        assert (welcome.room, welcome.seat) == (room, 0)
+        snapshot = await ann.expect(p.Snapshot)
+        assert snapshot.room["id"] == room
+
+
 @pytest.mark.parametrize(
     ("body", "code"),
     [
@@ -56,8 +70,8 @@ async def test_create_get_and_list_rooms(server_url: str) -> None:
             "countdown": 7,
         },
     )
-    assert status == 201 and answer["ws"] == "/ws"
     room = answer["room"]
+    assert status == 201 and answer["ws"] == f"/ws?room={room['id']}"
     assert (room["game"], room["seats"], room["undo"], room["hints"]) == ("moojub", 3, False, True)
     assert (room["time_limit"], room["spectator_delay"], room["grace"]) == (600, 10, 5)
     assert room["countdown"] == 7  # every setting shows in the room
