@@ -20,28 +20,37 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 
 from protocol import (
     SERVER_TO_CLIENT,
+    WS_PATH,
     Message,
     Unexpected,
     decode_json,
     decode_msgpack,
     encode_msgpack,
+    socket_path,
 )
 
 __all__ = ["Link", "foreign_status", "http_url", "no_server", "not_solrace", "ws_url"]
 
-WS_PATH = "/ws"
 # Seconds between reconnection attempts: quick at first, then no faster than every 5 s.
 BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
 
 
-def ws_url(server: str) -> str:
-    """`http://host:port` (or ws://...) -> `ws://host:port/ws`."""
+def _site(server: str) -> tuple[bool, str, str]:
+    """A server address (`host:port`, http(s)://..., ws(s)://.../ws) as (secure, host:port,
+    the path it is under, without a trailing /ws)."""
     parts = urlsplit(server if "://" in server else f"http://{server}")
-    scheme = {"https": "wss", "wss": "wss"}.get(parts.scheme, "ws")
-    path = parts.path.rstrip("/")
-    if not path.endswith(WS_PATH):
-        path += WS_PATH
-    return urlunsplit((scheme, parts.netloc, path, "", ""))
+    base = parts.path.rstrip("/")
+    if base.endswith(WS_PATH):
+        base = base[: -len(WS_PATH)]
+    return parts.scheme in ("https", "wss"), parts.netloc, base
+
+
+def ws_url(server: str, room: str | None = None) -> str:
+    """`http://host:port` (or ws://...) -> `ws://host:port/ws`; with the room the socket is
+    for, `ws://host:port/ws?room=ROOM` (the path POST /rooms answers): behind a balancer,
+    every socket of a room then reaches the same server process."""
+    secure, netloc, base = _site(server)
+    return f"{'wss' if secure else 'ws'}://{netloc}{base}{socket_path(room)}"
 
 
 def no_server(server: str) -> str:
@@ -67,12 +76,8 @@ def foreign_status(status: int) -> bool:
 
 def http_url(server: str, path: str) -> str:
     """`http://host:port` + `/rooms` (a ws:// server address works too)."""
-    parts = urlsplit(server if "://" in server else f"http://{server}")
-    scheme = {"wss": "https", "https": "https"}.get(parts.scheme, "http")
-    base = parts.path.rstrip("/")
-    if base.endswith(WS_PATH):
-        base = base[: -len(WS_PATH)]
-    return urlunsplit((scheme, parts.netloc, base + path, "", ""))
+    secure, netloc, base = _site(server)
+    return urlunsplit(("https" if secure else "http", netloc, base + path, "", ""))
 
 
 Handler = Callable[[Message], Awaitable[None] | None]

@@ -77,7 +77,9 @@ class Seat:
         self.on_status = on_status
         self.on_token = on_token
         self.quick = quick  # a game: ask for a quick match instead of joining `room`
-        self.link = Link(ws_url(server), self.hello, self.receive, self._status)
+        self.server = server
+        # A quick match's room is not known yet: its first socket names none (`Matched`).
+        self.link = Link(ws_url(server, room or None), self.hello, self.receive, self._status)
         # The server remembers every seq of the seat, across restarts of this program and
         # rematches: counting from 1 again would get old answers back instead of new
         # moves. Milliseconds since 1970 start above any seq an earlier run used.
@@ -177,6 +179,7 @@ class Seat:
             self._took_us()  # in the queue: the server took us; a match comes later
         elif isinstance(msg, Matched):
             self.on_token(msg.token)
+            self.link.url = ws_url(self.server, msg.room)  # reconnects name the room
         if isinstance(msg, Welcome):
             self.view.clock_offset = msg.server_time - time.time()
             if msg.token:

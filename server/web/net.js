@@ -1,5 +1,6 @@
 // One WebSocket to the server with reconnects (protocol sections 1 and 6).
 //
+// `room`: the room the socket is for (a race or a watch), named in its path.
 // JSON text frames. `hello()` gives the message to send on every (re)connect (join or
 // watch with `since`); messages sent while the socket is down wait in a queue. The clock
 // offset to server time comes from `welcome` and each `pong`. A page whose hello the
@@ -15,7 +16,8 @@ stats.pongToFrame ??= [];
 stats.pongToFrameStart ??= [];
 
 export class Socket {
-  constructor({ hello, onMessage, onStatus }) {
+  constructor({ room, hello, onMessage, onStatus }) {
+    this.room = room; // the room this socket is for, if it is for one
     this.hello = hello;
     this.onMessage = onMessage;
     this.onStatus = onStatus || (() => {});
@@ -33,9 +35,13 @@ export class Socket {
     stats.ping = () => this.ping();
   }
 
+  // `/ws?room=ROOM` for a room's socket (protocol section 1): a balancer in front of
+  // several server processes sends every socket of a room to the same one. The server
+  // ignores the query: the hello's join or watch decides the room.
   url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${scheme}//${location.host}/ws`;
+    const room = this.room ? `?room=${encodeURIComponent(this.room.toLowerCase())}` : "";
+    return `${scheme}//${location.host}/ws${room}`;
   }
 
   connect() {

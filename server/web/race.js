@@ -72,6 +72,7 @@ export async function render(root, { room: roomId }) {
   };
 
   const socket = new Socket({
+    room: roomId,
     hello: () => {
       joined = false;
       return seat ? { type: "join", room: roomId, token: seat.token, since: model.version ?? undefined } : null;

@@ -34,6 +34,7 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
   let pendingDraw = false;
 
   const socket = new Socket({
+    room: roomId,
     hello: () => ({ type: "watch", room: roomId, since: model.version ?? undefined }),
     onMessage: (m) => {
       if (m.type === "error" && m.request === "watch" && TRY_AGAIN.has(m.code)) {

@@ -44,6 +44,10 @@ def test_urls_for_websocket_and_http() -> None:
     assert ws_url("https://h/solrace/") == "wss://h/solrace/ws"
     assert ws_url("h:1") == "ws://h:1/ws"
     assert http_url("ws://h:8765/ws", "/rooms") == "http://h:8765/rooms"
+    # With the room the socket is for: the balancer's routing hint (protocol section 1).
+    assert ws_url("http://h:8765", "3F2A9C1B") == "ws://h:8765/ws?room=3f2a9c1b"
+    assert ws_url("wss://h/solrace/ws", "5be0c2d1-1") == "wss://h/solrace/ws?room=5be0c2d1-1"
+    assert http_url("https://h/solrace/ws", "/rooms") == "https://h/solrace/rooms"
 
 
 def test_rooms_without_a_server_says_so() -> None:

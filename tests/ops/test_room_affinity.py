@@ -21,9 +21,11 @@ import pytest
 from balancers import haproxy, haproxy_config, nginx, nginx_config, wait_for_state
 from server_processes import ServerProcess, environment
 from tests_support import free_port
-from wsclient import WsClient
+from wsclient import WsClient, create_room
 
 import protocol as p
+from client_cli.net import ws_url
+from client_cli.seat import Seat
 
 ROOMS = 16  # rooms created through the balancer: both processes get some (see spread)
 HEATS = 12  # tournament-style ids "T-0".."T-11", differing in their last characters only
@@ -138,3 +140,39 @@ async def test_nginx_sends_a_rooms_sockets_to_one_process(
     with nginx(config, front):
         room, home = await check_affinity(f"http://127.0.0.1:{front}", two_processes)
         await check_failover(f"http://127.0.0.1:{front}", two_processes, room, home)
+
+
+async def test_the_terminal_clients_sockets_of_a_room_go_to_one_process(
+    tmp_path: Path, two_processes: list[ServerProcess]
+) -> None:
+    """client_cli's Seat (the race and watch screens, the solver bot, tournament races)
+    names the room in its socket path; a quick match's socket, opened before its room
+    exists, names none, and its reconnects name the room it was matched into."""
+    front = free_port()
+    config = haproxy_config(tmp_path, front, [*(s.port for s in two_processes), free_port()])
+    sock = tmp_path / "stats.sock"
+    url = f"http://127.0.0.1:{front}"
+    with haproxy(config, sock, front, tmp_path / "haproxy.log"):
+        for server in ("s1", "s2"):
+            await wait_for_state(sock, server, "UP")
+        seats: list[Seat] = []
+        try:
+            for _ in range(3):
+                room = (await create_room(url, seats=2))["id"]
+
+                async def racer_and_spectator(room: str = room) -> None:
+                    seats.append(Seat(url, room.upper(), "ann"))  # a code typed in capitals
+                    seats.append(Seat(url, room, spectator=True))
+                    for seat in seats[-2:]:
+                        await seat.start()
+
+                await _where(two_processes, racer_and_spectator, 2)
+            quick = [Seat(url, "", name, quick="shaula") for name in ("ann", "bo")]
+            seats += quick
+            assert {seat.link.url for seat in quick} == {ws_url(url)}
+            await asyncio.gather(*(seat.start() for seat in quick))
+            room = quick[0].view.room
+            assert room and quick[1].view.room == room
+            assert {seat.link.url for seat in quick} == {ws_url(url, room)}
+        finally:
+            await asyncio.gather(*(seat.close() for seat in seats))

@@ -186,6 +186,25 @@ async def test_every_page_loads_without_a_console_error_and_only_from_this_serve
     assert all(url.startswith(base) for url in seen(page).requests if "://" in url)
 
 
+async def test_a_rooms_pages_name_it_in_their_socket_path(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The race and watch pages open `/ws?room=ROOM` (protocol section 1: a balancer sends
+    every socket of a room to one process); the lobby's socket is for no room."""
+    base, ws = server.url.replace("http://", "ws://"), "/ws?room="
+    room = await create_room(server.url, game="shaula", seats=2)
+    player, spectator, lobby = [await new_page(browser) for _ in range(3)]
+    await take_seat(player, server.url, room.upper(), "ann")  # a code typed in capitals
+    await spectator.goto(f"{server.url}/watch/{room}")
+    await spectator.wait_for_selector("#delay")
+    await lobby.goto(server.url)
+    await lobby.wait_for_selector("#rooms table")
+    assert seen(player).sockets == [f"{base}{ws}{room}"]
+    assert seen(spectator).sockets == [f"{base}{ws}{room}"]
+    assert seen(lobby).sockets == [f"{base}/ws"]
+    assert page_errors(player, spectator, lobby) == []
+
+
 async def test_four_colour_suits_are_an_option_kept_in_the_browser(
     server: ServerProcess, browser: Browser
 ) -> None:

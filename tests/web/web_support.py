@@ -33,10 +33,12 @@ __all__ = [
 
 @dataclass
 class Seen:
-    """What a page reported: console errors, uncaught errors, requests (URLs)."""
+    """What a page reported: console errors, uncaught errors, requests and WebSockets
+    (URLs)."""
 
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    sockets: list[str] = field(default_factory=list)
 
 
 SEEN: dict[int, Seen] = {}
@@ -64,6 +66,7 @@ async def new_page(
     )
     page.on("pageerror", lambda exc: seen.errors.append(f"page error: {exc}"))
     page.on("request", lambda request: seen.requests.append(request.url))
+    page.on("websocket", lambda socket: seen.sockets.append(socket.url))
     return page
 
 
