@@ -31,6 +31,7 @@ import msgpack
 from bench.instrument import collections_off, collections_on
 from bench.targets import gather_batched
 from bench.wsclient import WsClient, client_frame, connect
+from protocol import socket_path
 
 __all__ = ["Group", "Worker", "main"]
 
@@ -115,7 +116,8 @@ class Worker:
 
     async def _open_racer(self, group: Group, key: int) -> None:
         moves = self.sequences[group.sequence]
-        path = f"/relay/{group.room}" if self.relay else "/ws"
+        # The room in the path: behind a balancer a room's sockets reach one process.
+        path = f"/relay/{group.room}" if self.relay else socket_path(group.room)
         client = await self._open(path)
         racer = Racer(client, moves, key, sent_at=[0.0] * len(moves))
         racer.answered_at = [0.0] * len(moves)
@@ -159,7 +161,7 @@ class Worker:
             client = await self._open(f"/relay/{group.room}")
             client.on_message = self._relay_spectator_message
         else:
-            client = await self._open("/ws")
+            client = await self._open(socket_path(group.room))
             # Ready once its snapshot came: the room has attached it (measuring starts
             # after the crowd is in, not while it is still arriving).
             snapshot: asyncio.Future[None] = asyncio.get_running_loop().create_future()

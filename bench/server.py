@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import socket
 import sys
@@ -191,15 +192,29 @@ async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[R
     return rows
 
 
+SHIPPED_SERVER = re.compile(r"(\s*)server s1 127\.0\.0\.1:\d+(.*)")
+
+
 def haproxy_config(front: int, servers: list[int], stats: str) -> str:
     """The shipped deploy/haproxy.cfg, listening on `front`, in front of `servers`, its
-    stats socket at `stats`; nothing else changed."""
+    stats socket at `stats`; nothing else changed. Each backend's list of servers (both
+    the least-connections one and the one hashing a room's sockets) becomes `servers`,
+    with the options of its first server (`track solrace_servers/s1` naming each one's
+    own twin)."""
     text = (ROOT / "deploy" / "haproxy.cfg").read_text()
     assert "127.0.0.1:8765" in text, "deploy/haproxy.cfg no longer listens on 8765"
     text = text.replace("127.0.0.1:8765", f"127.0.0.1:{front}")
     text = text.replace('"${SOLRACE_HAPROXY_STATS-/tmp/solrace-haproxy.sock}"', f'"{stats}"')
-    lines = [line for line in text.splitlines() if not line.strip().startswith("server s")]
-    lines += [f"    server s{i + 1} 127.0.0.1:{port}" for i, port in enumerate(servers)]
+    lines = []
+    for line in text.splitlines():
+        if first := SHIPPED_SERVER.fullmatch(line):
+            indent, options = first.groups()
+            lines += [
+                f"{indent}server s{i} 127.0.0.1:{port}{options.replace('/s1', f'/s{i}')}"
+                for i, port in enumerate(servers, start=1)
+            ]
+        elif not line.strip().startswith("server s"):
+            lines.append(line)
     return "\n".join(lines) + "\n"
 
 

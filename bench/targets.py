@@ -148,7 +148,9 @@ class SolraceTarget:
 
         async def open_one(i: int) -> Racer:
             room, sequence = rooms[i // room_size]
-            client = await connect(plan["host"], plan["port"], "/ws")
+            # The room in the path: behind HAProxy (bench.server --haproxy) a room's racers
+            # reach one process, as deployed.
+            client = await connect(plan["host"], plan["port"], p.socket_path(room))
             frames = [
                 client_frame(p.encode_msgpack(p.Move(seq=k + 1, move=m)))
                 for k, m in enumerate(sequences[sequence])

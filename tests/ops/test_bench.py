@@ -6,11 +6,14 @@ legal and answered), not how fast anything is.
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from aiohttp import web
+from balancers import haproxy_binary
 from tests_support import MakeServer
 
 import core
@@ -134,18 +137,31 @@ def test_repeated_runs_are_judged_by_their_median_rates() -> None:
         parse_args(["--repeat", "0"])
 
 
-def test_haproxy_runs_the_shipped_config_in_front_of_the_bench_servers() -> None:
+def test_haproxy_runs_the_shipped_config_in_front_of_the_bench_servers(tmp_path: Path) -> None:
     from bench.server import ROOT, haproxy_config
 
     text = haproxy_config(4000, [4001, 4002], "/tmp/x.sock")
     shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
     assert "bind 127.0.0.1:4000" in text and "127.0.0.1:8765" not in text
     servers = [line.split() for line in text.splitlines() if line.strip().startswith("server ")]
-    assert servers == [["server", "s1", "127.0.0.1:4001"], ["server", "s2", "127.0.0.1:4002"]]
+    # Both backends: least connections, and the room sockets' hash tracking its twins.
+    assert servers == [
+        ["server", "s1", "127.0.0.1:4001"],
+        ["server", "s2", "127.0.0.1:4002"],
+        ["server", "s1", "127.0.0.1:4001", "track", "solrace_servers/s1"],
+        ["server", "s2", "127.0.0.1:4002", "track", "solrace_servers/s2"],
+    ]
     # Everything else as shipped: balancing, health checks, retries, timeouts.
     for line in shipped.splitlines():
         if not line.strip().startswith(("server s", "bind", "stats socket")):
             assert line in text.splitlines()
+    # And HAProxy takes it.
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(text)
+    check = subprocess.run(
+        [haproxy_binary(), "-c", "-f", str(config)], capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 def test_two_processes_behind_haproxy_are_judged_against_one() -> None:
