@@ -3,7 +3,7 @@
 ``python -m bench.load`` starts its servers on free loopback ports (``python -m server`` on
 its own redis-server, AOF on, as bench/server.py does; and the bare relay, bench/relay.py,
 for the crowd's baseline) and drives them from several client processes
-(bench/load_worker.py), each bounded in time. Three scenarios, each on a fresh server:
+(bench/load_worker.py), each bounded in time. Four scenarios, each on a fresh server:
 
 - **rooms**: many rooms of racers moving at an everyday rate, each watched by a few
   spectators, spread over ``--clients`` processes;
@@ -12,7 +12,13 @@ for the crowd's baseline) and drives them from several client processes
   crowd is a room of receivers. From the server's CPU with and without the crowd: the
   cost of one delivered spectator event, beside the relay's;
 - **idle**: connections that watch quiet rooms, as many as the server's descriptor limit
-  allows (or ``--idle``): the server's memory per connection.
+  allows (or ``--idle``): the server's memory per connection;
+- **exodus**: the rooms scenario's racers (the stayers) keep moving while ``--leavers``
+  other racers, in rooms of their own and racing too, lose their connections at once (their
+  client process is killed: a network or a proxy gone). The server then has their seats'
+  `left` transitions, their grace clocks (``--exodus-grace`` s) running out, the forfeits
+  and the races they finish, and its reaper, on its hands: the stayers' answers before
+  the drop and during that clean-up, side by side.
 
 It prints, per role, messages per second, latency p50/p99/max, errors and the server's
 memory per connection, then one verdict line per goal of the issue (docs/performance.md).
@@ -50,6 +56,7 @@ T = TypeVar("T")
 WORKER_TIMEOUT = 180.0  # seconds any one step of a worker may take
 CROWD_GOAL = 0.20  # a crowd may raise its racers' p99 by less than this
 IDLE_GOAL_KIB = 20.0
+EXODUS_GOAL_MS = 10.0  # issue 13's p99 at an everyday rate, kept while others leave
 DESCRIPTOR_RESERVE = 200  # descriptors the server keeps for Redis, listeners, files
 PER_WORKER = 9_000  # connections per client process at most (its own descriptor limit)
 
@@ -216,7 +223,12 @@ async def relay(args: argparse.Namespace) -> AsyncIterator[Server]:
 
 
 async def create_rooms(
-    server: Server, args: argparse.Namespace, count: int, seats: int, seeds: list[int]
+    server: Server,
+    args: argparse.Namespace,
+    count: int,
+    seats: int,
+    seeds: list[int],
+    **options: Any,
 ) -> list[str]:
     """Rooms over HTTP: fixed seeds (the racers' sequences), no undo, a short countdown,
     no spectator delay (a delay would hold the spectators' frames back on purpose)."""
@@ -233,6 +245,7 @@ async def create_rooms(
                     "undo": False,
                     "countdown": 0.5,
                     "spectator_delay": 0,
+                    **options,
                 }
                 async with session.post(f"{base}/rooms", json=body) as answer:
                     answer.raise_for_status()
@@ -444,6 +457,73 @@ async def scenario_crowd(
     return [ours, theirs]
 
 
+async def scenario_exodus(args: argparse.Namespace, sequences: dict[int, list[str]]) -> Scenario:
+    """The stayers' answers before and after `--leavers` racers drop at once."""
+    scenario = Scenario("exodus")
+    seeds = list(sequences)
+    leaver_rooms = max(1, args.leavers // args.room_size)
+    async with solrace(args) as server:
+        stay = await create_rooms(server, args, args.rooms, args.room_size, seeds)
+        leave = await create_rooms(
+            server, args, leaver_rooms, args.room_size, seeds, grace=args.exodus_grace
+        )
+
+        def groups(rooms: list[str]) -> list[dict[str, Any]]:
+            return [
+                {"room": room, "racers": args.room_size, "sequence": i % len(seeds)}
+                for i, room in enumerate(rooms)
+            ]
+
+        base = base_plan(server, args, list(sequences.values()))
+        plans = [{**base, "groups": part} for part in split(groups(stay), args.clients)]
+        plans.append({**base, "groups": groups(leave)})  # the last process: killed
+        async with workers(plans, args.load_cpu) as procs:
+            for proc in procs:
+                proc.go()
+            start = time.monotonic() + args.warmup
+            await asyncio.sleep(args.warmup + args.duration)
+            dropped = time.monotonic()
+            procs[-1].kill()  # every leaver's connection closes at once
+            # The clean-up: the closes, the grace clocks, the forfeits and finished races,
+            # and at least one reaper sweep after them.
+            after = args.exodus_grace + args.exodus_tail
+            await asyncio.sleep(after)
+            results = [await proc.stop() for proc in procs[:-1]]
+    acks = merged(results, "acks")
+    errors = count_errors(results, scenario)
+    windows = {
+        "before": (start, start + args.duration),
+        "after": (dropped, dropped + after),
+    }
+    racers = args.rooms * args.room_size
+    leavers = leaver_rooms * args.room_size
+    for name, (begin, end) in windows.items():
+        moves = in_window(acks, begin, end)
+        what = "stayer: own move answered, " + (
+            "before the drop" if name == "before" else f"{leavers:,} others dropped"
+        )
+        lost = unanswered(acks, begin, end)
+        note = "" if name == "before" else f"the {end - begin:.1f} s after the drop"
+        scenario.roles.append(
+            Role("exodus", what, racers, len(moves) / (end - begin), moves, lost, note)
+        )
+        scenario.figures[f"p99_{name}"] = percentile(moves, 0.99) * 1000 if moves else math.nan
+        scenario.figures[f"max_{name}"] = moves[-1] * 1000 if moves else math.nan
+        scenario.figures[f"lost_{name}"] = lost
+    seconds: dict[int, list[float]] = {}
+    for t, lat in acks:
+        if lat >= 0 and dropped - 3 <= t < dropped + after:
+            seconds.setdefault(int(t - dropped + 3), []).append(lat)
+    print(
+        "exodus, stayers' worst answer per second from 3 s before the drop: "
+        + " ".join(f"{max(v) * 1000:.0f}" for _, v in sorted(seconds.items())),
+        file=sys.stderr,
+    )
+    scenario.figures["leavers"] = leavers
+    scenario.figures["errors"] = errors
+    return scenario
+
+
 async def scenario_idle(args: argparse.Namespace) -> Scenario:
     """As many connections as the server may hold, watching quiet rooms."""
     scenario = Scenario("idle")
@@ -549,6 +629,16 @@ def verdicts(scenarios: list[Scenario]) -> list[str]:
             f"{idle['kib_per_connection']:.1f} KiB each (goal: under {IDLE_GOAL_KIB:.0f} KiB) "
             f"-> {'met' if ok and idle['at_limit'] else 'NOT met'}"
         )
+    exodus = found.get("exodus")
+    if exodus:
+        ok = exodus["p99_after"] < EXODUS_GOAL_MS and exodus["lost_after"] == 0
+        out.append(
+            f"exodus: stayers' p99 {exodus['p99_before']:.2f} ms before "
+            f"{exodus['leavers']:,.0f} racers dropped at once, {exodus['p99_after']:.2f} ms "
+            f"while the server cleaned up after them (max {exodus['max_before']:.1f} -> "
+            f"{exodus['max_after']:.1f} ms; goal: p99 under {EXODUS_GOAL_MS:.0f} ms, the "
+            f"everyday-rate goal) -> {'met' if ok else 'NOT met'}"
+        )
     return out
 
 
@@ -559,6 +649,7 @@ def median_scenarios(runs: list[list[Scenario]]) -> list[Scenario]:
         "crowd": "p99_watched_ms",
         "crowd, bare relay": "us_per_delivery",
         "idle": "kib_per_connection",
+        "exodus": "p99_after",
     }
     by_name: dict[str, list[Scenario]] = {}
     for run in runs:
@@ -583,8 +674,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--scenarios",
-        default="rooms,crowd,idle",
-        help="comma-separated, of: rooms, crowd, idle (default: all three)",
+        default="rooms,crowd,idle,exodus",
+        help="comma-separated, of: rooms, crowd, idle, exodus (default: all four)",
     )
     parser.add_argument("--clients", type=int, default=2, help="client processes per scenario")
     parser.add_argument("--rooms", type=int, default=100, help="rooms in the rooms scenario")
@@ -603,6 +694,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--idle", type=int, help="idle connections (default: the server's descriptor limit)"
     )
     parser.add_argument("--idle-per-room", type=int, default=50)
+    parser.add_argument(
+        "--leavers", type=int, default=1000, help="racers that drop at once (exodus)"
+    )
+    parser.add_argument(
+        "--exodus-grace", type=float, default=5.0, help="the leavers' rooms' grace, seconds"
+    )
+    parser.add_argument(
+        "--exodus-tail",
+        type=float,
+        default=10.0,
+        help="seconds measured after the leavers' grace ran out (exodus)",
+    )
     parser.add_argument("--idle-settle", type=float, default=2.0, help="seconds before RSS is read")
     parser.add_argument("--game", default="shaula")
     parser.add_argument(
@@ -617,7 +720,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add_process_options(parser)
     args = parser.parse_args(argv)
     args.scenarios = [s.strip() for s in args.scenarios.split(",") if s.strip()]
-    unknown = set(args.scenarios) - {"rooms", "crowd", "idle"}
+    unknown = set(args.scenarios) - {"rooms", "crowd", "idle", "exodus"}
     if unknown:
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     if args.repeat < 1 or args.clients < 1 or args.crowd_clients < 1:
@@ -629,7 +732,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 async def run(args: argparse.Namespace) -> list[Scenario]:
     length = 10 + int(
         max(args.rate, args.crowd_rate)
-        * (args.warmup + 2 * args.crowd_duration + args.duration + 20)
+        * (
+            args.warmup
+            + max(2 * args.crowd_duration, args.exodus_grace + args.exodus_tail)
+            + args.duration
+            + 20
+        )
     )
     sequences = move_sequences(args.game, 8, length)
     found: list[Scenario] = []
@@ -639,6 +747,8 @@ async def run(args: argparse.Namespace) -> list[Scenario]:
             found.append(await scenario_rooms(args, sequences))
         elif name == "crowd":
             found += await scenario_crowd(args, sequences)
+        elif name == "exodus":
+            found.append(await scenario_exodus(args, sequences))
         else:
             found.append(await scenario_idle(args))
     return found

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from aiohttp import web
 
 from server.connection import Connection, Flusher
@@ -18,6 +20,7 @@ from server.settings import Settings
 from server.store import RoomStore
 
 __all__ = [
+    "CLEANUPS",
     "CLIENT_SOCKETS",
     "DRAIN",
     "FLOODERS",
@@ -49,3 +52,4 @@ ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
 DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
 FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
+CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once

@@ -30,6 +30,7 @@ from typing import Any
 import core
 import protocol as p
 from server.connection import Connection, Outgoing
+from server.departures import Departures
 from server.feed import Feed
 from server.keys import RoomKeys
 from server.race import Race, Status
@@ -570,6 +571,7 @@ class Hub:
     def __init__(self, store: RoomStore, feed: Feed) -> None:
         self.store = store
         self.feed = feed
+        self.departures = Departures(store)  # sockets gone: one transition per room and turn
         self.rooms: dict[str, LocalRoom] = {}
         self._opening: dict[str, asyncio.Future[LocalRoom | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()

@@ -167,11 +167,8 @@ class Lobby:
         if local is not None:
             await self.ctx.hub.release(local, conn)
         if conn.seat is not None:
-            seat, conn_id, now = conn.seat, conn.id, time.time()
             with contextlib.suppress(RaceError):
-                await self.ctx.store.transact(
-                    conn.room, lambda r: r.disconnected(seat, conn_id, now), now
-                )
+                await self.ctx.hub.departures.left(conn.room, conn.seat, conn.id, time.time())
 
     # ------------------------------------------------------------ a seat's actions
 

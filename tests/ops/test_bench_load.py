@@ -17,7 +17,7 @@ TINY = [
     "--rooms", "3", "--room-size", "3", "--spectators", "2", "--clients", "2",
     "--crowd", "12", "--crowd-duration", "1", "--idle", "150", "--idle-per-room", "40",
     "--idle-settle", "0.2", "--warmup", "0.5", "--duration", "1", "--rate", "4",
-    "--crowd-rate", "4",
+    "--crowd-rate", "4", "--leavers", "6", "--exodus-grace", "0.5", "--exodus-tail", "1",
 ]  # fmt: skip
 
 
@@ -52,6 +52,8 @@ def test_every_scenario_runs_through_its_client_processes() -> None:
         ("crowd, bare relay", f"{own}, 12 watching"): 3,
         ("crowd, bare relay", "spectator: progress"): 12,
         ("idle", "spectator of a quiet room"): 150,
+        ("exodus", "stayer: own move answered, before the drop"): 9,
+        ("exodus", "stayer: own move answered, 6 others dropped"): 9,
     }
     assert set(table) == set(expected), done.stdout
     for key, connections in expected.items():
@@ -61,13 +63,14 @@ def test_every_scenario_runs_through_its_client_processes() -> None:
         if key[0] != "idle":
             assert float(cells[1].replace(",", "")) > 0, (key, cells)  # messages flowed
     assert "KiB/connection" in table[("idle", "spectator of a quiet room")][6]
-    lines = done.stdout.strip().splitlines()[-4:]
+    lines = done.stdout.strip().splitlines()[-5:]
     assert lines[0].startswith("rooms: 15 connections") and lines[0].endswith("-> ok")
     assert lines[1].startswith("crowd: racers' p99")
     assert lines[2].startswith("spectator cost per delivered event: solrace")
     # 150 connections are far from the descriptor limit: the idle goal is not shown.
     assert lines[3].startswith("idle: 150 connections (NOT up to the descriptor limit")
     assert lines[3].endswith("NOT met")
+    assert lines[4].startswith("exodus: stayers' p99") and "6 racers dropped at once" in lines[4]
 
 
 def crowd(quiet: float, watched: float, errors: float = 0) -> Scenario:
