@@ -16,7 +16,8 @@ import logging
 import math
 import time
 import uuid
-from collections.abc import AsyncIterator, Collection, Container
+from collections.abc import AsyncIterator, Callable, Collection, Container
+from functools import partial
 
 from aiohttp import WSMsgType, web
 
@@ -38,10 +39,18 @@ from server.app_keys import (
     SETTINGS,
     SOCKETS,
     STORE,
+    UNRELEASED,
 )
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
-from server.connection import Connection, Flusher, TokenBucket, check_alive, close_frame
+from server.connection import (
+    Connection,
+    Flusher,
+    TokenBucket,
+    check_alive,
+    close_frame,
+    process_of,
+)
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
 from server.feed import LeanFeed, make_feed
@@ -83,6 +92,7 @@ def create_app(settings: Settings) -> web.Application:
     app[CLIENT_SOCKETS] = ConnectionCount(settings.max_connections_per_address)
     app[FLOODERS] = FloodCooldown(settings.flood_cooldown)
     app[CLEANUPS] = asyncio.Semaphore(CLEANUPS_AT_ONCE)
+    app[UNRELEASED] = set()
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
@@ -184,42 +194,58 @@ REAP_EVERY = 5.0
 
 
 async def reap_dead_seats(
-    hub: Hub, now: float, here: str | None = None, open_here: Container[str] = ()
+    hub: Hub,
+    now: float,
+    here: str | None = None,
+    open_here: Container[str] = (),
+    unreleased: set[str] | None = None,
 ) -> int:
     """Sockets that lived in a process that died (no heartbeat) no longer hold their
     seats: each is let go as if it had closed (server/race.py decides what follows: a seat
     with another socket stays connected, one with none starts its grace clock). Lobby
-    seats too: a dead client must not hold a seat forever. So are sockets of this process
-    (`here`) that are no longer open (`open_here`): their close could not be written
-    (Redis was down then), and the seat would otherwise wait for them forever. Returns
-    how many sockets."""
+    seats too: a dead client must not hold a seat forever. The rooms looked at are the
+    ones the dead process registered (`RoomStore.hold`, at each join), however many
+    others there are. So are sockets of this process (`here`) that are no longer open
+    (`open_here`) in the rooms of `unreleased`: their close could not be written (Redis
+    was down then), and the seat would otherwise wait for them forever. Returns how many
+    sockets."""
     store = hub.store
-    rooms = await store.room_ids()
-    statuses = await store.statuses(rooms)
     reaped = 0
-    alive: dict[str, bool] = {}
+    for process in await store.processes():
+        if process == here or await store.process_alive(process):
+            continue
+        rooms = await store.rooms_held(process)
+        reaped += await _let_go(hub, rooms, now, partial(_of_process, process))
+        await store.drop_process(process)  # only once all its rooms are done
+    if here is not None and unreleased:
+        rooms = sorted(unreleased)
+        reaped += await _let_go(
+            hub, rooms, now, lambda conn: process_of(conn) == here and conn not in open_here
+        )
+        unreleased.difference_update(rooms)
+    return reaped
+
+
+def _of_process(process: str, conn: str) -> bool:
+    return process_of(conn) == process
+
+
+async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], bool]) -> int:
+    """Let go of the sockets `gone` says are gone, in `rooms` still open; how many."""
+    statuses = await hub.store.statuses(rooms)
+    count = 0
     for room in rooms:
         if statuses.get(room) not in ("lobby", "countdown", "running"):
             continue
-        loaded = await store.load(room)
+        loaded = await hub.store.load(room)
         if loaded is None:
             continue
-        gone: list[tuple[int, str]] = []
-        for index, seat in loaded.race.seats.items():
-            for conn in seat.conns:
-                process = conn.split("-", 1)[0]
-                if process == here:
-                    held = conn in open_here  # else it closed when its close could not be written
-                else:
-                    if process not in alive:
-                        alive[process] = await store.process_alive(process)
-                    held = alive[process]
-                if not held:
-                    gone.append((index, conn))
+        seats = loaded.race.seats.items()
+        leaving = [(index, conn) for index, seat in seats for conn in seat.conns if gone(conn)]
         # Together: one transition for the room (server/departures.py).
-        await asyncio.gather(*(hub.departures.left(room, i, conn, now) for i, conn in gone))
-        reaped += len(gone)
-    return reaped
+        await asyncio.gather(*(hub.departures.left(room, i, conn, now) for i, conn in leaving))
+        count += len(leaving)
+    return count
 
 
 class OpenSockets:
@@ -251,7 +277,7 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
         await sweep_once(hub, now)
         if now >= reap:
             reap = now + REAP_EVERY
-            await reap_dead_seats(hub, now, process, OpenSockets(sockets))
+            await reap_dead_seats(hub, now, process, OpenSockets(sockets), app[UNRELEASED])
 
     sweeper = Periodic(
         "solrace-sweeper",
@@ -467,6 +493,8 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
                 await app[TOUR_LIVE].closed(conn)
             except Exception as exc:
                 app[METRICS].failed(exc)
+                if conn.room is not None and conn.seat is not None:
+                    app[UNRELEASED].add(conn.room)  # the reaper lets the seat go later
                 if not redis_error(exc):
                     log.exception("cleanup of socket %s failed", conn.id)
                 else:  # an outage, not a bug: one line, no traceback

@@ -36,12 +36,18 @@ __all__ = [
     "check_alive",
     "close_frame",
     "frame",
+    "process_of",
 ]
 
 log = logging.getLogger(__name__)
 
 _OP_TEXT, _OP_BINARY, _OP_CLOSE = 0x1, 0x2, 0x8
 _PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
+
+
+def process_of(conn_id: str) -> str:
+    """The server process a socket id names: ids are "PROCESS-RANDOM" (server/app.py)."""
+    return conn_id.split("-", 1)[0]
 
 
 def frame(payload: bytes, binary: bool) -> bytes:

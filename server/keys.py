@@ -20,7 +20,9 @@ node, so one script can touch them all):
 Global keys (no room tag; each is touched by one command on its own): `ROOMS` (zset of
 room ids by creation time), `DEADLINES` (zset of room ids by their next deadline, swept by
 every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
-process's heartbeat), `room_rate_key(ADDRESS)` (the room-creation limit of a client
+process's heartbeat), `PROCESSES` (set of the processes that have beaten and are not yet
+reaped), `process_rooms_key(PROCESS)` (set of the rooms where its sockets held seats),
+`room_rate_key(ADDRESS)` (the room-creation limit of a client
 address), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY` (every room
 transition: "REV|msgpack lobby entry", for the lobby feed, server/lobby_live.py).
 
@@ -44,12 +46,14 @@ __all__ = [
     "CONTROL",
     "DEADLINES",
     "LOBBY",
+    "PROCESSES",
     "ROOMS",
     "TOURS",
     "TOUR_DEADLINES",
     "RoomKeys",
     "TourKeys",
     "process_key",
+    "process_rooms_key",
     "quick_queue",
     "room_keys",
     "room_rate_key",
@@ -58,6 +62,7 @@ __all__ = [
 
 ROOMS = "solrace:rooms"
 DEADLINES = "solrace:deadlines"
+PROCESSES = "solrace:processes"  # set: every process that has beaten, until it is reaped
 LOBBY = "solrace:lobby"  # channel: each room transition's lobby entry (server/lobby_live.py)
 CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
 
@@ -79,6 +84,12 @@ def room_rate_key(address: str) -> str:
 def process_key(process: str) -> str:
     """A server process's heartbeat: present while it lives (server/app.py)."""
     return f"solrace:process:{process}"
+
+
+def process_rooms_key(process: str) -> str:
+    """Set of the rooms where a socket of `process` took or took back a seat (since the
+    lobby TTL): the rooms to look at when the process dies (server/app.py's reaper)."""
+    return f"solrace:process:{process}:rooms"
 
 
 class RoomKeys:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 import core
 import protocol as p
 from protocol import ErrorCode
-from server.connection import Connection
+from server.connection import Connection, process_of
 from server.context import Context
 from server.hub import LocalRoom
 from server.race import Outcome, Race, RaceError, Status
@@ -127,6 +127,7 @@ class Lobby:
                 taken[:] = [seat]
                 return race.connected(seat, conn_id, now)
 
+            await store.hold(process_of(conn_id), room)  # for the reaper, if we die
             await store.transact(room, take if fresh else come_back, now)
             seat = taken[0]
             last_seq = await store.last_seq(room, seat)  # where its seqs carry on

@@ -95,6 +95,7 @@ class MemoryRoomStore:
         self._created: dict[str, float] = {}
         self._deadlines: dict[str, float] = {}
         self._processes: dict[str, float] = {}  # process -> until (loop time)
+        self._held: dict[str, set[str]] = {}  # process -> rooms where it took seats
         self._queues: dict[str, list[str]] = {}
         self._creations: dict[str, float] = {}  # address -> when its next creation is due
         self._lock = asyncio.Lock()
@@ -258,7 +259,21 @@ class MemoryRoomStore:
         return self._processes.get(process, 0.0) > asyncio.get_running_loop().time()
 
     async def forget_process(self, process: str) -> None:
+        if process in self._processes:
+            self._processes[process] = 0.0  # known, not alive: the reaper looks at it
+
+    async def processes(self) -> list[str]:
+        return sorted(self._processes)
+
+    async def hold(self, process: str, room: str) -> None:
+        self._held.setdefault(process, set()).add(room)
+
+    async def rooms_held(self, process: str) -> list[str]:
+        return sorted(self._held.get(process, ()))
+
+    async def drop_process(self, process: str) -> None:
         self._processes.pop(process, None)
+        self._held.pop(process, None)
 
     async def problem(self) -> str | None:
         return None

@@ -31,9 +31,11 @@ from server.keyed_locks import KeyedLocks
 from server.keys import (
     DEADLINES,
     LOBBY,
+    PROCESSES,
     ROOMS,
     RoomKeys,
     process_key,
+    process_rooms_key,
     quick_queue,
     room_keys,
     room_rate_key,
@@ -222,6 +224,10 @@ class RoomStore(Protocol):
     async def problem(self) -> str | None: ...
     async def process_alive(self, process: str) -> bool: ...
     async def forget_process(self, process: str) -> None: ...
+    async def processes(self) -> list[str]: ...
+    async def hold(self, process: str, room: str) -> None: ...
+    async def rooms_held(self, process: str) -> list[str]: ...
+    async def drop_process(self, process: str) -> None: ...
     # quick match
     async def quick_pair(self, game: str, ticket: str) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> None: ...
@@ -419,14 +425,39 @@ class RedisRoomStore:
     # ------------------------------------------------------------ processes
 
     async def heartbeat(self, process: str, ttl: float) -> None:
-        """Process `process` is alive for `ttl` more seconds."""
-        await self.redis.set(process_key(process), 1, px=round(ttl * 1000))
+        """Process `process` is alive for `ttl` more seconds (and known: `processes`)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(process_key(process), 1, px=round(ttl * 1000))
+            pipe.sadd(PROCESSES, process)
+            await pipe.execute()
 
     async def process_alive(self, process: str) -> bool:
         return bool(await self.redis.exists(process_key(process)))
 
     async def forget_process(self, process: str) -> None:
+        """Its heartbeat only: the others then reap whatever it could not let go."""
         await self.redis.delete(process_key(process))
+
+    async def processes(self) -> list[str]:
+        """Every process that has beaten and was not dropped since (alive or not)."""
+        return sorted(p.decode() for p in await self.redis.smembers(PROCESSES))
+
+    async def hold(self, process: str, room: str) -> None:
+        """A socket of `process` is taking a seat of `room`: if the process dies, the
+        reaper looks there (before the seat is taken: a death in between costs a look)."""
+        key = process_rooms_key(process)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, room)
+            pipe.pexpire(key, round(self.lobby_ttl * 1000))
+            await pipe.execute()
+
+    async def rooms_held(self, process: str) -> list[str]:
+        return sorted(r.decode() for r in await self.redis.smembers(process_rooms_key(process)))
+
+    async def drop_process(self, process: str) -> None:
+        """A dead process reaped: forget it and its rooms."""
+        await self.redis.srem(PROCESSES, process)
+        await self.redis.delete(process_rooms_key(process))
 
     async def problem(self) -> str | None:
         """What is wrong with Redis, or None when every node answers (the health check)."""

@@ -1,7 +1,9 @@
 """A server process that dies: its deadlines and its racers are handled by the others."""
 
+import asyncio
 import time
 import uuid
+from pathlib import Path
 
 from redis.asyncio import Redis
 
@@ -9,7 +11,7 @@ from server.app import reap_dead_seats
 from server.batcher import ScriptBatcher
 from server.feed import RedisFeed
 from server.hub import Hub
-from server.keys import process_key
+from server.keys import ROOMS, RoomKeys, process_key
 from server.race import Race, RoomConfig, Status
 from server.store import RedisRoomStore
 
@@ -25,9 +27,14 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(redis_url: str) -> N
         room=room, config=RoomConfig("shaula", grace=7.0, countdown=0.0), seed=4, created_at=now
     )
     await store.create(race)
-    await redis.set(process_key("alive"), 1, px=10_000)
-    await store.transact(room, lambda r: r.join("gone", "h", now, "dead-1")[1], now)
-    await store.transact(room, lambda r: r.join("here", "h", now, "alive-1")[1], now)
+    dead, alive = f"dead{uuid.uuid4().hex[:6]}", f"alive{uuid.uuid4().hex[:6]}"
+    await store.heartbeat(alive, 10.0)
+    await store.heartbeat(dead, 10.0)
+    await store.forget_process(dead)  # its heartbeat lapsed
+    for process in (dead, alive):  # as Lobby.join does
+        await store.hold(process, room)
+    await store.transact(room, lambda r: r.join("gone", "h", now, f"{dead}-1")[1], now)
+    await store.transact(room, lambda r: r.join("here", "h", now, f"{alive}-1")[1], now)
     await store.transact(room, lambda r: r.start(0, now), now)
     await store.transact(room, lambda r: r.tick(now), now)
 
@@ -38,7 +45,10 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(redis_url: str) -> N
     assert not gone.connected and gone.grace_until == now + 1 + 7.0
     assert here.connected and here.grace_until is None
     assert await reap_dead_seats(hub, now + 2) == 0  # idempotent
-    await redis.delete(process_key("alive"))
+    assert dead not in await store.processes()  # reaped, forgotten
+    assert alive in await store.processes()
+    await store.drop_process(alive)
+    await redis.delete(process_key(alive))
     await batcher.close()
     await redis.aclose()
 
@@ -88,29 +98,78 @@ async def test_reaping_asks_about_each_process_once_not_once_per_seat(redis_url:
     hub = Hub(store, RedisFeed(redis))
     now = time.time()
     process = f"p{uuid.uuid4().hex[:8]}"
-    await redis.set(process_key(process), 1, px=10_000)
+    await store.heartbeat(process, 10.0)
     for _ in range(3):
         room = f"crash{uuid.uuid4().hex[:8]}"
         config = RoomConfig("shaula", seats=4, countdown=0.0)
         await store.create(Race(room=room, config=config, seed=4, created_at=now))
+        await store.hold(process, room)
         for seat in range(4):
             await store.transact(
                 room, lambda r, s=seat: r.join(f"n{s}", "h", now, f"{process}-{s}")[1], now
             )
         await store.transact(room, lambda r: r.start(0, now), now)
         await store.transact(room, lambda r: r.tick(now), now)
+    registered = await store.processes()
     await redis.config_resetstat()
     assert await reap_dead_seats(hub, now + 1) == 0
     stats = await redis.info("commandstats")
-    # Other tests' processes may hold seats in rooms of the same Redis: at most one each.
-    held, seats = {process}, 0
-    for room in await store.room_ids():
-        loaded = await store.load(room)
-        if loaded is not None:
-            conns = [conn for s in loaded.race.seats.values() for conn in s.conns]
-            held |= {conn.split("-")[0] for conn in conns}
-            seats += len(conns)
-    assert stats["cmdstat_exists"]["calls"] <= len(held) < seats
+    # One EXISTS per known process (other tests' included), however many seats they hold;
+    # and no room of a live process is even loaded.
+    assert stats["cmdstat_exists"]["calls"] <= len(registered)
+    assert process in registered
+    await store.drop_process(process)
     await redis.delete(process_key(process))
     await batcher.close()
     await redis.aclose()
+
+
+async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(
+    redis_url: str, server_url: str, tmp_path: Path
+) -> None:
+    """The reaper looked at the 200 newest rooms only: on a busy server a racer of a
+    process that died in an older room kept its seat "connected" for ever (never
+    forfeited: a race without a time limit never ended). Here the room is older than
+    200 others, and the process is killed while its socket holds the seat."""
+    from server_processes import ServerProcess, environment
+    from tests_support import free_port
+    from wsclient import WsClient, create_room, race_alone
+
+    env = environment(REDIS_URL=redis_url, SOLRACE_ROOM_RATE="0")
+    doomed = ServerProcess(free_port(), env, log=tmp_path / "doomed.log")
+    await doomed.start()
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    store = RedisRoomStore(redis, batcher)
+    newer: list[str] = []
+    try:
+        room = (await create_room(doomed.url, grace=60, countdown=0))["id"]
+        async with WsClient.connect(doomed.url) as ann:
+            await race_alone(ann, room)
+            now = time.time()
+            for _ in range(210):  # newer rooms, as on a busy server
+                newer.append(f"newer{uuid.uuid4().hex[:8]}")
+                config = RoomConfig("shaula")
+                await store.create(Race(room=newer[-1], config=config, seed=1, created_at=now))
+            doomed.kill()
+            assert doomed.process is not None
+            await doomed.process.wait()
+        # The server of `server_url` (alive, its reaper every few seconds) lets the seat
+        # go once the dead process's heartbeat has lapsed.
+        deadline = time.monotonic() + 30
+        while True:
+            loaded = await store.load(room)
+            assert loaded is not None
+            seat = loaded.race.seats[0]
+            if not seat.connected:
+                break
+            assert time.monotonic() < deadline, f"never let go:\n{doomed.text()[-2000:]}"
+            await asyncio.sleep(0.5)
+        assert seat.grace_until is not None and loaded.race.status is Status.RUNNING
+    finally:
+        doomed.kill()
+        if newer:  # other tests list the 200 newest rooms of this Redis
+            await redis.zrem(ROOMS, *newer)
+            await redis.delete(*(k for r in newer for k in (RoomKeys(r).race, RoomKeys(r).meta)))
+        await batcher.close()
+        await redis.aclose()

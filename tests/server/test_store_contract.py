@@ -146,8 +146,16 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert not await store.process_alive(process)
     await store.heartbeat(process, 5.0)
     assert await store.process_alive(process)
+    await store.hold(process, room)
+    await store.hold(process, room)
     await store.forget_process(process)
     assert not await store.process_alive(process)
+    # Known until reaped, with the rooms where it took seats.
+    assert process in await store.processes()
+    assert await store.rooms_held(process) == [room]
+    await store.drop_process(process)
+    assert process not in await store.processes()
+    assert await store.rooms_held(process) == []
     assert await store.problem() is None
     game = f"g{uuid.uuid4().hex[:6]}"
     assert await store.quick_pair(game, "a|ann") is None
