@@ -1,0 +1,132 @@
+"""The Python work of one move, step by step, without any I/O.
+
+    python -m bench.move_path [--game shaula] [--moves 500] [--rounds 5]
+
+The server's own code on the path of an accepted move, called as the server calls it
+(server/moves.py, server/store.py, server/hub.py, server/connection.py), on a legal
+random walk (bench/racers.py): decoding the client's frame, the engine (apply, progress,
+stuck), building the event and the store's write, encoding the move script's call,
+taking the published event back in and framing it for the mover and the opponents, and
+framing the mover's answer. The baseline, timed in the same run, is what any server of
+this protocol does with the same maps: unpack the client's frame and pack the answer
+and the event once each (msgpack). It prints µs per move for each step (the fastest of
+`--rounds` rounds: the machine's noise only adds) and the ratio to the baseline.
+
+What it leaves out, on purpose: sockets, the event loop, Redis. At an everyday rate the
+server process spends several times this per move (`python -m bench.server`): the rest is
+the I/O machinery (docs/performance.md, "Where the everyday-rate cost goes").
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import msgpack
+
+import protocol as p
+from bench.racers import move_sequences
+from core import new_game
+from server.connection import Outgoing
+from server.keys import room_keys
+from server.resp import encode_evalsha
+from server.store import MOVE, MoveWrite, _ms, answer_to, entry_body, parse_entry_wire
+from server.view import Viewer, view_event
+
+__all__ = ["main", "measure"]
+
+STEPS = ("decode", "engine", "event", "encode", "fan-out", "answer")
+
+
+def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], float]:
+    """Seconds per step over `moves` (one walk), and the baseline's seconds."""
+    board = new_game(game, seed)
+    spent = dict.fromkeys(STEPS, 0.0)
+    baseline = 0.0
+    clock: Callable[[], float] = time.perf_counter
+    keys = room_keys("bench").move_keys(3)
+    fixed = (3, 512, "{room:bench}:events", 86_400_000)
+    for seq, text in enumerate(moves, 1):
+        data = p.pack_map({"type": "move", "v": 1, "seq": seq, "move": text})
+        t0 = clock()
+        msg = p.decode_msgpack(data)
+        assert isinstance(msg, p.Move)
+        t1 = clock()
+        expected = board.moves
+        board.apply(msg.move)
+        played = board.history[-1]
+        progress, count = board.progress, board.moves
+        won = progress == board.progress_total
+        stuck = not won and board.stuck
+        t2 = clock()
+        now = time.time()
+        event = p.Progress(
+            version=0,
+            at=now,
+            seat=3,
+            progress=progress,
+            moves=count,
+            won=won,
+            stuck=stuck,
+            move=played,
+        )
+        write = MoveWrite("bench", 1, 3, seq, expected, played, now, event, None, "h" * 64)
+        t3 = clock()
+        state = msgpack.packb([progress, count, won, stuck, write.done_at])
+        body = entry_body(event)
+        args = (seq, expected, played, _ms(now), write.round, body, state, write.token_hash)
+        encode_evalsha(MOVE.sha, keys, args, fixed)
+        t4 = clock()
+        parsed = parse_entry_wire(b"%d|%b" % (seq, body))
+        assert parsed is not None
+        published, wire = parsed
+        Outgoing(published, view_event(wire, Viewer.MOVER)).frame(True)
+        Outgoing(published, view_event(wire, Viewer.OPPONENT)).frame(True)
+        t5 = clock()
+        answer = answer_to(seq, event, seq)
+        assert answer is not None
+        Outgoing(answer).frame(True)
+        t6 = clock()
+        marks = (t0, t1, t2, t3, t4, t5, t6)
+        for step, start, end in zip(STEPS, marks[:-1], marks[1:], strict=True):
+            spent[step] += end - start
+        b0 = clock()
+        msgpack.unpackb(data)
+        p.pack_map(p.to_wire(answer))
+        p.pack_map(wire)
+        baseline += clock() - b0
+    return spent, baseline
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.move_path", description=__doc__)
+    parser.add_argument("--game", default="shaula")
+    parser.add_argument("--moves", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    seed, walk = next(iter(move_sequences(args.game, 1, args.moves).items()))
+    best: dict[str, float] = {}
+    base = float("inf")
+    for _ in range(args.rounds):
+        spent, baseline = measure(args.game, walk, seed)
+        for step, seconds in spent.items():
+            best[step] = min(best.get(step, float("inf")), seconds)
+        base = min(base, baseline)
+    per_move = {step: seconds / len(walk) * 1e6 for step, seconds in best.items()}
+    total = sum(per_move.values())
+    base_us = base / len(walk) * 1e6
+    print("| step | µs per move |")
+    print("|---|---:|")
+    for step, us in per_move.items():
+        print(f"| {step} | {us:.1f} |")
+    print(f"| **all of the server's Python on the move path** | **{total:.1f}** |")
+    print(f"| baseline: unpack the frame, pack the answer and the event | {base_us:.1f} |")
+    print(
+        f"\n{args.game}, {len(walk)} moves: the move path's Python costs {total:.1f} µs per "
+        f"move, {total / base_us:.1f}x the bare serialisation of the same maps ({base_us:.1f} µs)"
+    )
+
+
+if __name__ == "__main__":
+    main()
