@@ -242,8 +242,10 @@ async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], 
             continue
         seats = loaded.race.seats.items()
         leaving = [(index, conn) for index, seat in seats for conn in seat.conns if gone(conn)]
-        # Together: one transition for the room (server/departures.py).
-        await asyncio.gather(*(hub.departures.left(room, i, conn, now) for i, conn in leaving))
+        # Together: one transition for the room (server/departures.py). A room gone in
+        # between has nobody left to let go; the other rooms still get their turn.
+        with contextlib.suppress(RaceError):
+            await asyncio.gather(*(hub.departures.left(room, i, c, now) for i, c in leaving))
         count += len(leaving)
     return count
 

@@ -63,14 +63,22 @@ def test_every_scenario_runs_through_its_client_processes() -> None:
         if key[0] != "idle":
             assert float(cells[1].replace(",", "")) > 0, (key, cells)  # messages flowed
     assert "KiB/connection" in table[("idle", "spectator of a quiet room")][6]
-    lines = done.stdout.strip().splitlines()[-5:]
-    assert lines[0].startswith("rooms: 15 connections") and lines[0].endswith("-> ok")
-    assert lines[1].startswith("crowd: racers' p99")
-    assert lines[2].startswith("spectator cost per delivered event: solrace")
+    # The verdict lines, by what they begin with: a busy machine adds one ("crowd:
+    # spectators received ... NOT all delivered in time") between them.
+    verdict = {}
+    for line in done.stdout.strip().splitlines():
+        for start in ("rooms:", "crowd: racers' p99", "spectator cost", "idle:", "exodus:"):
+            if line.startswith(start):
+                verdict[start] = line
+    assert len(verdict) == 5, done.stdout[-2000:]
+    assert verdict["rooms:"].startswith("rooms: 15 connections")
+    assert verdict["rooms:"].endswith("-> ok")
+    assert verdict["spectator cost"].startswith("spectator cost per delivered event: solrace")
     # 150 connections are far from the descriptor limit: the idle goal is not shown.
-    assert lines[3].startswith("idle: 150 connections (NOT up to the descriptor limit")
-    assert lines[3].endswith("NOT met")
-    assert lines[4].startswith("exodus: stayers' p99") and "6 racers dropped at once" in lines[4]
+    idle = verdict["idle:"]
+    assert idle.startswith("idle: 150 connections (NOT up to the descriptor limit")
+    assert idle.endswith("NOT met")
+    assert "6 racers dropped at once" in verdict["exodus:"]
 
 
 def crowd(quiet: float, watched: float, errors: float = 0) -> Scenario:
