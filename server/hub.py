@@ -34,6 +34,7 @@ from server.departures import Departures
 from server.feed import Feed
 from server.keys import RoomKeys
 from server.race import Race, Status
+from server.recent import RecentEvents, entry_of
 from server.seats import SeatSession, play, replay
 from server.store import RoomStore, parse_entry, parse_entry_wire
 from server.view import (
@@ -71,7 +72,7 @@ class LocalRoom:
         self.players: set[Connection] = set()
         self.spectators: set[Connection] = set()
         self.sessions: dict[int, SeatSession] = {}
-        self.recent: collections.deque[p.Event] = collections.deque(maxlen=RECENT)
+        self.recent = RecentEvents(RECENT)
         self._queue: asyncio.Queue[bytes | Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         self._busy = False  # the ordered task is in the middle of an item
@@ -145,7 +146,7 @@ class LocalRoom:
             event, wire = parsed
             if isinstance(event, p.Progress) and event.version == self.version + 1:
                 try:
-                    self._deliver_progress(event, self.race, wire)
+                    self._deliver_progress(event, self.race, wire, entry)
                 except Exception:
                     log.exception("room %s: delivery failed", self.id)
                 return
@@ -205,8 +206,14 @@ class LocalRoom:
             await self._send_snapshot(conn)
 
     def _deliver_progress(
-        self, event: p.Progress, race: Race, wire: dict[str, Any] | None = None
+        self,
+        event: p.Progress,
+        race: Race,
+        wire: dict[str, Any] | None = None,
+        entry: bytes | None = None,
     ) -> None:
+        """`wire` and `entry`, when given, are the event's wire map and logged bytes (as
+        pub/sub delivered it), so neither is built again."""
         seat = race.seats.get(event.seat)
         if seat is not None:
             seat.progress, seat.moves = event.progress, event.moves
@@ -217,7 +224,7 @@ class LocalRoom:
         if self.boards is not None:
             self._advance_board(event)
         self.version = event.version
-        self.recent.append(event)
+        self.recent.append(entry if entry is not None else entry_of(event))
         self._fan_out(event, race, wire)
 
     async def _deliver(self, event: p.Event) -> None:
@@ -237,7 +244,7 @@ class LocalRoom:
         if race.config.hidden and self.boards is not None:
             await self._ensure_boards()
         self.version = event.version
-        self.recent.append(event)
+        self.recent.append(entry_of(event))
         self._fan_out(event, race)
         self._check_holders(race)
         self._arm()
@@ -454,8 +461,9 @@ class LocalRoom:
     async def _events_between(self, since: int, until: int) -> list[p.Event] | None:
         if since == until:
             return []
-        if self.recent and self.recent[0].version <= since + 1:
-            return [e for e in self.recent if since < e.version <= until]
+        first = self.recent.first_version()
+        if first is not None and first <= since + 1:
+            return self.recent.between(since, until)
         events = await self.hub.store.events_since(self.id, since)
         if events is None:
             return None
@@ -489,7 +497,7 @@ class LocalRoom:
         version = self.version
         pending: list[p.Event] = []
         if delay > 0:
-            events = await self._events_between(0, self.version) or list(self.recent)
+            events = await self._events_between(0, self.version) or self.recent.events()
             pending = [e for e in events if e.at > cutoff]
             if pending:
                 version = pending[0].version - 1
