@@ -39,7 +39,6 @@ from server.app_keys import (
     SETTINGS,
     SOCKETS,
     STORE,
-    UNRELEASED,
 )
 from server.batcher import ScriptBatcher
 from server.client_address import client_address, parse_trusted_proxies
@@ -92,7 +91,6 @@ def create_app(settings: Settings) -> web.Application:
     app[CLIENT_SOCKETS] = ConnectionCount(settings.max_connections_per_address)
     app[FLOODERS] = FloodCooldown(settings.flood_cooldown)
     app[CLEANUPS] = asyncio.Semaphore(CLEANUPS_AT_ONCE)
-    app[UNRELEASED] = set()
     app[PROCESS] = uuid.uuid4().hex[:10]  # this server process, for its heartbeat key
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
@@ -189,7 +187,10 @@ async def sweep_once(hub: Hub, now: float) -> int:
 
 CLEANUPS_AT_ONCE = 32  # closed sockets cleaned up at once (server/departures.py batches them)
 PROCESS_TTL = 10.0  # seconds a process is thought alive after its last heartbeat
+# Seconds a process must be seen without a heartbeat before it is reaped: after a Redis
+# outage live processes beat again within HEARTBEAT_EVERY.
 HEARTBEAT_EVERY = 2.0
+MISSING_FOR = 2 * HEARTBEAT_EVERY
 REAP_EVERY = 5.0
 
 
@@ -198,31 +199,46 @@ async def reap_dead_seats(
     now: float,
     here: str | None = None,
     open_here: Container[str] = (),
-    unreleased: set[str] | None = None,
+    missing: dict[str, float] | None = None,
 ) -> int:
     """Sockets that lived in a process that died (no heartbeat) no longer hold their
     seats: each is let go as if it had closed (server/race.py decides what follows: a seat
     with another socket stays connected, one with none starts its grace clock). Lobby
     seats too: a dead client must not hold a seat forever. The rooms looked at are the
     ones the dead process registered (`RoomStore.hold`, at each join), however many
-    others there are. So are sockets of this process (`here`) that are no longer open
-    (`open_here`) in the rooms of `unreleased`: their close could not be written (Redis
-    was down then), and the seat would otherwise wait for them forever. Returns how many
-    sockets."""
+    others there are. With `missing` (this reaper's memory: process -> when it was first
+    seen without a heartbeat), a process is reaped only once seen missing for
+    MISSING_FOR: right after a Redis outage a live process may not have beaten again
+    yet. So are sockets of this process (`here`) that are no longer open (`open_here`) in
+    the rooms of `hub.unreleased`: their departure could not be written (Redis was down
+    then), and the seat would otherwise wait for them forever. Returns how many sockets."""
     store = hub.store
     reaped = 0
     for process in await store.processes():
-        if process == here or await store.process_alive(process):
+        if process == here:
+            continue
+        if await store.process_alive(process):
+            if missing is not None:
+                missing.pop(process, None)
+            continue
+        if missing is not None and now - missing.setdefault(process, now) < MISSING_FOR:
             continue
         rooms = await store.rooms_held(process)
         reaped += await _let_go(hub, rooms, now, partial(_of_process, process))
         await store.drop_process(process)  # only once all its rooms are done
+        if missing is not None:
+            missing.pop(process, None)
+    unreleased = hub.unreleased
     if here is not None and unreleased:
         rooms = sorted(unreleased)
-        reaped += await _let_go(
-            hub, rooms, now, lambda conn: process_of(conn) == here and conn not in open_here
-        )
-        unreleased.difference_update(rooms)
+        unreleased.clear()  # a room failing again meanwhile is added back, not lost
+        try:
+            reaped += await _let_go(
+                hub, rooms, now, lambda conn: process_of(conn) == here and conn not in open_here
+            )
+        except BaseException:
+            unreleased.update(rooms)
+            raise
     return reaped
 
 
@@ -243,9 +259,13 @@ async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], 
         seats = loaded.race.seats.items()
         leaving = [(index, conn) for index, seat in seats for conn in seat.conns if gone(conn)]
         # Together: one transition for the room (server/departures.py). A room gone in
-        # between has nobody left to let go; the other rooms still get their turn.
-        with contextlib.suppress(RaceError):
+        # between has nobody left to let go; any other refusal (too busy) is raised, and
+        # the whole sweep is tried again.
+        try:
             await asyncio.gather(*(hub.departures.left(room, i, c, now) for i, c in leaving))
+        except RaceError as err:
+            if err.code is not ErrorCode.UNKNOWN_ROOM:
+                raise
         count += len(leaving)
     return count
 
@@ -269,17 +289,22 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     process = app[PROCESS]
     sockets = app[SOCKETS]
     beat = reap = 0.0
+    missing: dict[str, float] = {}  # processes seen without a heartbeat, since when
 
     async def step() -> None:
         nonlocal beat, reap
         now = time.time()
-        if now >= beat:
-            beat = now + HEARTBEAT_EVERY
-            await hub.store.heartbeat(process, PROCESS_TTL)
-        await sweep_once(hub, now)
-        if now >= reap:
-            reap = now + REAP_EVERY
-            await reap_dead_seats(hub, now, process, OpenSockets(sockets), app[UNRELEASED])
+        try:
+            if now >= beat:
+                beat = now + HEARTBEAT_EVERY
+                await hub.store.heartbeat(process, PROCESS_TTL)
+            await sweep_once(hub, now)
+            if now >= reap:
+                reap = now + REAP_EVERY
+                await reap_dead_seats(hub, now, process, OpenSockets(sockets), missing)
+        except Exception:
+            missing.clear()  # Redis trouble: every process gets MISSING_FOR afresh after it
+            raise
 
     sweeper = Periodic(
         "solrace-sweeper",
@@ -496,7 +521,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
             except Exception as exc:
                 app[METRICS].failed(exc)
                 if conn.room is not None and conn.seat is not None:
-                    app[UNRELEASED].add(conn.room)  # the reaper lets the seat go later
+                    app[HUB].unreleased.add(conn.room)  # the reaper lets the seat go later
                 if not redis_error(exc):
                     log.exception("cleanup of socket %s failed", conn.id)
                 else:  # an outage, not a bug: one line, no traceback

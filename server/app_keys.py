@@ -35,7 +35,6 @@ __all__ = [
     "SETTINGS",
     "SOCKETS",
     "STORE",
-    "UNRELEASED",
 ]
 
 SETTINGS = web.AppKey("settings", Settings)
@@ -54,6 +53,3 @@ DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
 FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
 CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once
-# Rooms where a socket of this process closed without its seat let go (Redis was down):
-# the reaper lets those seats go once Redis is back.
-UNRELEASED: web.AppKey[set[str]] = web.AppKey("unreleased")

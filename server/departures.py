@@ -68,11 +68,10 @@ class Departures:
             for d in take():
                 if d.done is None or d.done.done():
                     continue
-                if isinstance(exc, asyncio.CancelledError):
-                    d.done.cancel()
-                else:
-                    d.done.set_exception(exc)
-                    d.done.exception()  # retrieved: a joiner may have been cancelled
+                if isinstance(exc, asyncio.CancelledError):  # the writer's, not theirs
+                    exc = RuntimeError(f"the departures of room {room} were not written")
+                d.done.set_exception(exc)
+                d.done.exception()  # retrieved: a joiner may have been cancelled
             raise
         for d in take():
             if d.done is not None and not d.done.done():

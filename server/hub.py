@@ -580,6 +580,9 @@ class Hub:
         self.store = store
         self.feed = feed
         self.departures = Departures(store)  # sockets gone: one transition per room and turn
+        # Rooms where a socket of this process may still be listed in a seat although it
+        # is gone (its departure could not be written): the reaper lets it go later.
+        self.unreleased: set[str] = set()
         self.rooms: dict[str, LocalRoom] = {}
         self._opening: dict[str, asyncio.Future[LocalRoom | None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()

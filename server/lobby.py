@@ -8,7 +8,6 @@ whose player gave the seat up acts for nobody (server/race.py decides who holds 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 import re
@@ -131,7 +130,9 @@ class Lobby:
             await store.transact(room, take if fresh else come_back, now)
             seat = taken[0]
             last_seq = await store.last_seq(room, seat)  # where its seqs carry on
-        except BaseException:
+        except BaseException as exc:
+            if taken:  # the seat may list this socket, which the client was told is out
+                await self._let_go(room, taken[0], conn_id, exc)
             await self.ctx.hub.abandon(local)
             raise
         conn.room, conn.seat, conn.token_hash, conn.role = room, seat, token_hash, "player"
@@ -168,8 +169,27 @@ class Lobby:
         if local is not None:
             await self.ctx.hub.release(local, conn)
         if conn.seat is not None:
-            with contextlib.suppress(RaceError):
-                await self.ctx.hub.departures.left(conn.room, conn.seat, conn.id, time.time())
+            await self._let_go(conn.room, conn.seat, conn.id)
+
+    async def _let_go(
+        self, room: str, seat: int, conn_id: str, failed: BaseException | None = None
+    ) -> None:
+        """Socket `conn_id` no longer holds `seat`. When that cannot be written now (Redis
+        down, the room too busy, or a join that failed on its way), the room is left to
+        the reaper (`Hub.unreleased`); a room that is gone has nobody to let go."""
+        hub = self.ctx.hub
+        if isinstance(failed, asyncio.CancelledError):
+            hub.unreleased.add(room)  # no waiting on a cancelled task
+            return
+        try:
+            await hub.departures.left(room, seat, conn_id, time.time())
+        except RaceError as err:
+            if err.code is not ErrorCode.UNKNOWN_ROOM:
+                hub.unreleased.add(room)
+        except Exception:
+            hub.unreleased.add(room)
+            if failed is None:
+                raise  # the socket's clean-up logs it
 
     # ------------------------------------------------------------ a seat's actions
 
