@@ -36,6 +36,17 @@ async def _room(store: MemoryRoomStore, room: str = "mem1") -> str:
     return room
 
 
+async def _seat_of_a_silent_process(store: MemoryRoomStore, process: str) -> tuple[str, float]:
+    """A room whose seat 0 is held by a socket of `process`, which no longer beats."""
+    room = await _room(store)
+    await store.heartbeat(process, 10.0)
+    await store.hold(process, room)
+    now = time.time()
+    await store.transact(room, lambda r: r.join("ann", "h", now, f"{process}-1")[1], now)
+    await store.forget_process(process)
+    return room, now
+
+
 async def test_a_join_that_fails_after_its_seat_was_written_does_not_hold_it() -> None:
     """The join's transition is written, then its next Redis call fails: the client is
     told the join failed, so the socket is not in the room, yet the seat listed it."""
@@ -86,12 +97,7 @@ async def test_a_room_that_fails_again_while_it_is_reaped_stays_to_be_reaped() -
 
 async def test_a_dead_process_is_kept_until_every_room_of_it_was_written() -> None:
     store, hub, _ = _world()
-    room = await _room(store)
-    await store.heartbeat("dead", 10.0)
-    await store.hold("dead", room)
-    now = time.time()
-    await store.transact(room, lambda r: r.join("gone", "h", now, "dead-1")[1], now)
-    await store.forget_process("dead")
+    _, now = await _seat_of_a_silent_process(store, "dead")
     real = store.transact
 
     async def busy(room: str, action: Any, now: float) -> Any:
@@ -111,12 +117,7 @@ async def test_a_process_seen_missing_is_reaped_only_once_missing_for_a_while() 
     """Right after a Redis outage every process's heartbeat may be gone: a live one beats
     again within seconds, and must not have its players let go meanwhile."""
     store, hub, _ = _world()
-    room = await _room(store)
-    await store.heartbeat("quiet", 10.0)
-    await store.hold("quiet", room)
-    now = time.time()
-    await store.transact(room, lambda r: r.join("ann", "h", now, "quiet-1")[1], now)
-    await store.forget_process("quiet")  # as after an outage that lost the keys
+    _, now = await _seat_of_a_silent_process(store, "quiet")  # as after an outage
     missing: dict[str, float] = {}
     assert await reap_dead_seats(hub, now, missing=missing) == 0
     assert await reap_dead_seats(hub, now + MISSING_FOR / 2, missing=missing) == 0
