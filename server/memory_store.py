@@ -267,6 +267,7 @@ class MemoryRoomStore:
 
     async def hold(self, process: str, room: str) -> None:
         self._held.setdefault(process, set()).add(room)
+        self._processes.setdefault(process, 0.0)  # known (alive only once it beats)
 
     async def rooms_held(self, process: str) -> list[str]:
         return sorted(self._held.get(process, ()))

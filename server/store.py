@@ -444,11 +444,13 @@ class RedisRoomStore:
 
     async def hold(self, process: str, room: str) -> None:
         """A socket of `process` is taking a seat of `room`: if the process dies, the
-        reaper looks there (before the seat is taken: a death in between costs a look)."""
+        reaper looks there (before the seat is taken: a death in between costs a look).
+        The process is made known too: Redis may have lost it since its last heartbeat."""
         key = process_rooms_key(process)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.sadd(key, room)
             pipe.pexpire(key, round(self.lobby_ttl * 1000))
+            pipe.sadd(PROCESSES, process)
             await pipe.execute()
 
     async def rooms_held(self, process: str) -> list[str]:

@@ -157,6 +157,12 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert process not in await store.processes()
     assert await store.rooms_held(process) == []
     assert await store.problem() is None
+    # A process that holds a room before any heartbeat (Redis lost it) is known too.
+    unbeaten = uuid.uuid4().hex[:8]
+    await store.hold(unbeaten, room)
+    assert unbeaten in await store.processes()
+    assert not await store.process_alive(unbeaten)
+    await store.drop_process(unbeaten)
     game = f"g{uuid.uuid4().hex[:6]}"
     assert await store.quick_pair(game, "a|ann") is None
     assert await store.quick_pair(game, "b|bo") == "a|ann"
