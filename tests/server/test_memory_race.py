@@ -62,16 +62,21 @@ def connection(name: str) -> tuple[Connection, Transport]:
     return conn, transport
 
 
+def world() -> tuple[MemoryRoomStore, Hub, RaceService]:
+    """A store, rooms and a service in memory, as the server wires them."""
+    feed = MemoryFeed()
+    store = MemoryRoomStore(feed)
+    hub = Hub(store, feed)
+    return store, hub, RaceService(Settings(), store, hub, Metrics(lambda: 0, lambda: 0))
+
+
 async def settled() -> None:
     for _ in range(20):
         await asyncio.sleep(0.01)
 
 
 async def test_a_race_on_the_memory_store() -> None:
-    feed = MemoryFeed()
-    store = MemoryRoomStore(feed)
-    hub = Hub(store, feed)
-    service = RaceService(Settings(), store, hub, Metrics(lambda: 0, lambda: 0))
+    store, hub, service = world()
     config = RoomConfig(game="shaula", seats=2, countdown=0.0)
     await store.create(Race(room="mem1", config=config, seed=31, created_at=time.time()))
     (ann, ann_out), (bo, bo_out) = connection("ann"), connection("bo")
@@ -111,10 +116,7 @@ async def test_a_join_in_flight_when_the_last_socket_leaves_gets_in_and_hears_th
     closed room's ordered task (no welcome, no snapshot, its socket's later close never
     handled), and the seat it took stayed connected for good (a tournament heat then ran
     to its time limit: tests/server/test_tournament_e2e.py)."""
-    feed = MemoryFeed()
-    store = MemoryRoomStore(feed)
-    hub = Hub(store, feed)
-    service = RaceService(Settings(), store, hub, Metrics(lambda: 0, lambda: 0))
+    store, hub, service = world()
     config = RoomConfig(game="shaula", seats=2, countdown=0.0)
     await store.create(Race(room="mem2", config=config, seed=31, created_at=time.time()))
     (ann, _), (bo, bo_out) = connection("ann"), connection("bo")

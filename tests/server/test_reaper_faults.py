@@ -9,25 +9,14 @@ import time
 from typing import Any
 
 import pytest
-from test_memory_race import connection, settled
+from test_memory_race import connection, settled, world
 
 import protocol as p
 from protocol import ErrorCode
 from server.app import MISSING_FOR, reap_dead_seats
 from server.departures import Departures
-from server.hub import Hub
-from server.memory_store import MemoryFeed, MemoryRoomStore
-from server.metrics import Metrics
+from server.memory_store import MemoryRoomStore
 from server.race import Race, RaceError, RoomConfig
-from server.service import RaceService
-from server.settings import Settings
-
-
-def _world() -> tuple[MemoryRoomStore, Hub, RaceService]:
-    feed = MemoryFeed()
-    store = MemoryRoomStore(feed)
-    hub = Hub(store, feed)
-    return store, hub, RaceService(Settings(), store, hub, Metrics(lambda: 0, lambda: 0))
 
 
 async def _room(store: MemoryRoomStore, room: str = "mem1") -> str:
@@ -50,7 +39,7 @@ async def _seat_of_a_silent_process(store: MemoryRoomStore, process: str) -> tup
 async def test_a_join_that_fails_after_its_seat_was_written_does_not_hold_it() -> None:
     """The join's transition is written, then its next Redis call fails: the client is
     told the join failed, so the socket is not in the room, yet the seat listed it."""
-    store, hub, service = _world()
+    store, hub, service = world()
     await store.heartbeat("proc", 10.0)
     room = await _room(store)
     ann, _ = connection("ann")
@@ -72,7 +61,7 @@ async def test_a_join_that_fails_after_its_seat_was_written_does_not_hold_it() -
 
 
 async def test_a_room_that_fails_again_while_it_is_reaped_stays_to_be_reaped() -> None:
-    store, hub, service = _world()
+    store, hub, service = world()
     room = await _room(store)
     (ann, _), (bo, _) = connection("ann"), connection("bo")
     await service.handle(ann, p.Join(room=room, name="ann"))
@@ -96,7 +85,7 @@ async def test_a_room_that_fails_again_while_it_is_reaped_stays_to_be_reaped() -
 
 
 async def test_a_dead_process_is_kept_until_every_room_of_it_was_written() -> None:
-    store, hub, _ = _world()
+    store, hub, _ = world()
     _, now = await _seat_of_a_silent_process(store, "dead")
     real = store.transact
 
@@ -116,7 +105,7 @@ async def test_a_dead_process_is_kept_until_every_room_of_it_was_written() -> No
 async def test_a_process_seen_missing_is_reaped_only_once_missing_for_a_while() -> None:
     """Right after a Redis outage every process's heartbeat may be gone: a live one beats
     again within seconds, and must not have its players let go meanwhile."""
-    store, hub, _ = _world()
+    store, hub, _ = world()
     _, now = await _seat_of_a_silent_process(store, "quiet")  # as after an outage
     missing: dict[str, float] = {}
     assert await reap_dead_seats(hub, now, missing=missing) == 0
