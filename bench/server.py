@@ -43,6 +43,7 @@ LOAD_TIMEOUT = 120.0
 SATURATION_GOAL = 0.70  # solrace's rate at saturation, as a fraction of the relay's
 EVERYDAY_GOAL = 2.0  # server and Redis CPU per move at the fixed load, times the relay's
 MORE_PROCESSES = 1.25  # what "clearly more" means for two processes against one
+FLOOR = "floor: relay kept in Redis"
 
 
 @dataclass
@@ -167,6 +168,26 @@ async def bench_relay(args: argparse.Namespace, base: dict[str, Any]) -> list[Ro
         for load, plan in plans(args, base):
             print(f"relay, {load} ...", file=sys.stderr)
             rows.append(Row("bare relay", load, await run_load(plan, args.load_cpu)))
+    return rows
+
+
+async def bench_floor(args: argparse.Namespace, base: dict[str, Any]) -> list[Row]:
+    """The relay with every message kept in Redis first (bench/floor.py), each load on a
+    fresh floor and Redis, Redis placed as solrace's."""
+    rows = []
+    for load, plan in plans(args, {**base, "target": "relay"}):
+        port = free_loopback_port()
+        with tempfile.TemporaryDirectory(prefix="solrace-bench-") as data:
+            redis = RedisSupervisor(data)
+            async with redis:
+                assert redis.pid is not None
+                pin(redis.pid, args.redis_cpu)
+                command = [sys.executable, "-m", "bench.floor", "--port", str(port)]
+                command += ["--redis-port", str(redis.port)]
+                async with child(command, port, args.server_cpu) as floor:
+                    plan = {**plan, "port": port, "server_pids": [floor.pid, redis.pid]}
+                    print(f"floor, {load} ...", file=sys.stderr)
+                    rows.append(Row(FLOOR, load, await run_load(plan, args.load_cpu)))
     return rows
 
 
@@ -350,6 +371,7 @@ def ratios(rows: list[Row]) -> list[str]:
             f"of which the server process {alone * offered / 1e6:.0%} ({alone:.0f} µs/move); "
             f"the server and Redis got {fixed['server_cpu']:.0%} of one"
         )
+    out += floor_lines(found)
     behind = {
         int(target.split(" ")[1][1:]): result
         for (target, load), result in found.items()
@@ -375,13 +397,55 @@ def ratios(rows: list[Row]) -> list[str]:
     return out
 
 
+def floor_lines(found: dict[tuple[str, str], dict[str, Any]]) -> list[str]:
+    """What the design itself costs against the relay (bench/floor.py), and so what the
+    goals leave for solrace's own work on top of it."""
+    out = []
+    relay_sat, floor_sat = found.get(("bare relay", "saturation")), found.get((FLOOR, "saturation"))
+    server_sat = found.get(("solrace", "saturation"))
+    if relay_sat and floor_sat:
+        ratio = floor_sat["answered_per_s"] / relay_sat["answered_per_s"]
+        line = (
+            f"floor, saturation: relay kept in Redis / bare relay = {ratio:.2f} "
+            f"({cpu_per_move(floor_sat):.0f} µs/message, Redis {redis_per_move(floor_sat)})"
+        )
+        if server_sat:
+            share = server_sat["answered_per_s"] / floor_sat["answered_per_s"]
+            line += f"; solrace / floor = {share:.2f}"
+        out.append(line)
+    relay_fixed, floor_fixed = found.get(("bare relay", "fixed")), found.get((FLOOR, "fixed"))
+    server_fixed = found.get(("solrace", "fixed"))
+    if relay_fixed and floor_fixed:
+        relay, floor = cpu_per_move(relay_fixed), cpu_per_move(floor_fixed)
+        left = EVERYDAY_GOAL * relay - floor
+        line = (
+            f"floor, fixed load: relay kept in Redis {floor:.0f} µs/message (Redis "
+            f"{redis_per_move(floor_fixed)}) = {floor / relay:.2f} x the bare relay; the "
+            f"{EVERYDAY_GOAL:g}x goal leaves {left:.0f} µs per move for everything solrace "
+            "does beyond keeping and relaying a message"
+        )
+        if server_fixed:
+            line += f" (solrace spends {cpu_per_move(server_fixed) - floor:.0f})"
+        out.append(line)
+    return out
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m bench.server",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--only", choices=["relay", "solrace"], help="run one server only")
+    parser.add_argument(
+        "--only",
+        choices=["relay", "solrace", "floor"],
+        nargs="+",
+        help="run these servers only (the floor: bench/floor.py, the relay with every "
+        "message kept in Redis first)",
+    )
+    parser.add_argument(
+        "--no-floor", action="store_true", help="leave the floor out of a full run (quicker)"
+    )
     parser.add_argument("--racers", type=int, default=1000, help="racers at fixed load")
     parser.add_argument("--rate", type=float, default=2.0, help="moves/s per racer, fixed load")
     parser.add_argument("--sat-racers", type=int, default=1000, help="racers at saturation")
@@ -496,9 +560,11 @@ async def run(args: argparse.Namespace) -> list[Row]:
         "sequences": list(sequences.values()),
     }
     rows: list[Row] = []
-    if args.only in (None, "relay"):
+    if args.only is None or "relay" in args.only:
         rows += await bench_relay(args, base)
-    if args.only in (None, "solrace"):
+    if (args.only is None and not args.no_floor) or (args.only and "floor" in args.only):
+        rows += await bench_floor(args, base)
+    if args.only is None or "solrace" in args.only:
         rows += await bench_server(args, base)
     for count in args.haproxy:
         rows += await bench_haproxy(args, base, count)

@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from redis.asyncio import Redis
 from aiohttp import web
 from balancers import haproxy_binary
 from tests_support import MakeServer
@@ -19,6 +20,7 @@ from tests_support import MakeServer
 import core
 from bench.loadgen import run_plan
 from bench.racers import move_sequences
+from bench.floor import make_floor_app
 from bench.relay import make_relay_app
 from bench.server import Row, median_rows, parse_args, ratios, table
 from bench.wsclient import client_frame
@@ -68,6 +70,27 @@ async def test_the_relay_answers_every_move_of_an_open_loop() -> None:
         await runner.cleanup()
     assert result.sent > 0 and result.unanswered == 0 and result.refused == 0
     assert result.answered_per_s > 0 and result.p50_ms <= result.p99_ms
+
+
+async def test_the_floor_keeps_every_message_in_redis_before_relaying_it(redis_url: str) -> None:
+    address = urlsplit(redis_url)
+    assert address.hostname is not None and address.port is not None
+    runner = web.AppRunner(make_floor_app(address.hostname, address.port))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.delete("floor:0:log", "floor:1:log")
+        result = await run_plan(plan("relay", port, rate=10.0))
+        kept = await redis.xlen("floor:0:log") + await redis.xlen("floor:1:log")
+    finally:
+        await redis.aclose()
+        await runner.cleanup()
+    # Every move sent was answered (relayed back from its published copy) and kept.
+    assert result.sent > 0 and result.unanswered == 0 and result.refused == 0
+    assert kept == result.sent
 
 
 async def test_the_solrace_server_accepts_every_precomputed_move(make_server: MakeServer) -> None:
