@@ -36,7 +36,7 @@ from typing import Any
 from bench.racers import move_sequences
 from server.redis_supervisor import RedisSupervisor, free_loopback_port
 
-__all__ = ["add_process_options", "main", "place_processes", "server_env"]
+__all__ = ["FLOOR", "add_process_options", "floor_lines", "main", "place_processes", "server_env"]
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_TIMEOUT = 120.0
