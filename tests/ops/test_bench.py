@@ -176,6 +176,12 @@ def test_repeated_runs_are_judged_by_their_median_rates() -> None:
     medians = {r.target: r.result["answered_per_s"] for r in median_rows(runs)}
     assert medians == {"bare relay": 1000, "solrace": 500}
     assert {r.result["answered_per_s"] for r in median_rows(runs[:2])} == {900, 300}
+    # At a fixed load every run answers what is offered: the median is by CPU per move.
+    fixed = [
+        [Row("solrace", "fixed", {"answered_per_s": 100, "server_cpu": cpu, "offered": 100})]
+        for cpu in (0.03, 0.05, 0.04)
+    ]
+    assert [r.result["server_cpu"] for r in median_rows(fixed)] == [0.04]
     assert parse_args(["--repeat", "3"]).repeat == 3
     with pytest.raises(SystemExit):
         parse_args(["--repeat", "0"])
