@@ -420,11 +420,12 @@ class LocalRoom:
             self.spectators.add(conn)
         self.conns.add(conn)
         catch_up = None
-        if since is not None and since <= self.version:
-            catch_up = await self._events_between(since, self.version)
         # Hidden games: a board after missed deals cannot be rebuilt from events, and
-        # catch-up progress carries no board (a spectator's too): send a snapshot.
-        if catch_up is None or (race.config.hidden and catch_up):
+        # catch-up progress carries no board (a spectator's too): always a snapshot, also
+        # when nothing was missed (the client may hold no board: an `accepted` lost).
+        if since is not None and since <= self.version and not race.config.hidden:
+            catch_up = await self._events_between(since, self.version)
+        if catch_up is None:
             await self._send_snapshot(conn)
             return
         assert since is not None

@@ -31,3 +31,27 @@ async def test_the_socket_that_leaves_is_told_by_its_own_left_event(server_url: 
         assert (await bo.expect(p.Error)).code == p.ErrorCode.NOT_JOINED
         again = await bo.join(room, "bo")  # the socket is free: no already_joined
         assert again.seat == 1 and again.token
+
+
+async def test_moojub_comes_back_to_a_snapshot_even_when_nothing_was_missed(
+    server_url: str,
+) -> None:
+    """Section 6: in a game that hides cards, `join` with token and `since` (and `watch`
+    with `since`) is answered by a snapshot, also when `since` is the last version: a
+    board cannot be rebuilt from events, so the client is always given it."""
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1))["id"]
+    async with WsClient.connect(server_url) as ann:
+        token = (await ann.join(room, "ann")).token
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move="deal"))
+        accepted = await ann.expect(p.Accepted)
+        async with WsClient.connect(server_url) as again:
+            await again.join(room, token=token, since=accepted.version)
+            snapshot = await again.expect(p.Snapshot)
+            assert snapshot.version == accepted.version
+            assert snapshot.board == accepted.board and snapshot.moves == ["deal"]
+        async with WsClient.connect(server_url, binary=False) as spy:
+            await spy.send(p.Watch(room=room, since=accepted.version))
+            seen = await spy.expect(p.Snapshot)
+            assert seen.boards is not None and seen.boards["0"]["talon_count"] == 44
