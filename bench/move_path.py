@@ -5,7 +5,8 @@
 The server's own code on the path of an accepted move, called as the server calls it
 (server/moves.py, server/store.py, server/hub.py, server/connection.py), on a legal
 random walk (bench/racers.py): decoding the client's frame, the engine (apply, progress,
-stuck), building the event and the store's write, encoding the move script's call,
+stuck) with the event it makes (`progress_event`), the store's write, encoding the move
+script's call (`move_call`),
 taking the published event back in and framing it for the mover and the opponents, and
 framing the mover's answer. The baseline, timed in the same run, is what any server of
 this protocol does with the same maps: unpack the client's frame and pack the answer
@@ -29,14 +30,14 @@ import protocol as p
 from bench.racers import move_sequences
 from core import new_game
 from server.connection import Outgoing
-from server.keys import room_keys
+from server.moves import progress_event
 from server.resp import encode_evalsha
-from server.store import MOVE, MoveWrite, _ms, answer_to, entry_body, parse_entry_wire
+from server.store import MOVE, MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
 from server.view import Viewer, view_event
 
 __all__ = ["main", "measure"]
 
-STEPS = ("decode", "engine", "event", "encode", "fan-out", "answer")
+STEPS = ("decode", "engine and event", "write", "encode", "fan-out", "answer")
 
 
 def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], float]:
@@ -45,8 +46,6 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
     spent = dict.fromkeys(STEPS, 0.0)
     baseline = 0.0
     clock: Callable[[], float] = time.perf_counter
-    keys = room_keys("bench").move_keys(3)
-    fixed = (3, 512, "{room:bench}:events", 86_400_000)
     for seq, text in enumerate(moves, 1):
         data = p.pack_map({"type": "move", "v": 1, "seq": seq, "move": text})
         t0 = clock()
@@ -56,29 +55,16 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
         expected = board.moves
         board.apply(msg.move)
         played = board.history[-1]
-        progress, count = board.progress, board.moves
-        won = progress == board.progress_total
-        stuck = not won and board.stuck
-        t2 = clock()
         now = time.time()
-        event = p.Progress(
-            version=0,
-            at=now,
-            seat=3,
-            progress=progress,
-            moves=count,
-            won=won,
-            stuck=stuck,
-            move=played,
-        )
+        event = progress_event(board, 3, played, now)
+        t2 = clock()
         write = MoveWrite("bench", 1, 3, seq, expected, played, now, event, None, "h" * 64)
         t3 = clock()
-        state = msgpack.packb([progress, count, won, stuck, write.done_at])
-        body = entry_body(event)
-        args = (seq, expected, played, _ms(now), write.round, body, state, write.token_hash)
-        encode_evalsha(MOVE.sha, keys, args, fixed)
+        encode_evalsha(MOVE.sha, *move_call(write, 512, 86_400.0))
         t4 = clock()
-        parsed = parse_entry_wire(b"%d|%b" % (seq, body))
+        entry = b"%d|%b" % (seq, entry_body(event))  # what Redis publishes: not timed
+        t4b = clock()
+        parsed = parse_entry_wire(entry)
         assert parsed is not None
         published, wire = parsed
         Outgoing(published, view_event(wire, Viewer.MOVER)).frame(True)
@@ -88,8 +74,9 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
         assert answer is not None
         Outgoing(answer).frame(True)
         t6 = clock()
-        marks = (t0, t1, t2, t3, t4, t5, t6)
-        for step, start, end in zip(STEPS, marks[:-1], marks[1:], strict=True):
+        starts = (t0, t1, t2, t3, t4b, t5)
+        ends = (t1, t2, t3, t4, t5, t6)
+        for step, start, end in zip(STEPS, starts, ends, strict=True):
             spent[step] += end - start
         b0 = clock()
         msgpack.unpackb(data)

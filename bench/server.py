@@ -36,7 +36,7 @@ from typing import Any
 from bench.racers import move_sequences
 from server.redis_supervisor import RedisSupervisor, free_loopback_port
 
-__all__ = ["add_process_options", "main", "place_processes", "server_env"]
+__all__ = ["FLOOR", "add_process_options", "floor_lines", "main", "place_processes", "server_env"]
 
 ROOT = Path(__file__).resolve().parent.parent
 LOAD_TIMEOUT = 120.0
@@ -573,14 +573,18 @@ async def run(args: argparse.Namespace) -> list[Row]:
 
 def median_rows(runs: list[list[Row]]) -> list[Row]:
     """Per server and load, the row of the run with the median rate (the lower middle one
-    for an even count): one slow or fast run does not decide the ratios."""
+    for an even count): one slow or fast run does not decide the ratios. At a fixed load
+    every run answers what is offered, so there the median is by CPU per move."""
     found: dict[tuple[str, str], list[Row]] = {}
     for rows in runs:
         for row in rows:
             found.setdefault((row.target, row.load), []).append(row)
     out = []
     for same in found.values():
-        ranked = sorted(same, key=lambda row: float(row.result["answered_per_s"]))
+        if same[0].result.get("offered"):
+            ranked = sorted(same, key=lambda row: cpu_per_move(row.result))
+        else:
+            ranked = sorted(same, key=lambda row: float(row.result["answered_per_s"]))
         out.append(ranked[(len(ranked) - 1) // 2])
     return out
 

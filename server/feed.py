@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import hiredis
-from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 
 from server.keys import CONTROL
 from server.redis_client import AnyRedis, tcp_nodes
@@ -213,7 +213,7 @@ class LeanFeed:
             self._shared.on_push, self._shared.on_lost = self._dispatch, self._shared_lost
             try:
                 await self._shared.connect()
-            except RedisConnectionError as exc:
+            except RedisError as exc:  # refused, or a frozen Redis's HELLO timed out
                 raise OSError(str(exc)) from exc
             await self._subscribe_again(loop)
             return

@@ -420,11 +420,12 @@ class LocalRoom:
             self.spectators.add(conn)
         self.conns.add(conn)
         catch_up = None
-        if since is not None and since <= self.version:
-            catch_up = await self._events_between(since, self.version)
         # Hidden games: a board after missed deals cannot be rebuilt from events, and
-        # catch-up progress carries no board (a spectator's too): send a snapshot.
-        if catch_up is None or (race.config.hidden and catch_up):
+        # catch-up progress carries no board (a spectator's too): always a snapshot, also
+        # when nothing was missed (the client may hold no board: an `accepted` lost).
+        if since is not None and since <= self.version and not race.config.hidden:
+            catch_up = await self._events_between(since, self.version)
+        if catch_up is None:
             await self._send_snapshot(conn)
             return
         assert since is not None
@@ -439,6 +440,28 @@ class LocalRoom:
                 conn.send_at(spectator_due(event, delay), out)
             else:
                 conn.send(out)
+
+    async def see_out(self, conn: Connection, version: int) -> None:
+        """`conn` gave its seat up by event `version` (`leave`): send it the events up to
+        that one, its own `left` included (every player gets every event, and the leaver
+        is answered by it), then it is out of the room, whatever comes next."""
+        await self.run_in_order(lambda: self._see_out(conn, version))
+
+    async def _see_out(self, conn: Connection, version: int) -> None:
+        since = conn.last_version
+        if conn in self.conns and since < version:
+            # This process may not have read them yet (pub/sub): then the log has them.
+            events = await self._events_between(since, version)
+            if not events or events[-1].version < version:
+                events = await self.hub.store.events_since(self.id, since)
+            for event in events or []:
+                if since < event.version <= version:
+                    mover = event.seat if isinstance(event, p.Progress) else None
+                    wire = view_event(p.to_wire(event), viewer_of(conn.seat, mover))
+                    conn.send(Outgoing(event, wire))
+                    conn.last_version = event.version
+        conn.room = conn.seat = conn.token_hash = conn.role = None
+        self.detach(conn)
 
     async def session(self, index: int) -> SeatSession:
         """This process's session of seat `index` (opened from the store on first use)."""

@@ -22,7 +22,7 @@ from server.connection import Connection, process_of
 from server.context import Context
 from server.hub import LocalRoom
 from server.race import Outcome, Race, RaceError, Status
-from server.store import hash_token
+from server.store import Applied, hash_token
 
 __all__ = [
     "Lobby",
@@ -193,7 +193,9 @@ class Lobby:
 
     # ------------------------------------------------------------ a seat's actions
 
-    async def _act(self, conn: Connection, action: Callable[[Race, int, float], Outcome]) -> None:
+    async def _act(
+        self, conn: Connection, action: Callable[[Race, int, float], Outcome]
+    ) -> Applied:
         """Run `action` on the stored race if this socket's token still holds its seat."""
         local, seat = self.ctx.player(conn)
         token_hash = conn.token_hash
@@ -203,7 +205,7 @@ class Lobby:
             race.holder(seat, token_hash)
             return action(race, seat, now)
 
-        await self.ctx.store.transact(local.id, checked, now)
+        return await self.ctx.store.transact(local.id, checked, now)
 
     async def on_ready(self, conn: Connection, msg: p.Ready) -> None:
         await self._act(conn, lambda race, seat, now: race.set_ready(seat, msg.ready, now))
@@ -216,9 +218,9 @@ class Lobby:
 
     async def on_leave(self, conn: Connection, msg: p.Leave) -> None:
         local, _ = self.ctx.player(conn)
-        await self._act(conn, lambda race, seat, now: race.leave(seat, now))
-        conn.room = conn.seat = conn.token_hash = conn.role = None
-        await self.ctx.hub.release(local, conn)
+        applied = await self._act(conn, lambda race, seat, now: race.leave(seat, now))
+        await local.see_out(conn, applied.version)
+        await self.ctx.hub.forget(local)
 
     async def on_rematch(self, conn: Connection, msg: p.Rematch) -> None:
         local, index = self.ctx.player(conn)

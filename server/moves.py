@@ -13,6 +13,7 @@ import dataclasses
 import time
 
 import protocol as p
+from core import Game
 from protocol import ErrorCode
 from server.checklist import REFUSALS, Verdict, prefilter
 from server.connection import Connection
@@ -22,10 +23,28 @@ from server.race import Race
 from server.seats import SeatSession
 from server.store import UNAVAILABLE_ERRORS, MoveWrite
 
-__all__ = ["MAX_MOVE_TEXT", "Moves"]
+__all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
 
 MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
+
+
+def progress_event(game: Game, seat: int, text: str, now: float) -> p.Progress:
+    """The event of move `text`, just applied to `game` by `seat` (its version is the
+    script's to give). Progress, won and stuck are each read once: they are computed, not
+    stored."""
+    progress = game.progress
+    won = progress == game.progress_total
+    return p.Progress(
+        version=0,
+        at=now,
+        seat=seat,
+        progress=progress,
+        moves=game.moves,
+        won=won,
+        stuck=not won and game.stuck,
+        move=text,
+    )
 
 
 class Moves:
@@ -75,6 +94,11 @@ class Moves:
         if session.stale:
             # First: the seq may be one Redis stored while its answer was lost (an outage).
             await self._reload(local, session)
+        elif session.seq_behind:
+            # Another process's move was followed: this seq may be its re-send.
+            last_seq = await store.last_seq(local.id, seat)
+            session.last_seq = max(session.last_seq, last_seq)
+            session.seq_behind = False  # no event is followed while this turn is held
         verdict = prefilter(race, seat, conn.token_hash, seq, session.last_seq, time.time())
         if verdict is Verdict.DUP:
             # A re-send gets its first answer whatever happened since (the race may have
@@ -108,20 +132,8 @@ class Moves:
                 self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, str(err))
                 return
             now = time.time()
-            # Each read once: progress, won and stuck are computed, not stored.
-            progress, moves = game.progress, game.moves
-            won = progress == game.progress_total
-            stuck = not won and game.stuck
-            event = p.Progress(
-                version=0,
-                at=now,
-                seat=seat,
-                progress=progress,
-                moves=moves,
-                won=won,
-                stuck=stuck,
-                move=text,
-            )
+            event = progress_event(game, seat, text, now)
+            won, stuck = event.won, event.stuck
             write = MoveWrite(
                 local.id,
                 race.round,

@@ -43,6 +43,7 @@ from server.keys import (
 )
 from server.race import Outcome, Race, RaceError, Status
 from server.redis_client import AnyRedis
+from server.resp import Arg
 from server.room_log import log_created, log_events
 
 __all__ = [
@@ -58,6 +59,7 @@ __all__ = [
     "events_after",
     "hash_token",
     "lobby_body",
+    "move_call",
     "parse_entry",
     "parse_entry_wire",
     "parse_lobby_entry",
@@ -354,27 +356,10 @@ class RedisRoomStore:
     # ------------------------------------------------------------ moves
 
     async def submit_move(self, write: MoveWrite) -> MoveResult:
-        keys = room_keys(write.room)
-        event = write.event
-        prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
-        ms = _ms(write.now)
-        kind, detail = await self.batcher.call(
-            MOVE,
-            keys.move_keys(write.seat),
-            (
-                write.seq,
-                write.expected,
-                write.move,
-                ms,
-                write.round,
-                entry_body(event),
-                prog,
-                write.token_hash,
-            ),
-            (write.seat, self.event_log, keys.channel, round(self.lobby_ttl * 1000)),
-        )
+        keys, args, fixed = move_call(write, self.event_log, self.lobby_ttl)
+        kind, detail = await self.batcher.call(MOVE, keys, args, fixed)
         if kind == b"ok":
-            return MoveResult(Verdict.OK, answer=answer_to(write.seq, event, int(detail)))
+            return MoveResult(Verdict.OK, answer=answer_to(write.seq, write.event, int(detail)))
         if kind == b"dup":
             return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
         return MoveResult(
@@ -491,6 +476,28 @@ class RedisRoomStore:
         once, then one every `interval` seconds."""
         wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
         return float(wait)
+
+
+def move_call(
+    write: MoveWrite, event_log: int, ttl: float
+) -> tuple[tuple[str, ...], tuple[Arg, ...], tuple[Arg, ...]]:
+    """move.lua's keys, its arguments for this move, and its arguments that are the same
+    for every move of the seat (encoded once: server/resp.py's encode_evalsha)."""
+    keys = room_keys(write.room)
+    event = write.event
+    prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
+    args: tuple[Arg, ...] = (
+        write.seq,
+        write.expected,
+        write.move,
+        _ms(write.now),
+        write.round,
+        entry_body(event),
+        prog,
+        write.token_hash,
+    )
+    fixed: tuple[Arg, ...] = (write.seat, event_log, keys.channel, round(ttl * 1000))
+    return keys.move_keys(write.seat), args, fixed
 
 
 def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:

@@ -12,17 +12,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from redis.asyncio import Redis
 from aiohttp import web
 from balancers import haproxy_binary
+from redis.asyncio import Redis
 from tests_support import MakeServer
 
 import core
+from bench.floor import make_floor_app
 from bench.loadgen import run_plan
 from bench.racers import move_sequences
-from bench.floor import make_floor_app
 from bench.relay import make_relay_app
-from bench.server import Row, median_rows, parse_args, ratios, table
+from bench.server import FLOOR, Row, floor_lines, median_rows, parse_args, ratios, table
 from bench.wsclient import client_frame
 
 
@@ -143,6 +143,27 @@ def test_the_table_and_the_goal_lines() -> None:
     assert "| 167 |" in table(rows) and "| - |" in table(rows)
 
 
+def test_the_floor_says_what_the_goal_leaves_for_solrace() -> None:
+    def row(rate: float, server: float, redis: float = 0.0) -> dict[str, Any]:
+        return {"answered_per_s": rate, "server_cpu": server, "redis_cpu": redis}
+
+    rows = [
+        Row("bare relay", "saturation: 8 racers", row(1000, 1.0)),
+        Row(FLOOR, "saturation: 8 racers", row(1200, 1.2, redis=0.12)),
+        Row("solrace", "saturation: 8 racers", row(600, 1.2)),
+        Row("bare relay", "fixed: 8 racers", row(100, 0.01)),  # 100 µs a message
+        Row(FLOOR, "fixed: 8 racers", row(100, 0.015, redis=0.003)),  # 150, Redis 30
+        Row("solrace", "fixed: 8 racers", row(100, 0.03)),  # 300
+    ]
+    lines = floor_lines({(r.target, r.load.split(":")[0]): r.result for r in rows})
+    assert lines[0].startswith("floor, saturation: relay kept in Redis / bare relay = 1.20")
+    assert "(1000 µs/message, Redis 100); solrace / floor = 0.50" in lines[0]
+    assert "kept in Redis 150 µs/message (Redis 30) = 1.50 x the bare relay" in lines[1]
+    # 2 x 100 µs, less the floor's 150: 50 µs for solrace's own work, which spends 150.
+    assert "leaves 50 µs per move" in lines[1] and lines[1].endswith("(solrace spends 150)")
+    assert floor_lines({}) == []
+
+
 def test_repeated_runs_are_judged_by_their_median_rates() -> None:
     def row(target: str, load: str, rate: float) -> Row:
         return Row(target, load, {"answered_per_s": rate})
@@ -155,6 +176,12 @@ def test_repeated_runs_are_judged_by_their_median_rates() -> None:
     medians = {r.target: r.result["answered_per_s"] for r in median_rows(runs)}
     assert medians == {"bare relay": 1000, "solrace": 500}
     assert {r.result["answered_per_s"] for r in median_rows(runs[:2])} == {900, 300}
+    # At a fixed load every run answers what is offered: the median is by CPU per move.
+    fixed = [
+        [Row("solrace", "fixed", {"answered_per_s": 100, "server_cpu": cpu, "offered": 100})]
+        for cpu in (0.03, 0.05, 0.04)
+    ]
+    assert [r.result["server_cpu"] for r in median_rows(fixed)] == [0.04]
     assert parse_args(["--repeat", "3"]).repeat == 3
     with pytest.raises(SystemExit):
         parse_args(["--repeat", "0"])

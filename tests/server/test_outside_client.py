@@ -1,0 +1,94 @@
+"""Promises of docs/protocol.md that a client written from it alone relies on, found
+broken by session 6's audit (docs/dev-notes/2026-12-01-s6/audit-protocol.md). Real
+server, real Redis, real sockets."""
+
+from __future__ import annotations
+
+from tests_support import MakeServer
+from wsclient import WsClient, create_room, get_json
+
+import core
+import protocol as p
+
+
+async def test_the_socket_that_leaves_is_told_by_its_own_left_event(server_url: str) -> None:
+    """`leave` is answered: the leaving socket gets the room's events up to its own `left`
+    (no gap: every player gets every event), then nothing more of the room; it may join
+    again at once."""
+    room = (await create_room(server_url, seats=3))["id"]
+    async with (
+        WsClient.connect(server_url) as ann,
+        WsClient.connect(server_url, binary=False) as bo,
+    ):
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())  # an event bo may not have read yet when it leaves
+        await bo.send(p.Leave())
+        left = await bo.expect(p.PlayerLeft)  # WsClient checks the versions have no gap
+        assert left.seat == 1
+        await ann.send(p.Ready(ready=False))
+        await ann.expect(p.PlayerLeft)
+        assert not [m for m in await bo.quiet() if isinstance(m, p.Event)]
+        await bo.send(p.Ready())
+        assert (await bo.expect(p.Error)).code == p.ErrorCode.NOT_JOINED
+        again = await bo.join(room, "bo")  # the socket is free: no already_joined
+        assert again.seat == 1 and again.token
+
+
+async def test_moojub_comes_back_to_a_snapshot_even_when_nothing_was_missed(
+    server_url: str,
+) -> None:
+    """Section 6: in a game that hides cards, `join` with token and `since` (and `watch`
+    with `since`) is answered by a snapshot, also when `since` is the last version: a
+    board cannot be rebuilt from events, so the client is always given it."""
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1))["id"]
+    async with WsClient.connect(server_url) as ann:
+        token = (await ann.join(room, "ann")).token
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move="deal"))
+        accepted = await ann.expect(p.Accepted)
+        async with WsClient.connect(server_url) as again:
+            await again.join(room, token=token, since=accepted.version)
+            snapshot = await again.expect(p.Snapshot)
+            assert snapshot.version == accepted.version
+            assert snapshot.board == accepted.board and snapshot.moves == ["deal"]
+        async with WsClient.connect(server_url, binary=False) as spy:
+            await spy.send(p.Watch(room=room, since=accepted.version))
+            seen = await spy.expect(p.Snapshot)
+            assert seen.boards is not None and seen.boards["0"]["talon_count"] == 44
+
+
+async def test_a_seq_resent_on_another_process_gets_its_first_answer(
+    make_server: MakeServer,
+) -> None:
+    """Section 4: a re-sent seq that was accepted gets the very same `accepted`, whichever
+    process each socket of the seat is on. The other process's board had followed the move
+    from its event (which carries no seq), so the re-sent move was judged as a new one on
+    it: `illegal_move` for a move that had been accepted."""
+    one, two = await make_server(), await make_server()
+    room = (await create_room(one, seed=31, seats=1))["id"]
+    game = core.new_game("shaula", 31)
+
+    def not_again(move: str) -> bool:
+        after = game.copy()
+        after.apply(move)
+        return move not in after.legal_moves()
+
+    first = next(m for m in game.legal_moves() if not_again(m))
+    async with WsClient.connect(one) as a, WsClient.connect(two, binary=False) as b:
+        token = (await a.join(room, "ann")).token
+        await b.join(room, token=token)
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        await b.expect(p.RaceStarted)
+        await a.send(p.Move(seq=1, move=first))
+        accepted = await a.expect(p.Accepted)
+        assert (await b.expect(p.Progress)).moves == 1  # process two's board followed it
+        await b.send(p.Move(seq=1, move=first))  # its answer was lost: sent again
+        again = await b.expect(p.Accepted | p.Refused)  # type: ignore[arg-type]
+        assert again == accepted
+        await b.send(p.Undo(seq=1))  # a re-send is answered by its seq, whatever it says
+        assert await b.expect(p.Accepted | p.Refused) == accepted  # type: ignore[arg-type]
+    status, body = await get_json(f"{one}/rooms/{room}")
+    assert status == 200 and body["room"]["players"][0]["moves"] == 1
