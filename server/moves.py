@@ -94,6 +94,11 @@ class Moves:
         if session.stale:
             # First: the seq may be one Redis stored while its answer was lost (an outage).
             await self._reload(local, session)
+        elif session.seq_behind:
+            # Another process's move was followed: this seq may be its re-send.
+            last_seq = await store.last_seq(local.id, seat)
+            session.last_seq = max(session.last_seq, last_seq)
+            session.seq_behind = False  # no event is followed while this turn is held
         verdict = prefilter(race, seat, conn.token_hash, seq, session.last_seq, time.time())
         if verdict is Verdict.DUP:
             # A re-send gets its first answer whatever happened since (the race may have

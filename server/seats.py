@@ -10,7 +10,8 @@ never judges a move on a board the first one has already changed.
 
 A move of this seat accepted by another process reaches the session as its `progress`
 event (`follow`); a board that cannot follow it (a move in flight here, an event missed)
-is marked stale and rebuilt from Redis before the next move.
+is marked stale and rebuilt from Redis before the next move. The event carries no seq:
+after following one, the last seq is read from Redis before the next move is judged.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class SeatSession:
         "last_seq",
         "moves",
         "seed",
+        "seq_behind",
         "stale",
         "turn",
     )
@@ -67,6 +69,9 @@ class SeatSession:
         self.conns: set[object] = set()  # the sockets of this process attached to the seat
         self.turn = asyncio.Lock()
         self.stale = False
+        # A move accepted by another process was followed from its event, which carries
+        # no seq: `last_seq` may be below its seq (a re-send of it must get its answer).
+        self.seq_behind = False
 
     def accepted(self, move: str, seq: int) -> None:
         """The move just applied to `game` was accepted as `seq`."""
@@ -85,6 +90,7 @@ class SeatSession:
         self.game = replay(self.game_name, self.seed, moves)
         self.last_seq = last_seq
         self.stale = False
+        self.seq_behind = False
 
     def follow(self, event: p.Progress) -> None:
         """A move of this seat was accepted (here or in another process)."""
@@ -104,3 +110,4 @@ class SeatSession:
             self.stale = True
             return
         self.moves.append(event.move)
+        self.seq_behind = True

@@ -1,21 +1,42 @@
 // The HTTP side of the protocol (docs/protocol.md section 3) and the game list.
 
-export async function getJSON(path) {
-  const response = await fetch(path, { headers: { Accept: "application/json" } });
-  const body = await response.json();
+// Deal numbers go up to 2^63-1, past what a JavaScript number holds exactly (2^53): read
+// such an integer as its digits (a string; the pages only show it), and write a BigInt as
+// its digits, so that the deal a player sees or types is the deal the server has. (The
+// reviver only runs on a text with such a long number: most messages have none.)
+const unsafe = (key, value, context) =>
+  Number.isInteger(value) && !Number.isSafeInteger(value) && /^\d+$/.test(context?.source ?? "")
+    ? context.source
+    : value;
+
+export function parseJSON(text) {
+  return /\d{16}/.test(text) ? JSON.parse(text, unsafe) : JSON.parse(text);
+}
+
+const BIG = "\u0000big:";
+
+export function toJSON(data) {
+  const text = JSON.stringify(data, (key, value) => (typeof value === "bigint" ? `${BIG}${value}` : value));
+  return text.replace(/"\\u0000big:(\d+)"/g, "$1");
+}
+
+async function answerOf(response) {
+  const body = parseJSON(await response.text());
   if (!response.ok) throw new Error(body?.error?.message || `HTTP ${response.status}`);
   return body;
+}
+
+export async function getJSON(path) {
+  return answerOf(await fetch(path, { headers: { Accept: "application/json" } }));
 }
 
 export async function postJSON(path, data) {
   const response = await fetch(path, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(data),
+    body: toJSON(data),
   });
-  const body = await response.json();
-  if (!response.ok) throw new Error(body?.error?.message || `HTTP ${response.status}`);
-  return body;
+  return answerOf(response);
 }
 
 let gamesPromise = null;

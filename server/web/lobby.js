@@ -234,7 +234,7 @@ function createForm(known, nameInput) {
     status.textContent = "";
     const body = {
       game: game.value,
-      seed: seedMode.value === "number" ? Number(seedNumber.value) : seedMode.value,
+      seed: seedMode.value !== "number" ? seedMode.value : /^\d+$/.test(seedNumber.value) ? BigInt(seedNumber.value) : Number(seedNumber.value),
       seats: Number(seats.value),
       undo: undo.checked,
       hints: hints.checked,

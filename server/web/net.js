@@ -7,6 +7,8 @@
 // server refused for now (`unavailable`) calls `retry()`: a new socket after the next,
 // longer, delay (protocol section 6).
 
+import { parseJSON } from "./api.js";
+
 // The hello's refusals that mean "not now", not "never".
 export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
 
@@ -64,7 +66,7 @@ export class Socket {
       const arrived = performance.now();
       let message;
       try {
-        message = JSON.parse(event.data);
+        message = parseJSON(event.data);
       } catch {
         return;
       }

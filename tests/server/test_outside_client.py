@@ -4,8 +4,10 @@ server, real Redis, real sockets."""
 
 from __future__ import annotations
 
-from wsclient import WsClient, create_room
+from tests_support import MakeServer
+from wsclient import WsClient, create_room, get_json
 
+import core
 import protocol as p
 
 
@@ -55,3 +57,38 @@ async def test_moojub_comes_back_to_a_snapshot_even_when_nothing_was_missed(
             await spy.send(p.Watch(room=room, since=accepted.version))
             seen = await spy.expect(p.Snapshot)
             assert seen.boards is not None and seen.boards["0"]["talon_count"] == 44
+
+
+async def test_a_seq_resent_on_another_process_gets_its_first_answer(
+    make_server: MakeServer,
+) -> None:
+    """Section 4: a re-sent seq that was accepted gets the very same `accepted`, whichever
+    process each socket of the seat is on. The other process's board had followed the move
+    from its event (which carries no seq), so the re-sent move was judged as a new one on
+    it: `illegal_move` for a move that had been accepted."""
+    one, two = await make_server(), await make_server()
+    room = (await create_room(one, seed=31, seats=1))["id"]
+    game = core.new_game("shaula", 31)
+
+    def not_again(move: str) -> bool:
+        after = game.copy()
+        after.apply(move)
+        return move not in after.legal_moves()
+
+    first = next(m for m in game.legal_moves() if not_again(m))
+    async with WsClient.connect(one) as a, WsClient.connect(two, binary=False) as b:
+        token = (await a.join(room, "ann")).token
+        await b.join(room, token=token)
+        await a.send(p.Start())
+        await a.expect(p.RaceStarted)
+        await b.expect(p.RaceStarted)
+        await a.send(p.Move(seq=1, move=first))
+        accepted = await a.expect(p.Accepted)
+        assert (await b.expect(p.Progress)).moves == 1  # process two's board followed it
+        await b.send(p.Move(seq=1, move=first))  # its answer was lost: sent again
+        again = await b.expect(p.Accepted | p.Refused)  # type: ignore[arg-type]
+        assert again == accepted
+        await b.send(p.Undo(seq=1))  # a re-send is answered by its seq, whatever it says
+        assert await b.expect(p.Accepted | p.Refused) == accepted  # type: ignore[arg-type]
+    status, body = await get_json(f"{one}/rooms/{room}")
+    assert status == 200 and body["room"]["players"][0]["moves"] == 1
