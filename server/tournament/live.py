@@ -50,6 +50,7 @@ class TourLive:
         self._follows: dict[Connection, _Follow] = {}
         self._by_tour: dict[str, set[Connection]] = {}
         self._last: dict[str, float] = {}  # when each tournament was last pushed
+        self._pushed: dict[str, int] = {}  # the version each tournament was last pushed at
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -90,6 +91,8 @@ class TourLive:
         watchers.discard(conn)
         if not watchers:
             self._by_tour.pop(follow.tournament, None)
+            self._pushed.pop(follow.tournament, None)
+            self._last.pop(follow.tournament, None)
             handle = self._pending.pop(follow.tournament, None)
             if handle is not None:
                 handle.cancel()
@@ -108,17 +111,21 @@ class TourLive:
         task.add_done_callback(self._tasks.discard)
 
     async def _push(self, tid: str) -> None:
+        # No longer pending before the read: a change published while it is read (and
+        # perhaps not in what it reads) gets a push of its own, MIN_GAP later.
+        self._pending.pop(tid, None)
         self._last[tid] = time.monotonic()
         try:
             loaded = await self.store.load(tid)
         except Exception:
             log.exception("tournament %s: loading for a push failed", tid)
             loaded = None
-        finally:
-            self._pending.pop(tid, None)
         if loaded is None:
             return
         tour, rev = loaded
+        if rev < self._pushed.get(tid, 0):
+            return  # a later push, read after this one, went out first
+        self._pushed[tid] = rev
         rows, view = tour.standings(), tour_view(tour)  # once per push, not per socket
         for conn in list(self._by_tour.get(tid, ())):
             follow = self._follows.get(conn)
