@@ -17,6 +17,7 @@ from typing import Any
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from server.resp import REPLY_DEADLINE, RespConnection, tcp_address
@@ -33,7 +34,11 @@ LeanClient = RespConnection | ClusterResp
 def _retry() -> Retry:
     # A restarted Redis (see server/redis_supervisor.py) leaves every pooled connection
     # dead: retry on a fresh connection rather than fail one command per stale connection.
-    return Retry(ExponentialBackoff(cap=1.0, base=0.05), 3)
+    # Not a timeout: a Redis that did not answer within REPLY_DEADLINE is stuck (frozen,
+    # or a dead link), and three more tries made a request wait four deadlines (20 s)
+    # before its 503, and the sweeps notice the outage as late.
+    backoff = ExponentialBackoff(cap=1.0, base=0.05)
+    return Retry(backoff, 3, supported_errors=(RedisConnectionError,))
 
 
 async def connect(url: str) -> AnyRedis:

@@ -15,6 +15,7 @@ import asyncio
 import os
 import signal
 
+import aiohttp
 import pytest
 from own_redis import OwnRedis
 from wsclient import WsClient, create_room
@@ -23,6 +24,34 @@ import protocol as p
 from server.resp import REPLY_DEADLINE
 
 FROZEN = 2 * REPLY_DEADLINE + 2  # the reply deadline runs out, then the reconnect's too
+
+
+@pytest.mark.timeout(60)
+async def test_http_is_answered_unavailable_while_redis_is_frozen(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    """Room requests are answered 503 `unavailable` after one reply deadline, while Redis
+    is still frozen. redis-py (the plain commands: GET /rooms, the sweeps) retried a
+    command that timed out, three times, so such a request waited four deadlines (GET
+    /rooms: 20.7 s) and the deadline sweep noticed the outage only after 20 s."""
+    assert own_redis.proc is not None
+    room = (await create_room(own_server_url, game="shaula"))["id"]
+    async with aiohttp.ClientSession() as http:
+        os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        try:
+            for method, path in (("GET", "/rooms"), ("GET", f"/rooms/{room}"), ("POST", "/rooms")):
+                # Each answered while Redis is still frozen, long before four deadlines.
+                async with asyncio.timeout(2 * REPLY_DEADLINE):
+                    json = {"game": "shaula"} if method == "POST" else None
+                    async with http.request(method, own_server_url + path, json=json) as answer:
+                        body = await answer.json()
+                        assert answer.status == 503, (path, body)
+                        assert body["error"]["code"] == "unavailable"
+                        assert answer.headers["Retry-After"] == "1"
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+        async with http.get(f"{own_server_url}/rooms") as answer:
+            assert answer.status == 200, await answer.text()
 
 
 @pytest.mark.timeout(90)
