@@ -41,6 +41,7 @@ from server.view import (
     Viewer,
     deal_order,
     hidden_cards,
+    room_as_of,
     shown_board,
     spectator_due,
     view_event,
@@ -529,6 +530,7 @@ class LocalRoom:
         key = (id(race), self.version, version)
         shown = self._shown
         if shown is None or shown[0] != key:
+            room_as_of(view, pending, race.config.hidden)
             shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
         out, games = shown[1], shown[2]
         conn.send(out)
@@ -546,8 +548,8 @@ class LocalRoom:
     async def _spectator_view(
         self, race: Race, view: p.RoomView, cutoff: float, version: int
     ) -> tuple[Outgoing, dict[int, core.Game]]:
-        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`),
-        and the boards it shows."""
+        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`;
+        `view` already as of `version`), and the boards it shows."""
         boards: dict[str, Any] = {}
         games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
@@ -555,6 +557,9 @@ class LocalRoom:
                 moves = await self.hub.store.moves(self.id, seat)
                 played = [m for t, m in moves if t <= cutoff][: info.moves]
                 games[seat] = replay(race.config.game, race.seed, played)
+        # Boards once the race has started as of `version` (before, the pending `started`
+        # brings the deal); `games` all the same, to advance along the pending moves.
+        if view["status"] in (Status.RUNNING, Status.FINISHED):
             hidden = self._hidden(race, games) if race.config.hidden else frozenset[str]()
             for seat, game in games.items():
                 boards[str(seat)] = shown_board(game.state(view="player"), hidden)

@@ -33,6 +33,7 @@ __all__ = [
     "Viewer",
     "deal_order",
     "hidden_cards",
+    "room_as_of",
     "shown_board",
     "spectator_due",
     "view_event",
@@ -120,3 +121,32 @@ def view_event(
 def spectator_due(event: p.Event, delay: float) -> float:
     """When a spectator may see `event` (server time)."""
     return event.at + delay
+
+
+def room_as_of(room: p.RoomView, pending: Iterable[p.Event], hidden: bool) -> None:
+    """Take back from `room` (the room now, changed in place) what the race's `pending`
+    events did to its phase: a delayed spectator's snapshot is the room as of the version
+    before them (they follow, each when due). Covered: the countdown, the start, players
+    out, the end, rematch votes and a new round (whose previous results are not kept);
+    the players' progress comes from the boards, and seats, readiness and presence stay
+    as they are now. `hidden`: the seed is secret until the end."""
+    players = {player["seat"]: player for player in room["players"]}
+    for event in reversed(list(pending)):
+        if isinstance(event, p.RaceFinished):
+            room["status"] = "running"
+            room["results"] = room["finished_at"] = room["finish_reason"] = None
+            if hidden:
+                room["seed"] = None
+        elif isinstance(event, p.PlayerOut) and event.seat in players:
+            players[event.seat]["out"] = None
+        elif isinstance(event, p.RaceStarted):
+            room["status"] = "countdown"
+            room["seed"] = room["ends_at"] = None
+        elif isinstance(event, p.Countdown):
+            room["status"] = "lobby"
+            room["start_at"] = None
+        elif isinstance(event, p.RematchVote) and event.seat in players:
+            players[event.seat]["rematch"] = False
+        elif isinstance(event, p.NewRound):
+            room["status"] = "finished"
+            room["round"] = event.round - 1

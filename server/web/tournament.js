@@ -107,14 +107,15 @@ export async function render(root, { tour: id }) {
       return;
     }
     const row = you?.standing;
-    const parts = [h("span", {}, `You are in as ${mine.name}`, row ? `, rank ${row.rank}` : "", row?.status === "withdrawn" ? " (withdrawn)" : "")];
+    const marked = row && row.status !== "active" ? ` (${row.status})` : "";
+    const parts = [h("span", {}, `You are in as ${mine.name}`, row ? `, rank ${row.rank}` : "", marked)];
     if (you?.room) {
       parts.push(h("a", {
         class: "button", id: "play-race", href: `/play/${you.room}`,
         onclick: () => saveSeat(you.room, { token: mine.token, seat: you.seat }),
       }, "Play your race"));
     }
-    if (t.status !== "finished") {
+    if (t.status !== "finished" && row?.status !== "removed") {
       if (row?.status === "withdrawn") {
         parts.push(h("button", { class: "secondary", id: "return", onclick: () => act("return", { token: mine.token }) }, "Come back"));
       } else if (row) {

@@ -4,6 +4,8 @@ server, real Redis, real sockets."""
 
 from __future__ import annotations
 
+import asyncio
+
 from tests_support import MakeServer
 from wsclient import WsClient, create_room, get_json
 
@@ -92,3 +94,58 @@ async def test_a_seq_resent_on_another_process_gets_its_first_answer(
         assert await b.expect(p.Accepted | p.Refused) == accepted  # type: ignore[arg-type]
     status, body = await get_json(f"{one}/rooms/{room}")
     assert status == 200 and body["room"]["players"][0]["moves"] == 1
+
+
+async def test_a_delayed_spectators_snapshot_shows_the_race_as_of_its_version(
+    server_url: str,
+) -> None:
+    """Section 5: a snapshot is the room as of its `version`. With a spectator delay, a
+    spectator who comes just after the start, or just after the end, is sent the room as
+    it was `spectator_delay` ago (not yet started; still running, nobody out, no results),
+    and then the events in between, each when due."""
+    room = (await create_room(server_url, seed=41, seats=1, spectator_delay=1.0, countdown=0.1))[
+        "id"
+    ]
+    game = core.new_game("shaula", 41)
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        async with WsClient.connect(server_url, binary=False) as early:
+            await early.send(p.Watch(room=room))
+            snapshot = await early.expect(p.Snapshot)
+            assert snapshot.room["status"] == "lobby", snapshot.room
+            assert snapshot.room["seed"] is None and snapshot.room["start_at"] is None
+            assert snapshot.boards is None
+            started = await early.expect(p.RaceStarted)  # when due
+            assert started.seed is not None
+        await asyncio.sleep(1.1)  # the start is now older than the delay
+        await ann.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        async with WsClient.connect(server_url) as late:
+            await late.send(p.Watch(room=room))
+            snapshot = await late.expect(p.Snapshot)
+            assert snapshot.room["status"] == "running", snapshot.room
+            assert snapshot.room["results"] is None and snapshot.room["finished_at"] is None
+            assert snapshot.room["finish_reason"] is None
+            assert [pl["out"] for pl in snapshot.room["players"]] == [None]
+            assert snapshot.boards is not None and snapshot.boards["0"]["moves"] == 0
+            finished = await late.expect(p.RaceFinished)
+            kinds = [type(m) for m in late.seen if isinstance(m, p.Event)]
+            assert kinds == [p.Progress, p.PlayerOut, p.RaceFinished]
+            assert finished.results[0]["moves"] == 1
+
+
+async def test_a_quick_matchs_welcome_carries_the_seats_token(server_url: str) -> None:
+    """Section 5: `welcome` carries `token` when a seat was just taken; a quick match takes
+    one for the player (its `matched` says so first), so its `welcome` has it too."""
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as bo:
+        await ann.send(p.QuickMatch(game="shaula", name="ann"))
+        await ann.expect(p.Queued)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        for client in (ann, bo):
+            matched = await client.expect(p.Matched)
+            welcome = await client.expect(p.Welcome)
+            assert welcome.token == matched.token and welcome.seat == matched.seat

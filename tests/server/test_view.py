@@ -9,6 +9,7 @@ from server.view import (
     Viewer,
     deal_order,
     hidden_cards,
+    room_as_of,
     shown_board,
     spectator_due,
     view_event,
@@ -84,3 +85,30 @@ def test_only_cards_every_racer_still_racing_was_dealt_are_shown() -> None:
     ]
     assert shown_board(board, frozenset()) == board
     assert board["piles"]["r1"][1] != FACE_DOWN  # the board itself is not changed
+
+
+def test_room_as_of_takes_back_what_the_pending_events_did() -> None:
+    """A delayed spectator's snapshot: the room now, without the effects of the events
+    still on their way (a Moojub race that ended then voted a rematch, here)."""
+    room: p.RoomView = {  # only the keys room_as_of reads
+        "status": "countdown",
+        "round": 2,
+        "seed": 845,
+        "results": None,
+        "finished_at": None,
+        "finish_reason": None,
+        "start_at": 9.0,
+        "ends_at": None,
+        "players": [{"seat": 0, "out": None, "rematch": False}],
+    }  # type: ignore[typeddict-item]
+    pending: list[p.Event] = [
+        p.PlayerOut(version=5, at=1.0, seat=0, reason="resigned"),
+        p.RaceFinished(version=6, at=1.0, results=[], seed=845, reason="all_done"),
+        p.RematchVote(version=7, at=2.0, seat=0),
+        p.NewRound(version=8, at=2.0, round=2),
+        p.Countdown(version=9, at=2.0, start_at=9.0),
+    ]
+    room_as_of(room, pending, hidden=True)
+    assert room["status"] == "running" and room["round"] == 1
+    assert room["seed"] is None and room["start_at"] is None
+    assert room["players"][0]["out"] is None

@@ -122,3 +122,31 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
         tour = json.load(answer)["tournament"]
     assert tour["status"] == "running" and tour["format"] == "rounds" and tour["rounds"] == 2
     assert page_errors(organiser) == []
+
+
+async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    created = await asyncio.to_thread(post, base, "/tournaments", {"name": "Leavers"})
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    ann = await new_page(browser)
+    await ann.goto(f"{base}/tour/{tid}")
+    await ann.fill("#tour-name", "ann")
+    await ann.click("#register")
+    await ann.click("#withdraw")
+    await ann.wait_for_selector("#return")
+    assert "(withdrawn)" in await ann.inner_text("#tour-mine")
+    await ann.click("#return")
+    await ann.wait_for_selector("#withdraw")
+    assert "withdrawn" not in await ann.inner_text("#tour-mine")
+    # Removed by the organiser: the page says so and offers nothing the server would
+    # refuse (no withdraw, no come back).
+    await asyncio.to_thread(
+        post, base, f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"}
+    )
+    await ann.wait_for_function(
+        "() => document.querySelector('#tour-mine').textContent.includes('removed')"
+    )
+    assert await ann.locator("#tour-mine button").count() == 0
+    assert page_errors(ann) == []
