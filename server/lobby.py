@@ -100,8 +100,17 @@ class Lobby:
         await self.join(conn, room_key(msg.room), clean_name(msg.name), msg.token, msg.since)
 
     async def join(
-        self, conn: Connection, room: str, name: str, token: str | None, since: int | None
+        self,
+        conn: Connection,
+        room: str,
+        name: str,
+        token: str | None,
+        since: int | None,
+        *,
+        seated: bool = False,
     ) -> None:
+        """Take a free seat (no `token`) or come back to the token's. `seated`: the seat
+        was just taken for this socket (a quick match), so its welcome carries the token."""
         local = await self._room(conn, room)
         store = self.ctx.store
         now = time.time()
@@ -142,7 +151,7 @@ class Lobby:
                 role="player",
                 server_time=time.time(),
                 seat=seat,
-                token=token if fresh else None,
+                token=token if fresh or seated else None,
                 last_seq=last_seq,
             )
         )

@@ -49,7 +49,7 @@ class QuickMatch:
         room, tokens = await self.create_room(msg.game, [other_name, name])
         await self.ctx.store.tell_ticket(other, {"room": room, "seat": 0, "token": tokens[0]})
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
-        await self.lobby.join(conn, room, name, tokens[1], None)
+        await self.lobby.join(conn, room, name, tokens[1], None, seated=True)
 
     async def _matched(self, conn: Connection, data: bytes) -> None:
         if conn.quick is None or conn.closing:
@@ -58,7 +58,7 @@ class QuickMatch:
         await self.drop_ticket(conn, requeue=False)
         conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
         try:
-            await self.lobby.join(conn, info["room"], "", info["token"], None)
+            await self.lobby.join(conn, info["room"], "", info["token"], None, seated=True)
         except RaceError as err:
             self.ctx.error(conn, err.code, err.message)
 

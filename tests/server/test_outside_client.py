@@ -136,3 +136,16 @@ async def test_a_delayed_spectators_snapshot_shows_the_race_as_of_its_version(
             kinds = [type(m) for m in late.seen if isinstance(m, p.Event)]
             assert kinds == [p.Progress, p.PlayerOut, p.RaceFinished]
             assert finished.results[0]["moves"] == 1
+
+
+async def test_a_quick_matchs_welcome_carries_the_seats_token(server_url: str) -> None:
+    """Section 5: `welcome` carries `token` when a seat was just taken; a quick match takes
+    one for the player (its `matched` says so first), so its `welcome` has it too."""
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as bo:
+        await ann.send(p.QuickMatch(game="shaula", name="ann"))
+        await ann.expect(p.Queued)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        for client in (ann, bo):
+            matched = await client.expect(p.Matched)
+            welcome = await client.expect(p.Welcome)
+            assert welcome.token == matched.token and welcome.seat == matched.seat
