@@ -190,6 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("room", type=room_code)
     bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
     bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
+    bot.add_argument(
+        "--rematch",
+        action="store_true",
+        help="stay after the race: vote for a rematch when another player does, and race "
+        "again (until the others have gone); without it the bot leaves after one race",
+    )
     for command in subcommands(parser):
         add_common_options(command, top=False)
     from client_cli.tournament import add_tournament_parser

@@ -292,6 +292,7 @@ async def _bot(args: argparse.Namespace) -> int:
         print(f"{args.name}: {line}", flush=True)
 
     try:
-        return await play_race(Seat(args.server, args.room, args.name), args.pace, say)
+        seat = Seat(args.server, args.room, args.name)
+        return await play_race(seat, args.pace, say, rematch=args.rematch)
     except ConnectionError as error:
         raise ServerError(str(error)) from error

@@ -77,7 +77,12 @@ def rematch_text(view: RaceView) -> str:
         return f"rematch: {votes}/{total} players voted" if votes else ""
     others = [r.name for s, r in sorted(view.racers.items()) if r.rematch and s != view.seat]
     if me is not None and me.rematch:
-        waiting = [r.name for s, r in sorted(view.racers.items()) if not r.rematch]
+        # One who has left (a bot leaves after its race) cannot vote: say so.
+        waiting = [
+            r.name + ("" if r.connected else " (gone)")
+            for s, r in sorted(view.racers.items())
+            if not r.rematch
+        ]
         if not waiting:
             return f"rematch: {votes}/{total} votes, a new round is coming"
         return f"rematch: your vote is in ({votes}/{total}); waiting for {', '.join(waiting)}"

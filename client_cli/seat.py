@@ -15,7 +15,7 @@ from typing import Any
 
 from client_cli.net import Link, ws_url
 from client_cli.race import RaceView
-from client_cli.session import Allowed, Outcome
+from client_cli.session import NO_AUTOPLAY, Allowed, Outcome
 from protocol import (
     Accepted,
     Error,
@@ -230,7 +230,7 @@ class Seat:
         return Allowed(
             undo=self.view.allows("undo"),
             hint=self.view.allows("hints"),
-            autoplay=self.view.engine is not None and self.view.game != "moojub",
+            autoplay=self.view.engine is not None and self.view.game not in NO_AUTOPLAY,
         )
 
     def state(self) -> dict[str, Any] | None:
