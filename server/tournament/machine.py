@@ -454,6 +454,9 @@ class Tournament:
                 continue
             heats = [h for h in self.heats if h.match == match.id]
             if heats and all(not h.live for h in heats):
+                if not self._settle_without_race(match, match.round):
+                    changed = True  # one withdrew since: a new deal is a race they won't get
+                    continue
                 game = self.config.games[(self.round - 1) % len(self.config.games)]
                 seed = self._take_seed(game)
                 if seed is None:
@@ -462,6 +465,9 @@ class Tournament:
                 heat = self._open(self.round, game, seed, [match.a, match.b], now)
                 heat.match = match.id
                 changed = True
+        if self.racing and all(m.winner is not None for m in self.matches if m.round == self.round):
+            self._end_knockout_round(now)
+            return True
         if changed and not any(
             m.winner is None and not any(h.live for h in self.heats if h.match == m.id)
             for m in self.matches
