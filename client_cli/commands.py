@@ -247,11 +247,16 @@ def ask_in_terminal(room: str) -> Callable[[list[str]], int]:
 
 
 def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
-    from client_cli.race_app import RaceApp
+    from client_cli.race_app import RaceApp, watch_instead
     from client_cli.seat import Seat
 
     view = asyncio.run(get_room(args.server, room))
     token = choose_seat(args.server, view, args.name, args.seat, ask_in_terminal(room))
+    seats, taken = view.get("seats"), len(view.get("players") or [])
+    if token is None and isinstance(seats, int) and taken >= seats:
+        raise ServerError(
+            f"every seat of room {room} is taken ({taken}/{seats}): {watch_instead(room)}"
+        )
     name = args.name if args.name is not None else default_name()
     seat = Seat(args.server, room, name, token=token)
     seat.on_token = lambda new: remember_seat(args.server, room, name, new, seat.view.seat)

@@ -21,8 +21,9 @@ from client_cli.cards import CardStyle
 from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
-from client_cli.seat import Seat
+from client_cli.seat import JoinRefused, Seat
 from client_cli.widgets import PlayerLine, RaceBars, clock
+from protocol import ErrorCode
 
 __all__ = [
     "RaceApp",
@@ -32,6 +33,7 @@ __all__ = [
     "racer_status",
     "rematch_text",
     "results_table",
+    "watch_instead",
 ]
 
 
@@ -126,11 +128,20 @@ def results_table(view: RaceView) -> Table:
 
 
 async def connect_or_exit(app: App[Any], seat: Seat) -> None:
-    """Join (or watch) the room; if the server says no, leave with its reason."""
+    """Join (or watch) the room; if the server says no, leave with its reason (and, for a
+    full room or a race already running, how to watch it instead)."""
     try:
         await seat.start()
-    except ConnectionError as error:
-        app.exit(return_code=1, message=f"solrace: {error}")
+    except JoinRefused as error:
+        command = "watch" if seat.spectator else "play"
+        message = f"solrace {command}: {error}"
+        if error.code in (ErrorCode.ROOM_FULL, ErrorCode.ROOM_CLOSED):
+            message += f": {watch_instead(seat.view.room)}"
+        app.exit(return_code=1, message=message)
+
+
+def watch_instead(room: str) -> str:
+    return f"watch it instead: solrace watch {room}"
 
 
 class ResultsScreen(ModalScreen[str]):
