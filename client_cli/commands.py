@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
+# A room's status past the lobby, in words: "the race in room X is ..."
+RACE_NOW = {"countdown": "about to start", "running": "running", "finished": "over"}
 
 
 def default_name() -> str:
@@ -209,7 +211,8 @@ def choose_seat(
         if lobby:
             return None
         raise ServerError(
-            f"the race in room {room} is {view.get('status')} and this machine holds no seat in"
+            f"the race in room {room} is {RACE_NOW.get(str(view.get('status')), 'on')} and"
+            " this machine holds no seat in"
             f" it (the seats taken here are kept in {state_file()}): run `solrace play {room}`"
             f" where you took your seat to take it back, or watch: `solrace watch {room}`"
         )

@@ -330,6 +330,18 @@ async def test_a_full_or_unknown_room_says_so_and_how_to_watch(
         f"solrace play: every seat of room {room} is taken (1/1): "
         f"watch it instead: solrace watch {room}"
     )
+    # A race about to start: said in words (the room's status "countdown" is not one).
+    starting = (await create_room(server_url, {"game": "shaula", "seats": 1, "countdown": 60}))
+    cy = Seat(server_url, starting["id"], "cy")
+    await cy.start()
+    await cy.ready()
+    async with asyncio.timeout(10):
+        while cy.view.phase != "countdown":
+            await asyncio.sleep(0.05)
+    status, err = await solrace(server_url, "play", starting["id"], "--name", "bo")
+    assert status == 1
+    assert f"the race in room {starting['id']} is about to start and this machine" in err, err
+    await cy.close()
     status, err = await solrace(server_url, "watch", "deadbeef")
     assert status == 1
     assert err.strip().endswith("solrace watch: no room 'deadbeef' (unknown_room)"), err
