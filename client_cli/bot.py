@@ -12,10 +12,11 @@ again, until every other player has gone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from client_cli.seat import Seat
+from client_cli.seat import ANSWER_TIMEOUT, Seat
 from core import Game, solve
 
 __all__ = ["Planner", "greedy_move", "play_race"]
@@ -95,6 +96,11 @@ async def play_race(
     await seat.start()
     try:
         view = seat.view
+        # The welcome gives the seat; the room (its game) comes with the snapshot after it.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(ANSWER_TIMEOUT):
+                while not view.game:
+                    await asyncio.sleep(0.02)
         number = "?" if view.seat is None else view.seat + 1  # people count seats from 1
         mode = Planner(use_solver).mode_for(view.game)
         say(f"joined room {view.room} as seat {number}; playing with the {mode}")
@@ -113,7 +119,7 @@ async def _rematch(seat: Seat, say: Callable[[str], None]) -> bool:
     voted = False
     while view.phase == "finished":
         others = [r for s, r in view.racers.items() if s != view.seat]
-        if not any(r.connected or r.rematch for r in others):
+        if not any(r.connected for r in others):  # (a vote from one who left cannot win)
             say("the others have gone: leaving")
             return False
         if not voted and any(r.rematch for r in others):

@@ -17,6 +17,7 @@ from client_cli.commands import create_room
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
+from protocol import Message, Snapshot
 
 
 async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 30.0) -> None:
@@ -32,6 +33,15 @@ async def test_in_moojub_the_bot_says_it_plays_simply(server_url: str) -> None:
     room = (await create_room(server_url, {"game": "moojub", "seats": 1, "countdown": 0}))["id"]
     said: list[str] = []
     seat = Seat(server_url, room, "robot")
+
+    async def slowly(msg: Message) -> None:
+        # The room (its game) comes in the snapshot, after the welcome: on a slow link,
+        # later than the join itself is over.
+        if isinstance(msg, Snapshot):
+            await asyncio.sleep(0.3)
+        await seat.receive(msg)
+
+    seat.link.on_message = slowly
     task = asyncio.create_task(play_race(seat, 0.05, said.append))
     async with asyncio.timeout(20):
         while not said:
@@ -72,10 +82,15 @@ async def test_a_rematch_against_the_bot_starts_a_new_round(server_url: str) -> 
             await until(pilot, lambda: any(p.name == "robot" and p.moves > 0 for p in bars.players))
             assert not bot.done()
             assert "round 2" in screen_text(app)
-        finally:
+            await pilot.press(*"resign", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        except BaseException:
             bot.cancel()
-            await asyncio.gather(bot, return_exceptions=True)
+            raise
+    # Ann has gone without voting: the bot leaves too.
+    assert await asyncio.wait_for(bot, 20) == 0
     assert any("rematch" in line for line in said), said
+    assert said[-1] == "the others have gone: leaving"
 
 
 async def test_the_rematch_line_says_who_has_left() -> None:

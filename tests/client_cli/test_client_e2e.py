@@ -331,7 +331,7 @@ async def test_a_full_or_unknown_room_says_so_and_how_to_watch(
         f"watch it instead: solrace watch {room}"
     )
     # A race about to start: said in words (the room's status "countdown" is not one).
-    starting = (await create_room(server_url, {"game": "shaula", "seats": 1, "countdown": 60}))
+    starting = await create_room(server_url, {"game": "shaula", "seats": 1, "countdown": 60})
     cy = Seat(server_url, starting["id"], "cy")
     await cy.start()
     await cy.ready()
