@@ -201,6 +201,7 @@ class RaceApp(PlayApp):
         self.results_screen: ResultsScreen | None = None
         self.round_shown = 1
         self.quit_asked = False
+        self.away_since: float | None = None  # when the link went down (monotonic)
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -264,11 +265,29 @@ class RaceApp(PlayApp):
     def on_link_status(self, status: str) -> None:
         if status == "connected" and self.seat.link.drops:
             self.link_status = "reconnected"
+            self.away_since = None
             self.set_timer(3.0, self.forget_reconnected)
         elif status.startswith("reconnecting"):
             self.link_status = status
+            if self.away_since is None:
+                self.away_since = time.monotonic()
         if self.is_running:
             self.redraw()
+
+    def seat_kept(self) -> str:
+        """While the link is down: how long the room keeps the seat (its grace), counted
+        from the drop; past it, the server may have given the seat away or forfeited it."""
+        view = self.seat.view
+        if view.phase == "queue":
+            return ""
+        grace = view.settings.get("grace")
+        racing = view.phase != "finished" and not (view.me is not None and view.me.status)
+        if not racing or not grace or self.away_since is None:
+            return "(your seat is kept)"
+        left = grace - (time.monotonic() - self.away_since)
+        if left > 0:
+            return f"(your seat is kept {int(left + 0.999)} s more)"
+        return f"(away past the room's {grace:g} s grace: you may be out)"
 
     def forget_reconnected(self) -> None:
         if self.link_status == "reconnected":
@@ -278,6 +297,8 @@ class RaceApp(PlayApp):
     def tick(self) -> None:
         view = self.seat.view
         self.bars.update_players(player_lines(view, time.time()))
+        if self.link_status.startswith("reconnecting"):  # the grace counts down
+            self.status_bar.update(self.status_text(view.board))
         if view.phase == "countdown":
             self.board_view.placeholder = self.countdown_text()
             self.board_view.refresh()
@@ -390,7 +411,7 @@ class RaceApp(PlayApp):
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
         if self.link_status.startswith("reconnecting"):
-            return Text(f" ⟳ {self.link_status} (your seat is kept)", style="bold yellow")
+            return Text(f" ⟳ {self.link_status} {self.seat_kept()}", style="bold yellow")
         if self.link_status == "reconnected":
             return Text(" ✓ reconnected: the race goes on", style="bold green")
         me = view.me

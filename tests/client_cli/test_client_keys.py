@@ -4,6 +4,7 @@ once more mid-race), and `a` in Moojub says why there is nothing to autoplay."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -92,3 +93,27 @@ async def test_moojub_practice_offers_no_autoplay_it_cannot_do() -> None:
         await pilot.press("a")
         await pilot.pause(0.1)
         assert "Moojub has no autoplay" in screen_text(app)
+
+
+@pytest.mark.timeout(60)
+async def test_away_past_the_grace_the_status_no_longer_says_the_seat_is_kept(
+    server_url: str,
+) -> None:
+    room = await create_room(server_url, {"game": "shaula", "seats": 2, "countdown": 0, "grace": 2})
+    seat, other = Seat(server_url, room["id"], "ann"), Seat(server_url, room["id"], "bo")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        await other.start()
+        await other.ready()
+        await pilot.press("r")
+        await until(pilot, lambda: seat.view.phase == "running" and seat.view.board is not None)
+        url, seat.link.url = seat.link.url, "ws://127.0.0.1:9/ws"  # the network is cut
+        await seat.link.drop()
+        await until(pilot, lambda: "reconnecting" in screen_text(app))
+        assert re.search(r"your seat is kept [12] s more", screen_text(app))
+        await until(pilot, lambda: "grace" in screen_text(app), 10)
+        assert "your seat is kept" not in screen_text(app)  # it is not: bo saw ann forfeit
+        seat.link.url = url
+        await until(pilot, lambda: "out of the race (forfeit)" in screen_text(app), 20)
+        await other.close()
