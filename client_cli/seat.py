@@ -15,7 +15,7 @@ from typing import Any
 
 from client_cli.net import Link, ws_url
 from client_cli.race import RaceView
-from client_cli.session import Allowed, Outcome
+from client_cli.session import NO_AUTOPLAY, Allowed, Outcome
 from protocol import (
     Accepted,
     Error,
@@ -41,7 +41,7 @@ from protocol import (
 )
 from protocol import Move as MoveMsg
 
-__all__ = ["ANSWER_TIMEOUT", "Seat"]
+__all__ = ["ANSWER_TIMEOUT", "JoinRefused", "Seat"]
 
 ANSWER_TIMEOUT = 15.0  # seconds to wait for the server's answer to a move
 RESEND_AFTER = 2.0  # seconds without an answer before the same request is sent again
@@ -49,6 +49,15 @@ RATE_BACKOFF = 0.5  # seconds to wait after the server's "slow down"
 # Refusals of a join (or watch, or quick) that say "not now" rather than "never": the link
 # connects again, with backoff, and asks again.
 TRY_AGAIN = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL})
+
+
+class JoinRefused(ConnectionError):
+    """The server could not be reached at first, or refused the join: `code` is its error
+    code ("" when it was not reached)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Seat:
@@ -153,7 +162,7 @@ class Seat:
                 self.lost = None
                 self.link = Link(self.link.url, self.hello, self.receive, self._status)
                 continue
-            raise ConnectionError(message)
+            raise JoinRefused(message, code)
 
     async def _connect_once(self) -> tuple[str, str] | None:
         self.unreachable = ""
@@ -230,7 +239,7 @@ class Seat:
         return Allowed(
             undo=self.view.allows("undo"),
             hint=self.view.allows("hints"),
-            autoplay=self.view.engine is not None and self.view.game != "moojub",
+            autoplay=self.view.engine is not None and self.view.game not in NO_AUTOPLAY,
         )
 
     def state(self) -> dict[str, Any] | None:

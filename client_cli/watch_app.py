@@ -122,6 +122,7 @@ class WatchApp(App[None]):
         Binding("tab,right", "page(1)", "next board", priority=True),
         Binding("shift+tab,left", "page(-1)", "previous board", priority=True),
         Binding("q", "quit", "quit"),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),  # not Textual's "copy"
         Binding("question_mark", "rules", "rules"),
     ]
 

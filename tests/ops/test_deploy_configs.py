@@ -99,3 +99,36 @@ async def test_the_helpers_fail_on_a_dead_backend_alone(tmp_path: Path) -> None:
     config = haproxy_config(tmp_path, front, [free_port() for _ in range(3)])
     with haproxy(config, tmp_path / "stats.sock", front, tmp_path / "haproxy.log"):
         assert set(await _rooms_through(front, 2)) == {503}
+
+
+async def _error_through(front: int, method: str, path: str) -> tuple[int, str, object]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.request(method, f"http://127.0.0.1:{front}{path}", json={"game": "shaula"}) as answer,
+    ):
+        body = await answer.json(content_type=None)
+        return answer.status, answer.headers.get("Retry-After", ""), body
+
+
+UNAVAILABLE = {"code": "unavailable", "message": "no server process can take this request now"}
+
+
+async def test_with_no_process_up_haproxy_answers_the_protocol_s_json_503(tmp_path: Path) -> None:
+    """A client written from docs/protocol.md reads every HTTP error as JSON; the balancer's
+    own answer when no process can take a request (all down: a Redis outage makes every
+    /healthz fail) was HAProxy's HTML page."""
+    front = free_port()
+    config = haproxy_config(tmp_path, front, [free_port() for _ in range(3)])
+    with haproxy(config, tmp_path / "stats.sock", front, tmp_path / "haproxy.log"):
+        for method, path in (("GET", "/rooms"), ("POST", "/rooms"), ("GET", "/ws?room=ab")):
+            status, retry_after, body = await _error_through(front, method, path)
+            assert (status, retry_after, body) == (503, "1", {"error": UNAVAILABLE}), path
+
+
+async def test_with_no_process_up_nginx_answers_the_protocol_s_json_503(tmp_path: Path) -> None:
+    front = free_port()
+    config = nginx_config(tmp_path, front, [free_port() for _ in range(3)])
+    with nginx(config, front):
+        for method, path in (("GET", "/rooms"), ("POST", "/rooms"), ("GET", "/ws?room=ab")):
+            status, retry_after, body = await _error_through(front, method, path)
+            assert (status, retry_after, body) == (503, "1", {"error": UNAVAILABLE}), path

@@ -178,3 +178,20 @@ def test_a_knockout_of_two() -> None:
     (heat,) = t.live_heats()
     t.heat_finished(heat.id, [win(0, 10), lose(1, 3, 3)], T0 + 10)
     assert t.status is Status.FINISHED and t.champion() == 0
+
+
+def test_a_player_who_withdraws_during_a_tied_match_is_not_given_its_new_deal() -> None:
+    # "Withdraw: no more races for this player (one being raced goes on)": the new deal of
+    # a tie is another race, so the match goes to the other player by walkover.
+    t = tour("knockout", 2)
+    t.start(T0)
+    t.add_seeds("shaula", [5, 6])
+    t.tick(T0)
+    (heat,) = t.live_heats()
+    t.withdraw(0, T0 + 1)  # during the race
+    t.heat_finished(heat.id, [lose(0, 3, 2), lose(1, 3, 2)], T0 + 10)  # a tie
+    t.tick(T0 + 10)
+    assert t.live_heats() == []
+    (match,) = t.matches
+    assert match.winner == 1 and match.how == "walkover"
+    assert t.status is Status.FINISHED and t.champion() == 1
