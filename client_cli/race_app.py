@@ -410,6 +410,12 @@ class RaceApp(PlayApp):
 
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
+        lost = self.seat.lost
+        if lost is not None and self.seat.welcomed.is_set():  # a rejoin refused for good
+            return Text(
+                f" ✗ the server did not take this seat back: {lost.message} ({lost.code}). q quits",
+                style="bold red",
+            )
         if self.link_status.startswith("reconnecting"):
             return Text(f" ⟳ {self.link_status} {self.seat_kept()}", style="bold yellow")
         if self.link_status == "reconnected":

@@ -136,13 +136,32 @@ class Seat:
         down, a process just started): connect again with backoff and ask again, however
         often it takes; the player's moves meanwhile wait for the rejoin (`_request`).
         Anything else is final: the seat is gone (`lost`)."""
-        if error.code in TRY_AGAIN:
+        if error.code == ErrorCode.BAD_TOKEN and self._freed_in_lobby():
+            # Away past the room's grace, a lobby seat is freed (given to the next comer):
+            # back, take a new one, as a first join would.
+            self.view.token = self.view.seat = None
+            self.retrying = error
+            reason = "your seat was freed while you were away (the lobby's grace): a new one"
+            self._retry = asyncio.create_task(self.link.retry(reason))
+        elif error.code in TRY_AGAIN:
             self.retrying = error
             reason = f"the server could not take us back yet: {error.message} ({error.code})"
             self._retry = asyncio.create_task(self.link.retry(reason))
         else:
             self.lost = error
             self.answered.set()
+
+    def _freed_in_lobby(self) -> bool:
+        """This seat was ours in the lobby before the link went down (not a first join,
+        whose stale token `start` deals with; not a spectator or a quick-match queue)."""
+        view = self.view
+        return (
+            self.welcomed.is_set()
+            and not self.spectator
+            and not self.quick
+            and view.phase == "lobby"
+            and view.token is not None
+        )
 
     async def start(self) -> None:
         """Connect (the link then lives in the background) and wait for the welcome.

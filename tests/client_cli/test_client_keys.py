@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from client_screen import screen_text
+from tests_support import MakeServer
 from textual.pilot import Pilot
 
 from client_cli.commands import create_room
@@ -117,3 +118,44 @@ async def test_away_past_the_grace_the_status_no_longer_says_the_seat_is_kept(
         seat.link.url = url
         await until(pilot, lambda: "out of the race (forfeit)" in screen_text(app), 20)
         await other.close()
+
+
+@pytest.mark.timeout(60)
+async def test_a_lobby_seat_freed_while_away_is_replaced_by_a_new_one(server_url: str) -> None:
+    # Away past the grace in the lobby, a seat is freed: back, the client takes a new seat
+    # (the old token holds none) instead of a lobby frozen as it was, where nothing works.
+    room = await create_room(server_url, {"game": "shaula", "seats": 2, "grace": 1})
+    seat, other = Seat(server_url, room["id"], "ann"), Seat(server_url, room["id"], "bo")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        await other.start()
+        await until(pilot, lambda: len(seat.view.racers) == 2)
+        first = seat.view.token
+        url, seat.link.url = seat.link.url, "ws://127.0.0.1:9/ws"  # the network is cut
+        await seat.link.drop()
+        await until(pilot, lambda: len(other.view.racers) == 1, 10)  # bo saw ann's seat go
+        seat.link.url = url
+        await until(pilot, lambda: seat.view.token not in (None, first), 20)
+        await until(pilot, lambda: len(other.view.racers) == 2)
+        assert seat.lost is None
+        await pilot.press("r")  # and the new seat works
+        await until(pilot, lambda: any(r.ready for r in other.view.racers.values()))
+        await other.close()
+
+
+@pytest.mark.timeout(60)
+async def test_a_rejoin_refused_for_good_is_shown(make_server: MakeServer) -> None:
+    # The room expired while the link was down (a finished room lives room_ttl seconds).
+    server_url = await make_server(room_ttl=1.0)
+    seat, app = await racing(server_url, "shaula")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_alone(pilot, seat)
+        await pilot.press(*"resign", "enter")
+        await until(pilot, lambda: seat.view.phase == "finished")
+        url, seat.link.url = seat.link.url, "ws://127.0.0.1:9/ws"  # the network is cut
+        await seat.link.drop()
+        await pilot.pause(2.5)
+        seat.link.url = url
+        await until(pilot, lambda: "did not take this seat back" in screen_text(app), 20)
+        assert "unknown_room" in screen_text(app)
