@@ -193,3 +193,31 @@ async def test_a_watch_or_join_refused_unavailable_leaves_the_socket_in_no_room(
         await ann.expect(p.Accepted)
         assert (await spy.expect(p.Progress)).moves == 1  # both are in the room now
         assert (await back.expect(p.Progress)).moves == 1
+
+
+async def test_a_quick_refused_unavailable_may_be_asked_again(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    """Section 7: `unavailable` means nothing changed, try again. A `quick` refused so
+    left the socket marked as waiting for a match: every later `quick` (and `join`) on it
+    was refused `already_joined`."""
+    async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
+        own_redis.stop()
+        try:
+            await ann.send(p.QuickMatch(game="shaula", name="ann"))
+            error = await ann.expect(p.Error, timeout=15)
+            assert (error.code, error.request) == (p.ErrorCode.UNAVAILABLE, "quick"), error
+        finally:
+            own_redis.start()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15
+        while True:  # the same request, on the same socket, until storage answers
+            await ann.send(p.QuickMatch(game="shaula", name="ann"))
+            answer = await ann.expect(p.Queued | p.Error, timeout=15)  # type: ignore[arg-type]
+            if isinstance(answer, p.Queued):
+                break
+            assert answer.code == p.ErrorCode.UNAVAILABLE, answer
+            assert loop.time() < deadline, "never queued again"
+            await asyncio.sleep(0.2)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        assert (await ann.expect(p.Matched)).room == (await bo.expect(p.Matched)).room
