@@ -159,3 +159,27 @@ async def test_a_rejoin_refused_for_good_is_shown(make_server: MakeServer) -> No
         seat.link.url = url
         await until(pilot, lambda: "did not take this seat back" in screen_text(app), 20)
         assert "unknown_room" in screen_text(app)
+
+
+@pytest.mark.timeout(60)
+async def test_watching_says_it_reconnected_and_when_the_room_is_gone(
+    make_server: MakeServer,
+) -> None:
+    server_url = await make_server(room_ttl=4.0)  # a finished room lives this long
+    seat, player = await racing(server_url, "shaula")
+    async with player.run_test(size=(80, 24)) as pilot:
+        await start_alone(pilot, seat)
+        await pilot.press(*"resign", "enter")
+        await until(pilot, lambda: seat.view.phase == "finished")
+    app = WatchApp(Seat(server_url, seat.view.room, spectator=True))
+    async with app.run_test(size=(80, 24)) as watching:
+        await until(watching, lambda: app.seat.view.phase == "finished")
+        link = app.seat.link
+        await link.drop()
+        await until(watching, lambda: "reconnected" in screen_text(app))
+        url, link.url = link.url, "ws://127.0.0.1:9/ws"  # cut while the room expires
+        await link.drop()
+        await watching.pause(5)
+        link.url = url
+        await until(watching, lambda: "unknown_room" in screen_text(app), 20)
+        assert "cannot watch again" in screen_text(app)
