@@ -539,8 +539,13 @@ class LocalRoom:
         conn.send(out)
         # The events after the snapshot, each when due; in hidden games with the boards
         # advanced from this snapshot's own (the live ones are ahead of them).
-        own = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        fresh = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        # A pending new round: the events before it are of the last round, whose boards
+        # are gone (`games` are the new deal's): they go without one.
+        own = None if any(isinstance(e, p.NewRound) for e in pending) else fresh
         for event in pending:
+            if isinstance(event, p.NewRound) and event.round == race.round:
+                own = fresh
             if isinstance(event, p.Progress) and own is not None:
                 self._advance_board(event, own)
             board = self._spectator_board(event, race, own)

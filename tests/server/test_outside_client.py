@@ -169,6 +169,38 @@ async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
             assert started.seed == second.seed
 
 
+async def test_a_delayed_moojub_spectator_gets_no_board_of_the_next_deal_for_the_last_round(
+    server_url: str,
+) -> None:
+    """A spectator who comes within the delay of a Moojub move, its round's end and a
+    rematch: the last round's boards are gone, so its snapshot and that round's pending
+    `progress` carry no board (they carried the new deal's board, dealt on); the new
+    round's `started` brings the new deal."""
+    room = (
+        await create_room(server_url, game="moojub", seats=1, spectator_delay=1.5, countdown=0)
+    )["id"]
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await asyncio.sleep(1.6)  # the start is now older than the delay
+        await ann.send(p.Move(seq=1, move="deal"))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        second = await ann.expect(p.RaceStarted)
+        async with WsClient.connect(server_url) as late:
+            await late.send(p.Watch(room=room))
+            snapshot = await late.expect(p.Snapshot)
+            assert snapshot.room["status"] == "running" and snapshot.room["round"] == 1
+            assert snapshot.boards is None
+            progress = await late.expect(p.Progress)
+            assert progress.move == "deal" and progress.board is None
+            started = await late.expect(p.RaceStarted)
+            assert started.board == second.board
+
+
 async def test_a_quick_matchs_welcome_carries_the_seats_token(server_url: str) -> None:
     """Section 5: `welcome` carries `token` when a seat was just taken; a quick match takes
     one for the player (its `matched` says so first), so its `welcome` has it too."""
