@@ -223,6 +223,7 @@ async def reap_dead_seats(
             continue
         if missing is not None and now - missing.setdefault(process, now) < MISSING_FOR:
             continue
+        await store.declare_dead(process)  # first: if it only stalled, it will know
         rooms = await store.rooms_held(process)
         reaped += await _let_go(hub, rooms, now, partial(_of_process, process))
         await store.drop_process(process)  # only once all its rooms are done
@@ -270,6 +271,21 @@ async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], 
     return count
 
 
+def _close_taken_for_dead(sockets: Collection[Connection]) -> None:
+    """The others took this process for dead (it stalled past PROCESS_TTL: a paused host,
+    a swap storm) and let go of its sockets: their seats are away, grace clocks running,
+    while the sockets are still open here. Close them (1001, as when stopping): each client
+    comes back with its token, and its seat is held again (docs/protocol.md, section 6)."""
+    log.warning(
+        "this process was taken for dead (no heartbeat for over %g s) and its sockets let "
+        "go: closing its %d sockets (1001) so that their clients come back",
+        PROCESS_TTL,
+        len(sockets),
+    )
+    for conn in list(sockets):
+        conn.close_soon(CloseCode.GOING_AWAY, "this server stalled: reconnect")
+
+
 class OpenSockets:
     """The ids of this process's open sockets, read again when one is not found: a
     socket opened since the last reading must not be taken for a closed one."""
@@ -297,7 +313,8 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
         try:
             if now >= beat:
                 beat = now + HEARTBEAT_EVERY
-                await hub.store.heartbeat(process, PROCESS_TTL)
+                if not await hub.store.heartbeat(process, PROCESS_TTL):
+                    _close_taken_for_dead(sockets)
             await sweep_once(hub, now)
             if now >= reap:
                 reap = now + REAP_EVERY
