@@ -125,6 +125,11 @@ class Match:
     how: str | None = None  # "race", "bye", "walkover"
 
 
+# Knockout: a match whose last this many races were tied with neither player moving is
+# decided without another (for the better seed): two no-shows would tie for ever.
+NO_SHOW_RACES = 2
+
+
 def bracket_order(size: int) -> list[int]:
     """Seeds 1..size in bracket order (size a power of two): 1 meets size, and the two
     best seeds can only meet in the final. [1, 8, 4, 5, 2, 7, 3, 6] for 8."""
@@ -499,18 +504,28 @@ class Tournament:
             match = self.matches[heat.match]
             a, b = results
             winner = knockout_winner(a, b)
+            raced = [h.results for h in self.heats if h.match == match.id and h.results]
             if winner is not None:
-                match.winner = winner
-                match.how = "race"
-                loser = match.b if winner == match.a else match.a
-                assert loser is not None
-                self.players[loser].out_round = match.round
-                round_matches = [m for m in self.matches if m.round == self.round]
-                if all(m.winner is not None for m in round_matches):
-                    self._end_knockout_round(now)
+                self._decide(match, winner, "race", now)
+            elif len(raced) >= NO_SHOW_RACES and all(
+                r.moves == 0 for race in raced[-NO_SHOW_RACES:] for r in race
+            ):
+                # Nobody came (or moved): new deals would be raced for ever. The better
+                # seed, registered first, goes through.
+                assert match.a is not None and match.b is not None
+                self._decide(match, min(match.a, match.b), "walkover", now)
             else:
                 self.next_at = now  # a new deal for the tie, at the next tick
         return True
+
+    def _decide(self, match: Match, winner: int, how: str, now: float) -> None:
+        match.winner = winner
+        match.how = how
+        loser = match.b if winner == match.a else match.a
+        assert loser is not None
+        self.players[loser].out_round = match.round
+        if all(m.winner is not None for m in self.matches if m.round == self.round):
+            self._end_knockout_round(now)
 
     # ------------------------------------------------------------ standings
 

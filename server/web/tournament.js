@@ -209,7 +209,12 @@ export async function render(root, { tour: id }) {
       let text = "";
       if (t.status === "registration") text = "Registration is open until the organiser starts.";
       else if (t.status === "finished") text = t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
-      else if (t.racing) text = t.format === "arena" && t.ends_at ? `Arena: ${fmtSeconds(t.ends_at - socket.now())} left` : `Round ${t.round} is being raced`;
+      else if (t.format === "arena" && t.ends_at) {
+        // An Arena has no rounds: heats are paired until ends_at, and those under way finish.
+        const left = t.ends_at - socket.now();
+        if (left <= 0) text = "The Arena is over: the last heats are finishing.";
+        else text = `Arena: ${fmtSeconds(left)} left${t.paused ? " (paused: no new heats)" : ""}`;
+      } else if (t.racing) text = `Round ${t.round} is being raced`;
       else if (t.paused) text = "Paused by the organiser.";
       else if (t.next_at) text = `Next round in ${Math.ceil(Math.max(0, t.next_at - socket.now()))} s`;
       else text = "Preparing the next round…";

@@ -138,3 +138,23 @@ async def test_an_arena_from_registration_to_results(server_url: str) -> None:
         )
     again = {row.player: row.score for _, row in arena_standings(list(ids.values()), heats)}
     assert again == {row["player"]: row["score"] for row in rows.values()}
+
+
+async def test_a_knockout_match_nobody_comes_to_ends(server_url: str) -> None:
+    # Neither player of a match ever comes: each race ends all forfeited, equal, and a new
+    # deal alone would be raced for ever. After two such races in a row the better seed
+    # (registered first) goes through, and the tournament ends.
+    tid, organiser = await create(server_url, format="knockout", time_limit=30, grace=0.3)
+    for name in ("ann", "bo"):
+        await register(server_url, tid, name)
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid))
+        await watcher.expect(p.TourState)
+        await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished", 30.0)
+    (match,) = final.tournament["matches"]
+    assert match["winner"] == "ann" and match["how"] == "walkover"
+    assert final.tournament["champion"] == "ann"
+    _, standings = await get_json(f"{server_url}/tournaments/{tid}/standings")
+    races = standings["races"]
+    assert len(races) == 2 and all(r["moves"] == 0 for race in races for r in race["results"])

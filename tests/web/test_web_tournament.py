@@ -150,3 +150,25 @@ async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     )
     assert await ann.locator("#tour-mine button").count() == 0
     assert page_errors(ann) == []
+
+
+async def test_an_arena_page_shows_the_time_left_not_rounds(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    created = await asyncio.to_thread(
+        post, base, "/tournaments",
+        {"name": "Arena night", "format": "arena", "duration": 300, "winnable": False},
+    )  # fmt: skip
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    for name in ("bo", "cy"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    await asyncio.to_thread(post, base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await page.wait_for_function(
+        "() => /^Arena: [45]:\\d\\d left/.test(document.querySelector('#tour-status').textContent)"
+    )
+    assert "round" not in (await page.inner_text("#tour-status")).lower()
+    assert page_errors(page) == []
