@@ -83,6 +83,11 @@ async def test_a_player_on_a_process_taken_for_dead_is_not_forfeited_once_it_run
             assert outs == [], outs
             back = [m for m in seen if isinstance(m, p.Presence) and m.seat == ann_seat]
             assert back and back[-1].connected, back
+            # End the race: a running room with sockets of a killed process would be reaped
+            # by other tests' reapers on the session's Redis.
+            for c in (ann, bo):
+                await c.send(p.Resign())
+            await bo.expect(p.RaceFinished, timeout=10)
     finally:
         stalling.kill()
         await asyncio.gather(stalling.stop(), other.stop())
