@@ -157,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Watch a room: every player's board side by side with their progress "
         "(one at a time on a small terminal: Tab or the digits switch).",
     )
-    watch.add_argument("room", type=room_code)
+    watch.add_argument("room", type=room_code, help="the room's code (any case)")
 
     sub.add_parser(
         "rooms", help="list the rooms", description="List the server's open and running rooms."
@@ -167,9 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
         "practice",
         help="play offline, with hints, undo and autoplay",
         description="Play a deal alone and offline (no server): undo, hints from the solver "
-        "and autoplay are always allowed.",
+        "and autoplay are always allowed (Moojub has no autoplay: no move is safe in every "
+        "deal).",
     )
-    practice.add_argument("game", type=str.lower, choices=GAMES)
+    practice.add_argument("game", type=str.lower, choices=GAMES, help="the game (any case)")
     practice.add_argument(
         "seed", nargs="?", type=deal_number, help="the deal (default: a random one)"
     )
@@ -179,17 +180,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="how to play a game, in plain words",
         description="Print a game's rules (the same text as ? in the client and docs/rules.md).",
     )
-    rules.add_argument("game", type=str.lower, choices=GAMES)
+    rules.add_argument("game", type=str.lower, choices=GAMES, help="the game (any case)")
 
     bot = sub.add_parser(
         "bot",
         help="join a room and let the solver play",
-        description="Take a seat in ROOM and play with the solver (or, without one, a simple "
-        "legal-move player) at a chosen pace. It says ready at once.",
+        description="Take a seat in ROOM and play at a chosen pace: the solver's winning line "
+        "in Shaula and Stalactites (a simple player when it finds none), a simple player in "
+        "Moojub, whose talon a racer does not see. It says which, says ready at once, and "
+        "leaves after the race (unless --rematch). Ctrl+C stops it.",
     )
-    bot.add_argument("room", type=room_code)
+    bot.add_argument("room", type=room_code, help="the room's code (any case)")
     bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
-    bot.add_argument("--pace", type=float, default=1.0, help="seconds between moves (default 1.0)")
+    bot.add_argument(
+        "--pace", type=float, default=1.0, help="seconds between moves (default 1.0, at least 0.05)"
+    )
+    bot.add_argument(
+        "--rematch",
+        action="store_true",
+        help="stay after the race: vote for a rematch when another player does, and race "
+        "again (until the others have gone); without it the bot leaves after one race",
+    )
     for command in subcommands(parser):
         add_common_options(command, top=False)
     from client_cli.tournament import add_tournament_parser

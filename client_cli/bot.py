@@ -4,16 +4,19 @@ It plans a whole winning line with `core.solve` (open games: it knows the deal
 like any player). When no line is found, in Moojub (whose talon is secret during
 a race: the solver would only guess), or when asked to, it plays simply: safe
 moves, then foundation moves, then any move to a position it has not seen, and
-`deal` last. It says which it uses.
+`deal` last. It says which it uses. After the race it leaves, unless asked to
+take rematches: then it votes for one as soon as another player does, and races
+again, until every other player has gone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from client_cli.seat import Seat
+from client_cli.seat import ANSWER_TIMEOUT, Seat
 from core import Game, solve
 
 __all__ = ["Planner", "greedy_move", "play_race"]
@@ -21,6 +24,7 @@ __all__ = ["Planner", "greedy_move", "play_race"]
 SOLVE_BUDGET = 200_000
 MIN_PACE = 0.05  # seconds between moves, at the fastest
 RESOLVE_AFTER = 10  # simple moves after a fruitless solve before the next one
+HIDDEN_TALON = frozenset({"moojub"})  # games whose talon a racer does not see
 
 
 def greedy_move(game: Game, seen: set[Any]) -> str | None:
@@ -69,28 +73,67 @@ class Planner:
         # Moojub's talon is secret in a race: the solver would be guessing, so play simply.
         return greedy_move(game, self.seen)
 
+    def mode_for(self, game: str) -> str:
+        """How it will play `game`, in words (Moojub: the simple player, see above)."""
+        if self.use_solver and game in HIDDEN_TALON:
+            return "simple player (Moojub's talon is secret in a race)"
+        return self.mode
+
     def forget(self) -> None:
         """The last move was refused: plan again from the position."""
         self.line = []
 
 
 async def play_race(
-    seat: Seat, pace: float, say: Callable[[str], None], use_solver: bool = True
+    seat: Seat,
+    pace: float,
+    say: Callable[[str], None],
+    use_solver: bool = True,
+    rematch: bool = False,
 ) -> int:
-    """Join, say ready, race until the end, print the results. Returns an exit status."""
+    """Join, say ready, race until the end, print the results; with `rematch`, race the
+    rematches the other players ask for too. Returns an exit status."""
     await seat.start()
     try:
-        return await _race(seat, Planner(use_solver), pace, say)
+        view = seat.view
+        # The welcome gives the seat; the room (its game) comes with the snapshot after it.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(ANSWER_TIMEOUT):
+                while not view.game:
+                    await asyncio.sleep(0.02)
+        number = "?" if view.seat is None else view.seat + 1  # people count seats from 1
+        mode = Planner(use_solver).mode_for(view.game)
+        say(f"joined room {view.room} as seat {number}; playing with the {mode}")
+        while True:
+            status = await _race(seat, Planner(use_solver), pace, say)
+            if not rematch or not await _rematch(seat, say):
+                return status
     finally:
         await seat.close()  # also when stopped (Ctrl+C): the room sees the bot go
+
+
+async def _rematch(seat: Seat, say: Callable[[str], None]) -> bool:
+    """After the end: vote for a rematch once another player has, and wait for the new
+    round (True); False when every other player has gone (or there is no other)."""
+    view = seat.view
+    voted = False
+    while view.phase == "finished":
+        others = [r for s, r in view.racers.items() if s != view.seat]
+        if not any(r.connected for r in others):  # (a vote from one who left cannot win)
+            say("the others have gone: leaving")
+            return False
+        if not voted and any(r.rematch for r in others):
+            voted = True
+            say("a rematch was asked for: voting for it")
+            await seat.rematch()
+        await asyncio.sleep(0.1)
+    return True
 
 
 async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], None]) -> int:
     # The server allows 30 messages a second, sustained: stay well under it.
     pace = max(pace, MIN_PACE)
     view = seat.view
-    number = "?" if view.seat is None else view.seat + 1  # people count seats from 1
-    say(f"joined room {view.room} as seat {number}; playing with the {planner.mode}")
     await seat.ready(True)
     while view.phase != "running":
         if view.phase == "finished":

@@ -35,6 +35,8 @@ __all__ = [
 ]
 
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=10)
+# A room's status past the lobby, in words: "the race in room X is ..."
+RACE_NOW = {"countdown": "about to start", "running": "running", "finished": "over"}
 
 
 def default_name() -> str:
@@ -209,7 +211,8 @@ def choose_seat(
         if lobby:
             return None
         raise ServerError(
-            f"the race in room {room} is {view.get('status')} and this machine holds no seat in"
+            f"the race in room {room} is {RACE_NOW.get(str(view.get('status')), 'on')} and"
+            " this machine holds no seat in"
             f" it (the seats taken here are kept in {state_file()}): run `solrace play {room}`"
             f" where you took your seat to take it back, or watch: `solrace watch {room}`"
         )
@@ -247,11 +250,16 @@ def ask_in_terminal(room: str) -> Callable[[list[str]], int]:
 
 
 def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
-    from client_cli.race_app import RaceApp
+    from client_cli.race_app import RaceApp, watch_instead
     from client_cli.seat import Seat
 
     view = asyncio.run(get_room(args.server, room))
     token = choose_seat(args.server, view, args.name, args.seat, ask_in_terminal(room))
+    seats, taken = view.get("seats"), len(view.get("players") or [])
+    if token is None and isinstance(seats, int) and taken >= seats:
+        raise ServerError(
+            f"every seat of room {room} is taken ({taken}/{seats}): {watch_instead(room)}"
+        )
     name = args.name if args.name is not None else default_name()
     seat = Seat(args.server, room, name, token=token)
     seat.on_token = lambda new: remember_seat(args.server, room, name, new, seat.view.seat)
@@ -292,6 +300,7 @@ async def _bot(args: argparse.Namespace) -> int:
         print(f"{args.name}: {line}", flush=True)
 
     try:
-        return await play_race(Seat(args.server, args.room, args.name), args.pace, say)
+        seat = Seat(args.server, args.room, args.name)
+        return await play_race(seat, args.pace, say, rematch=args.rematch)
     except ConnectionError as error:
         raise ServerError(str(error)) from error

@@ -16,7 +16,7 @@ from client_cli.board import Marks
 from client_cli.cards import CardStyle, cards_in_text
 from client_cli.help_screen import HelpScreen
 from client_cli.picking import digit_pile, key_move, move_cursor
-from client_cli.session import Outcome, Session
+from client_cli.session import NO_AUTOPLAY, Outcome, Session
 from client_cli.widgets import BoardView, MoveInput, clock
 
 __all__ = ["PlayApp"]
@@ -36,6 +36,9 @@ class PlayApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+z", "queued_undo", "Undo", show=False),
         Binding("f1", "help", "Help", show=False),
+        # A newcomer's first way out: as q (mid-race it asks once more), even in the move
+        # line, where Textual would take it as "copy".
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
 
     def __init__(
@@ -350,8 +353,11 @@ class PlayApp(App[None]):
         self.redraw()
 
     async def action_autoplay(self, quiet: bool = False) -> None:
-        if not self.session.allowed.autoplay:
-            self.say("this room does not allow autoplay", "yellow")
+        if self.game in NO_AUTOPLAY:
+            name = self.game.capitalize()
+            self.say(f"{name} has no autoplay: no move is safe in every deal (? rules)", "yellow")
+        elif not self.session.allowed.autoplay:
+            self.say("autoplay needs the deal, which is not known yet", "yellow")
         else:
             outcome = await self.session.autoplay()
             if not outcome.ok:

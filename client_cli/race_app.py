@@ -21,8 +21,9 @@ from client_cli.cards import CardStyle
 from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
-from client_cli.seat import Seat
+from client_cli.seat import JoinRefused, Seat
 from client_cli.widgets import PlayerLine, RaceBars, clock
+from protocol import ErrorCode
 
 __all__ = [
     "RaceApp",
@@ -32,6 +33,7 @@ __all__ = [
     "racer_status",
     "rematch_text",
     "results_table",
+    "watch_instead",
 ]
 
 
@@ -77,7 +79,12 @@ def rematch_text(view: RaceView) -> str:
         return f"rematch: {votes}/{total} players voted" if votes else ""
     others = [r.name for s, r in sorted(view.racers.items()) if r.rematch and s != view.seat]
     if me is not None and me.rematch:
-        waiting = [r.name for s, r in sorted(view.racers.items()) if not r.rematch]
+        # One who has left (a bot leaves after its race) cannot vote: say so.
+        waiting = [
+            r.name + ("" if r.connected else " (gone)")
+            for s, r in sorted(view.racers.items())
+            if not r.rematch
+        ]
         if not waiting:
             return f"rematch: {votes}/{total} votes, a new round is coming"
         return f"rematch: your vote is in ({votes}/{total}); waiting for {', '.join(waiting)}"
@@ -121,11 +128,20 @@ def results_table(view: RaceView) -> Table:
 
 
 async def connect_or_exit(app: App[Any], seat: Seat) -> None:
-    """Join (or watch) the room; if the server says no, leave with its reason."""
+    """Join (or watch) the room; if the server says no, leave with its reason (and, for a
+    full room or a race already running, how to watch it instead)."""
     try:
         await seat.start()
-    except ConnectionError as error:
-        app.exit(return_code=1, message=f"solrace: {error}")
+    except JoinRefused as error:
+        command = "watch" if seat.spectator else "play"
+        message = f"solrace {command}: {error}"
+        if error.code in (ErrorCode.ROOM_FULL, ErrorCode.ROOM_CLOSED):
+            message += f": {watch_instead(seat.view.room)}"
+        app.exit(return_code=1, message=message)
+
+
+def watch_instead(room: str) -> str:
+    return f"watch it instead: solrace watch {room}"
 
 
 class ResultsScreen(ModalScreen[str]):
@@ -185,6 +201,7 @@ class RaceApp(PlayApp):
         self.results_screen: ResultsScreen | None = None
         self.round_shown = 1
         self.quit_asked = False
+        self.away_since: float | None = None  # when the link went down (monotonic)
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -248,11 +265,29 @@ class RaceApp(PlayApp):
     def on_link_status(self, status: str) -> None:
         if status == "connected" and self.seat.link.drops:
             self.link_status = "reconnected"
+            self.away_since = None
             self.set_timer(3.0, self.forget_reconnected)
         elif status.startswith("reconnecting"):
             self.link_status = status
+            if self.away_since is None:
+                self.away_since = time.monotonic()
         if self.is_running:
             self.redraw()
+
+    def seat_kept(self) -> str:
+        """While the link is down: how long the room keeps the seat (its grace), counted
+        from the drop; past it, the server may have given the seat away or forfeited it."""
+        view = self.seat.view
+        if view.phase == "queue":
+            return ""
+        grace = view.settings.get("grace")
+        racing = view.phase != "finished" and not (view.me is not None and view.me.status)
+        if not racing or not grace or self.away_since is None:
+            return "(your seat is kept)"
+        left = grace - (time.monotonic() - self.away_since)
+        if left > 0:
+            return f"(your seat is kept {int(left + 0.999)} s more)"
+        return f"(away past the room's {grace:g} s grace: you may be out)"
 
     def forget_reconnected(self) -> None:
         if self.link_status == "reconnected":
@@ -262,6 +297,8 @@ class RaceApp(PlayApp):
     def tick(self) -> None:
         view = self.seat.view
         self.bars.update_players(player_lines(view, time.time()))
+        if self.link_status.startswith("reconnecting"):  # the grace counts down
+            self.status_bar.update(self.status_text(view.board))
         if view.phase == "countdown":
             self.board_view.placeholder = self.countdown_text()
             self.board_view.refresh()
@@ -373,8 +410,14 @@ class RaceApp(PlayApp):
 
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
+        lost = self.seat.lost
+        if lost is not None and self.seat.welcomed.is_set():  # a rejoin refused for good
+            return Text(
+                f" ✗ the server did not take this seat back: {lost.message} ({lost.code}). q quits",
+                style="bold red",
+            )
         if self.link_status.startswith("reconnecting"):
-            return Text(f" ⟳ {self.link_status} (your seat is kept)", style="bold yellow")
+            return Text(f" ⟳ {self.link_status} {self.seat_kept()}", style="bold yellow")
         if self.link_status == "reconnected":
             return Text(" ✓ reconnected: the race goes on", style="bold green")
         me = view.me

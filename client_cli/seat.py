@@ -15,7 +15,7 @@ from typing import Any
 
 from client_cli.net import Link, ws_url
 from client_cli.race import RaceView
-from client_cli.session import Allowed, Outcome
+from client_cli.session import NO_AUTOPLAY, Allowed, Outcome
 from protocol import (
     Accepted,
     Error,
@@ -41,7 +41,7 @@ from protocol import (
 )
 from protocol import Move as MoveMsg
 
-__all__ = ["ANSWER_TIMEOUT", "Seat"]
+__all__ = ["ANSWER_TIMEOUT", "JoinRefused", "Seat"]
 
 ANSWER_TIMEOUT = 15.0  # seconds to wait for the server's answer to a move
 RESEND_AFTER = 2.0  # seconds without an answer before the same request is sent again
@@ -49,6 +49,15 @@ RATE_BACKOFF = 0.5  # seconds to wait after the server's "slow down"
 # Refusals of a join (or watch, or quick) that say "not now" rather than "never": the link
 # connects again, with backoff, and asks again.
 TRY_AGAIN = frozenset({ErrorCode.UNAVAILABLE, ErrorCode.RATE_LIMITED, ErrorCode.INTERNAL})
+
+
+class JoinRefused(ConnectionError):
+    """The server could not be reached at first, or refused the join: `code` is its error
+    code ("" when it was not reached)."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class Seat:
@@ -127,13 +136,32 @@ class Seat:
         down, a process just started): connect again with backoff and ask again, however
         often it takes; the player's moves meanwhile wait for the rejoin (`_request`).
         Anything else is final: the seat is gone (`lost`)."""
-        if error.code in TRY_AGAIN:
+        if error.code == ErrorCode.BAD_TOKEN and self._freed_in_lobby():
+            # Away past the room's grace, a lobby seat is freed (given to the next comer):
+            # back, take a new one, as a first join would.
+            self.view.token = self.view.seat = None
+            self.retrying = error
+            reason = "your seat was freed while you were away (the lobby's grace): a new one"
+            self._retry = asyncio.create_task(self.link.retry(reason))
+        elif error.code in TRY_AGAIN:
             self.retrying = error
             reason = f"the server could not take us back yet: {error.message} ({error.code})"
             self._retry = asyncio.create_task(self.link.retry(reason))
         else:
             self.lost = error
             self.answered.set()
+
+    def _freed_in_lobby(self) -> bool:
+        """This seat was ours in the lobby before the link went down (not a first join,
+        whose stale token `start` deals with; not a spectator or a quick-match queue)."""
+        view = self.view
+        return (
+            self.welcomed.is_set()
+            and not self.spectator
+            and not self.quick
+            and view.phase == "lobby"
+            and view.token is not None
+        )
 
     async def start(self) -> None:
         """Connect (the link then lives in the background) and wait for the welcome.
@@ -153,7 +181,7 @@ class Seat:
                 self.lost = None
                 self.link = Link(self.link.url, self.hello, self.receive, self._status)
                 continue
-            raise ConnectionError(message)
+            raise JoinRefused(message, code)
 
     async def _connect_once(self) -> tuple[str, str] | None:
         self.unreachable = ""
@@ -230,7 +258,7 @@ class Seat:
         return Allowed(
             undo=self.view.allows("undo"),
             hint=self.view.allows("hints"),
-            autoplay=self.view.engine is not None and self.view.game != "moojub",
+            autoplay=self.view.engine is not None and self.view.game not in NO_AUTOPLAY,
         )
 
     def state(self) -> dict[str, Any] | None:
@@ -257,14 +285,13 @@ class Seat:
             future: asyncio.Future[Outcome] = loop.create_future()
             self.waiting[seq] = future
             await self.link.send(make(seq))
-            left = deadline - loop.time()
-            try:
-                outcome = await asyncio.wait_for(future, min(RESEND_AFTER, max(0.0, left)))
-            except TimeoutError:
+            deadline = await self._await_answer(future, deadline)
+            if not future.done():
                 self.waiting.pop(seq, None)
                 if loop.time() >= deadline:
                     return Outcome(False, "no answer from the server (is the connection back?)")
                 continue
+            outcome = future.result()
             if loop.time() >= deadline:
                 return outcome
             if outcome.code == ErrorCode.STALE_SEQ:
@@ -280,6 +307,21 @@ class Seat:
                 await asyncio.sleep(RATE_BACKOFF)
             else:
                 return outcome
+
+    async def _await_answer(self, future: asyncio.Future[Outcome], deadline: float) -> float:
+        """Wait for `future` until it is time to send the request again (or give up),
+        and return the deadline. While the link is down nothing is given up: the request
+        is in the link's queue and goes out after the rejoin, so a move keyed during an
+        outage is played then (the answer gets RESEND_AFTER at least, once the link is
+        back), not reported "no answer" and then played all the same."""
+        loop = asyncio.get_running_loop()
+        while True:
+            left = min(RESEND_AFTER, max(0.0, deadline - loop.time()))
+            await asyncio.wait([future], timeout=left)
+            if future.done() or self.link.connected.is_set() or self.link.is_closing():
+                return deadline
+            await self.link.connected.wait()
+            deadline = max(deadline, loop.time() + RESEND_AFTER)  # time for the answer
 
     def _next_seq(self) -> int:
         # Above this window's last seq and, as every window on a seat counts from the

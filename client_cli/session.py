@@ -11,7 +11,11 @@ from typing import Any, Protocol
 
 from core import Game, IllegalMove, hint, new_game
 
-__all__ = ["Allowed", "LocalSession", "Outcome", "Session", "solver_hint"]
+__all__ = ["NO_AUTOPLAY", "Allowed", "LocalSession", "Outcome", "Session", "solver_hint"]
+
+# Games whose autoplay never has a move: the rules count no Moojub move safe in every
+# deal (a build can uncover a card that blocks a foundation's start).
+NO_AUTOPLAY = frozenset({"moojub"})
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ class LocalSession:
 
     @classmethod
     def new(cls, name: str, seed: int) -> LocalSession:
-        return cls(new_game(name, seed))
+        return cls(new_game(name, seed), Allowed(autoplay=name not in NO_AUTOPLAY))
 
     def state(self) -> dict[str, Any]:
         return self.game.state(view="player")

@@ -155,14 +155,29 @@ class Lobby:
                 last_seq=last_seq,
             )
         )
-        await local.enter(conn, since)
+        await self._enter(conn, local, since)
 
     async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
         room = room_key(msg.room)
         local = await self._room(conn, room)
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
-        await local.enter(conn, msg.since)
+        await self._enter(conn, local, msg.since)
+
+    async def _enter(self, conn: Connection, local: LocalRoom, since: int | None) -> None:
+        """Attach a welcomed socket: its snapshot or catch-up. If that fails (storage
+        down), the socket is in no room again, as docs/protocol.md section 6 says of a
+        join or watch answered `error` (the client sends it again on the same socket),
+        and its seat no longer counts it."""
+        try:
+            await local.enter(conn, since)
+        except BaseException as exc:
+            room, seat = conn.room, conn.seat
+            conn.room = conn.seat = conn.token_hash = conn.role = None
+            await self.ctx.hub.release(local, conn)
+            if room is not None and seat is not None:
+                await self._let_go(room, seat, conn.id, exc)
+            raise
 
     async def on_resync(self, conn: Connection, msg: p.Resync) -> None:
         local = self.ctx.local(conn)

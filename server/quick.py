@@ -3,6 +3,7 @@ them in a new room that counts down at once."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 
@@ -16,7 +17,7 @@ from server.context import Context
 from server.keys import ticket_channel
 from server.lobby import Lobby, clean_name, new_room_id, new_token, random_seed
 from server.race import Outcome, Race, RaceError, RoomConfig
-from server.store import hash_token
+from server.store import UNAVAILABLE_ERRORS, hash_token
 
 __all__ = ["QuickMatch"]
 
@@ -35,10 +36,17 @@ class QuickMatch:
         ticket = f"{uuid.uuid4().hex}|{name}"
         conn.quick = (msg.game, ticket)
         hub = self.ctx.hub
-        await hub.feed.subscribe(
-            ticket_channel(ticket), lambda data: hub.spawn(self._matched(conn, data))
-        )
-        other = await self.ctx.store.quick_pair(msg.game, ticket)
+        try:
+            await hub.feed.subscribe(
+                ticket_channel(ticket), lambda data: hub.spawn(self._matched(conn, data))
+            )
+            other = await self.ctx.store.quick_pair(msg.game, ticket)
+        except BaseException:
+            # Answered `unavailable` (or failed): nothing changed, the socket may ask
+            # again; the ticket goes, as far as storage lets it.
+            with contextlib.suppress(*UNAVAILABLE_ERRORS):
+                await self.drop_ticket(conn)
+            raise
         # Every quick is answered queued, then matched, even when a partner was waiting:
         # a client then has one sequence to follow, not two (docs/protocol.md section 4).
         conn.send(p.Queued(game=msg.game))

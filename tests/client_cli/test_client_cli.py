@@ -30,6 +30,16 @@ def test_help_explains_each_subcommand() -> None:
     assert "SOLRACE_SERVER" in out and "t5 t2" in out
 
 
+def test_every_argument_of_every_subcommand_is_explained() -> None:
+    from client_cli.__main__ import subcommands
+
+    for command in subcommands(build_parser()):
+        if command.prog.startswith("solrace tournament"):
+            continue  # issue 10's commands
+        for action in command._actions:
+            assert action.help, f"{command.prog} {action.dest} has no help"
+
+
 def test_server_comes_from_flag_or_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SOLRACE_SERVER", raising=False)
     assert build_parser().parse_args(["rooms"]).server == DEFAULT_SERVER

@@ -296,3 +296,53 @@ async def test_an_error_for_another_request_does_not_answer_a_waiting_move(
     assert [e.request for e in seat.errors[errors:]] == ["ready"]
     assert outcome.ok and outcome.moves == ["t8 c1"]
     await seat.close()
+
+
+async def solrace(server_url: str, *words: str) -> tuple[int, str]:
+    """`solrace WORDS` as a newcomer runs it (no terminal): its exit status and stderr."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client_cli",
+        "--server",
+        server_url,
+        *words,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode is not None
+    return process.returncode, err.decode()
+
+
+@pytest.mark.timeout(90)
+async def test_a_full_or_unknown_room_says_so_and_how_to_watch(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    room = (await create_room(server_url, {"game": "moojub", "seats": 1}))["id"]
+    ann = Seat(server_url, room, "ann")
+    await ann.start()
+    status, err = await solrace(server_url, "play", room, "--name", "bo")
+    assert status == 1 and "Traceback" not in err
+    assert err.strip() == (
+        f"solrace play: every seat of room {room} is taken (1/1): "
+        f"watch it instead: solrace watch {room}"
+    )
+    # A race about to start: said in words (the room's status "countdown" is not one).
+    starting = await create_room(server_url, {"game": "shaula", "seats": 1, "countdown": 60})
+    cy = Seat(server_url, starting["id"], "cy")
+    await cy.start()
+    await cy.ready()
+    async with asyncio.timeout(10):
+        while cy.view.phase != "countdown":
+            await asyncio.sleep(0.05)
+    status, err = await solrace(server_url, "play", starting["id"], "--name", "bo")
+    assert status == 1
+    assert f"the race in room {starting['id']} is about to start and this machine" in err, err
+    await cy.close()
+    status, err = await solrace(server_url, "watch", "deadbeef")
+    assert status == 1
+    assert err.strip().endswith("solrace watch: no room 'deadbeef' (unknown_room)"), err
+    await ann.close()

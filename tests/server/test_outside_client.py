@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from own_redis import OwnRedis
 from tests_support import MakeServer
 from wsclient import WsClient, create_room, get_json
 
@@ -149,3 +150,74 @@ async def test_a_quick_matchs_welcome_carries_the_seats_token(server_url: str) -
             matched = await client.expect(p.Matched)
             welcome = await client.expect(p.Welcome)
             assert welcome.token == matched.token and welcome.seat == matched.seat
+
+
+async def test_a_watch_or_join_refused_unavailable_leaves_the_socket_in_no_room(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    """Section 6: a `join` or `watch` answered `error` `unavailable` leaves the socket in no
+    room: the client sends it again (on the same socket) once storage answers. The
+    `welcome` had gone out before the snapshot failed, and the socket stayed half in the
+    room: every later `watch` or `join` on it was refused `already_joined`, for good."""
+    room = (await create_room(own_server_url, seats=1, seed=31))["id"]
+    async with (
+        WsClient.connect(own_server_url) as ann,
+        WsClient.connect(own_server_url) as spy,
+        WsClient.connect(own_server_url) as back,
+    ):
+        token = (await ann.join(room, "ann")).token
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)  # ann keeps the room open in the process
+        own_redis.stop()
+        try:
+            await spy.send(p.Watch(room=room))
+            error = await spy.expect(p.Error, timeout=15)
+            assert (error.code, error.request) == (p.ErrorCode.UNAVAILABLE, "watch"), error
+            await back.send(p.Join(room=room, token=token))
+            error = await back.expect(p.Error, timeout=15)
+            assert (error.code, error.request) == (p.ErrorCode.UNAVAILABLE, "join"), error
+        finally:
+            own_redis.start()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15
+        for client, again in ((spy, p.Watch(room=room)), (back, p.Join(room=room, token=token))):
+            while True:  # the same request, on the same socket, until storage answers
+                await client.send(again)
+                answer = await client.expect(p.Snapshot | p.Error, timeout=15)  # type: ignore[arg-type]
+                if isinstance(answer, p.Snapshot):
+                    break
+                assert answer.code == p.ErrorCode.UNAVAILABLE, answer
+                assert loop.time() < deadline, "never let in again"
+                await asyncio.sleep(0.2)
+        await ann.send(p.Move(seq=1, move=core.new_game("shaula", 31).legal_moves()[0]))
+        await ann.expect(p.Accepted)
+        assert (await spy.expect(p.Progress)).moves == 1  # both are in the room now
+        assert (await back.expect(p.Progress)).moves == 1
+
+
+async def test_a_quick_refused_unavailable_may_be_asked_again(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    """Section 7: `unavailable` means nothing changed, try again. A `quick` refused so
+    left the socket marked as waiting for a match: every later `quick` (and `join`) on it
+    was refused `already_joined`."""
+    async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
+        own_redis.stop()
+        try:
+            await ann.send(p.QuickMatch(game="shaula", name="ann"))
+            error = await ann.expect(p.Error, timeout=15)
+            assert (error.code, error.request) == (p.ErrorCode.UNAVAILABLE, "quick"), error
+        finally:
+            own_redis.start()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15
+        while True:  # the same request, on the same socket, until storage answers
+            await ann.send(p.QuickMatch(game="shaula", name="ann"))
+            answer = await ann.expect(p.Queued | p.Error, timeout=15)  # type: ignore[arg-type]
+            if isinstance(answer, p.Queued):
+                break
+            assert answer.code == p.ErrorCode.UNAVAILABLE, answer
+            assert loop.time() < deadline, "never queued again"
+            await asyncio.sleep(0.2)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        assert (await ann.expect(p.Matched)).room == (await bo.expect(p.Matched)).room

@@ -1,0 +1,102 @@
+"""The bot as a newcomer meets it (`solrace bot ROOM`), on a real server: it says truly how
+it plays, and with `--rematch` it takes the rematch a player asks for."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from client_screen import screen_text
+from textual.pilot import Pilot
+
+from client_cli.__main__ import build_parser
+from client_cli.bot import play_race
+from client_cli.commands import create_room
+from client_cli.race_app import RaceApp, ResultsScreen
+from client_cli.seat import Seat
+from client_cli.widgets import RaceBars
+from protocol import Message, Snapshot
+
+
+async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 30.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not done():
+            await pilot.pause(0.05)
+    await pilot.pause()
+
+
+@pytest.mark.timeout(60)
+async def test_in_moojub_the_bot_says_it_plays_simply(server_url: str) -> None:
+    # A race hides Moojub's talon: the bot cannot use the solver there, and must not say so.
+    room = (await create_room(server_url, {"game": "moojub", "seats": 1, "countdown": 0}))["id"]
+    said: list[str] = []
+    seat = Seat(server_url, room, "robot")
+
+    async def slowly(msg: Message) -> None:
+        # The room (its game) comes in the snapshot, after the welcome: on a slow link,
+        # later than the join itself is over.
+        if isinstance(msg, Snapshot):
+            await asyncio.sleep(0.3)
+        await seat.receive(msg)
+
+    seat.link.on_message = slowly
+    task = asyncio.create_task(play_race(seat, 0.05, said.append))
+    async with asyncio.timeout(20):
+        while not said:
+            await asyncio.sleep(0.05)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    assert "playing with the simple player" in said[0], said[0]
+
+
+def test_the_bot_command_takes_rematch() -> None:
+    args = build_parser().parse_args(["bot", "abc", "--rematch"])
+    assert args.rematch is True
+    assert build_parser().parse_args(["bot", "abc"]).rematch is False
+
+
+@pytest.mark.timeout(90)
+async def test_a_rematch_against_the_bot_starts_a_new_round(server_url: str) -> None:
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 2, "countdown": 0.5}
+    )
+    seat = Seat(server_url, room["id"], "ann")
+    app = RaceApp(seat)
+    said: list[str] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        bot = asyncio.create_task(
+            play_race(Seat(server_url, room["id"], "robot"), 0.05, said.append, rematch=True)
+        )
+        try:
+            await until(pilot, lambda: len(seat.view.racers) == 2)
+            await pilot.press("r")
+            await until(pilot, lambda: seat.view.phase == "running")
+            await pilot.press(*"resign", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.press("m")  # the bot takes the rematch: round 2 starts
+            await until(pilot, lambda: seat.view.round == 2 and seat.view.phase == "running")
+            bars = app.query_one(RaceBars)
+            await until(pilot, lambda: any(p.name == "robot" and p.moves > 0 for p in bars.players))
+            assert not bot.done()
+            assert "round 2" in screen_text(app)
+            await pilot.press(*"resign", "enter")
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        except BaseException:
+            bot.cancel()
+            raise
+    # Ann has gone without voting: the bot leaves too.
+    assert await asyncio.wait_for(bot, 20) == 0
+    assert any("rematch" in line for line in said), said
+    assert said[-1] == "the others have gone: leaving"
+
+
+async def test_the_rematch_line_says_who_has_left() -> None:
+    from client_cli.race import Racer, RaceView
+    from client_cli.race_app import rematch_text
+
+    view = RaceView(room="r", seat=0, phase="finished")
+    view.racers = {0: Racer(0, "ann", rematch=True), 1: Racer(1, "robot", connected=False)}
+    assert "robot (gone)" in rematch_text(view)
