@@ -52,7 +52,7 @@ from server.connection import (
 )
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
-from server.feed import LeanFeed, make_feed
+from server.feed import make_feed
 from server.flood_cooldown import FloodCooldown
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
@@ -140,14 +140,13 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     hub = Hub(store, feed)
     lobby = LobbyLive(store, feed)
     feed_reconnects = [0]
-    if isinstance(feed, LeanFeed):
 
-        def resubscribed() -> None:
-            feed_reconnects[0] += 1
-            hub.catch_up_all()
-            lobby.reconnected()
+    def resubscribed() -> None:
+        feed_reconnects[0] += 1
+        hub.catch_up_all()
+        lobby.reconnected()
 
-        feed.on_reconnect = resubscribed
+    feed.on_reconnect = resubscribed
     sockets = app[SOCKETS]
     metrics = Metrics(
         lambda: len(hub.rooms),
