@@ -159,8 +159,17 @@ class WatchApp(App[None]):
         await self.seat.close()
 
     def on_link_status(self, status: str) -> None:
-        self.link_status = "" if status == "connected" else status
+        if status == "connected" and self.seat.link.drops:
+            self.link_status = "reconnected"
+            self.set_timer(3.0, self.forget_reconnected)
+        else:
+            self.link_status = "" if status == "connected" else status
         if self.is_running:
+            self.redraw()
+
+    def forget_reconnected(self) -> None:
+        if self.link_status == "reconnected":
+            self.link_status = ""
             self.redraw()
 
     def on_key(self, event: events.Key) -> None:
@@ -202,8 +211,13 @@ class WatchApp(App[None]):
         boards = self.boards
         hidden = len(view.boards) - boards.per_page()
         status = Text()
-        if self.link_status.startswith("reconnecting"):
+        lost = self.seat.lost
+        if lost is not None and self.seat.welcomed.is_set():  # a rewatch refused for good
+            status.append(f" ✗ cannot watch again: {lost.message} ({lost.code})", style="bold red")
+        elif self.link_status.startswith("reconnecting"):
             status.append(f" ⟳ {self.link_status}", style="bold yellow")
+        elif self.link_status == "reconnected":
+            status.append(" ✓ reconnected: watching live again", style="bold green")
         elif hidden > 0:
             status.append(f" {hidden} more board(s): Tab/→ next · ← back · 1-8 a seat", style="dim")
         status.append("  ? rules · q quit", style="dim")

@@ -121,8 +121,12 @@ class Match:
     slot: int
     a: int | None
     b: int | None
-    winner: int | None = None
-    how: str | None = None  # "race", "bye", "walkover"
+    winner: int | None = None  # None once settled: nobody goes through (both withdrew)
+    how: str | None = None  # "race", "bye", "walkover"; None while undecided
+
+    @property
+    def settled(self) -> bool:
+        return self.how is not None
 
 
 # Knockout: a match whose last this many races were tied with neither player moving is
@@ -429,28 +433,26 @@ class Tournament:
         return True
 
     def _settle_without_race(self, match: Match, number: int) -> bool:
-        """Byes and walkovers; True if the match must be raced."""
-        if match.winner is not None:
+        """Byes and walkovers; True if the match must be raced. A withdrawn player never
+        goes through: with nobody still in, the match has no winner and both are out."""
+        if match.settled:
             return False
-        a = None if match.a is None else self.players[match.a]
-        b = None if match.b is None else self.players[match.b]
-        if a is None or b is None:
-            match.winner = (a or b).id if (a or b) else None  # type: ignore[union-attr]
-            match.how = "bye"
-        elif not a.active or not b.active:
-            match.winner = b.id if not a.active and b.active else a.id
-            match.how = "walkover"
-            loser = b if match.winner == a.id else a
-            loser.out_round = number
-        else:
+        sides = [self.players[pid] for pid in (match.a, match.b) if pid is not None]
+        if len(sides) == 2 and all(p.active for p in sides):
             return True
+        match.how = "bye" if len(sides) < 2 else "walkover"
+        still_in = [p for p in sides if p.active]
+        match.winner = still_in[0].id if still_in else None
+        for player in sides:
+            if player.id != match.winner:
+                player.out_round = number
         return False
 
     def _replay_ties(self, now: float) -> bool:
         """A match whose last race could not part its players gets a new deal."""
         changed = False
         for match in self.matches:
-            if match.winner is not None or match.round != self.round or not self.racing:
+            if match.settled or match.round != self.round or not self.racing:
                 continue
             heats = [h for h in self.heats if h.match == match.id]
             if heats and all(not h.live for h in heats):
@@ -465,11 +467,11 @@ class Tournament:
                 heat = self._open(self.round, game, seed, [match.a, match.b], now)
                 heat.match = match.id
                 changed = True
-        if self.racing and all(m.winner is not None for m in self.matches if m.round == self.round):
+        if self.racing and all(m.settled for m in self.matches if m.round == self.round):
             self._end_knockout_round(now)
             return True
         if changed and not any(
-            m.winner is None and not any(h.live for h in self.heats if h.match == m.id)
+            not m.settled and not any(h.live for h in self.heats if h.match == m.id)
             for m in self.matches
             if m.round == self.round
         ):
@@ -530,7 +532,7 @@ class Tournament:
         loser = match.b if winner == match.a else match.a
         assert loser is not None
         self.players[loser].out_round = match.round
-        if all(m.winner is not None for m in self.matches if m.round == self.round):
+        if all(m.settled for m in self.matches if m.round == self.round):
             self._end_knockout_round(now)
 
     # ------------------------------------------------------------ standings

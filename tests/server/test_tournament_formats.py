@@ -195,3 +195,42 @@ def test_a_player_who_withdraws_during_a_tied_match_is_not_given_its_new_deal() 
     (match,) = t.matches
     assert match.winner == 1 and match.how == "walkover"
     assert t.status is Status.FINISHED and t.champion() == 1
+
+
+def test_a_final_between_two_withdrawn_players_crowns_nobody() -> None:
+    # A withdrawn player never goes through: a match whose players have both withdrawn
+    # has no winner (both are out), so a final between two of them ends with no champion.
+    t = tour("knockout", 3)
+    t.start(T0)
+    t.add_seeds("shaula", [5, 6])
+    assert t.tick(T0)
+    (heat,) = t.live_heats()  # p0 has a bye; p1 meets p2
+    t.withdraw(0, T0 + 1)
+    t.heat_finished(heat.id, [win(1, 10), lose(2, 3, 3)], T0 + 10)
+    t.withdraw(1, T0 + 11)
+    assert t.tick(T0 + 40)
+    (final,) = [m for m in t.matches if m.round == 2]
+    assert (final.a, final.b, final.winner, final.how) == (0, 1, None, "walkover")
+    assert t.live_heats() == []
+    assert t.status is Status.FINISHED and t.champion() is None
+    assert t.players[0].out_round == 2 and t.players[1].out_round == 2
+    ranks = [(r["rank"], r["name"]) for r in t.standings()]
+    assert ranks == [(1, "p1"), (2, "p0"), (3, "p2")]  # p1 won a race
+
+
+def test_a_semi_final_between_two_withdrawn_players_sends_the_other_semi_finalist_through() -> None:
+    t = tour("knockout", 4)
+    t.start(T0)  # the bracket: p0 against p3, p1 against p2
+    t.withdraw(0, T0 + 1)
+    t.withdraw(3, T0 + 1)
+    t.add_seeds("shaula", [5, 6])
+    assert t.tick(T0 + 1)
+    first = [m for m in t.matches if m.round == 1]
+    assert [(m.a, m.b, m.winner, m.how) for m in first] == [
+        (0, 3, None, "walkover"),
+        (1, 2, None, None),
+    ]
+    (heat,) = t.live_heats()
+    assert heat.players == [1, 2]
+    t.heat_finished(heat.id, [win(1, 10), lose(2, 3, 3)], T0 + 10)
+    assert t.status is Status.FINISHED and t.champion() == 1
