@@ -285,14 +285,13 @@ class Seat:
             future: asyncio.Future[Outcome] = loop.create_future()
             self.waiting[seq] = future
             await self.link.send(make(seq))
-            left = deadline - loop.time()
-            try:
-                outcome = await asyncio.wait_for(future, min(RESEND_AFTER, max(0.0, left)))
-            except TimeoutError:
+            deadline = await self._await_answer(future, deadline)
+            if not future.done():
                 self.waiting.pop(seq, None)
                 if loop.time() >= deadline:
                     return Outcome(False, "no answer from the server (is the connection back?)")
                 continue
+            outcome = future.result()
             if loop.time() >= deadline:
                 return outcome
             if outcome.code == ErrorCode.STALE_SEQ:
@@ -308,6 +307,21 @@ class Seat:
                 await asyncio.sleep(RATE_BACKOFF)
             else:
                 return outcome
+
+    async def _await_answer(self, future: asyncio.Future[Outcome], deadline: float) -> float:
+        """Wait for `future` until it is time to send the request again (or give up),
+        and return the deadline. While the link is down nothing is given up: the request
+        is in the link's queue and goes out after the rejoin, so a move keyed during an
+        outage is played then (the answer gets RESEND_AFTER at least, once the link is
+        back), not reported "no answer" and then played all the same."""
+        loop = asyncio.get_running_loop()
+        while True:
+            left = min(RESEND_AFTER, max(0.0, deadline - loop.time()))
+            await asyncio.wait([future], timeout=left)
+            if future.done() or self.link.connected.is_set() or self.link.is_closing():
+                return deadline
+            await self.link.connected.wait()
+            deadline = max(deadline, loop.time() + RESEND_AFTER)  # time for the answer
 
     def _next_seq(self) -> int:
         # Above this window's last seq and, as every window on a seat counts from the

@@ -52,7 +52,7 @@ from server.connection import (
 )
 from server.connection_log import log_closed, log_opened
 from server.draining import Drain
-from server.feed import LeanFeed, make_feed
+from server.feed import make_feed
 from server.flood_cooldown import FloodCooldown
 from server.http_api import MAX_BODY, count_errors, json_errors, routes
 from server.hub import Hub
@@ -140,14 +140,13 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     hub = Hub(store, feed)
     lobby = LobbyLive(store, feed)
     feed_reconnects = [0]
-    if isinstance(feed, LeanFeed):
 
-        def resubscribed() -> None:
-            feed_reconnects[0] += 1
-            hub.catch_up_all()
-            lobby.reconnected()
+    def resubscribed() -> None:
+        feed_reconnects[0] += 1
+        hub.catch_up_all()
+        lobby.reconnected()
 
-        feed.on_reconnect = resubscribed
+    feed.on_reconnect = resubscribed
     sockets = app[SOCKETS]
     metrics = Metrics(
         lambda: len(hub.rooms),
@@ -223,6 +222,7 @@ async def reap_dead_seats(
             continue
         if missing is not None and now - missing.setdefault(process, now) < MISSING_FOR:
             continue
+        await store.declare_dead(process)  # first: if it only stalled, it will know
         rooms = await store.rooms_held(process)
         reaped += await _let_go(hub, rooms, now, partial(_of_process, process))
         await store.drop_process(process)  # only once all its rooms are done
@@ -270,6 +270,21 @@ async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], 
     return count
 
 
+def _close_taken_for_dead(sockets: Collection[Connection]) -> None:
+    """The others took this process for dead (it stalled past PROCESS_TTL: a paused host,
+    a swap storm) and let go of its sockets: their seats are away, grace clocks running,
+    while the sockets are still open here. Close them (1001, as when stopping): each client
+    comes back with its token, and its seat is held again (docs/protocol.md, section 6)."""
+    log.warning(
+        "this process was taken for dead (no heartbeat for over %g s) and its sockets let "
+        "go: closing its %d sockets (1001) so that their clients come back",
+        PROCESS_TTL,
+        len(sockets),
+    )
+    for conn in list(sockets):
+        conn.close_soon(CloseCode.GOING_AWAY, "this server stalled: reconnect")
+
+
 class OpenSockets:
     """The ids of this process's open sockets, read again when one is not found: a
     socket opened since the last reading must not be taken for a closed one."""
@@ -297,7 +312,8 @@ async def _sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
         try:
             if now >= beat:
                 beat = now + HEARTBEAT_EVERY
-                await hub.store.heartbeat(process, PROCESS_TTL)
+                if not await hub.store.heartbeat(process, PROCESS_TTL):
+                    _close_taken_for_dead(sockets)
             await sweep_once(hub, now)
             if now >= reap:
                 reap = now + REAP_EVERY

@@ -53,13 +53,18 @@ class Feed(Protocol):
 
 
 class RedisFeed:
-    """One pub/sub connection per process; handlers run in the listener task, in order."""
+    """One pub/sub connection per process; handlers run in the listener task, in order.
+
+    redis-py connects again and subscribes every channel again by itself; what was
+    published in between is lost to pub/sub, so once the listener reads again after a
+    failure, `on_reconnect` has the rooms read it from their logs (as LeanFeed does)."""
 
     def __init__(self, redis: AnyRedis) -> None:
         self._pubsub: Any = redis.pubsub(ignore_subscribe_messages=True)
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self.on_reconnect: Callable[[], None] | None = None
 
     async def start(self) -> None:
         await self._pubsub.subscribe(_CONTROL)
@@ -82,15 +87,27 @@ class RedisFeed:
             await self._pubsub.unsubscribe(channel)
 
     async def _listen(self) -> None:
+        failing = False
         while not self._stopping:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
+            except (RedisError, OSError) as exc:  # an outage: one line for all of it
+                if not failing:
+                    log.warning("pub/sub connection lost (%s); reconnecting", exc)
+                failing = True
+                await asyncio.sleep(0.5)
+                continue
             except Exception:
                 log.exception("pub/sub listener failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
+            if failing:  # connected and subscribed again
+                failing = False
+                log.info("pub/sub connection made again")
+                if self.on_reconnect is not None:
+                    self.on_reconnect()
             if message is None or message.get("type") != "message":
                 continue
             channel = message["channel"]

@@ -22,6 +22,7 @@ room ids by creation time), `DEADLINES` (zset of room ids by their next deadline
 every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` (a
 process's heartbeat), `PROCESSES` (set of the processes that have beaten and are not yet
 reaped), `process_rooms_key(PROCESS)` (set of the rooms where its sockets held seats),
+`process_reaped_key(PROCESS)` (it was taken for dead: told at its next heartbeat),
 `room_rate_key(ADDRESS)` (the room-creation limit of a client
 address), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY` (every room
 transition: "REV|msgpack lobby entry", for the lobby feed, server/lobby_live.py).
@@ -53,6 +54,7 @@ __all__ = [
     "RoomKeys",
     "TourKeys",
     "process_key",
+    "process_reaped_key",
     "process_rooms_key",
     "quick_queue",
     "room_keys",
@@ -84,6 +86,12 @@ def room_rate_key(address: str) -> str:
 def process_key(process: str) -> str:
     """A server process's heartbeat: present while it lives (server/app.py)."""
     return f"solrace:process:{process}"
+
+
+def process_reaped_key(process: str) -> str:
+    """Present when the other processes took `process` for dead and let go of its sockets
+    (it may only have stalled): its next heartbeat reads and clears it (server/app.py)."""
+    return f"solrace:process:{process}:reaped"
 
 
 def process_rooms_key(process: str) -> str:

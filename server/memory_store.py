@@ -96,6 +96,7 @@ class MemoryRoomStore:
         self._deadlines: dict[str, float] = {}
         self._processes: dict[str, float] = {}  # process -> until (loop time)
         self._held: dict[str, set[str]] = {}  # process -> rooms where it took seats
+        self._reaped: set[str] = set()  # processes taken for dead since their heartbeat
         self._queues: dict[str, list[str]] = {}
         self._creations: dict[str, float] = {}  # address -> when its next creation is due
         self._lock = asyncio.Lock()
@@ -252,8 +253,15 @@ class MemoryRoomStore:
 
     # ------------------------------------------------------------ processes
 
-    async def heartbeat(self, process: str, ttl: float) -> None:
+    async def heartbeat(self, process: str, ttl: float) -> bool:
         self._processes[process] = asyncio.get_running_loop().time() + ttl
+        if process in self._reaped:
+            self._reaped.discard(process)
+            return False
+        return True
+
+    async def declare_dead(self, process: str) -> None:
+        self._reaped.add(process)
 
     async def process_alive(self, process: str) -> bool:
         return self._processes.get(process, 0.0) > asyncio.get_running_loop().time()

@@ -35,6 +35,7 @@ from server.keys import (
     ROOMS,
     RoomKeys,
     process_key,
+    process_reaped_key,
     process_rooms_key,
     quick_queue,
     room_keys,
@@ -222,7 +223,8 @@ class RoomStore(Protocol):
     async def unschedule(self, room: str, score: float) -> None: ...
     async def reschedule(self, room: str, at: float) -> None: ...
     # processes
-    async def heartbeat(self, process: str, ttl: float) -> None: ...
+    async def heartbeat(self, process: str, ttl: float) -> bool: ...
+    async def declare_dead(self, process: str) -> None: ...
     async def problem(self) -> str | None: ...
     async def process_alive(self, process: str) -> bool: ...
     async def forget_process(self, process: str) -> None: ...
@@ -409,12 +411,21 @@ class RedisRoomStore:
 
     # ------------------------------------------------------------ processes
 
-    async def heartbeat(self, process: str, ttl: float) -> None:
-        """Process `process` is alive for `ttl` more seconds (and known: `processes`)."""
+    async def heartbeat(self, process: str, ttl: float) -> bool:
+        """Process `process` is alive for `ttl` more seconds (and known: `processes`).
+        False when the others took it for dead since its last heartbeat (`declare_dead`):
+        it only stalled, and its sockets no longer hold their seats."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.set(process_key(process), 1, px=round(ttl * 1000))
             pipe.sadd(PROCESSES, process)
-            await pipe.execute()
+            pipe.delete(process_reaped_key(process))
+            *_, declared = await pipe.execute()
+        return not declared
+
+    async def declare_dead(self, process: str) -> None:
+        """The reaper is letting go of `process`'s sockets: if it is in fact alive (it
+        stalled), its next heartbeat says so."""
+        await self.redis.set(process_reaped_key(process), 1, px=round(self.lobby_ttl * 1000))
 
     async def process_alive(self, process: str) -> bool:
         return bool(await self.redis.exists(process_key(process)))

@@ -13,6 +13,7 @@ from client_screen import screen_text
 from tests_support import MakeServer
 from textual.pilot import Pilot
 
+from client_cli import seat as seat_module
 from client_cli.commands import create_room
 from client_cli.play_app import PlayApp
 from client_cli.race_app import RaceApp
@@ -183,3 +184,27 @@ async def test_watching_says_it_reconnected_and_when_the_room_is_gone(
         link.url = url
         await until(watching, lambda: "unknown_room" in screen_text(app), 20)
         assert "cannot watch again" in screen_text(app)
+
+
+@pytest.mark.timeout(60)
+async def test_a_move_made_while_the_link_is_down_waits_for_it(
+    server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The answer's deadline counts only while connected: a move keyed during an outage
+    # longer than it is played once the link is back (it was sent then anyway), and the
+    # player is not told "no answer" about a move the board then shows played.
+    monkeypatch.setattr(seat_module, "ANSWER_TIMEOUT", 2.0)
+    seat, app = await racing(server_url, "shaula")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await start_alone(pilot, seat)
+        move = seat.view.legal_moves()[0]  # type: ignore[index]
+        url, seat.link.url = seat.link.url, "ws://127.0.0.1:9/ws"  # the network is cut
+        await seat.link.drop()
+        await pilot.press(*move, "enter")
+        await pilot.pause(4)  # twice the deadline
+        assert "no answer" not in screen_text(app)
+        seat.link.url = url
+        await until(pilot, lambda: seat.view.board is not None and seat.view.board["moves"] == 1)
+        await pilot.pause(3.5)  # past the "reconnected" line
+        assert "✗" not in screen_text(app)
+        assert seat.view.board is not None and seat.view.board["moves"] == 1  # once

@@ -144,8 +144,12 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert room not in [r for r, _ in await store.due(60.0)]
     process = uuid.uuid4().hex[:8]
     assert not await store.process_alive(process)
-    await store.heartbeat(process, 5.0)
+    assert await store.heartbeat(process, 5.0)
     assert await store.process_alive(process)
+    # Taken for dead by a reaper while it only stalled: its next heartbeat says so, once.
+    await store.declare_dead(process)
+    assert not await store.heartbeat(process, 5.0)
+    assert await store.heartbeat(process, 5.0)
     await store.hold(process, room)
     await store.hold(process, room)
     await store.forget_process(process)
