@@ -520,24 +520,32 @@ class LocalRoom:
         cutoff = time.time() - delay
         version = self.version
         pending: list[p.Event] = []
+        last_end = None
         if delay > 0:
             events = await self._events_between(0, self.version) or self.recent.events()
             pending = [e for e in events if e.at > cutoff]
             if pending:
                 version = pending[0].version - 1
+            ends = [e for e in events if isinstance(e, p.RaceFinished) and e.version <= version]
+            last_end = ends[-1] if ends else None
         # The room as of `version` (the events after it are pending): the same for every
         # spectator who comes before the room changes.
         key = (id(race), self.version, version)
         shown = self._shown
         if shown is None or shown[0] != key:
-            room_as_of(view, pending, race.config.hidden)
+            room_as_of(view, pending, race.config.hidden, last_end)
             shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
         out, games = shown[1], shown[2]
         conn.send(out)
         # The events after the snapshot, each when due; in hidden games with the boards
         # advanced from this snapshot's own (the live ones are ahead of them).
-        own = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        fresh = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        # A pending new round: the events before it are of the last round, whose boards
+        # are gone (`games` are the new deal's): they go without one.
+        own = None if any(isinstance(e, p.NewRound) for e in pending) else fresh
         for event in pending:
+            if isinstance(event, p.NewRound) and event.round == race.round:
+                own = fresh
             if isinstance(event, p.Progress) and own is not None:
                 self._advance_board(event, own)
             board = self._spectator_board(event, race, own)
@@ -559,7 +567,9 @@ class LocalRoom:
                 games[seat] = replay(race.config.game, race.seed, played)
         # Boards once the race has started as of `version` (before, the pending `started`
         # brings the deal); `games` all the same, to advance along the pending moves.
-        if view["status"] in (Status.RUNNING, Status.FINISHED):
+        # Not after a round that has since been dealt again: its moves are gone and the
+        # new deal is not due yet.
+        if view["status"] in (Status.RUNNING, Status.FINISHED) and view["round"] == race.round:
             hidden = self._hidden(race, games) if race.config.hidden else frozenset[str]()
             for seat, game in games.items():
                 boards[str(seat)] = shown_board(game.state(view="player"), hidden)

@@ -123,13 +123,19 @@ def spectator_due(event: p.Event, delay: float) -> float:
     return event.at + delay
 
 
-def room_as_of(room: p.RoomView, pending: Iterable[p.Event], hidden: bool) -> None:
+def room_as_of(
+    room: p.RoomView,
+    pending: Iterable[p.Event],
+    hidden: bool,
+    last_end: p.RaceFinished | None = None,
+) -> None:
     """Take back from `room` (the room now, changed in place) what the race's `pending`
     events did to its phase: a delayed spectator's snapshot is the room as of the version
     before them (they follow, each when due). Covered: the countdown, the start, players
-    out, the end, rematch votes and a new round (whose previous results are not kept);
-    the players' progress comes from the boards, and seats, readiness and presence stay
-    as they are now. `hidden`: the seed is secret until the end."""
+    out, the end, rematch votes and a new round (whose round's end is `last_end`, the last
+    `finished` before the pending events); the players' progress comes from the boards,
+    and seats, readiness and presence stay as they are now. `hidden`: the seed is secret
+    until the end."""
     players = {player["seat"]: player for player in room["players"]}
     for event in reversed(list(pending)):
         if isinstance(event, p.RaceFinished):
@@ -150,3 +156,6 @@ def room_as_of(room: p.RoomView, pending: Iterable[p.Event], hidden: bool) -> No
         elif isinstance(event, p.NewRound):
             room["status"] = "finished"
             room["round"] = event.round - 1
+            if last_end is not None:
+                room["seed"], room["results"] = last_end.seed, list(last_end.results)
+                room["finished_at"], room["finish_reason"] = last_end.at, last_end.reason

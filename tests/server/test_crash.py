@@ -5,6 +5,7 @@ import time
 import uuid
 from pathlib import Path
 
+from own_redis import OwnRedis
 from redis.asyncio import Redis
 
 from server.app import reap_dead_seats
@@ -16,8 +17,8 @@ from server.race import Race, RoomConfig, Status
 from server.store import RedisRoomStore
 
 
-async def test_racers_of_a_dead_process_get_the_grace_clock(redis_url: str) -> None:
-    redis = Redis.from_url(redis_url)
+async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis) -> None:
+    redis = Redis.from_url(own_redis.url)
     batcher = ScriptBatcher(redis)
     store = RedisRoomStore(redis, batcher)
     hub = Hub(store, RedisFeed(redis))
@@ -88,11 +89,11 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
         await runner.cleanup()
 
 
-async def test_reaping_asks_about_each_process_once_not_once_per_seat(redis_url: str) -> None:
+async def test_reaping_asks_about_each_process_once_not_once_per_seat(own_redis: OwnRedis) -> None:
     """The reaper runs every few seconds over every running room: an EXISTS per held seat
     (1,000 racers: 1,000 round trips, 176 ms of CPU per sweep) was most of an idle
     server's background work (issue 13)."""
-    redis = Redis.from_url(redis_url)
+    redis = Redis.from_url(own_redis.url)
     batcher = ScriptBatcher(redis)
     store = RedisRoomStore(redis, batcher)
     hub = Hub(store, RedisFeed(redis))
@@ -114,7 +115,7 @@ async def test_reaping_asks_about_each_process_once_not_once_per_seat(redis_url:
     await redis.config_resetstat()
     assert await reap_dead_seats(hub, now + 1) == 0
     stats = await redis.info("commandstats")
-    # One EXISTS per known process (other tests' included), however many seats they hold;
+    # One EXISTS per known process, however many seats they hold;
     # and no room of a live process is even loaded.
     assert stats["cmdstat_exists"]["calls"] <= len(registered)
     assert process in registered

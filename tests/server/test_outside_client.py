@@ -139,6 +139,68 @@ async def test_a_delayed_spectators_snapshot_shows_the_race_as_of_its_version(
             assert finished.results[0]["moves"] == 1
 
 
+async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
+    server_url: str,
+) -> None:
+    """Section 5: a delayed snapshot's `room` is the race as of its `version`, the end
+    included (`results`, `seed`). A spectator who came just after a rematch was sent round
+    1 "finished" with no results and no seed, and the boards of round 2's new deal before
+    its `new_round` and `started` were due."""
+    room = (await create_room(server_url, seed=41, seats=1, spectator_delay=1.0, countdown=0))["id"]
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Resign())
+        first = await ann.expect(p.RaceFinished)
+        await asyncio.sleep(1.1)  # the end is now older than the delay
+        await ann.send(p.Rematch())
+        await ann.expect(p.NewRound)
+        second = await ann.expect(p.RaceStarted)
+        async with WsClient.connect(server_url) as late:
+            await late.send(p.Watch(room=room))
+            snapshot = await late.expect(p.Snapshot)
+            assert snapshot.room["status"] == "finished" and snapshot.room["round"] == 1
+            assert snapshot.room["seed"] == first.seed == 41
+            assert snapshot.room["results"] == first.results
+            assert snapshot.room["finish_reason"] == first.reason
+            assert snapshot.boards is None  # not round 2's deal, not yet due
+            started = await late.expect(p.RaceStarted)
+            assert started.seed == second.seed
+
+
+async def test_a_delayed_moojub_spectator_gets_no_board_of_the_next_deal_for_the_last_round(
+    server_url: str,
+) -> None:
+    """A spectator who comes within the delay of a Moojub move, its round's end and a
+    rematch: the last round's boards are gone, so its snapshot and that round's pending
+    `progress` carry no board (they carried the new deal's board, dealt on); the new
+    round's `started` brings the new deal."""
+    room = (
+        await create_room(server_url, game="moojub", seats=1, spectator_delay=1.5, countdown=0)
+    )["id"]
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await asyncio.sleep(1.6)  # the start is now older than the delay
+        await ann.send(p.Move(seq=1, move="deal"))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        second = await ann.expect(p.RaceStarted)
+        async with WsClient.connect(server_url) as late:
+            await late.send(p.Watch(room=room))
+            snapshot = await late.expect(p.Snapshot)
+            assert snapshot.room["status"] == "running" and snapshot.room["round"] == 1
+            assert snapshot.boards is None
+            progress = await late.expect(p.Progress)
+            assert progress.move == "deal" and progress.board is None
+            started = await late.expect(p.RaceStarted)
+            assert started.board == second.board
+
+
 async def test_a_quick_matchs_welcome_carries_the_seats_token(server_url: str) -> None:
     """Section 5: `welcome` carries `token` when a seat was just taken; a quick match takes
     one for the player (its `matched` says so first), so its `welcome` has it too."""
