@@ -4,19 +4,11 @@ number must get that deal)."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
-
 from playwright.async_api import Browser
 from server_processes import ServerProcess
-from web_support import new_page, page_errors
+from web_support import new_page, page_errors, room_view
 
 BIG = 2**63 - 25  # as a JavaScript number: 9223372036854775808
-
-
-def room_view(base: str, room: str) -> dict[str, object]:
-    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
-        return dict(json.load(answer)["room"])
 
 
 async def test_a_deal_number_past_2_53_is_sent_and_shown_exactly(

@@ -3,22 +3,15 @@ races by itself, the rules page, the four-colour option, and no console error an
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from urllib.parse import urlparse
 
 from playwright.async_api import Browser
 from server_processes import ServerProcess
-from web_support import create_room, new_page, page_errors, seen, take_seat
+from web_support import create_room, new_page, page_errors, room_view, seen, take_seat
 from wsclient import WsClient, race_alone
 
 import core
 import protocol as p
-
-
-def room_view(base: str, room: str) -> dict[str, object]:
-    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
-        return dict(json.load(answer)["room"])
 
 
 async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(

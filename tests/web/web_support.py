@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import urllib.request
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ __all__ = [
     "expected_board",
     "new_page",
     "page_errors",
+    "room_view",
     "seen",
     "shown_board",
     "solo_race",
@@ -42,6 +44,12 @@ class Seen:
 
 
 SEEN: dict[int, Seen] = {}
+
+
+def room_view(base: str, room: str) -> dict[str, object]:
+    """The room as GET /rooms/{room} shows it."""
+    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
+        return dict(json.load(answer)["room"])
 
 
 async def new_page(
