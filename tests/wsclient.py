@@ -129,6 +129,21 @@ class WsClient:
             if isinstance(message, kinds):
                 return message
 
+    async def move_until_accepted(
+        self, move: p.Move, within: float, pause: float = 0.5
+    ) -> p.Accepted:
+        """Send `move` again under its seq until it is accepted, as a client does while the
+        server answers `unavailable` (docs/protocol.md section 6); any other answer, or
+        none within `within` seconds, fails the test."""
+        async with asyncio.timeout(within):
+            while True:
+                await self.send(move)
+                answer = await self.expect_any((p.Accepted, p.Refused), timeout=15)
+                if isinstance(answer, p.Accepted):
+                    return answer
+                assert isinstance(answer, p.Refused) and answer.code == "unavailable", answer
+                await asyncio.sleep(pause)
+
     async def expect_both(
         self, first: type[M], second: type[N], timeout: float = TIMEOUT
     ) -> tuple[M, N]:

@@ -86,16 +86,8 @@ async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accept
             assert isinstance(refused, p.Refused), refused
             assert (refused.seq, refused.code) == (2, p.ErrorCode.UNAVAILABLE)
             own_redis.start()  # from its append-only file: move 1 is still there
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + 15
-            while True:  # the same seq, on the same socket, until Redis answers
-                await a.send(p.Move(seq=2, move=second))
-                answer = await a.expect(p.Accepted | p.Refused, timeout=15)  # type: ignore[arg-type]
-                if isinstance(answer, p.Accepted):
-                    break
-                assert answer.code == p.ErrorCode.UNAVAILABLE, answer
-                assert loop.time() < deadline, "Redis never answered again"
-                await asyncio.sleep(0.2)
+            # The same seq, on the same socket, until Redis answers.
+            answer = await a.move_until_accepted(p.Move(seq=2, move=second), 15, pause=0.2)
             assert (answer.seq, answer.moves, answer.move) == (2, 2, second)
             game.apply(second)
             third = game.legal_moves()[0]
