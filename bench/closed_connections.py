@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.server import child
 from bench.wsclient import OP_TEXT, WsClient, client_frame, connect
-from server.redis_supervisor import RedisSupervisor, free_loopback_port
+from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
 __all__ = ["main"]
 

@@ -45,7 +45,7 @@ import aiohttp
 import bench.server
 from bench.server import child, pin
 from bench.wsclient import OP_CLOSE, OP_PING, client_frame, connect
-from server.redis_supervisor import RedisSupervisor, free_loopback_port
+from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
 __all__ = ["main"]
 

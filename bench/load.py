@@ -47,7 +47,7 @@ import aiohttp
 from bench.loadgen import percentile, process_cpu_seconds
 from bench.racers import move_sequences
 from bench.server import ROOT, add_process_options, child, pin, place_processes, server_env
-from server.redis_supervisor import RedisSupervisor, free_loopback_port
+from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
 __all__ = ["Role", "Scenario", "main", "parse_args", "verdicts"]
 

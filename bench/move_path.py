@@ -3,7 +3,8 @@
     python -m bench.move_path [--game shaula] [--moves 500] [--rounds 5]
 
 The server's own code on the path of an accepted move, called as the server calls it
-(server/moves.py, server/store.py, server/hub.py, server/connection.py), on a legal
+(server/handlers/moves.py, server/storage/store.py, server/live/hub.py, server/live/connection.py),
+on a legal
 random walk (bench/racers.py): decoding the client's frame, the engine (apply, progress,
 stuck) with the event it makes (`progress_event`), the store's write, encoding the move
 script's call (`move_call`),
@@ -29,11 +30,11 @@ import msgpack
 import protocol as p
 from bench.racers import move_sequences
 from core import new_game
-from server.connection import Outgoing
-from server.moves import progress_event
-from server.resp import encode_evalsha
-from server.store import MOVE, MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
-from server.view import Viewer, view_event
+from server.handlers.moves import progress_event
+from server.live.connection import Outgoing
+from server.redis_io.resp import encode_evalsha
+from server.room.view import Viewer, view_event
+from server.storage.store import MOVE, MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
 
 __all__ = ["main", "measure"]
 

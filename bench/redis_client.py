@@ -1,4 +1,4 @@
-"""Client CPU per script call: redis-py's asyncio pipeline against ``server/resp.py``.
+"""Client CPU per script call: redis-py's asyncio pipeline against ``server/redis_io/resp.py``.
 
 ``python -m bench.redis_client`` starts its own redis-server and sends batches of
 ``EVALSHA`` calls shaped like the move script (5 keys, 12 arguments) both ways,
@@ -14,9 +14,9 @@ import time
 
 from redis.asyncio import Redis
 
-from server.redis_client import lean_client
-from server.redis_supervisor import RedisSupervisor
-from server.resp import RespConnection
+from server.redis_io.connect import lean_client
+from server.redis_io.resp import RespConnection
+from server.redis_io.supervisor import RedisSupervisor
 
 __all__ = ["main"]
 
@@ -71,7 +71,7 @@ def main() -> None:
         rows = asyncio.run(run(args.calls, args.sizes))
     else:
         rows = uvloop.run(run(args.calls, args.sizes))
-    print("| batch size | redis-py pipeline µs/call | server/resp.py µs/call | ratio |")
+    print("| batch size | redis-py pipeline µs/call | server/redis_io/resp.py µs/call | ratio |")
     print("|---:|---:|---:|---:|")
     for size, baseline, lean in rows:
         print(f"| {size} | {baseline:.1f} | {lean:.1f} | {baseline / lean:.1f}x |")

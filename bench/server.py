@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.racers import move_sequences
-from server.redis_supervisor import RedisSupervisor, free_loopback_port
+from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
 __all__ = ["FLOOR", "add_process_options", "floor_lines", "main", "place_processes", "server_env"]
 

@@ -25,13 +25,13 @@ from typing import Any
 from aiohttp import web
 from redis.exceptions import RedisError
 
-from server.app import create_app
-from server.app_keys import DRAIN, PROCESS
-from server.http_server import Runner
-from server.limits import raise_descriptor_limit
+from server.edge.admission.limits import raise_descriptor_limit
+from server.edge.app import create_app
+from server.edge.app_keys import DRAIN, PROCESS
+from server.edge.http_server import Runner
 from server.logs import FORMATS, tag_process
 from server.logs import configure as configure_logging
-from server.redis_supervisor import RedisSupervisor, RedisSupervisorError
+from server.redis_io.supervisor import RedisSupervisor, RedisSupervisorError
 from server.settings import FIELDS, Settings, SettingsError, parse_bool
 
 __all__ = ["build_parser", "main", "serve", "settings_from_args"]

@@ -9,14 +9,39 @@ on `FIELDS` so that `--help` lists every setting with its help text.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from server.client_address import parse_trusted_proxies
+# The proxies whose X-Forwarded-For is believed (server/edge/admission/client_address.py).
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+TrustedProxies = tuple[Network, ...]
 
-__all__ = ["FIELDS", "Settings", "SettingsError", "parse_bool"]
+
+@functools.lru_cache(maxsize=8)
+def parse_trusted_proxies(spec: str) -> TrustedProxies:
+    """Networks from "127.0.0.1, 10.0.0.0/8, ::1"; ValueError names a bad entry."""
+    networks = []
+    for item in spec.replace(" ", ",").split(","):
+        if item:
+            try:
+                networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                raise ValueError(f"not an address or network: {item!r}") from None
+    return tuple(networks)
+
+
+__all__ = [
+    "FIELDS",
+    "Settings",
+    "SettingsError",
+    "TrustedProxies",
+    "parse_bool",
+    "parse_trusted_proxies",
+]
 
 
 class SettingsError(ValueError):

@@ -2,7 +2,7 @@
 
 - `redis_url`: a redis-server (binary from PATH; `make test` installs it) on a free loopback
   port, started once per test session, no persistence.
-- `server_url`: this test's own app (`server.app.create_app`) served on a free port over
+- `server_url`: this test's own app (`server.edge.app.create_app`) served on a free port over
   that Redis; `http://127.0.0.1:PORT`. WebSockets are at `ws://127.0.0.1:PORT/ws`.
 - `make_server`: start more apps (another "process" on the same Redis) with settings.
 - `redis_cluster_url`, `make_cluster_server`: the same over a real Redis Cluster of three
@@ -82,8 +82,8 @@ def redis_cluster_url() -> Iterator[str]:
 async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
     from aiohttp import web
 
-    from server.app import create_app
-    from server.http_server import Runner
+    from server.edge.app import create_app
+    from server.edge.http_server import Runner
     from server.settings import Settings
 
     runners: list[web.AppRunner] = []

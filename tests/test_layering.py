@@ -73,10 +73,75 @@ def test_the_allow_lists_catch_what_they_forbid(tmp_path: pathlib.Path) -> None:
     client = tmp_path / "client_cli"
     client.mkdir()
     (client / "a.py").write_text(
-        "import redis\nfrom server.app import x\nfrom aiohttp.web import y\nimport protocol\n"
+        "import redis\nfrom server.edge.app import x\nfrom aiohttp.web import y\nimport protocol\n"
     )
-    assert [m for _, m in client_outside(client)] == ["aiohttp.web", "redis", "server.app"]
+    assert [m for _, m in client_outside(client)] == ["aiohttp.web", "redis", "server.edge.app"]
     core = tmp_path / "core"
     core.mkdir()
     (core / "a.py").write_text("import asyncio\nimport msgpack\nimport json\n")
     assert [m for _, m in outside(core, {"pysol_cards"})] == ["asyncio", "msgpack"]
+
+
+# server/ bottom up: each subpackage may import those before it, never one after it.
+# `tournament/` sits above the handlers and reaches rooms only through its adapter
+# (server/tournament/rooms.py); the edge wires everything into the app.
+SERVER_LAYERS = ("room", "redis_io", "storage", "live", "handlers", "tournament", "edge")
+# Leaves of server/: they import nothing of server/ and anything may import them.
+SERVER_LEAVES = {"settings", "logs", "metrics"}
+# The entry points, which may import anything.
+SERVER_ENTRY_POINTS = {"__init__", "__main__"}
+
+
+def _server_part(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "server" and len(parts) > 1 else None
+
+
+def server_layer_breaches(server: pathlib.Path) -> list[tuple[str, str]]:
+    """(file, module) for every import of server/ that goes up the layers, or sideways
+    out of a leaf."""
+    bad = []
+    for path, module in imported_modules(server):
+        me = pathlib.Path(path).relative_to(server).with_suffix("").parts[0]
+        other = _server_part(module)
+        if other is None or other == me or me in SERVER_ENTRY_POINTS:
+            continue
+        if me in SERVER_LEAVES:
+            bad.append((path, module))
+        elif other in SERVER_LEAVES:
+            continue
+        elif (
+            other not in SERVER_LAYERS
+            or me not in SERVER_LAYERS
+            or SERVER_LAYERS.index(other) > SERVER_LAYERS.index(me)
+        ):
+            bad.append((path, module))
+    return sorted(bad)
+
+
+def test_server_subpackages_import_only_those_below_them() -> None:
+    assert server_layer_breaches(ROOT / "server") == []
+
+
+def test_server_has_only_entry_points_and_leaves_outside_its_subpackages() -> None:
+    loose = {p.stem for p in (ROOT / "server").glob("*.py")}
+    assert loose <= SERVER_ENTRY_POINTS | SERVER_LEAVES
+    folders = {p.name for p in (ROOT / "server").iterdir() if (p / "__init__.py").exists()}
+    assert folders == set(SERVER_LAYERS)
+
+
+def test_the_server_layers_catch_an_upward_import(tmp_path: pathlib.Path) -> None:
+    server = tmp_path / "server"
+    for part in ("room", "storage", "edge"):
+        (server / part).mkdir(parents=True)
+    (server / "room" / "race.py").write_text("from server.storage.store import x\n")
+    (server / "storage" / "store.py").write_text("from server.room.race import y\n")
+    (server / "edge" / "app.py").write_text("from server.storage import store\n")
+    (server / "settings.py").write_text("from server.edge.app import z\n")
+    (server / "elsewhere.py").write_text("")
+    (server / "room" / "view.py").write_text("from server.elsewhere import w\n")
+    assert [m for _, m in server_layer_breaches(server)] == [
+        "server.storage.store",
+        "server.elsewhere",
+        "server.edge.app",
+    ]

@@ -19,9 +19,9 @@ from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
-from server.connection import Connection
-from server.feed import Feed
-from server.keys import TourKeys
+from server.live.connection import Connection
+from server.storage.feed import Feed
+from server.storage.keys import TourKeys
 from server.tournament.machine import TourError, Tournament
 from server.tournament.runner import player_of
 from server.tournament.store import TourStore

@@ -1,7 +1,7 @@
 """A tournament as a pure state machine: registration, rounds, arena waves, a knockout
 bracket, and what the races they open scored.
 
-Sans-I/O like server/race.py: every method takes the current time (`now`, Unix seconds)
+Sans-I/O like server/room/race.py: every method takes the current time (`now`, Unix seconds)
 and changes the state or raises `TourError` (nothing changed). Nothing here reads a clock,
 awaits or stores; server/tournament/runner.py feeds it (the organiser's and players'
 requests, the clock, the races' results, drawn deals) and carries out what it asks for:

@@ -16,8 +16,8 @@ from typing import Any, Protocol
 import core
 from core.replay import write_replay
 from protocol import ErrorCode
-from server.race import Outcome, Race, RaceError, RoomConfig, Status
-from server.store import RoomStore
+from server.room.race import Outcome, Race, RaceError, RoomConfig, Status
+from server.storage.store import RoomStore
 
 __all__ = ["HeatSpec", "RaceRecord", "RaceRooms", "StoreRooms", "heat_room"]
 
@@ -74,7 +74,7 @@ class RaceRooms(Protocol):
 
 
 class StoreRooms:
-    """RaceRooms over the room store (server/store.py)."""
+    """RaceRooms over the room store (server/storage/store.py)."""
 
     def __init__(self, store: RoomStore) -> None:
         self.store = store

@@ -21,8 +21,8 @@ import core
 from core.replay import verify
 from protocol import ErrorCode
 from server.metrics import redis_error
-from server.race import RaceError
-from server.store import hash_token
+from server.room.race import RaceError
+from server.storage.store import hash_token
 from server.tournament.machine import Heat, TourConfig, TourError, Tournament
 from server.tournament.rooms import HeatSpec, RaceRooms, heat_room
 from server.tournament.scoring import RaceResult

@@ -1,7 +1,7 @@
 """Where tournaments live: Redis, under their own keys (Cluster hash tag `{tour:ID}`,
-named in server/keys.py with the race server's). `TourStore` is the only way the
+named in server/storage/keys.py with the race server's). `TourStore` is the only way the
 tournament code reaches them (the live standings hear of writes through the pub/sub feed,
-server/feed.py, as rooms do).
+server/storage/feed.py, as rooms do).
 
 A write is a compare-and-set on `rev` (one Lua script), so a transition (a round that
 begins, a heat's results) happens once whichever process sees its time first. The
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol import ErrorCode
-from server.batcher import ScriptBatcher, load_script
-from server.keyed_locks import KeyedLocks
-from server.keys import TOUR_DEADLINES, TOURS, TourKeys
-from server.redis_client import AnyRedis
+from server.redis_io.batcher import ScriptBatcher, load_script
+from server.redis_io.connect import AnyRedis
+from server.storage.keyed_locks import KeyedLocks
+from server.storage.keys import TOUR_DEADLINES, TOURS, TourKeys
 from server.tournament.machine import TourError, Tournament
 
 __all__ = ["TourStore", "Written"]

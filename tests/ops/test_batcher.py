@@ -11,7 +11,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from server.batcher import LuaScript, ScriptBatcher
+from server.redis_io.batcher import LuaScript, ScriptBatcher
 
 
 def script(name: str, source: str) -> LuaScript:

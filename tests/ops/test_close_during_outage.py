@@ -18,7 +18,7 @@ from own_redis import OwnRedis
 from wsclient import WsClient, create_room
 
 import protocol as p
-from server.app import OpenSockets
+from server.edge.app import OpenSockets
 
 
 async def seen(client: WsClient, wanted: Callable[[p.Message], bool], timeout: float) -> p.Message:

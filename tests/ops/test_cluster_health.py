@@ -14,7 +14,7 @@ from redis_cluster import redis_cluster
 from tests_support import free_port
 from wsclient import create_room, get_json
 
-from server.app import create_app
+from server.edge.app import create_app
 from server.settings import Settings
 
 

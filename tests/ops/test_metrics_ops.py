@@ -17,7 +17,7 @@ from wsclient import WsClient, create_room, get_text, race_alone
 
 import core
 import protocol as p
-from server.app import create_app
+from server.edge.app import create_app
 from server.metrics import Metrics
 from server.settings import Settings
 

@@ -6,8 +6,8 @@ import asyncio
 
 from aiohttp import web
 
-from server.app import create_app
-from server.app_keys import REDIS
+from server.edge.app import create_app
+from server.edge.app_keys import REDIS
 from server.settings import Settings
 
 

@@ -21,7 +21,7 @@ from own_redis import OwnRedis
 from wsclient import WsClient, create_room
 
 import protocol as p
-from server.resp import REPLY_DEADLINE
+from server.redis_io.resp import REPLY_DEADLINE
 
 FROZEN = 2 * REPLY_DEADLINE + 2  # the reply deadline runs out, then the reconnect's too
 

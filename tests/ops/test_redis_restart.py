@@ -25,7 +25,7 @@ from tests_support import free_port
 from wsclient import WsClient, create_room, get_json
 
 import protocol as p
-from server.app import create_app
+from server.edge.app import create_app
 from server.settings import Settings
 
 SEEDS = (2, 3, 6, 7)

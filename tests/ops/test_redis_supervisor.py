@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from server.redis_supervisor import DataDirBusy, RedisSupervisor, RedisSupervisorError
+from server.redis_io.supervisor import DataDirBusy, RedisSupervisor, RedisSupervisorError
 
 
 def process_alive(pid: int) -> bool:

@@ -16,7 +16,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis_cluster import wait_up
 from tests_support import free_port
 
-from server.resp import RespConnection, encode_command, encode_evalsha, tcp_address
+from server.redis_io.resp import RespConnection, encode_command, encode_evalsha, tcp_address
 
 
 def test_commands_are_resp_arrays_of_bulk_strings() -> None:

@@ -14,7 +14,7 @@ from own_redis import OwnRedis
 from tests_support import free_port
 from tour_bots import create, post, register
 
-from server.app import create_app
+from server.edge.app import create_app
 from server.settings import Settings
 
 

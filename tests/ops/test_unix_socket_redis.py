@@ -57,4 +57,4 @@ async def test_a_redis_restart_over_a_unix_socket_is_a_warning_and_the_race_goes
     log = server.text()
     print(log)
     assert " ERROR " not in log and "Traceback" not in log
-    assert "server.feed: pub/sub" in log  # the outage is said, once, as a WARNING
+    assert "server.storage.feed: pub/sub" in log  # the outage is said, once, as a WARNING

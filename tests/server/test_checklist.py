@@ -13,12 +13,12 @@ import pytest
 from redis.asyncio import Redis
 
 import protocol as p
-from server.batcher import ScriptBatcher
-from server.checklist import LUA_VERDICTS, Verdict, lua_prelude, prefilter
-from server.race import Outcome, Race, RoomConfig
-from server.store import MoveWrite, RedisRoomStore
+from server.redis_io.batcher import ScriptBatcher
+from server.room.checklist import LUA_VERDICTS, Verdict, lua_prelude, prefilter
+from server.room.race import Outcome, Race, RoomConfig
+from server.storage.store import MoveWrite, RedisRoomStore
 
-LUA = Path(__file__).parents[2] / "server" / "lua" / "move.lua"
+LUA = Path(__file__).parents[2] / "server" / "storage" / "lua" / "move.lua"
 
 
 def test_the_script_returns_only_the_enums_verdicts() -> None:

@@ -12,8 +12,8 @@ import pytest
 from balancers import haproxy, haproxy_config, nginx, nginx_config
 from tests_support import MakeServer, free_port
 
-from server.client_address import client_address, parse_trusted_proxies
-from server.settings import Settings, SettingsError
+from server.edge.admission.client_address import client_address
+from server.settings import Settings, SettingsError, parse_trusted_proxies
 
 LOCAL = parse_trusted_proxies("127.0.0.1,::1")
 

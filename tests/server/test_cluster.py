@@ -11,10 +11,10 @@ from wsclient import WsClient, create_room, race_alone
 
 import core
 import protocol as p
-from server.keys import RoomKeys
-from server.redis_client import connect
-from server.resp import encode_command
-from server.resp_cluster import ClusterResp, slot_of
+from server.redis_io.cluster import ClusterResp, slot_of
+from server.redis_io.connect import connect
+from server.redis_io.resp import encode_command
+from server.storage.keys import RoomKeys
 
 
 @pytest.fixture

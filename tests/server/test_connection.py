@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from server.connection import Connection, Flusher, TokenBucket
+from server.live.connection import Connection, Flusher, TokenBucket
 
 
 class Transport:

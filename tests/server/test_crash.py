@@ -8,13 +8,13 @@ from pathlib import Path
 from own_redis import OwnRedis
 from redis.asyncio import Redis
 
-from server.app import reap_dead_seats
-from server.batcher import ScriptBatcher
-from server.feed import RedisFeed
-from server.hub import Hub
-from server.keys import ROOMS, RoomKeys, process_key
-from server.race import Race, RoomConfig, Status
-from server.store import RedisRoomStore
+from server.edge.app import reap_dead_seats
+from server.live.hub import Hub
+from server.redis_io.batcher import ScriptBatcher
+from server.room.race import Race, RoomConfig, Status
+from server.storage.feed import RedisFeed
+from server.storage.keys import ROOMS, RoomKeys, process_key
+from server.storage.store import RedisRoomStore
 
 
 async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis) -> None:
@@ -60,8 +60,8 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
     from wsclient import WsClient, create_room
 
     import protocol as p
-    from server.app import create_app
-    from server.app_keys import HUB, STORE
+    from server.edge.app import create_app
+    from server.edge.app_keys import HUB, STORE
     from server.settings import Settings
 
     port = free_port()

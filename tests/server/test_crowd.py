@@ -11,8 +11,8 @@ from tests_support import free_port
 from wsclient import WsClient, create_room, race_alone
 
 import protocol as p
-from server.app import create_app
-from server.app_keys import STORE
+from server.edge.app import create_app
+from server.edge.app_keys import STORE
 from server.settings import Settings
 
 
@@ -66,8 +66,8 @@ async def test_a_crowd_is_written_a_slice_per_loop_turn_after_the_racers() -> No
 
     from test_connection import connection
 
-    from server.connection import Flusher, Outgoing
-    from server.hub import CROWD_CHUNK, LocalRoom
+    from server.live.connection import Flusher, Outgoing
+    from server.live.hub import CROWD_CHUNK, LocalRoom
 
     room = LocalRoom(None, "crowd")  # type: ignore[arg-type]
     flusher = Flusher()

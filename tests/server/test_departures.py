@@ -1,4 +1,4 @@
-"""Many sockets leaving at once: their departures are written together (server/departures.py).
+"""Many sockets leaving at once: their departures are written together (server/live/departures.py).
 
 A thousand racers dropping in one second (a proxy or a client process gone) made the server
 run a transition per socket, eight in a row per room, and every other room's moves waited
@@ -14,10 +14,10 @@ from wsclient import WsClient, create_room
 
 import protocol as p
 from protocol import ErrorCode
-from server.departures import Departures
-from server.keys import RoomKeys
-from server.race import Outcome, RaceError
-from server.store import RoomStore
+from server.live.departures import Departures
+from server.room.race import Outcome, RaceError
+from server.storage.keys import RoomKeys
+from server.storage.store import RoomStore
 
 SEATS = 8
 

@@ -12,10 +12,10 @@ from redis.asyncio import Redis
 from redis_cluster import wait_up
 from tests_support import free_port
 
-import server.feed
-from server.batcher import LuaScript, ScriptBatcher
-from server.feed import LeanFeed, RedisFeed, make_feed
-from server.resp import RespConnection
+import server.storage.feed
+from server.redis_io.batcher import LuaScript, ScriptBatcher
+from server.redis_io.resp import RespConnection
+from server.storage.feed import LeanFeed, RedisFeed, make_feed
 
 INCR_SOURCE = "return redis.call('INCR', KEYS[1])"
 
@@ -135,7 +135,7 @@ async def test_an_idle_subscription_that_went_silent_is_made_again(
 ) -> None:
     """A frozen Redis keeps the connection up and says nothing: the idle feed pings it,
     gets no answer, drops the connection and makes it again once Redis answers."""
-    monkeypatch.setattr(server.feed, "IDLE_CHECK", 0.2)
+    monkeypatch.setattr(server.storage.feed, "IDLE_CHECK", 0.2)
     port = free_port()
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--save", "", "--dir", str(tmp_path)],

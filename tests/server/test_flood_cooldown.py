@@ -13,7 +13,7 @@ from tests_support import MakeServer
 from wsclient import WsClient
 
 import protocol as p
-from server.flood_cooldown import MAX_ADDRESSES, FloodCooldown
+from server.edge.admission.flood_cooldown import MAX_ADDRESSES, FloodCooldown
 
 OP_CLOSE, OP_PING = 0x8, 0x9
 FLOODY = {"rate_per_second": 5.0, "rate_burst": 5.0, "flood_close_after": 20}

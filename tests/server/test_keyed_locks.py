@@ -1,4 +1,4 @@
-"""server/keyed_locks.py: one writer at a time per key, other keys not held up, and no
+"""server/storage/keyed_locks.py: one writer at a time per key, other keys not held up, and no
 entry left behind once nobody holds or waits."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from server.keyed_locks import KeyedLocks
+from server.storage.keyed_locks import KeyedLocks
 
 
 async def test_one_holder_per_key_others_free_and_nothing_left_behind() -> None:

@@ -21,11 +21,11 @@ from tests_support import MakeServer, free_port
 from wsclient import WsClient, create_room
 
 import protocol as p
-from server.connection import Outgoing
-from server.keys import RoomKeys
-from server.lobby_live import LIMIT, MIN_GAP, LobbyLive, LobbyPicture
-from server.memory_store import MemoryRoomStore
-from server.race import Race, RoomConfig
+from server.live.connection import Outgoing
+from server.live.lobby_live import LIMIT, MIN_GAP, LobbyLive, LobbyPicture
+from server.room.race import Race, RoomConfig
+from server.storage.keys import RoomKeys
+from server.storage.memory_store import MemoryRoomStore
 
 # ------------------------------------------------------------ the picture, alone
 
@@ -197,7 +197,7 @@ async def test_a_room_that_expires_leaves_the_list(
 ) -> None:
     """Keys that expire publish nothing: the feed reads the rooms again (every
     RECONCILE_EVERY seconds; shortened here) and tells watchers the room is gone."""
-    monkeypatch.setattr("server.lobby_live.RECONCILE_EVERY", 0.5)
+    monkeypatch.setattr("server.live.lobby_live.RECONCILE_EVERY", 0.5)
     server = await make_server()
     async with WsClient.connect(server) as watcher:
         lobby = Lobby(watcher)

@@ -14,13 +14,13 @@ import msgpack
 
 import core
 import protocol as p
-from server.connection import Connection, TokenBucket
-from server.hub import Hub
-from server.memory_store import MemoryFeed, MemoryRoomStore
+from server.handlers.service import RaceService
+from server.live.connection import Connection, TokenBucket
+from server.live.hub import Hub
 from server.metrics import Metrics
-from server.race import Race, RoomConfig
-from server.service import RaceService
+from server.room.race import Race, RoomConfig
 from server.settings import Settings
+from server.storage.memory_store import MemoryFeed, MemoryRoomStore
 
 
 class Transport:

@@ -1,5 +1,4 @@
-"""Promises of docs/protocol.md that a client written from it alone relies on, found
-broken by session 6's audit (docs/dev-notes/2026-12-01-s6/audit-protocol.md). Real
+"""Promises of docs/protocol.md that a client written from it alone relies on. Real
 server, real Redis, real sockets."""
 
 from __future__ import annotations

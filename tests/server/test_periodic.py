@@ -1,4 +1,4 @@
-"""The background loops' outage logging (server/periodic.py), on a step that fails as
+"""The background loops' outage logging (server/edge/periodic.py), on a step that fails as
 told: one WARNING per Redis outage, one INFO when Redis answers again, a traceback for
 any other error, and every failure counted."""
 
@@ -10,8 +10,8 @@ import logging
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from server.edge.periodic import Periodic
 from server.metrics import Metrics
-from server.periodic import Periodic
 
 
 async def test_an_outage_is_one_warning_then_one_info_and_other_errors_keep_a_traceback(

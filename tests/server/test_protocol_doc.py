@@ -20,7 +20,7 @@ import pytest
 
 import core
 import protocol as p
-from server.race import Race, RoomConfig, Seat, rank
+from server.room.race import Race, RoomConfig, Seat, rank
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
 
@@ -227,7 +227,7 @@ def test_the_tournament_examples_have_the_server_s_keys() -> None:
 
 
 def test_the_tournament_creation_example_uses_every_documented_field() -> None:
-    from server.tournament.http_api import config_from_body
+    from server.edge.tournament_routes import config_from_body
 
     body = first_object("10", "name")
     rows = table_rows(sections()["10"].split("### Players")[0])

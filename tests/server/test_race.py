@@ -4,8 +4,8 @@ import pytest
 
 import protocol as p
 from protocol import ErrorCode
-from server.checklist import Verdict, prefilter
-from server.race import Race, RaceError, RoomConfig, Seat, Status, rank
+from server.room.checklist import Verdict, prefilter
+from server.room.race import Race, RaceError, RoomConfig, Seat, Status, rank
 
 
 def new_race(**config: object) -> Race:

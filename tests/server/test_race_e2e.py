@@ -64,7 +64,7 @@ async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None
 async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
     from aiohttp import web
 
-    from server.app import create_app
+    from server.edge.app import create_app
     from server.settings import Settings
 
     port = free_port()

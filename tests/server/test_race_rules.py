@@ -8,7 +8,7 @@ from wsclient import WsClient, create_room, race_alone, seat_two_and_watch
 
 import core
 import protocol as p
-from server.view import shown_board
+from server.room.view import shown_board
 
 
 def no_talon(messages: list[p.Message]) -> bool:

@@ -1,6 +1,6 @@
 """Seats left holding a socket that is gone: faults found by the session-5 audit, each
-on the memory store with the fault injected where it happens (server/app.py's reaper,
-server/lobby.py's join, server/departures.py)."""
+on the memory store with the fault injected where it happens (server/edge/app.py's reaper,
+server/handlers/lobby.py's join, server/live/departures.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from test_memory_race import connection, settled, world
 
 import protocol as p
 from protocol import ErrorCode
-from server.app import MISSING_FOR, reap_dead_seats
-from server.departures import Departures
-from server.memory_store import MemoryRoomStore
-from server.race import Race, RaceError, RoomConfig
+from server.edge.app import MISSING_FOR, reap_dead_seats
+from server.live.departures import Departures
+from server.room.race import Race, RaceError, RoomConfig
+from server.storage.memory_store import MemoryRoomStore
 
 
 async def _room(store: MemoryRoomStore, room: str = "mem1") -> str:

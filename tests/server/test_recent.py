@@ -1,9 +1,9 @@
-"""A room's recent events are kept as their logged bytes (server/recent.py)."""
+"""A room's recent events are kept as their logged bytes (server/live/recent.py)."""
 
 import gc
 
 import protocol as p
-from server.recent import RecentEvents, entry_of
+from server.live.recent import RecentEvents, entry_of
 
 
 def progress(version: int) -> p.Progress:

@@ -5,7 +5,7 @@ from wsclient import WsClient, create_room, race_alone
 
 import core
 import protocol as p
-from server.seats import replay
+from server.live.seats import replay
 
 
 async def start_race(server_url: str, room: str, a: WsClient, b: WsClient) -> tuple[str, str]:

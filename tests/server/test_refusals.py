@@ -14,7 +14,7 @@ from wsclient import WsClient, create_room, get_json, get_text, race_alone, seat
 
 import core
 import protocol as p
-from server.service import clean_name
+from server.room.ids import clean_name
 
 
 async def error_for(client: WsClient, data: bytes | str) -> p.Error:

@@ -9,12 +9,12 @@ from redis.asyncio import Redis
 from wsclient import WsClient, create_room, get_json, get_text, race_alone
 
 import protocol as p
-from server.app import sweep_once
-from server.batcher import ScriptBatcher
-from server.feed import RedisFeed
-from server.hub import Hub
-from server.race import Race, RoomConfig, Status
-from server.store import RedisRoomStore
+from server.edge.app import sweep_once
+from server.live.hub import Hub
+from server.redis_io.batcher import ScriptBatcher
+from server.room.race import Race, RoomConfig, Status
+from server.storage.feed import RedisFeed
+from server.storage.store import RedisRoomStore
 
 
 async def post(url: str, body: Any) -> tuple[int, Any]:

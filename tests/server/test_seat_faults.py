@@ -15,7 +15,7 @@ from wsclient import WsClient, create_room, get_json
 
 import core
 import protocol as p
-from server.app import PROCESS_TTL, REAP_EVERY, create_app
+from server.edge.app import PROCESS_TTL, REAP_EVERY, create_app
 from server.settings import Settings
 
 

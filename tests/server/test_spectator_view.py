@@ -10,7 +10,7 @@ from wsclient import WsClient, create_room
 
 import core
 import protocol as p
-from server.view import FACE_DOWN
+from server.room.view import FACE_DOWN
 
 
 def cards_in(board: dict[str, Any]) -> set[str]:

@@ -21,8 +21,8 @@ from server_processes import ROOT, environment
 from tests_support import MakeServer, free_port
 from wsclient import WsClient
 
-from server.app import create_app
-from server.http_server import Runner
+from server.edge.app import create_app
+from server.edge.http_server import Runner
 from server.settings import Settings
 
 HALF_AN_UPGRADE = b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upg"

@@ -9,10 +9,10 @@ import pytest
 from redis.asyncio import Redis
 
 import protocol as p
-from server.batcher import ScriptBatcher
-from server.keys import DEADLINES, RoomKeys
-from server.race import Race, RaceError, RoomConfig, Status
-from server.store import MoveWrite, RedisRoomStore, parse_entry_wire
+from server.redis_io.batcher import ScriptBatcher
+from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.keys import DEADLINES, RoomKeys
+from server.storage.store import MoveWrite, RedisRoomStore, parse_entry_wire
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """The RoomStore contract, run against both stores: Redis (a real redis-server) and the
-in-memory one (server/memory_store.py), so race logic can be tested without Redis and
+in-memory one (server/storage/memory_store.py), so race logic can be tested without Redis and
 the two never drift apart."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import pytest
 from redis.asyncio import Redis
 
 import protocol as p
-from server.batcher import ScriptBatcher
-from server.checklist import Verdict
-from server.memory_store import MemoryFeed, MemoryRoomStore
-from server.race import Race, RaceError, RoomConfig, Status
-from server.store import MoveWrite, RedisRoomStore, RoomStore
+from server.redis_io.batcher import ScriptBatcher
+from server.room.checklist import Verdict
+from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.memory_store import MemoryFeed, MemoryRoomStore
+from server.storage.store import MoveWrite, RedisRoomStore, RoomStore
 
 
 @pytest.fixture(params=["redis", "memory"])

@@ -14,10 +14,10 @@ from tour_bots import create, register, wait_for
 from wsclient import WsClient
 
 import protocol as p
-from server.app import create_app
-from server.http_server import Runner
+from server.edge.app import create_app
+from server.edge.http_server import Runner
+from server.edge.tournament_keys import TOUR_LIVE
 from server.settings import Settings
-from server.tournament.app_keys import TOUR_LIVE
 from server.tournament.machine import Tournament
 
 

@@ -10,9 +10,9 @@ import time
 from redis.asyncio import Redis
 from tests_support import MakeServer
 
-from server.batcher import ScriptBatcher
-from server.race import Outcome, Race
-from server.store import RedisRoomStore
+from server.redis_io.batcher import ScriptBatcher
+from server.room.race import Outcome, Race
+from server.storage.store import RedisRoomStore
 from server.tournament.machine import TourConfig
 from server.tournament.rooms import StoreRooms, heat_room
 from server.tournament.runner import TourRunner

@@ -1,10 +1,10 @@
-"""What each viewer sees (server/view.py), without Redis or sockets."""
+"""What each viewer sees (server/room/view.py), without Redis or sockets."""
 
 from __future__ import annotations
 
 import core
 import protocol as p
-from server.view import (
+from server.room.view import (
     FACE_DOWN,
     Viewer,
     deal_order,

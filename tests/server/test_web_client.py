@@ -8,8 +8,8 @@ from wsclient import WsClient, create_room, get_json, get_text, race_alone
 
 import core
 import protocol as p
-from server.tv import closest_race
-from server.web_client import PAGES, WEB_DIR
+from server.edge.web_client import PAGES, WEB_DIR
+from server.room.tv import closest_race
 
 
 def _room(room_id: str, status: str, *progress: int, start_at: float = 0.0) -> dict[str, object]:

@@ -1,0 +1,1 @@
+"""Admission control: who the client is, and what each client may open or create."""

@@ -1,0 +1,55 @@
+"""The typed keys of the aiohttp application (aiohttp's `web.AppKey`)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from aiohttp import web
+
+from server.edge.admission.flood_cooldown import FloodCooldown
+from server.edge.admission.limits import ConnectionCount
+from server.edge.admission.room_limit import RoomRateLimit
+from server.edge.draining import Drain
+from server.handlers.service import RaceService
+from server.live.connection import Connection, Flusher
+from server.live.hub import Hub
+from server.live.lobby_live import LobbyLive
+from server.metrics import Metrics
+from server.redis_io.connect import AnyRedis
+from server.settings import Settings
+from server.storage.store import RoomStore
+
+__all__ = [
+    "CLEANUPS",
+    "CLIENT_SOCKETS",
+    "DRAIN",
+    "FLOODERS",
+    "FLUSHER",
+    "HUB",
+    "LOBBY_LIVE",
+    "METRICS",
+    "PROCESS",
+    "REDIS",
+    "ROOM_LIMIT",
+    "SERVICE",
+    "SETTINGS",
+    "SOCKETS",
+    "STORE",
+]
+
+SETTINGS = web.AppKey("settings", Settings)
+# The Redis client itself: for the stores' wiring (server/edge/app.py), not for handlers.
+REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
+STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
+HUB = web.AppKey("hub", Hub)
+SERVICE = web.AppKey("service", RaceService)
+LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)
+METRICS = web.AppKey("metrics", Metrics)
+SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")
+FLUSHER = web.AppKey("flusher", Flusher)
+PROCESS = web.AppKey("process", str)
+ROOM_LIMIT = web.AppKey("room_limit", RoomRateLimit)
+DRAIN = web.AppKey("drain", Drain)
+CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
+FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
+CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once

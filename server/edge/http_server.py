@@ -1,0 +1,157 @@
+"""The HTTP server under the app: aiohttp's, with what a server on the open internet needs
+below the request handlers, where no middleware reaches.
+
+- **Errors of the request parser** (a path or a header over 8 KiB, a method that is no
+  HTTP token, a Content-Length that is no number) are answered like every other error of
+  the server, `{"error": {"code": "bad_request", "message": ...}}`, and logged as what they
+  are, a client's fault: one INFO line, no traceback. aiohttp answers them in plain text and
+  logs each one as an ERROR with its traceback.
+- **A stalled client** must send its complete request head (a WebSocket upgrade too) within
+  `handshake_timeout` seconds of connecting, or the connection is closed.
+- **Connections per client address**, counted here by the peer's address and capped at
+  `max_connections_per_address`, before a byte of HTTP is read. Trusted proxies (whose
+  clients are counted by their own address when they open a WebSocket, see server/edge/app.py)
+  and loopback peers are not counted.
+
+`Runner` is aiohttp's `AppRunner` serving these; `python -m server` and the tests use it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import logging
+from typing import Any
+
+from aiohttp import web
+from aiohttp.http_exceptions import BadHttpMethod, LineTooLong
+from aiohttp.web_protocol import RequestHandler
+from aiohttp.web_request import BaseRequest
+
+from protocol import ErrorCode
+from server.edge.admission.limits import ConnectionCount
+from server.edge.app_keys import SETTINGS
+from server.settings import Settings, parse_trusted_proxies
+
+__all__ = ["Runner"]
+
+log = logging.getLogger("solrace.http")
+
+# After an early answer (413 for a body announced too big, 408) aiohttp reads and drops what
+# the client still sends, so that the client reads the answer before the connection closes:
+# for this long at most (aiohttp's default, 10 s, would let a 50 MiB upload run on).
+LINGER = 1.0
+
+
+def _explain(exc: BaseException | None) -> str:
+    if isinstance(exc, LineTooLong):
+        return "the request line or a header is too long (over 8 KiB)"
+    if isinstance(exc, BadHttpMethod):
+        return "not an HTTP method"
+    text = str(getattr(exc, "message", "") or "").splitlines()
+    return f"malformed request: {text[0][:150]}" if text and text[0] else "malformed request"
+
+
+class _Handler(RequestHandler):
+    """aiohttp's connection handler, with the rules of this module."""
+
+    __slots__ = ("_head_timer", "_peer")
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        server = self._manager
+        assert isinstance(server, _Server)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._peer: str | None = None
+        peer = _counted_peer(transport, server.trusted)
+        if peer is not None:
+            if not server.per_peer.acquire(peer):
+                log.info("refused a connection from %s: %d open already", peer, server.per_peer.cap)
+                transport.close()
+                return
+            self._peer = peer
+        if server.settings.handshake_timeout:
+            self._head_timer = self._loop.call_later(
+                server.settings.handshake_timeout, self._head_late
+            )
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        if self._peer is not None:
+            server = self._manager
+            assert isinstance(server, _Server)
+            server.per_peer.release(self._peer)
+            self._peer = None
+        super().connection_lost(exc)
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self._request_count == 0:  # not one complete request head yet
+            log.info("closed a connection that sent no complete request in time")
+            self.force_close()
+
+    def handle_error(
+        self,
+        request: BaseRequest,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        if status >= 500:  # the server's fault: aiohttp logs it with its traceback
+            return super().handle_error(request, status, exc, message)
+        explained = _explain(exc)
+        log.info("bad request from %s: %s", request.remote, explained)
+        body = {"error": {"code": ErrorCode.BAD_REQUEST.value, "message": explained}}
+        response = web.Response(
+            status=status, text=json.dumps(body), content_type="application/json"
+        )
+        response.force_close()
+        return response
+
+
+def _counted_peer(transport: asyncio.BaseTransport, trusted: Any) -> str | None:
+    """The peer's address if its connections are counted (not loopback, not a proxy)."""
+    peer = transport.get_extra_info("peername")
+    if not isinstance(peer, tuple) or not peer:
+        return None  # a Unix socket
+    try:
+        address = ipaddress.ip_address(peer[0])
+    except ValueError:
+        return None
+    if address.is_loopback or any(address in network for network in trusted):
+        return None
+    return str(address)
+
+
+class _Server(web.Server):
+    """aiohttp's server, making `_Handler`s. Built by `Runner` from the one aiohttp made."""
+
+    settings: Settings
+    trusted: Any
+    per_peer: ConnectionCount
+
+    def __call__(self) -> RequestHandler:
+        return _Handler(self, loop=self._loop, **self._kwargs)
+
+
+class Runner(web.AppRunner):
+    """`web.AppRunner` for this server's app (the settings come from the app)."""
+
+    def __init__(self, app: web.Application, **kwargs: Any) -> None:
+        kwargs.setdefault("lingering_time", LINGER)
+        super().__init__(app, **kwargs)
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        # aiohttp builds its Server itself (with the app's private request handler and
+        # factory); the subclass only adds the handler class and three fields.
+        server.__class__ = _Server
+        assert isinstance(server, _Server)
+        settings = self.app[SETTINGS]
+        server.settings = settings
+        server.trusted = parse_trusted_proxies(settings.trusted_proxies)
+        server.per_peer = ConnectionCount(settings.max_connections_per_address)
+        return server

@@ -1,0 +1,356 @@
+"""The HTTP side: create and list rooms, a room's state and results, health, metrics.
+
+Bodies and answers are JSON; errors are `{"error": {"code", "message"}}` with the same
+codes as the WebSocket protocol (docs/protocol.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+import core
+from protocol import ErrorCode, socket_path
+from server.edge.admission.client_address import client_address
+from server.edge.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.live.lobby_live import live_rooms
+from server.metrics import REDIS_DOWN, Metrics, redis_error
+from server.room.ids import draw_seed, new_room_id, room_key
+from server.room.race import Race, RaceError, RoomConfig
+from server.room.tv import closest_race
+from server.settings import parse_trusted_proxies
+from server.tournament.rooms import StoreRooms
+
+__all__ = ["MAX_BODY", "count_errors", "json_errors", "metrics_text", "routes"]
+
+MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
+TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
+
+log = logging.getLogger(__name__)
+
+routes = web.RouteTableDef()
+
+
+def _error(
+    status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
+) -> web.Response:
+    response = web.json_response(
+        {"error": {"code": code.value, "message": message}}, status=status, headers=headers
+    )
+    response[ERROR_CODE] = code.value  # for count_errors
+    return response
+
+
+ERROR_CODE = web.ResponseKey("solrace_error_code", str)  # _error's code, for count_errors
+
+
+@web.middleware
+async def count_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Count every HTTP error answer by its code (solrace_http_errors_total{code})."""
+    response = await handler(request)
+    code = response.get(ERROR_CODE)
+    if code is not None:
+        request.app[METRICS].http_errors.inc(code)
+    return response
+
+
+# What aiohttp answers by itself (unknown path, wrong method, body too big) as our codes.
+_STATUS_CODES = {
+    404: ErrorCode.NOT_FOUND,
+    413: ErrorCode.TOO_BIG,
+    429: ErrorCode.RATE_LIMITED,
+    503: ErrorCode.UNAVAILABLE,
+}
+
+
+def _explain(exc: web.HTTPException, request: web.Request) -> str:
+    if exc.status == 404:
+        return f"no such path: {request.path[:100]} (see docs/protocol.md)"
+    if exc.status == 405:
+        return f"{request.method} is not allowed here (allowed: {exc.headers.get('Allow', '')})"
+    if exc.status == 413:
+        return TOO_BIG
+    return exc.text if exc.text and exc.text != f"{exc.status}: {exc.reason}" else exc.reason
+
+
+@web.middleware
+async def json_errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Every HTTP error is a JSON `{"error": {"code", "message"}}`, also those aiohttp
+    raises itself (404 for an unknown path, 405, 413 for a body over 64 KiB) and a bug's
+    500, which would otherwise be plain text."""
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        # Refused before a byte of it is read, not after waiting for all of it.
+        response = _error(413, ErrorCode.TOO_BIG, TOO_BIG)
+        response.force_close()
+        return response
+    try:
+        return await handler(request)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
+        headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
+        return _error(exc.status, code, _explain(exc, request), headers)
+    except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
+        log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
+        return _error(400, ErrorCode.BAD_REQUEST, "the connection was lost")  # for nobody
+    except Exception as exc:
+        if request.headers.get("Upgrade", "").lower() == "websocket":
+            raise  # a WebSocket handler has answered already: nothing to turn into JSON
+        if redis_error(exc):
+            # Not a bug: Redis (or one node of a cluster) is down or failing over. One line,
+            # no traceback: an outage must not bury the log in hundreds of them.
+            request.app[METRICS].failed(exc)
+            log.warning("HTTP %s %s: Redis unavailable: %s", request.method, request.path, exc)
+            return _error(
+                503,
+                ErrorCode.UNAVAILABLE,
+                REDIS_DOWN,
+                {"Retry-After": "1"},
+            )
+        log.exception("HTTP %s %s failed", request.method, request.path)
+        return _error(500, ErrorCode.INTERNAL, "the server failed on that request")
+
+
+class BadRequest(ValueError):
+    pass
+
+
+def _number(
+    body: dict[str, Any], name: str, default: float | None, low: float, high: float
+) -> float | None:
+    value = body.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BadRequest(f"{name} must be a number")
+    if not low <= value <= high:
+        raise BadRequest(f"{name} must be between {low:g} and {high:g}")
+    return float(value)
+
+
+def _flag(body: dict[str, Any], name: str, default: bool) -> bool:
+    value = body.get(name, default)
+    if not isinstance(value, bool):
+        raise BadRequest(f"{name} must be true or false")
+    return value
+
+
+async def creation_limited(request: web.Request, what: str) -> web.Response | None:
+    """The 429 answer when the client has created too much lately (rooms and tournaments
+    share one budget per client address), else None."""
+    settings = request.app[SETTINGS]
+    address = client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+        limit_loopback=settings.limit_loopback,
+    )
+    wait = await request.app[ROOM_LIMIT].take(request.app[STORE], address)
+    if not wait:
+        return None
+    return _error(
+        429,
+        ErrorCode.RATE_LIMITED,
+        f"too many {what} from {address}: try again in {wait:g} s",
+        {"Retry-After": str(math.ceil(wait))},
+    )
+
+
+@routes.post("/rooms")
+async def create_room(request: web.Request) -> web.Response:
+    """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
+    "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
+    settings = request.app[SETTINGS]
+    limited = await creation_limited(request, "rooms")
+    if limited is not None:
+        return limited
+    try:
+        async with asyncio.timeout(settings.body_timeout or None):
+            body = await request.json()
+    except TimeoutError:  # a client trickling its body must not hold the connection
+        response = _error(
+            408, ErrorCode.BAD_REQUEST, f"the body took over {settings.body_timeout:g} s"
+        )
+        response.force_close()
+        return response
+    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
+        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    if not isinstance(body, dict):
+        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    # A field given as null takes its default, as on the WebSocket (time_limit: none).
+    body = {k: v for k, v in body.items() if v is not None}
+    game = body.get("game")
+    if game not in core.GAMES:
+        return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    try:
+        seats = _number(body, "seats", 2, 1, settings.max_seats)
+        if seats is None or seats != int(seats):
+            raise BadRequest("seats must be a whole number")
+        config = RoomConfig(
+            game=game,
+            seats=int(seats),
+            undo=_flag(body, "undo", True),
+            hints=_flag(body, "hints", False),
+            time_limit=_number(body, "time_limit", None, 1, 86400),
+            spectator_delay=_number(body, "spectator_delay", 0.0, 0, 3600) or 0.0,
+            grace=_number(body, "grace", settings.grace, 0, 3600) or 0.0,
+            countdown=_number(body, "countdown", settings.countdown, 0, 60) or 0.0,
+            hidden=core.game_class(game).has_talon,
+        )
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    seed_value = body.get("seed", "random")
+    notice = None
+    if isinstance(seed_value, int) and not isinstance(seed_value, bool):
+        if not 1 <= seed_value <= core.MAX_SEED:
+            return _error(400, ErrorCode.BAD_REQUEST, f"seed must be 1..{core.MAX_SEED}")
+        seed, mode = seed_value, "fixed"
+    elif seed_value in ("random", "winnable"):
+        seed, mode = await draw_seed(game, seed_value)
+        if mode != seed_value:
+            notice = "no winnable deal was found in time: this deal is random"
+    else:
+        return _error(400, ErrorCode.BAD_REQUEST, 'seed must be a number, "random" or "winnable"')
+    config = dataclasses.replace(config, seed_mode=mode)
+    race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
+    await request.app[STORE].create(race)
+    request.app[METRICS].rooms_created.inc()
+    # The room in the socket path lets a balancer send all of its sockets to one process.
+    answer: dict[str, Any] = {"room": race.view(), "ws": socket_path(race.room)}
+    if notice:
+        answer["notice"] = notice
+    return web.json_response(answer, status=201)
+
+
+async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
+    """ROOM views of the recent rooms whose status is in `wanted`, newest first."""
+    return [dict(loaded.race.view()) for loaded in await live_rooms(request.app[STORE], wanted)]
+
+
+@routes.get("/rooms")
+async def list_rooms(request: web.Request) -> web.Response:
+    """Rooms in their lobby, counting down or running, newest first."""
+    rooms = await _live_rooms(request, ("lobby", "countdown", "running"))
+    return web.json_response({"rooms": rooms})
+
+
+@routes.get("/tv/room")
+async def tv_room(request: web.Request) -> web.Response:
+    """The race the TV page shows: the closest one running now (server/room/tv.py), or null."""
+    room = closest_race(await _live_rooms(request, ("running",)))
+    return web.json_response({"room": room})
+
+
+@routes.get("/games")
+async def games(request: web.Request) -> web.Response:
+    """What a client needs to know of each game besides the rules it must not copy."""
+    return web.json_response(
+        {
+            "games": [
+                {
+                    "name": name,
+                    "title": cls.title,
+                    "cards": cls.progress_total,
+                    "hidden": cls.has_talon,
+                    "piles": list(cls.pile_ids),
+                }
+                for name, cls in core.GAME_CLASSES.items()
+            ]
+        }
+    )
+
+
+@routes.get("/rooms/{room}")
+async def get_room(request: web.Request) -> web.Response:
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
+    if loaded is None:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    return web.json_response({"room": loaded.race.view(), "version": loaded.version})
+
+
+@routes.get("/rooms/{room}/results")
+async def get_results(request: web.Request) -> web.Response:
+    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
+    if loaded is None:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    race = loaded.race
+    if race.results is None:
+        return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
+    return web.json_response(
+        {
+            "room": race.room,
+            "game": race.config.game,
+            "seed": race.seed,
+            "round": race.round,
+            "finish_reason": race.finish_reason,
+            "results": race.results,
+        }
+    )
+
+
+@routes.get("/rooms/{room}/replay")
+async def get_replay(request: web.Request) -> web.Response:
+    """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
+    each line chained to the previous one by its hash."""
+    try:
+        record = await StoreRooms(request.app[STORE]).record(room_key(request.match_info["room"]))
+    except RaceError:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    if record is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    return web.Response(text=record.replay(), content_type="application/x-ndjson", charset="utf-8")
+
+
+@routes.get("/games/{game}/rules")
+async def game_rules(request: web.Request) -> web.Response:
+    """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
+    try:
+        text = core.rules_text(request.match_info["game"])
+    except ValueError:
+        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    return web.Response(text=text, content_type="text/markdown", charset="utf-8")
+
+
+@routes.get("/healthz")
+async def healthz(request: web.Request) -> web.Response:
+    drain = request.app[DRAIN]
+    if drain.draining:  # still serving, but a balancer should send no one new here
+        reason = drain.reason(time.monotonic())
+        return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
+    problem = await request.app[STORE].problem()
+    if problem is not None:
+        return web.json_response({"ok": False, "redis": problem}, status=503)
+    return web.json_response(
+        {
+            "ok": True,
+            "connections": len(request.app[SOCKETS]),
+            "rooms": len(request.app[SERVICE].hub.rooms),
+        }
+    )
+
+
+@routes.get("/metrics")
+async def metrics(request: web.Request) -> web.Response:
+    if request.app[SETTINGS].metrics_port:  # kept off the public port (server/edge/metrics_port.py)
+        return _error(404, ErrorCode.NOT_FOUND, "no such path: /metrics (see docs/protocol.md)")
+    return metrics_text(request.app[METRICS])
+
+
+def metrics_text(metrics: Metrics) -> web.Response:
+    # The text exposition format's own content type (what Prometheus asks for and expects).
+    return web.Response(
+        body=metrics.render().encode(),
+        headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"},
+    )

@@ -1,0 +1,234 @@
+"""Tournaments over HTTP (docs/protocol.md section 10). Bodies and answers are JSON, errors
+the same `{"error": {"code", "message"}}` as the rest of the server. The organiser's and
+players' secret tokens travel in request bodies, never in URLs (which end up in logs)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+import core
+from protocol import ErrorCode
+from server.edge.app_keys import SETTINGS
+from server.edge.routes import BadRequest, _error, _flag, _number, creation_limited
+from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
+from server.room.ids import clean_name
+from server.tournament.machine import FORMATS, TourConfig, TourError
+from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
+
+__all__ = ["config_from_body", "tour_routes"]
+
+tour_routes = web.RouteTableDef()
+
+_STATUS = {
+    ErrorCode.UNKNOWN_TOURNAMENT: 404,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.NOT_ORGANISER: 403,
+    ErrorCode.REMOVED: 403,
+    ErrorCode.BAD_TOKEN: 403,
+    ErrorCode.BAD_REQUEST: 400,
+    ErrorCode.BAD_GAME: 400,
+    ErrorCode.NOT_PLAYER: 404,
+    ErrorCode.INTERNAL: 500,
+    ErrorCode.UNAVAILABLE: 503,  # busy or storage down: nothing changed, try again
+}
+
+
+def _tour_error(err: TourError) -> web.Response:
+    return _error(_STATUS.get(err.code, 409), err.code, err.message)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except (ValueError, RecursionError):
+        raise BadRequest("the body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _whole(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
+    value = _number(body, name, default, low, high)
+    if value is None or value != int(value):
+        raise BadRequest(f"{name} must be a whole number")
+    return int(value)
+
+
+def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
+    """The organiser's choices, checked (BadRequest says which field is wrong)."""
+    name = body.get("name")
+    if not isinstance(name, str) or not clean_name(name):
+        raise BadRequest("name must be a non-empty string")
+    fmt = body.get("format", "rounds")
+    if fmt not in FORMATS:
+        raise BadRequest(f"format must be one of {', '.join(FORMATS)}")
+    games = body.get("games", [body["game"]] if "game" in body else ["shaula"])
+    if not isinstance(games, list) or not games or len(games) > 16:
+        raise BadRequest("games must be a list of 1 to 16 game names")
+    for game in games:
+        if game not in core.GAMES:
+            raise TourError(ErrorCode.BAD_GAME, f"games must be among {', '.join(core.GAMES)}")
+    seats = _whole(body, "seats", max_seats, 2, max_seats)
+    return TourConfig(
+        name=clean_name(name),
+        format=fmt,
+        games=tuple(games),
+        rounds=_whole(body, "rounds", 3, 1, 100),
+        duration=_number(body, "duration", 600.0, 1, 86400) or 600.0,
+        time_limit=_number(body, "time_limit", 300.0, 1, 86400) or 300.0,
+        winnable=_flag(body, "winnable", True),
+        spectator_delay=_number(body, "spectator_delay", 10.0, 0, 3600) or 0.0,
+        max_players=_whole(body, "max_players", 64, 2, 4096),
+        seats=seats,
+        arena_heat=_whole(body, "arena_heat", min(4, seats), 2, seats),
+        wave=_number(body, "wave", 5.0, 0.1, 600) or 5.0,
+        pause=_number(body, "pause", 30.0, 0, 3600) or 0.0,
+        countdown=_number(body, "countdown", 5.0, 0, 60) or 0.0,
+        grace=_number(body, "grace", 60.0, 0, 3600) or 0.0,
+    )
+
+
+@tour_routes.post("/tournaments")
+async def create_tournament(request: web.Request) -> web.Response:
+    limited = await creation_limited(request, "tournaments")
+    if limited is not None:
+        return limited
+    try:
+        body = await _body(request)
+        config = config_from_body(body, request.app[SETTINGS].max_seats)
+        tour, token = await request.app[TOUR_RUNNER].create(config, time.time())
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    except TourError as err:
+        return _tour_error(err)
+    return web.json_response({"tournament": tour_view(tour), "organiser_token": token}, status=201)
+
+
+@tour_routes.get("/tournaments")
+async def list_tournaments(request: web.Request) -> web.Response:
+    store = request.app[TOUR_STORE]
+    views = []
+    for tid in await store.ids():
+        loaded = await store.load(tid)
+        if loaded is not None:
+            views.append(tour_view(loaded[0]))
+    return web.json_response({"tournaments": views})
+
+
+@tour_routes.get("/tournaments/{tid}")
+async def get_tournament(request: web.Request) -> web.Response:
+    try:
+        tour, rev = await request.app[TOUR_STORE].get(request.match_info["tid"])
+    except TourError as err:
+        return _tour_error(err)
+    return web.json_response({"tournament": tour_view(tour), "version": rev})
+
+
+@tour_routes.post("/tournaments/{tid}/players")
+async def register(request: web.Request) -> web.Response:
+    try:
+        body = await _body(request)
+        name = body.get("name")
+        if not isinstance(name, str):
+            raise BadRequest("name must be a string")
+        tour, pid, token = await request.app[TOUR_RUNNER].register(
+            request.match_info["tid"], clean_name(name), time.time()
+        )
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    except TourError as err:
+        return _tour_error(err)
+    return web.json_response(
+        {"player": {"id": pid, "name": tour.players[pid].name}, "token": token}, status=201
+    )
+
+
+async def _as_player(request: web.Request, action: str) -> web.Response:
+    try:
+        body = await _body(request)
+        tour, pid = await request.app[TOUR_RUNNER].as_player(
+            request.match_info["tid"], body.get("token"), action, time.time()
+        )
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    except TourError as err:
+        return _tour_error(err)
+    row = next(r for r in tour.standings() if r["player"] == pid)
+    return web.json_response({"player": row})
+
+
+async def _organise(request: web.Request, action: str) -> web.Response:
+    runner = request.app[TOUR_RUNNER]
+    tid = request.match_info["tid"]
+    try:
+        body = await _body(request)
+        args: dict[str, Any] = {}
+        if action == "remove":
+            tour, _ = await request.app[TOUR_STORE].get(tid)
+            ref = body.get("player")
+            if isinstance(ref, str):
+                ref = tour.player_by_name(ref).id
+            if not isinstance(ref, int) or isinstance(ref, bool):
+                raise BadRequest("player must be a player's id or name")
+            args["player"] = ref
+        tour = await runner.organise(tid, body.get("organiser_token"), action, time.time(), **args)
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    except TourError as err:
+        return _tour_error(err)
+    return web.json_response({"tournament": tour_view(tour)})
+
+
+def _route(act: Callable[[web.Request, str], Awaitable[web.Response]], action: str) -> None:
+    async def handler(request: web.Request) -> web.Response:
+        return await act(request, action)
+
+    tour_routes.post(f"/tournaments/{{tid}}/{action}")(handler)
+
+
+for _action in ("withdraw", "return"):
+    _route(_as_player, _action)
+for _action in ("start", "pause", "resume", "remove"):
+    _route(_organise, _action)
+
+
+@tour_routes.get("/tournaments/{tid}/standings")
+async def standings(request: web.Request) -> web.Response:
+    """?format=json (default), csv or ndjson."""
+    try:
+        tour, _ = await request.app[TOUR_STORE].get(request.match_info["tid"])
+    except TourError as err:
+        return _tour_error(err)
+    fmt = request.query.get("format", "json")
+    if fmt == "csv":
+        return web.Response(text=export_csv(tour), content_type="text/csv", charset="utf-8")
+    if fmt == "ndjson":
+        return web.Response(
+            text=export_ndjson(tour), content_type="application/x-ndjson", charset="utf-8"
+        )
+    if fmt != "json":
+        return _error(400, ErrorCode.BAD_REQUEST, "format must be json, csv or ndjson")
+    return web.json_response(export_json(tour))
+
+
+@tour_routes.get("/tournaments/{tid}/replays/{heat}")
+async def replay(request: web.Request) -> web.Response:
+    """A finished race of the tournament as NDJSON (core/replay.py)."""
+    store = request.app[TOUR_STORE]
+    try:
+        tour, _ = await store.get(request.match_info["tid"])
+        heat = int(request.match_info["heat"])
+    except TourError as err:
+        return _tour_error(err)
+    except ValueError:
+        return _error(404, ErrorCode.NOT_FOUND, "a race is named by its number")
+    text = await store.replay(tour.id, heat)
+    if text is None:
+        if 0 <= heat < len(tour.heats):
+            return _error(409, ErrorCode.NOT_FINISHED, "that race has not finished")
+        return _error(404, ErrorCode.NOT_FOUND, f"no race {heat} in this tournament")
+    return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")

@@ -1,0 +1,56 @@
+"""The web client: the static files of `server/edge/web/` (package data), served by the race server.
+
+Every page (lobby, race, watch, TV, rules) is the same `index.html`; `app.js` reads the path
+and draws the page. Files are plain JS modules, CSS and SVG: no build step. The
+Content-Security-Policy allows nothing but this server, so the page makes no request
+elsewhere (it works on a LAN with no internet).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from aiohttp import web
+
+__all__ = ["PAGES", "WEB_DIR", "add_web_client"]
+
+WEB_DIR = Path(__file__).with_name("web")
+# The paths the client draws itself (app.js routes them); everything else is the API.
+PAGES = ("/", "/play/{room}", "/watch/{room}", "/tv", "/rules", "/rules/{game}", "/tour/{tour}")
+
+SECURITY = {
+    # 'self' covers ws:// and wss:// to this host in current browsers; nothing else is allowed.
+    "Content-Security-Policy": (
+        "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+        "style-src 'self'; script-src 'self'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    # The shell is small and changes with every release: always revalidated (ETag).
+    "Cache-Control": "no-cache",
+}
+
+
+async def _page(request: web.Request) -> web.FileResponse:
+    return web.FileResponse(WEB_DIR / "index.html", headers=SECURITY)
+
+
+@web.middleware
+async def _static_headers(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    response = await handler(request)
+    if request.path.startswith("/static/"):
+        response.headers.setdefault("Cache-Control", "no-cache")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    return response
+
+
+def add_web_client(app: web.Application) -> None:
+    """Serve the pages and `/static/` from `app` (the race server's own process)."""
+    for path in PAGES:
+        app.router.add_get(path, _page)
+    app.router.add_static("/static/", WEB_DIR, append_version=False)
+    app.middlewares.append(_static_headers)

@@ -1,0 +1,192 @@
+"""A move from a socket: the checklist's pre-filter, the engine, then Redis's verdict.
+
+The seat's board is the seat session's (server/live/seats.py), shared by every socket of the
+seat in this process; moves of a seat take turns. A move is applied to that board, sent
+to move.lua (the checklist's final word, server/room/checklist.py), and taken back if it was
+not accepted. When Redis does not answer, the move is refused `unavailable` with the
+board as it was, and the same seq may be sent again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import protocol as p
+from core import Game
+from protocol import ErrorCode
+from server.handlers.context import Context
+from server.live.connection import Connection
+from server.live.hub import LocalRoom
+from server.live.seats import SeatSession
+from server.room.checklist import REFUSALS, Verdict, prefilter
+from server.room.race import Race
+from server.storage.store import UNAVAILABLE_ERRORS, MoveWrite
+
+__all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
+
+MAX_MOVE_TEXT = 32
+ATTEMPTS = 3  # judged again when another socket of the seat moved first
+
+
+def progress_event(game: Game, seat: int, text: str, now: float) -> p.Progress:
+    """The event of move `text`, just applied to `game` by `seat` (its version is the
+    script's to give). Progress, won and stuck are each read once: they are computed, not
+    stored."""
+    progress = game.progress
+    won = progress == game.progress_total
+    return p.Progress(
+        version=0,
+        at=now,
+        seat=seat,
+        progress=progress,
+        moves=game.moves,
+        won=won,
+        stuck=not won and game.stuck,
+        move=text,
+    )
+
+
+class Moves:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def on_move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
+        started = time.perf_counter()
+        try:
+            await self._move(conn, msg)
+        except UNAVAILABLE_ERRORS:
+            self._refuse(conn, msg.seq, Verdict.UNAVAILABLE)
+        finally:
+            self.ctx.metrics.move_latency.observe(time.perf_counter() - started)
+
+    def _refuse(self, conn: Connection, seq: int, verdict: Verdict) -> None:
+        code, reason = REFUSALS.get(verdict, (ErrorCode.INTERNAL, verdict.value))
+        self.ctx.refuse(conn, seq, code, reason)
+
+    async def _move(self, conn: Connection, msg: p.Move | p.Undo) -> None:
+        seq = msg.seq
+        local = self.ctx.hub.rooms.get(conn.room) if conn.room is not None else None
+        if local is None:  # a move is always answered by its seq
+            self.ctx.refuse(conn, seq, ErrorCode.NOT_JOINED, "join or watch a room first")
+            return
+        if conn.seat is None:
+            self.ctx.refuse(conn, seq, ErrorCode.NOT_PLAYER, "spectators cannot move")
+            return
+        session = local.sessions.get(conn.seat)
+        race = local.race
+        if session is None or race is None:
+            self._refuse(conn, seq, Verdict.SEAT)
+            return
+        async with session.turn:
+            await self._judge(conn, msg, local, race, session)
+
+    async def _judge(
+        self,
+        conn: Connection,
+        msg: p.Move | p.Undo,
+        local: LocalRoom,
+        race: Race,
+        session: SeatSession,
+    ) -> None:
+        seq, seat = msg.seq, session.index
+        store = self.ctx.store
+        if session.stale:
+            # First: the seq may be one Redis stored while its answer was lost (an outage).
+            await self._reload(local, session)
+        elif session.seq_behind:
+            # Another process's move was followed: this seq may be its re-send.
+            last_seq = await store.last_seq(local.id, seat)
+            session.last_seq = max(session.last_seq, last_seq)
+            session.seq_behind = False  # no event is followed while this turn is held
+        verdict = prefilter(race, seat, conn.token_hash, seq, session.last_seq, time.time())
+        if verdict is Verdict.DUP:
+            # A re-send gets its first answer whatever happened since (the race may have
+            # ended on that very move): look it up before refusing.
+            stored = await store.stored_answer(local.id, seat, seq)
+            if stored is not None:
+                conn.send(self._with_board(session, race, stored))
+                return
+            verdict = Verdict.STALE
+        if verdict is not Verdict.OK:
+            self._refuse(conn, seq, verdict)
+            return
+        is_undo = isinstance(msg, p.Undo)
+        if is_undo and not race.config.undo:
+            self.ctx.refuse(conn, seq, ErrorCode.UNDO_NOT_ALLOWED, "this room does not allow undo")
+            return
+        if isinstance(msg, p.Move) and len(msg.move) > MAX_MOVE_TEXT:
+            self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, "that is not a move")
+            return
+        for _attempt in range(ATTEMPTS):
+            game = session.game
+            expected = game.moves
+            try:
+                if isinstance(msg, p.Undo):
+                    game.undo()
+                    text = "undo"
+                else:
+                    game.apply(msg.move)
+                    text = game.history[-1]
+            except ValueError as err:  # IllegalMove and unreadable text alike
+                self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, str(err))
+                return
+            now = time.time()
+            event = progress_event(game, seat, text, now)
+            won, stuck = event.won, event.stuck
+            write = MoveWrite(
+                local.id,
+                race.round,
+                seat,
+                seq,
+                expected,
+                text,
+                now,
+                event,
+                now if won or stuck else None,
+                conn.token_hash or "",
+            )
+            try:
+                result = await store.submit_move(write)
+            except UNAVAILABLE_ERRORS:
+                # Nothing is known to have changed: the board goes back, and is checked
+                # against Redis before the next move (the move may have been applied with
+                # its answer lost: the same seq then gets that answer).
+                session.restore()
+                session.stale = True
+                raise
+            if result.kind is Verdict.OK:
+                assert result.answer is not None
+                session.accepted(text, seq)
+                conn.send(self._with_board(session, race, result.answer))
+                self.ctx.metrics.moves_accepted.inc()
+                if won or stuck:
+                    self.ctx.hub.spawn(self.ctx.hub.tick(local.id))
+                return
+            # Not accepted: the board is ahead of the truth; rebuild it from Redis.
+            session.restore()
+            await self._reload(local, session)
+            if result.kind is Verdict.DUP and result.answer is not None:
+                conn.send(self._with_board(session, race, result.answer))
+                return
+            if result.kind is not Verdict.COUNT:
+                self._refuse(conn, seq, result.kind)
+                return
+        self.ctx.refuse(conn, seq, ErrorCode.INTERNAL, "the board kept changing: try again")
+
+    @staticmethod
+    def _with_board(session: SeatSession, race: Race, answer: p.Accepted) -> p.Accepted:
+        """In hidden-information games the answer carries the player's board (the client
+        cannot replay a move that turns up an unknown card): the board now, when the
+        answer is to the latest move (a re-send too), else none (the client resyncs)."""
+        game = session.game
+        if not race.config.hidden or game.moves != answer.moves:
+            return answer
+        return dataclasses.replace(answer, board=game.state(view="player"))
+
+    async def _reload(self, local: LocalRoom, session: SeatSession) -> None:
+        """The seat's board and last seq as Redis has them."""
+        store = self.ctx.store
+        moves = [m for _, m in await store.moves(local.id, session.index)]
+        last_seq = await store.last_seq(local.id, session.index)
+        session.reset(moves, last_seq)

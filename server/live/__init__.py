@@ -1,0 +1,2 @@
+"""This process's live rooms: the hub, seat sessions, spectators, departures, recent events,
+connections and the live lobby."""

@@ -1,0 +1,704 @@
+"""This process's side of the rooms its sockets are in: seat sessions and the fan-out.
+
+A `LocalRoom` subscribes to its room's channel, puts events in version order (a gap is
+filled from the room's log in Redis), keeps a mirror of the race for quick checks, holds
+one `SeatSession` per seat with sockets here (server/live/seats.py: the seat's true board, last
+seq, sockets), and sends each event to each socket as server/room/view.py says that socket may
+see it. Each view of an event is built and encoded once, however many sockets get it.
+
+Racers first: the players' frames are written as the event arrives; spectators (a crowd of
+thousands, each event `spectator_delay` seconds late) are served from one room-wide queue,
+`CROWD_CHUNK` sockets per event-loop turn, each written as it is served, so that a racer's
+own answers never wait behind more than one such slice of a crowd's fan-out.
+
+Attaching a socket (after join or watch) runs in the same ordered task as deliveries, so
+a socket gets exactly the events after the snapshot or catch-up it was sent, no gap, no
+repeat. A room also arms a local timer for the race's next deadline (start, time limit,
+grace) so that it happens on time; the sweeper in server/edge/app.py is the crash-proof backup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import core
+import protocol as p
+from server.live.connection import Connection, Outgoing
+from server.live.departures import Departures
+from server.live.recent import RecentEvents, entry_of
+from server.live.seats import SeatSession, play, replay
+from server.room.race import Race, Status
+from server.room.view import (
+    Viewer,
+    deal_order,
+    hidden_cards,
+    room_as_of,
+    shown_board,
+    spectator_due,
+    view_event,
+    viewer_of,
+)
+from server.storage.feed import Feed
+from server.storage.keys import RoomKeys
+from server.storage.store import RoomStore, parse_entry, parse_entry_wire
+
+__all__ = ["CROWD_CHUNK", "Hub", "LocalRoom"]
+
+log = logging.getLogger(__name__)
+
+RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
+# Spectator frames written per event-loop turn before the racers' sockets are read again:
+# about 0.25 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
+CROWD_CHUNK = 24
+
+
+class LocalRoom:
+    def __init__(self, hub: Hub, room: str) -> None:
+        self.hub = hub
+        self.id = room
+        self.keys = RoomKeys(room)
+        self.race: Race | None = None
+        self.version = 0
+        self.conns: set[Connection] = set()  # every socket attached, players and spectators
+        # Sockets between `Hub.room` and their attach (a join waiting for its write): the
+        # room stays open for them although no socket is attached yet (closed, their
+        # attach would wait for ever on its stopped task).
+        self.entering = 0
+        self.players: set[Connection] = set()
+        self.spectators: set[Connection] = set()
+        self.sessions: dict[int, SeatSession] = {}
+        self.recent = RecentEvents(RECENT)
+        self._queue: asyncio.Queue[bytes | Callable[[], Awaitable[None]]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._busy = False  # the ordered task is in the middle of an item
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+        # Hidden-card games, once a spectator came: each seat's accepted board, and the
+        # order the deal's cards are dealt in (to turn undealt ones face down).
+        self.boards: dict[int, core.Game] | None = None
+        self.order: tuple[str, ...] = ()
+        # The spectators' queue: (due, version, frame source), released in order.
+        self.crowd: collections.deque[tuple[float, int, Outgoing]] = collections.deque()
+        self._crowd_targets: list[Connection] | None = None
+        self._crowd_next = 0
+        self._crowd_handle: asyncio.Handle | None = None
+        # The last spectator snapshot, while the room has not changed since: a crowd that
+        # arrives together is sent one snapshot, built and encoded once (each was 8 reads
+        # from Redis and 8 replays of a board; 1,000 spectators held the room's events,
+        # racers' included, for seconds). Key, the message, the boards it shows.
+        self._shown: tuple[tuple[Any, ...], Outgoing, dict[int, core.Game]] | None = None
+
+    async def open(self) -> bool:
+        """Subscribe first, then load: no event can fall between the two."""
+        await self.hub.feed.subscribe(self.keys.channel, self._on_entry)
+        loaded = await self.hub.store.load(self.id)
+        if loaded is None:
+            await self.hub.feed.unsubscribe(self.keys.channel)
+            return False
+        self.race, self.version = loaded.race, loaded.version
+        self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
+        self._arm()
+        return True
+
+    async def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._crowd_handle is not None:
+            self._crowd_handle.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.wait({self._task}, timeout=2.0)
+        with contextlib.suppress(Exception):
+            await self.hub.feed.unsubscribe(self.keys.channel)
+
+    def run_in_order(self, job: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:
+        """Run `job` between two deliveries; the future tells when it is done."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        async def wrapped() -> None:
+            try:
+                await job()
+            except BaseException as exc:
+                if not done.done():
+                    done.set_exception(exc)
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+            else:
+                if not done.done():
+                    done.set_result(None)
+
+        self._queue.put_nowait(wrapped)
+        return done
+
+    def _on_entry(self, entry: bytes) -> None:
+        """An event from pub/sub. The next progress event in order, with nothing queued
+        before it, is delivered at once (the hot path: no task switch, nothing to await);
+        anything else goes through the ordered task."""
+        if not self._busy and self._queue.empty() and self.race is not None:
+            parsed = parse_entry_wire(entry)
+            if parsed is None or parsed[0].version <= self.version:
+                return
+            event, wire = parsed
+            if isinstance(event, p.Progress) and event.version == self.version + 1:
+                try:
+                    self._deliver_progress(event, self.race, wire, entry)
+                except Exception:
+                    log.exception("room %s: delivery failed", self.id)
+                return
+        self._queue.put_nowait(entry)
+
+    async def _run(self) -> None:
+        while True:
+            self._busy = False
+            item = await self._queue.get()
+            self._busy = True
+            try:
+                if isinstance(item, bytes):
+                    event = parse_entry(item)
+                    if event is not None:
+                        await self._accept(event)
+                else:
+                    await item()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("room %s: delivery failed", self.id)
+
+    async def _accept(self, event: p.Event) -> None:
+        if event.version <= self.version:
+            return  # already delivered (e.g. fetched to fill a gap)
+        if event.version > self.version + 1:
+            await self.catch_up()  # the gap, from the log (or a resync)
+            if event.version != self.version + 1:
+                return
+        await self._deliver(event)
+
+    async def catch_up(self) -> None:
+        """Deliver whatever the log holds after our version (pub/sub may have lost it)."""
+        missing = await self.hub.store.events_since(self.id, self.version)
+        if missing is None:
+            await self._resync_everyone()
+            return
+        for event in missing:
+            if event.version == self.version + 1:
+                await self._deliver(event)
+
+    async def _resync_everyone(self) -> None:
+        """Too far behind to catch up event by event: reload and re-snapshot every socket."""
+        loaded = await self.hub.store.load(self.id)
+        if loaded is None:
+            return
+        self.race, self.version = loaded.race, loaded.version
+        self.recent.clear()
+        self.crowd.clear()
+        self._crowd_targets = None
+        for session in self.sessions.values():
+            session.stale = True
+        if self.boards is not None:
+            self.boards = None
+            await self._ensure_boards()
+        for conn in list(self.conns):
+            await self._send_snapshot(conn)
+
+    def _deliver_progress(
+        self,
+        event: p.Progress,
+        race: Race,
+        wire: dict[str, Any] | None = None,
+        entry: bytes | None = None,
+    ) -> None:
+        """`wire` and `entry`, when given, are the event's wire map and logged bytes (as
+        pub/sub delivered it), so neither is built again."""
+        seat = race.seats.get(event.seat)
+        if seat is not None:
+            seat.progress, seat.moves = event.progress, event.moves
+            seat.won, seat.stuck = event.won, event.stuck
+        session = self.sessions.get(event.seat)
+        if session is not None:
+            session.follow(event)
+        if self.boards is not None:
+            self._advance_board(event)
+        self.version = event.version
+        self.recent.append(entry if entry is not None else entry_of(event))
+        self._fan_out(event, race, wire)
+
+    async def _deliver(self, event: p.Event) -> None:
+        race = self.race
+        assert race is not None
+        if isinstance(event, p.Progress):
+            self._deliver_progress(event, race)
+            return
+        loaded = await self.hub.store.load(self.id)
+        if loaded is not None:
+            race = self.race = loaded.race
+        if isinstance(event, p.NewRound):
+            for session in self.sessions.values():
+                session.reset([], session.last_seq, seed=race.seed)
+            if self.boards is not None:
+                self.boards = {}
+        if race.config.hidden and self.boards is not None:
+            await self._ensure_boards()
+        self.version = event.version
+        self.recent.append(entry_of(event))
+        self._fan_out(event, race)
+        self._check_holders(race)
+        self._arm()
+
+    def _check_holders(self, race: Race) -> None:
+        """A socket holds a seat only while its token does: after a seat was given up
+        (left, or freed by the lobby rule), the sockets that held it here hold nothing,
+        whoever takes the seat next. They were sent the event that said so."""
+        gone = [
+            conn
+            for conn in self.players
+            if (seat := race.seats.get(conn.seat) if conn.seat is not None else None) is None
+            or seat.token_hash != conn.token_hash
+        ]
+        for conn in gone:
+            conn.room = conn.seat = conn.token_hash = conn.role = None
+            self.detach(conn)
+        if gone and not self.conns:
+            self.hub.spawn(self.hub.forget(self))
+
+    # ------------------------------------------------------------ the fan-out
+
+    def _fan_out(self, event: p.Event, race: Race, wire: dict[str, Any] | None = None) -> None:
+        """Send `event` to every socket here, as server/room/view.py says each may see it.
+        `wire`, when given, is `p.to_wire(event)` (from pub/sub), ours to change."""
+        if wire is None:
+            wire = p.to_wire(event)
+        version = event.version
+        mover = event.seat if isinstance(event, p.Progress) else None
+        start = None  # hidden-card games: the starting board, the same for everyone
+        if isinstance(event, p.RaceStarted) and race.config.hidden:
+            start = core.new_game(race.config.game, race.seed).state(view="player")
+        if self.players:
+            as_mover = Outgoing(event, view_event(wire, Viewer.MOVER, start))
+            as_opponent = as_mover
+            if mover is not None:
+                as_opponent = Outgoing(event, view_event(wire, Viewer.OPPONENT))
+            for conn in self.players:
+                if version <= conn.last_version:
+                    continue
+                conn.last_version = version
+                out = as_opponent if mover is not None and mover != conn.seat else as_mover
+                conn.send_frame(out.frame(conn.binary))
+        if self.spectators:
+            board = self._spectator_board(event, race, self.boards)
+            shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
+            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
+            self._arm_crowd()
+
+    def _spectator_board(
+        self, event: p.Event, race: Race, boards: dict[int, core.Game] | None
+    ) -> dict[str, Any] | None:
+        """Hidden-card games: the board spectators get with `event` (the mover's after a
+        move, the starting one at the start), its undealt cards face down. `boards` are
+        the spectators' boards as of this event."""
+        if not race.config.hidden:
+            return None
+        if isinstance(event, p.RaceStarted):
+            start = core.new_game(race.config.game, race.seed).state(view="player")
+            return shown_board(start, self._hidden(race, boards))
+        if not isinstance(event, p.Progress) or boards is None:
+            return None
+        game = boards.get(event.seat)
+        if game is None or game.moves != event.moves:
+            return None
+        return shown_board(game.state(view="player"), self._hidden(race, boards))
+
+    def _advance_board(self, event: p.Progress, boards: dict[int, core.Game] | None = None) -> None:
+        """Play a move on the spectators' board of its seat."""
+        boards = self.boards if boards is None else boards
+        assert boards is not None
+        game = boards.get(event.seat)
+        if game is None or event.move is None or game.moves != event.moves - 1:
+            return
+        try:
+            play(game, event.move)
+        except ValueError:
+            log.warning("room %s: spectator board of seat %s diverged", self.id, event.seat)
+            boards.pop(event.seat, None)
+
+    def _hidden(self, race: Race, boards: dict[int, core.Game] | None = None) -> frozenset[str]:
+        """The cards spectators may not see now (server/room/view.py's rule)."""
+        if race.status is Status.FINISHED:
+            return frozenset()
+        boards = self.boards if boards is None else boards
+        if not self.order:
+            self.order = deal_order(race.config.game, race.seed)
+        talons = [
+            len(game.talon)
+            for seat, game in (boards or {}).items()
+            if (info := race.seats.get(seat)) is not None and info.racing
+        ]
+        return hidden_cards(self.order, talons)
+
+    async def _ensure_boards(self) -> None:
+        """Every seat has its spectator board (a seat taken after the first spectator came
+        too): from its accepted moves in the store."""
+        race = self.race
+        assert race is not None
+        if self.boards is None:
+            self.boards = {}
+        self.order = deal_order(race.config.game, race.seed)
+        for seat, info in race.seats.items():
+            if seat not in self.boards:
+                moves = [m for _, m in await self.hub.store.moves(self.id, seat)]
+                self.boards[seat] = replay(race.config.game, race.seed, moves[: info.moves])
+
+    def _arm_crowd(self) -> None:
+        if self._crowd_handle is not None or not self.crowd:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self.crowd[0][0] - time.time()
+        self._crowd_handle = (
+            loop.call_soon(self._serve_crowd_next_round)
+            if wait <= 0
+            else loop.call_later(wait, self._serve_crowd)
+        )
+
+    def _serve_crowd_next_round(self) -> None:
+        """One round of callbacks later: the racers' own work of this turn (the mover's
+        answer wakes its task in the same turn as its event) goes before a slice."""
+        self._crowd_handle = asyncio.get_running_loop().call_soon(self._serve_crowd)
+
+    def _serve_crowd(self) -> None:
+        """Release the spectators' due frames, at most CROWD_CHUNK sockets this turn."""
+        self._crowd_handle = None
+        now = time.time()
+        budget = CROWD_CHUNK
+        while self.crowd and self.crowd[0][0] <= now and budget > 0:
+            due, version, out = self.crowd[0]
+            if self._crowd_targets is None:
+                self._crowd_targets, self._crowd_next = list(self.spectators), 0
+            targets = self._crowd_targets
+            end = min(len(targets), self._crowd_next + budget)
+            for conn in targets[self._crowd_next : end]:
+                if version > conn.last_version:
+                    conn.last_version = version
+                    if conn.delayed:  # its catch-up is still being released: after it
+                        conn.send_at(due, out)
+                    else:
+                        conn.send_frame_now(out.frame(conn.binary))
+            budget -= end - self._crowd_next
+            self._crowd_next = end
+            if end < len(targets):
+                break
+            self.crowd.popleft()
+            self._crowd_targets = None
+        self._arm_crowd()
+
+    # ------------------------------------------------------------ attaching sockets
+
+    async def enter(self, conn: Connection, since: int | None) -> None:
+        """`attach`, for a socket that `Hub.room` gave this room to."""
+        try:
+            await self.attach(conn, since)
+        finally:
+            self.entering -= 1
+
+    async def attach(self, conn: Connection, since: int | None) -> None:
+        """Add `conn` and send it the events after `since`, or a snapshot."""
+        await self.run_in_order(lambda: self._attach(conn, since))
+
+    async def _attach(self, conn: Connection, since: int | None) -> None:
+        race = self.race
+        assert race is not None
+        if conn.seat is not None:
+            session = await self.session(conn.seat)
+            session.conns.add(conn)
+            self.players.add(conn)
+        else:
+            if race.config.hidden:
+                await self._ensure_boards()
+            self.spectators.add(conn)
+        self.conns.add(conn)
+        catch_up = None
+        # Hidden games: a board after missed deals cannot be rebuilt from events, and
+        # catch-up progress carries no board (a spectator's too): always a snapshot, also
+        # when nothing was missed (the client may hold no board: an `accepted` lost).
+        if since is not None and since <= self.version and not race.config.hidden:
+            catch_up = await self._events_between(since, self.version)
+        if catch_up is None:
+            await self._send_snapshot(conn)
+            return
+        assert since is not None
+        conn.last_version = since
+        delay = race.config.spectator_delay
+        for event in catch_up:
+            mover = event.seat if isinstance(event, p.Progress) else None
+            viewer = viewer_of(conn.seat, mover)
+            out = Outgoing(event, view_event(p.to_wire(event), viewer))
+            conn.last_version = event.version
+            if viewer is Viewer.SPECTATOR:
+                conn.send_at(spectator_due(event, delay), out)
+            else:
+                conn.send(out)
+
+    async def see_out(self, conn: Connection, version: int) -> None:
+        """`conn` gave its seat up by event `version` (`leave`): send it the events up to
+        that one, its own `left` included (every player gets every event, and the leaver
+        is answered by it), then it is out of the room, whatever comes next."""
+        await self.run_in_order(lambda: self._see_out(conn, version))
+
+    async def _see_out(self, conn: Connection, version: int) -> None:
+        since = conn.last_version
+        if conn in self.conns and since < version:
+            # This process may not have read them yet (pub/sub): then the log has them.
+            events = await self._events_between(since, version)
+            if not events or events[-1].version < version:
+                events = await self.hub.store.events_since(self.id, since)
+            for event in events or []:
+                if since < event.version <= version:
+                    mover = event.seat if isinstance(event, p.Progress) else None
+                    wire = view_event(p.to_wire(event), viewer_of(conn.seat, mover))
+                    conn.send(Outgoing(event, wire))
+                    conn.last_version = event.version
+        conn.room = conn.seat = conn.token_hash = conn.role = None
+        self.detach(conn)
+
+    async def session(self, index: int) -> SeatSession:
+        """This process's session of seat `index` (opened from the store on first use)."""
+        session = self.sessions.get(index)
+        if session is not None:
+            return session
+        race = self.race
+        assert race is not None
+        moves = [m for _, m in await self.hub.store.moves(self.id, index)]
+        seat = race.seats.get(index)
+        # The mirror is at self.version; the list may already hold moves still in flight.
+        count = seat.moves if seat is not None else 0
+        last_seq = await self.hub.store.last_seq(self.id, index)
+        session = self.sessions.get(index)  # another socket may have opened it meanwhile
+        if session is None:
+            session = SeatSession(index, race.config.game, race.seed, moves[:count], last_seq)
+            self.sessions[index] = session
+        return session
+
+    async def _events_between(self, since: int, until: int) -> list[p.Event] | None:
+        if since == until:
+            return []
+        first = self.recent.first_version()
+        if first is not None and first <= since + 1:
+            return self.recent.between(since, until)
+        events = await self.hub.store.events_since(self.id, since)
+        if events is None:
+            return None
+        return [e for e in events if e.version <= until]
+
+    async def _send_snapshot(self, conn: Connection) -> None:
+        race = self.race
+        assert race is not None
+        view = race.view()
+        if conn.seat is not None:
+            session = self.sessions.get(conn.seat)
+            shown = race.status in (Status.RUNNING, Status.FINISHED) and session is not None
+            board = moves = None
+            if shown and session is not None:
+                # Not the board itself while a move is in flight: it may not be accepted.
+                game = session.game if not session.turn.locked() else None
+                game = game or replay(race.config.game, session.seed, session.moves)
+                board, moves = game.state(view="player"), list(session.moves)
+            conn.last_version = self.version
+            conn.send(p.Snapshot(version=self.version, room=view, board=board, moves=moves))
+            return
+        await self._send_spectator_snapshot(conn, race, view)
+
+    async def _send_spectator_snapshot(
+        self, conn: Connection, race: Race, view: p.RoomView
+    ) -> None:
+        """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
+        after that are still in the crowd's queue and reach this socket when due."""
+        delay = race.config.spectator_delay
+        cutoff = time.time() - delay
+        version = self.version
+        pending: list[p.Event] = []
+        last_end = None
+        if delay > 0:
+            events = await self._events_between(0, self.version) or self.recent.events()
+            pending = [e for e in events if e.at > cutoff]
+            if pending:
+                version = pending[0].version - 1
+            ends = [e for e in events if isinstance(e, p.RaceFinished) and e.version <= version]
+            last_end = ends[-1] if ends else None
+        # The room as of `version` (the events after it are pending): the same for every
+        # spectator who comes before the room changes.
+        key = (id(race), self.version, version)
+        shown = self._shown
+        if shown is None or shown[0] != key:
+            room_as_of(view, pending, race.config.hidden, last_end)
+            shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
+        out, games = shown[1], shown[2]
+        conn.send(out)
+        # The events after the snapshot, each when due; in hidden games with the boards
+        # advanced from this snapshot's own (the live ones are ahead of them).
+        fresh = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
+        # A pending new round: the events before it are of the last round, whose boards
+        # are gone (`games` are the new deal's): they go without one.
+        own = None if any(isinstance(e, p.NewRound) for e in pending) else fresh
+        for event in pending:
+            if isinstance(event, p.NewRound) and event.round == race.round:
+                own = fresh
+            if isinstance(event, p.Progress) and own is not None:
+                self._advance_board(event, own)
+            board = self._spectator_board(event, race, own)
+            out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
+            conn.send_at(spectator_due(event, delay), out)
+        conn.last_version = self.version
+
+    async def _spectator_view(
+        self, race: Race, view: p.RoomView, cutoff: float, version: int
+    ) -> tuple[Outgoing, dict[int, core.Game]]:
+        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`;
+        `view` already as of `version`), and the boards it shows."""
+        boards: dict[str, Any] = {}
+        games: dict[int, core.Game] = {}
+        if race.status in (Status.RUNNING, Status.FINISHED):
+            for seat, info in race.seats.items():
+                moves = await self.hub.store.moves(self.id, seat)
+                played = [m for t, m in moves if t <= cutoff][: info.moves]
+                games[seat] = replay(race.config.game, race.seed, played)
+        # Boards once the race has started as of `version` (before, the pending `started`
+        # brings the deal); `games` all the same, to advance along the pending moves.
+        # Not after a round that has since been dealt again: its moves are gone and the
+        # new deal is not due yet.
+        if view["status"] in (Status.RUNNING, Status.FINISHED) and view["round"] == race.round:
+            hidden = self._hidden(race, games) if race.config.hidden else frozenset[str]()
+            for seat, game in games.items():
+                boards[str(seat)] = shown_board(game.state(view="player"), hidden)
+                for player in view["players"]:
+                    if player["seat"] == seat:
+                        player["progress"], player["moves"] = game.progress, game.moves
+                        player["won"], player["stuck"] = game.won, game.stuck
+        return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
+
+    def detach(self, conn: Connection) -> None:
+        self.conns.discard(conn)
+        self.spectators.discard(conn)
+        if conn in self.players:
+            self.players.discard(conn)
+            for index, session in list(self.sessions.items()):
+                session.conns.discard(conn)
+                if not session.conns and not session.turn.locked():
+                    del self.sessions[index]
+
+    # ------------------------------------------------------------ deadlines
+
+    def _arm(self) -> None:
+        race = self.race
+        at = race.next_deadline() if race is not None else None
+        if at == self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._timer_at = at
+        if at is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._timer = loop.call_later(max(0.0, at - time.time()), self._due)
+
+    def _due(self) -> None:
+        self._timer = None
+        self._timer_at = None
+        self.hub.spawn(self.hub.tick(self.id))
+
+
+class Hub:
+    """Every LocalRoom of this process, by room id."""
+
+    def __init__(self, store: RoomStore, feed: Feed) -> None:
+        self.store = store
+        self.feed = feed
+        self.departures = Departures(store)  # sockets gone: one transition per room and turn
+        # Rooms where a socket of this process may still be listed in a seat although it
+        # is gone (its departure could not be written): the reaper lets it go later.
+        self.unreleased: set[str] = set()
+        self.rooms: dict[str, LocalRoom] = {}
+        self._opening: dict[str, asyncio.Future[LocalRoom | None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task: asyncio.Task[Any] = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._done)
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task failed", exc_info=task.exception())
+
+    async def room(self, room: str) -> LocalRoom | None:
+        """The local room, opened (subscribed and loaded) on first use; None if unknown.
+        The caller then brings a socket in (`LocalRoom.enter`) or gives it up
+        (`abandon`): the room is kept open until then."""
+        local = await self._open(room)
+        if local is not None:
+            local.entering += 1
+        return local
+
+    async def _open(self, room: str) -> LocalRoom | None:
+        local = self.rooms.get(room)
+        if local is not None:
+            return local
+        opening = self._opening.get(room)
+        if opening is not None:
+            return await asyncio.shield(opening)
+        future: asyncio.Future[LocalRoom | None] = asyncio.get_running_loop().create_future()
+        self._opening[room] = future
+        try:
+            local = LocalRoom(self, room)
+            ok = await local.open()
+            result = local if ok else None
+            if result is not None:
+                self.rooms[room] = result
+            future.set_result(result)
+            return result
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved
+            raise
+        finally:
+            del self._opening[room]
+
+    async def release(self, local: LocalRoom, conn: Connection) -> None:
+        local.detach(conn)
+        await self.forget(local)
+
+    async def abandon(self, local: LocalRoom) -> None:
+        """A socket given `local` by `room` will not attach (its join failed)."""
+        local.entering -= 1
+        await self.forget(local)
+
+    async def forget(self, local: LocalRoom) -> None:
+        """Close `local` if no socket here is in it, or on its way in, any more."""
+        if not local.conns and not local.entering and self.rooms.get(local.id) is local:
+            del self.rooms[local.id]
+            await local.close()
+
+    def catch_up_all(self) -> None:
+        """After a pub/sub drop: every open room reads what it missed from its log."""
+        for local in self.rooms.values():
+            done = local.run_in_order(local.catch_up)
+            done.add_done_callback(lambda f: f.exception())
+
+    async def tick(self, room: str) -> None:
+        """Do whatever is due in `room` now (start, forfeits, time up, finish)."""
+        now = time.time()
+        await self.store.transact(room, lambda race: race.tick(now), now)
+
+    async def close(self) -> None:
+        for local in list(self.rooms.values()):
+            await local.close()
+        self.rooms.clear()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=2.0)

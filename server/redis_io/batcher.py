@@ -1,0 +1,244 @@
+"""Send the Lua script calls that arrive together as one Redis pipeline.
+
+One redis-py round trip costs about 100 µs of client CPU (shared/BASELINES.md), so one call
+per move cannot keep up under load. `ScriptBatcher.call` queues the call and returns a
+future. The queue goes out as one pipeline of EVALSHA commands at the end of the event-loop
+tick (`call_soon`), and while `max_inflight` pipelines are already on their way the calls
+wait for one of them to come back: under load the batches grow instead of the number of
+round trips (a pipeline per tick, each waiting for a pooled connection, made moves wait
+tens of milliseconds). Scripts are loaded on first use and again after a NOSCRIPT error
+(e.g. Redis restarted and forgot them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.resources
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from redis.asyncio import RedisCluster
+from redis.exceptions import NoScriptError, ResponseError
+
+from server.redis_io.connect import AnyRedis, LeanClient, lean_client
+from server.redis_io.resp import RespConnection, encode_evalsha
+
+__all__ = ["LuaScript", "ScriptBatcher", "load_script"]
+
+
+@dataclass(frozen=True, slots=True)
+class LuaScript:
+    name: str
+    source: str
+    sha: str
+
+
+def load_script(name: str, prelude: str = "") -> LuaScript:
+    """A script from server/storage/lua/NAME.lua after `prelude` (definitions it shares with
+    Python, e.g. the checklist's verdicts), with its SHA1 computed locally."""
+    source = (
+        prelude
+        + importlib.resources.files("server.storage").joinpath(f"lua/{name}.lua").read_text()
+    )
+    return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
+
+
+class _Call:
+    """One queued call (a plain class: a dataclass with a default_factory costs a few µs
+    per move here)."""
+
+    __slots__ = ("args", "fixed", "future", "keys", "script")
+
+    def __init__(
+        self,
+        script: LuaScript,
+        keys: tuple[str, ...],
+        args: tuple[Any, ...],
+        fixed: tuple[Any, ...],
+        future: asyncio.Future[Any],
+    ) -> None:
+        self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
+        self.future = future
+
+    def evalsha_args(self) -> tuple[Any, ...]:
+        """The arguments of redis-py's `evalsha` for this call."""
+        return (self.script.sha, len(self.keys), *self.keys, *self.fixed, *self.args)
+
+
+def _noscript(reply: Any) -> bool:
+    return isinstance(reply, NoScriptError) or (
+        isinstance(reply, ResponseError) and "NOSCRIPT" in str(reply)
+    )
+
+
+def _fail(batch: list[_Call], error: Exception) -> None:
+    for item in batch:
+        if not item.future.done():
+            item.future.set_exception(error)
+
+
+def _settle(batch: list[_Call], results: list[Any]) -> None:
+    """Each caller gets its reply (an error reply raised)."""
+    for item, result in zip(batch, results, strict=True):
+        if item.future.done():
+            continue
+        if isinstance(result, Exception):
+            item.future.set_exception(result)
+        else:
+            item.future.set_result(result)
+
+
+class ScriptBatcher:
+    def __init__(self, redis: AnyRedis, max_batch: int = 512, max_inflight: int = 2) -> None:
+        self.redis: Any = redis
+        self.max_batch = max_batch
+        self.max_inflight = max_inflight
+        self._inflight = 0
+        self._queue: list[_Call] = []
+        self._scheduled = False
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.pipelines = 0  # for /metrics and tests: how many pipelines were sent
+        self.calls = 0
+        # The move path's own lean client (server/redis_io/resp.py: a quarter of redis-py's CPU per
+        # call; one connection per primary of a cluster); redis-py where it needs more than
+        # plain TCP.
+        self._resp = lean_client(redis)
+
+    @property
+    def lean(self) -> LeanClient | None:
+        """The move path's lean client (None: redis-py does it all)."""
+        return self._resp
+
+    @property
+    def reconnects(self) -> int:
+        """The move path's reconnections to Redis (0 when redis-py does it all)."""
+        return self._resp.reconnects if self._resp is not None else 0
+
+    async def call(
+        self,
+        script: LuaScript,
+        keys: tuple[str, ...],
+        args: tuple[Any, ...],
+        fixed: tuple[Any, ...] = (),
+    ) -> Any:
+        """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
+        that are the same in every call with these keys (encoded once, see encode_evalsha)."""
+        if not keys:  # in a cluster a call goes to the node of its first key's slot
+            raise ValueError(f"script {script.name} called without a key")
+        loop = asyncio.get_running_loop()
+        item = _Call(script, keys, args, fixed, loop.create_future())
+        self._queue.append(item)
+        if not self._scheduled and self._inflight < self.max_inflight:
+            self._scheduled = True
+            loop.call_soon(self._flush)
+        return await item.future
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        while self._queue and self._inflight < self.max_inflight:
+            batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+            self._inflight += 1
+            if self._send_now(batch):
+                continue
+            task = asyncio.ensure_future(self._send(batch))
+            self._tasks.add(task)
+            task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[None] | None = None) -> None:
+        if task is not None:
+            self._tasks.discard(task)
+        self._inflight -= 1
+        if self._queue and not self._scheduled:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _send_now(self, batch: list[_Call]) -> bool:
+        """The everyday path: one node, connected. The batch is written now and its
+        replies handed out by `_landed` from the connection's reader (no task per batch)."""
+        resp = self._resp
+        if not isinstance(resp, RespConnection):
+            return False
+        commands = [
+            encode_evalsha(item.script.sha, item.keys, item.args, item.fixed) for item in batch
+        ]
+        if not resp.send_encoded(commands, partial(self._landed, batch)):
+            return False
+        self.pipelines += 1
+        self.calls += len(batch)
+        return True
+
+    def _landed(self, batch: list[_Call], replies: list[Any] | Exception) -> None:
+        self._sent()
+        if isinstance(replies, Exception):
+            _fail(batch, replies)
+            return
+        if any(map(_noscript, replies)):
+            # Redis forgot the scripts (restarted): load them, send those calls again.
+            self._inflight += 1
+            task = asyncio.ensure_future(self._settle_reloading(batch, list(replies)))
+            self._tasks.add(task)
+            task.add_done_callback(self._sent)
+            return
+        _settle(batch, replies)
+
+    async def _send(self, batch: list[_Call]) -> None:
+        self.pipelines += 1
+        self.calls += len(batch)
+        try:
+            results = await self._execute(batch)
+        except Exception as exc:  # connection trouble: every caller gets the error
+            _fail(batch, exc)
+            return
+        await self._settle_reloading(batch, results)
+
+    async def _settle_reloading(self, batch: list[_Call], results: list[Any]) -> None:
+        """Settle the batch, after sending again the calls Redis did not know the script
+        of (loaded first): only those, the others ran."""
+        missing = [i for i, r in enumerate(results) if _noscript(r)]
+        if missing:
+            try:
+                for script in {batch[i].script for i in missing}:
+                    await self.redis.script_load(script.source)
+                retried = await self._execute([batch[i] for i in missing])
+            except Exception as exc:
+                retried = [exc] * len(missing)
+            for i, r in zip(missing, retried, strict=True):
+                results[i] = r
+        _settle(batch, results)
+
+    async def _execute(self, batch: list[_Call]) -> list[Any]:
+        results: list[Any]
+        if self._resp is not None:
+            results = await self._resp.execute_routed(
+                [
+                    (
+                        item.keys[0],
+                        encode_evalsha(item.script.sha, item.keys, item.args, item.fixed),
+                    )
+                    for item in batch
+                ]
+            )
+        elif isinstance(self.redis, RedisCluster):  # its pipelines refuse scripts
+            results = list(
+                await asyncio.gather(
+                    *(self.redis.evalsha(*item.evalsha_args()) for item in batch),
+                    return_exceptions=True,
+                )
+            )
+        else:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for item in batch:
+                    pipe.evalsha(*item.evalsha_args())
+                results = await pipe.execute(raise_on_error=False)
+        return [
+            NoScriptError(str(r)) if isinstance(r, ResponseError) and "NOSCRIPT" in str(r) else r
+            for r in results
+        ]
+
+    async def close(self) -> None:
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._resp is not None:
+            await self._resp.close()

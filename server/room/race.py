@@ -1,0 +1,496 @@
+"""The race as a pure state machine: lobby -> countdown -> running -> finished.
+
+Sans-I/O in the manner of python-websockets: every method takes the event and the current
+time (`now`, Unix seconds, passed in) and returns an `Outcome`: the events to append to the
+room's log and send. Nothing here awaits, stores or reads a clock: the store
+(server/storage/store.py, `RoomStore.transact`) runs a method on the stored race and writes what
+it returns (Redis, pub/sub); the handlers (server/handlers/lobby.py, server/live/hub.py's deadlines
+and
+server/edge/app.py's sweeper) call it.
+
+A refused action raises `RaceError` (with a protocol `ErrorCode`) and changes nothing.
+
+Who holds a seat is decided here: a seat has a token (its hash) and the set of sockets
+attached to it, in any process (`Seat.conns`); it is away only when the last of them is
+gone, and an away seat loses the race after `grace` seconds (forfeit) or, in the lobby,
+loses the seat itself (the host role passes to the lowest seat left). Every action of a
+socket names the token it holds (`holder`): a socket whose player gave the seat up holds
+nothing, whoever sits there now. Moves are judged by server/room/checklist.py and move.lua.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import protocol as p
+from protocol import ErrorCode
+
+__all__ = [
+    "Outcome",
+    "Race",
+    "RaceError",
+    "RoomConfig",
+    "Seat",
+    "Status",
+    "rank",
+]
+
+# The keys a lobby entry keeps of the room view, and of each player's (protocol's types).
+_LOBBY_KEYS = tuple(k for k in p.LobbyRoom.__annotations__ if k != "players")
+_LOBBY_PLAYER_KEYS = tuple(p.LobbyPlayer.__annotations__)
+
+MAX_SOCKETS_PER_SEAT = 32  # recorded sockets of one seat; the oldest record goes first
+
+
+class Status(enum.StrEnum):
+    LOBBY = "lobby"
+    COUNTDOWN = "countdown"
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+class RaceError(Exception):
+    """An action the race refuses; nothing changed."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RoomConfig:
+    """What the room's creator chose; fixed for the room's life."""
+
+    game: str
+    seats: int = 2
+    seed_mode: str = "random"  # "fixed", "random" or "winnable"
+    undo: bool = True
+    hints: bool = False
+    time_limit: float | None = None  # seconds, None: no limit
+    spectator_delay: float = 0.0
+    grace: float = 30.0
+    countdown: float = 3.0
+    hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
+    tournament: str | None = None  # a tournament's race: one deal, no rematch
+
+
+@dataclass(slots=True)
+class Seat:
+    name: str
+    token_hash: str
+    ready: bool = False
+    # The sockets holding this seat, in any process ("PROCESS-SOCKET" ids): the seat is
+    # away only when none is left.
+    conns: list[str] = field(default_factory=list)
+    grace_until: float | None = None  # away: when it forfeits (racing) or is freed (lobby)
+    progress: int = 0
+    moves: int = 0
+    won: bool = False
+    stuck: bool = False
+    out: str | None = None  # "resigned" or "forfeit"
+    done_at: float | None = None  # when it won, got stuck or went out
+    rematch: bool = False
+
+    @property
+    def connected(self) -> bool:
+        return bool(self.conns)
+
+    @property
+    def racing(self) -> bool:
+        """Still able to change the result: not won, not out (stuck may still undo)."""
+        return not self.won and self.out is None
+
+    @property
+    def done(self) -> bool:
+        return self.won or self.stuck or self.out is not None
+
+    def reset(self) -> None:
+        self.progress = self.moves = 0
+        self.won = self.stuck = self.rematch = False
+        self.out = None
+        self.done_at = self.grace_until = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What an action produced: events to log and send (versions are given on append)."""
+
+    events: list[p.Event] = field(default_factory=list)
+    changed: bool = False  # the race changed without an event (a socket recorded)
+
+    def __bool__(self) -> bool:
+        return bool(self.events) or self.changed
+
+
+def _unique(name: str, seats: Iterable[Seat]) -> str:
+    """`name`, numbered (`ann 2`) when another seat has it: two terminals of one account
+    (both named after $USER) must not look alike to the players and spectators."""
+    taken = {seat.name for seat in seats}
+    number = 1
+    unique = name
+    while unique in taken:
+        number += 1
+        suffix = f" {number}"
+        unique = name[: 32 - len(suffix)] + suffix
+    return unique
+
+
+def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
+    """Results: winners by finishing time, then everyone by progress, then fewer moves.
+
+    Equal keys share a rank (1, 2, 2, 4).
+    """
+
+    def key(item: tuple[int, Seat]) -> tuple[int, float, int, int]:
+        seat = item[1]
+        time = (seat.done_at or 0.0) - started_at if seat.won else 0.0
+        return (0 if seat.won else 1, round(time, 3), -seat.progress, seat.moves)
+
+    ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
+    results: list[p.Result] = []
+    previous: tuple[int, float, int, int] | None = None
+    for position, (index, seat) in enumerate(ordered, start=1):
+        k = key((index, seat))
+        place = results[-1]["rank"] if k == previous else position
+        previous = k
+        results.append(
+            {
+                "rank": place,
+                "seat": index,
+                "name": seat.name,
+                "won": seat.won,
+                "stuck": seat.stuck,
+                "out": seat.out,
+                "progress": seat.progress,
+                "moves": seat.moves,
+                "time": round(seat.done_at - started_at, 3)
+                if seat.won and seat.done_at is not None
+                else None,
+            }
+        )
+    return results
+
+
+@dataclass(slots=True)
+class Race:
+    """One room's race. Seats are keyed by a stable index; the host is the lowest index."""
+
+    room: str
+    config: RoomConfig
+    seed: int
+    created_at: float
+    status: Status = Status.LOBBY
+    round: int = 1
+    seats: dict[int, Seat] = field(default_factory=dict)
+    start_at: float | None = None
+    ends_at: float | None = None
+    finished_at: float | None = None
+    finish_reason: str | None = None
+    results: list[p.Result] | None = None
+
+    # ------------------------------------------------------------ views
+
+    @property
+    def host(self) -> int | None:
+        return min(self.seats) if self.seats else None
+
+    def seed_public(self) -> bool:
+        """Open games show the seed from the start; hidden ones only after the end."""
+        if self.status is Status.FINISHED:
+            return True
+        return not self.config.hidden and self.status is Status.RUNNING
+
+    def next_deadline(self) -> float | None:
+        """When `tick` next has something to do, if ever."""
+        if self.status is Status.LOBBY:
+            times = [s.grace_until for s in self.seats.values() if s.grace_until]
+            return min(times) if times else None
+        if self.status is Status.COUNTDOWN:
+            return self.start_at
+        if self.status is Status.RUNNING:
+            times = [s.grace_until for s in self.seats.values() if s.grace_until and s.racing]
+            if self.ends_at is not None:
+                times.append(self.ends_at)
+            return min(times) if times else None
+        return None
+
+    def view(self) -> p.RoomView:
+        """The public room view (docs/protocol.md "room"): no tokens, no secret seed."""
+        return {
+            "id": self.room,
+            "game": self.config.game,
+            "status": self.status.value,
+            "round": self.round,
+            "seed": self.seed if self.seed_public() else None,
+            "seats": self.config.seats,
+            "host": self.host,
+            "undo": self.config.undo,
+            "hints": self.config.hints,
+            "time_limit": self.config.time_limit,
+            "spectator_delay": self.config.spectator_delay,
+            "grace": self.config.grace,
+            "countdown": self.config.countdown,
+            "seed_mode": self.config.seed_mode,
+            "tournament": self.config.tournament,
+            "created_at": self.created_at,
+            "start_at": self.start_at,
+            "ends_at": self.ends_at,
+            "finished_at": self.finished_at,
+            "finish_reason": self.finish_reason,
+            "players": [
+                {
+                    "seat": i,
+                    "name": s.name,
+                    "ready": s.ready,
+                    "connected": s.connected,
+                    "grace_until": s.grace_until,
+                    "progress": s.progress,
+                    "moves": s.moves,
+                    "won": s.won,
+                    "stuck": s.stuck,
+                    "out": s.out,
+                    "rematch": s.rematch,
+                }
+                for i, s in sorted(self.seats.items())
+            ],
+            "results": self.results,
+        }
+
+    def lobby_view(self) -> p.LobbyRoom:
+        """The room as the lobby lists it (docs/protocol.md LOBBY_ROOM): the keys of
+        `p.LobbyRoom`, only what changes with a transition (seats, readiness, presence,
+        status), so that the copy published with each transition stays true until the next."""
+        view = self.view()
+        entry = {key: view[key] for key in _LOBBY_KEYS}  # type: ignore[literal-required]
+        entry["players"] = [
+            {key: player[key] for key in _LOBBY_PLAYER_KEYS}  # type: ignore[literal-required]
+            for player in view["players"]
+        ]
+        return cast(p.LobbyRoom, entry)
+
+    # ------------------------------------------------------------ lobby
+
+    def join(
+        self, name: str, token_hash: str, now: float, conn: str | None = None
+    ) -> tuple[int, Outcome]:
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
+        out = self.tick(now)  # a seat whose lobby grace is over is free again
+        if len(self.seats) >= self.config.seats:
+            raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
+        index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
+        name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
+        self.seats[index] = Seat(
+            name=name, token_hash=token_hash, conns=[conn] if conn is not None else []
+        )
+        out.events.append(p.PlayerJoined(version=0, at=now, seat=index, name=name))
+        return index, out
+
+    def holder(self, index: int | None, token_hash: str | None) -> Seat:
+        """The seat `index` if `token_hash` holds it: asked before every action of a
+        socket, so that a socket whose player gave the seat up acts for nobody."""
+        seat = self.seats.get(index) if index is not None else None
+        if seat is None or token_hash is None or seat.token_hash != token_hash:
+            raise RaceError(ErrorCode.NOT_JOINED, "this socket holds no seat here: join again")
+        return seat
+
+    def leave(self, index: int, now: float) -> Outcome:
+        self._seat(index)
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "the race has started: resign instead")
+        del self.seats[index]
+        return Outcome([p.PlayerLeft(version=0, at=now, seat=index)])
+
+    def set_ready(self, index: int, ready: bool, now: float) -> Outcome:
+        seat = self._seat(index)
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "ready only counts in the lobby")
+        seat.ready = ready
+        out = Outcome([p.PlayerReady(version=0, at=now, seat=index, ready=ready)])
+        if len(self.seats) == self.config.seats and all(s.ready for s in self.seats.values()):
+            out.events += self._countdown(now).events
+        return out
+
+    def start(self, index: int, now: float) -> Outcome:
+        self._seat(index)
+        if index != self.host:
+            raise RaceError(ErrorCode.NOT_HOST, "only the host starts the race")
+        if self.status is not Status.LOBBY:
+            raise RaceError(ErrorCode.NOT_RUNNING, "the race is not in its lobby")
+        return self._countdown(now)
+
+    def _countdown(self, now: float) -> Outcome:
+        self.status = Status.COUNTDOWN
+        self.start_at = now + self.config.countdown
+        return Outcome([p.Countdown(version=0, at=now, start_at=self.start_at)])
+
+    # ------------------------------------------------------------ presence
+
+    def connected(self, index: int, conn: str, now: float) -> Outcome:
+        """Socket `conn` holds this seat too (a reconnect, a second socket)."""
+        seat = self._seat(index)
+        if conn in seat.conns:
+            return Outcome()
+        was_connected = seat.connected
+        seat.conns.append(conn)
+        del seat.conns[:-MAX_SOCKETS_PER_SEAT]
+        if was_connected:
+            return Outcome(changed=True)
+        seat.grace_until = None
+        return Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
+
+    def disconnected(self, index: int, conn: str, now: float) -> Outcome:
+        """Socket `conn` is gone (closed, or its process died); the seat is away when it
+        was the last one: the grace clock runs (racing), or the lobby grace (lobby)."""
+        seat = self.seats.get(index)
+        if seat is None or conn not in seat.conns:
+            return Outcome()
+        seat.conns.remove(conn)
+        if seat.conns:
+            return Outcome(changed=True)
+        racing = self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
+        # Forfeit, or the seat freed, after the grace; a tournament's seats are the
+        # organiser's to give, never freed.
+        freed = self.status is Status.LOBBY and self.config.tournament is None
+        if racing or freed:
+            seat.grace_until = now + self.config.grace
+        return Outcome(
+            [
+                p.Presence(
+                    version=0, at=now, seat=index, connected=False, grace_until=seat.grace_until
+                )
+            ]
+        )
+
+    # ------------------------------------------------------------ racing
+
+    def resign(self, index: int, now: float) -> Outcome:
+        seat = self._seat(index)
+        if self.status not in (Status.COUNTDOWN, Status.RUNNING):
+            raise RaceError(ErrorCode.NOT_RUNNING, "there is no race to resign from")
+        if not seat.racing:
+            raise RaceError(ErrorCode.PLAYER_OUT, "you are no longer racing")
+        return self._out(index, "resigned", now)
+
+    def _out(self, index: int, reason: str, now: float) -> Outcome:
+        seat = self.seats[index]
+        seat.out = reason
+        seat.grace_until = None
+        seat.done_at = seat.done_at or now
+        out = Outcome([p.PlayerOut(version=0, at=now, seat=index, reason=reason)])
+        out.events += self.tick(now).events
+        return out
+
+    def tick(self, now: float) -> Outcome:
+        """Do whatever is due at `now`: free lobby seats whose player stayed away past the
+        grace, start, forfeits, time up, everyone done. Idempotent."""
+        out = Outcome()
+        if self.status is Status.LOBBY:
+            for index, seat in sorted(self.seats.items()):
+                if not seat.connected and seat.grace_until is not None and now >= seat.grace_until:
+                    del self.seats[index]
+                    out.events.append(p.PlayerLeft(version=0, at=now, seat=index))
+            return out
+        if self.status is Status.COUNTDOWN and self.start_at is not None and now >= self.start_at:
+            self.status = Status.RUNNING
+            limit = self.config.time_limit
+            self.ends_at = self.start_at + limit if limit else None
+            for seat in self.seats.values():
+                if not seat.connected and seat.grace_until is None:
+                    seat.grace_until = self.start_at + self.config.grace
+            out.events.append(
+                p.RaceStarted(
+                    version=0,
+                    at=now,
+                    game=self.config.game,
+                    seed=None if self.config.hidden else self.seed,
+                    ends_at=self.ends_at,
+                )
+            )
+        if self.status is not Status.RUNNING:
+            return out
+        for index, seat in sorted(self.seats.items()):
+            if seat.racing and seat.grace_until is not None and now >= seat.grace_until:
+                seat.out = "forfeit"
+                seat.grace_until = None
+                seat.done_at = seat.done_at or now
+                out.events.append(p.PlayerOut(version=0, at=now, seat=index, reason="forfeit"))
+        if self.ends_at is not None and now >= self.ends_at:
+            out.events.append(self._finish(now, "time_up"))
+        elif all(s.done for s in self.seats.values()):
+            out.events.append(self._finish(now, "all_done"))
+        return out
+
+    def _finish(self, now: float, reason: str) -> p.RaceFinished:
+        self.status = Status.FINISHED
+        self.finished_at = now
+        self.finish_reason = reason
+        for seat in self.seats.values():
+            seat.grace_until = None
+        self.results = rank(self.seats, self.start_at or now)
+        return p.RaceFinished(
+            version=0, at=now, results=self.results, seed=self.seed, reason=reason
+        )
+
+    # ------------------------------------------------------------ after the end
+
+    def rematch(self, index: int, next_seed: int, now: float) -> Outcome:
+        """Vote; the last vote deals `next_seed` to the same players and counts down."""
+        seat = self._seat(index)
+        if self.status is not Status.FINISHED:
+            raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
+        if self.config.tournament is not None:
+            raise RaceError(ErrorCode.NOT_RUNNING, "a tournament's race has no rematch")
+        out = Outcome()
+        if not seat.rematch:
+            seat.rematch = True
+            out.events.append(p.RematchVote(version=0, at=now, seat=index))
+        if all(s.rematch for s in self.seats.values()):
+            self.round += 1
+            self.seed = next_seed
+            self.status = Status.LOBBY
+            self.start_at = self.ends_at = self.finished_at = None
+            self.finish_reason = None
+            self.results = None
+            for s in self.seats.values():
+                s.reset()
+                s.ready = True
+            out.events.append(p.NewRound(version=0, at=now, round=self.round))
+            out.events += self._countdown(now).events
+        return out
+
+    def _seat(self, index: int) -> Seat:
+        seat = self.seats.get(index)
+        if seat is None:
+            raise RaceError(ErrorCode.NOT_PLAYER, f"there is no player in seat {index}")
+        return seat
+
+    # ------------------------------------------------------------ storage form
+
+    def to_dict(self) -> dict[str, Any]:
+        # By hand: dataclasses.asdict deep-copies everything and cost ~1 ms per write.
+        data = {name: getattr(self, name) for name in _RACE_FIELDS}
+        data["config"] = {name: getattr(self.config, name) for name in _CONFIG_FIELDS}
+        data["status"] = self.status.value
+        data["seats"] = {
+            str(i): {name: getattr(s, name) for name in _SEAT_FIELDS} for i, s in self.seats.items()
+        }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Race:
+        values = dict(data)
+        values["config"] = RoomConfig(**data["config"])
+        values["status"] = Status(data["status"])
+        values["seats"] = {int(i): Seat(**s) for i, s in data["seats"].items()}
+        return cls(**values)
+
+
+_RACE_FIELDS = tuple(f.name for f in dataclasses.fields(Race))
+_CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(RoomConfig))
+_SEAT_FIELDS = tuple(f.name for f in dataclasses.fields(Seat))

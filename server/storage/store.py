@@ -1,0 +1,535 @@
+"""Where rooms live: the `RoomStore` interface and its Redis implementation.
+
+Redis is the truth; server/storage/keys.py names every key. Writes are Lua scripts
+(server/storage/lua/):
+a race transition is a compare-and-set on `rev`; a move is judged and accepted by
+`move.lua` (the final word of server/room/checklist.py), keyed on the seat's token, seq and
+expected move count, so a re-sent seq gets the stored answer and two processes can never
+both accept. Move scripts go through the `ScriptBatcher`: concurrent moves share one
+pipeline.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
+
+import msgpack
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+import protocol as p
+from protocol import ErrorCode
+from server.redis_io.batcher import ScriptBatcher, load_script
+from server.redis_io.connect import AnyRedis
+from server.redis_io.health import redis_problem
+from server.redis_io.resp import Arg
+from server.room.checklist import Verdict, lua_prelude
+from server.room.race import Outcome, Race, RaceError, Status
+from server.room.room_log import log_created, log_events
+from server.storage.keyed_locks import KeyedLocks
+from server.storage.keys import (
+    DEADLINES,
+    LOBBY,
+    PROCESSES,
+    ROOMS,
+    RoomKeys,
+    process_key,
+    process_reaped_key,
+    process_rooms_key,
+    quick_queue,
+    room_keys,
+    room_rate_key,
+    ticket_channel,
+)
+
+__all__ = [
+    "UNAVAILABLE_ERRORS",
+    "Applied",
+    "Loaded",
+    "MoveResult",
+    "MoveWrite",
+    "RedisRoomStore",
+    "RoomStore",
+    "answer_to",
+    "entry_body",
+    "events_after",
+    "hash_token",
+    "lobby_body",
+    "move_call",
+    "parse_entry",
+    "parse_entry_wire",
+    "parse_lobby_entry",
+    "parse_moves",
+    "stored_answer_of",
+]
+
+MOVE = load_script("move", lua_prelude())
+TRANSITION = load_script("transition")
+LOAD = load_script("load")
+QUICK = load_script("quick")
+UNSCHEDULE = load_script("unschedule")
+ROOM_RATE = load_script("room_rate")
+
+
+# What a store raises when Redis does not answer (down, restarting, or past the reply
+# deadline): the caller answers "unavailable", and nothing is known to have changed.
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    OSError,
+    TimeoutError,
+)
+
+
+def hash_token(token: str) -> str:
+    """Seats store only a hash of their secret token (any string hashes: a lone surrogate
+    from a JSON frame is just a token that holds no seat)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def entry_body(event: p.Event) -> bytes:
+    """An event as logged, without its version (the script puts "VERSION|" in front)."""
+    wire = p.to_wire(event)
+    del wire["version"]
+    return p.pack_map(wire)
+
+
+def parse_entry(entry: bytes) -> p.Event | None:
+    """A logged or published "VERSION|body" back into its Event (None if damaged)."""
+    parsed = parse_entry_wire(entry)
+    return None if parsed is None else parsed[0]
+
+
+def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
+    """As parse_entry, with the event's wire map (equal to `p.to_wire(event)`, same key
+    order), so that the fan-out need not build it again."""
+    version, _, body = entry.partition(b"|")
+    try:
+        body_wire = msgpack.unpackb(body, raw=False)
+        wire = {"type": body_wire["type"], "v": body_wire["v"], "version": int(version)}
+        wire.update(body_wire)  # keys already present keep their place: to_wire's order
+    except Exception:
+        return None
+    event = p.SERVER_TO_CLIENT.build_trusted(wire)
+    return (event, wire) if isinstance(event, p.Event) else None
+
+
+def lobby_body(race: Race) -> bytes:
+    """A room's lobby entry as published on `LOBBY` after each write (the script puts
+    "REV|" in front)."""
+    return p.pack_map(dict(race.lobby_view()))
+
+
+def parse_lobby_entry(entry: bytes) -> tuple[int, p.LobbyRoom] | None:
+    """A published "REV|lobby entry" back into (rev, entry); None if damaged."""
+    rev, _, body = entry.partition(b"|")
+    try:
+        room = msgpack.unpackb(body, raw=False)
+        ok = isinstance(room, dict) and "id" in room and "status" in room and "created_at" in room
+        return (int(rev), cast(p.LobbyRoom, room)) if ok else None
+    except Exception:
+        return None
+
+
+def events_after(entries: list[bytes], since: int) -> list[p.Event] | None:
+    """The logged events after version `since`, or None when the log (`entries`, oldest
+    first) no longer reaches back that far."""
+    events = [e for e in map(parse_entry, entries) if e is not None]
+    if not events:
+        return [] if since >= 0 else None
+    if events[0].version > since + 1:
+        return None
+    return [e for e in events if e.version > since]
+
+
+def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
+    """Move-list entries "MS MOVE" as (seconds, move)."""
+    out = []
+    for entry in entries:
+        ms, _, move = entry.decode().partition(" ")
+        out.append((int(ms) / 1000, move))
+    return out
+
+
+def _ms(t: float | None) -> str:
+    return "" if t is None or math.isinf(t) else str(round(t * 1000))
+
+
+@dataclass(slots=True)
+class Loaded:
+    race: Race
+    rev: int
+    version: int  # last event version
+
+
+@dataclass(slots=True)
+class Applied:
+    race: Race
+    events: list[p.Event]  # with their versions
+    version: int
+
+
+@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is slow, once per move
+class MoveWrite:
+    room: str
+    round: int
+    seat: int
+    seq: int
+    expected: int  # accepted moves before this one
+    move: str  # canonical, or "undo"
+    now: float
+    event: p.Progress  # version 0: given by the script; the answer is built from it
+    done_at: float | None
+    token_hash: str  # the mover's token: the script checks it still holds the seat
+
+
+@dataclass(slots=True)  # not frozen, as MoveWrite
+class MoveResult:
+    """The checklist's verdict (server/room/checklist.py); `answer` for OK and DUP (a re-sent
+    seq: the stored one), `detail` what the script said (the status, the last seq...)."""
+
+    kind: Verdict
+    detail: str = ""
+    answer: p.Accepted | None = None  # ok and dup: no board (the caller adds it)
+
+
+class RoomStore(Protocol):
+    """Everything the service, the rooms and the sweeper need from storage: the only way
+    they reach it. `RedisRoomStore` is the real one; tests/server/storage/memory_store.py keeps
+    the same contract in memory (tests/server/test_store_contract.py runs both)."""
+
+    # rooms and their race
+    async def create(self, race: Race) -> None: ...
+    async def load(self, room: str) -> Loaded | None: ...
+    async def transact(
+        self, room: str, action: Callable[[Race], Outcome], now: float
+    ) -> Applied: ...
+    # moves
+    async def submit_move(self, write: MoveWrite) -> MoveResult: ...
+    async def moves(self, room: str, seat: int) -> list[tuple[float, str]]: ...
+    async def last_seq(self, room: str, seat: int) -> int: ...
+    async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None: ...
+    # the event log
+    async def events_since(self, room: str, since: int) -> list[p.Event] | None: ...
+    # indexes and deadlines
+    async def room_ids(self, limit: int = 200) -> list[str]: ...
+    async def statuses(self, rooms: list[str]) -> dict[str, str | None]: ...
+    async def due(self, now: float, limit: int = 100) -> list[tuple[str, float]]: ...
+    async def unschedule(self, room: str, score: float) -> None: ...
+    async def reschedule(self, room: str, at: float) -> None: ...
+    # processes
+    async def heartbeat(self, process: str, ttl: float) -> bool: ...
+    async def declare_dead(self, process: str) -> None: ...
+    async def problem(self) -> str | None: ...
+    async def process_alive(self, process: str) -> bool: ...
+    async def forget_process(self, process: str) -> None: ...
+    async def processes(self) -> list[str]: ...
+    async def hold(self, process: str, room: str) -> None: ...
+    async def rooms_held(self, process: str) -> list[str]: ...
+    async def drop_process(self, process: str) -> None: ...
+    # quick match
+    async def quick_pair(self, game: str, ticket: str) -> str | None: ...
+    async def quick_cancel(self, game: str, ticket: str) -> None: ...
+    async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
+    # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
+    async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
+
+
+class RedisRoomStore:
+    def __init__(
+        self,
+        redis: AnyRedis,
+        batcher: ScriptBatcher,
+        *,
+        event_log: int = 512,
+        room_ttl: float = 3600.0,
+        lobby_ttl: float = 86400.0,
+    ) -> None:
+        self.redis: Any = redis  # redis-py's return types are too loose to help mypy
+        self.batcher = batcher
+        self.event_log = event_log
+        self.room_ttl = room_ttl
+        self.lobby_ttl = lobby_ttl
+        self._turns = KeyedLocks()  # transitions of one room from this process take turns
+        # redis-py's script object loads the script again after a Redis restart.
+        self._room_rate = self.redis.register_script(ROOM_RATE.source)
+
+    # ------------------------------------------------------------ race transitions
+
+    async def create(self, race: Race) -> None:
+        await self._write(race, 0, [], reset=False)
+        await self.redis.zadd(ROOMS, {race.room: race.created_at})
+        log_created(race)  # operators' log (server/room/room_log.py)
+
+    async def load(self, room: str) -> Loaded | None:
+        keys = RoomKeys(room)
+        raw = await self.batcher.call(LOAD, (keys.meta, keys.race), ())
+        if not raw:
+            return None
+        race = Race.from_dict(json.loads(raw[0]))
+        flat = raw[1]
+        meta = dict(zip(flat[::2], flat[1::2], strict=True))
+        for field, value in meta.items():
+            if not field.startswith(b"p:"):
+                continue
+            seat = race.seats.get(int(field[2:]))
+            if seat is None:
+                continue
+            progress, moves, won, stuck, done_at = msgpack.unpackb(value)
+            seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
+            if seat.out is None:
+                seat.done_at = done_at
+        return Loaded(race, int(meta.get(b"rev", 0)), int(meta.get(b"ver", 0)))
+
+    async def transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
+        """Load, apply `action` (pure; may raise RaceError), write if nobody wrote first.
+
+        Transitions of one room from this process take turns (a local lock), so only
+        another process can make the compare-and-set fail: no retry storms when eight
+        players join or leave at once."""
+        async with self._turns.hold(room):
+            return await self._transact(room, action)
+
+    async def _transact(self, room: str, action: Callable[[Race], Outcome]) -> Applied:
+        for _ in range(20):
+            loaded = await self.load(room)
+            if loaded is None:
+                raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")
+            race = loaded.race
+            old_round = race.round
+            outcome = action(race)
+            if not outcome:
+                return Applied(race, [], loaded.version)
+            written = await self._write(
+                race, loaded.rev, outcome.events, reset=race.round != old_round
+            )
+            if written is not None:
+                log_events(race, written[0])  # operators' log: started, finished
+                return Applied(race, written[0], written[1])
+        raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
+
+    async def _write(
+        self, race: Race, rev: int, events: list[p.Event], *, reset: bool
+    ) -> tuple[list[p.Event], int] | None:
+        deadline = race.next_deadline()
+        if deadline is not None:
+            # Before the write: a crash in between leaves a harmless extra sweep, never a
+            # race without its deadline.
+            await self.redis.zadd(DEADLINES, {race.room: deadline})
+        keys = RoomKeys(race.room)
+        ttl = self.room_ttl if race.status is Status.FINISHED else self.lobby_ttl
+        outs: list[str] = []
+        for index in range(race.config.seats):
+            seat = race.seats.get(index)
+            outs += [f"out:{index}", (seat.out or "") if seat else ""]
+            outs += [f"tok:{index}", seat.token_hash if seat else ""]
+        result = await self.batcher.call(
+            TRANSITION,
+            (keys.meta, keys.race, keys.log, *keys.per_seat(race.config.seats)),
+            (
+                rev,
+                json.dumps(race.to_dict(), separators=(",", ":")),
+                race.status.value,
+                race.round,
+                _ms(race.start_at),
+                _ms(race.ends_at),
+                self.event_log,
+                keys.channel,
+                round(ttl * 1000),
+                "1" if reset else "0",
+                len(outs) // 2,
+                LOBBY,
+                lobby_body(race),
+                *outs,
+                *(entry_body(e) for e in events),
+            ),
+        )
+        if result[0] != b"ok":
+            return None
+        first, last = int(result[2]), int(result[3])
+        stamped = [dataclasses.replace(e, version=first + i) for i, e in enumerate(events)]
+        return stamped, last
+
+    # ------------------------------------------------------------ moves
+
+    async def submit_move(self, write: MoveWrite) -> MoveResult:
+        keys, args, fixed = move_call(write, self.event_log, self.lobby_ttl)
+        kind, detail = await self.batcher.call(MOVE, keys, args, fixed)
+        if kind == b"ok":
+            return MoveResult(Verdict.OK, answer=answer_to(write.seq, write.event, int(detail)))
+        if kind == b"dup":
+            return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
+        return MoveResult(
+            Verdict(kind.decode()), detail.decode() if isinstance(detail, bytes) else str(detail)
+        )
+
+    async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
+        return parse_moves(await self.redis.lrange(RoomKeys(room).moves(seat), 0, -1))
+
+    async def last_seq(self, room: str, seat: int) -> int:
+        return int(await self.redis.hget(RoomKeys(room).seq(seat), "last") or 0)
+
+    async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None:
+        raw = await self.redis.hget(RoomKeys(room).seq(seat), str(seq))
+        return None if raw is None else stored_answer_of(raw, seq)
+
+    # ------------------------------------------------------------ events
+
+    async def events_since(self, room: str, since: int) -> list[p.Event] | None:
+        """The events after `since`, or None when the log no longer reaches back that far."""
+        return events_after(await self.redis.lrange(RoomKeys(room).log, 0, -1), since)
+
+    # ------------------------------------------------------------ indexes
+
+    async def room_ids(self, limit: int = 200) -> list[str]:
+        return [r.decode() for r in await self.redis.zrevrange(ROOMS, 0, limit - 1)]
+
+    async def statuses(self, rooms: list[str]) -> dict[str, str | None]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for room in rooms:
+                pipe.hget(RoomKeys(room).meta, "status")
+            raw = await pipe.execute()
+        gone = [room for room, s in zip(rooms, raw, strict=True) if s is None]
+        if gone:
+            await self.redis.zrem(ROOMS, *gone)
+        return {room: s.decode() if s else None for room, s in zip(rooms, raw, strict=True)}
+
+    async def due(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        raw = await self.redis.zrangebyscore(DEADLINES, 0, now, start=0, num=limit, withscores=True)
+        return [(room.decode(), score) for room, score in raw]
+
+    async def unschedule(self, room: str, score: float) -> None:
+        await self.batcher.call(UNSCHEDULE, (DEADLINES,), (room, repr(score)))
+
+    async def reschedule(self, room: str, at: float) -> None:
+        await self.redis.zadd(DEADLINES, {room: at})
+
+    # ------------------------------------------------------------ processes
+
+    async def heartbeat(self, process: str, ttl: float) -> bool:
+        """Process `process` is alive for `ttl` more seconds (and known: `processes`).
+        False when the others took it for dead since its last heartbeat (`declare_dead`):
+        it only stalled, and its sockets no longer hold their seats."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.set(process_key(process), 1, px=round(ttl * 1000))
+            pipe.sadd(PROCESSES, process)
+            pipe.delete(process_reaped_key(process))
+            *_, declared = await pipe.execute()
+        return not declared
+
+    async def declare_dead(self, process: str) -> None:
+        """The reaper is letting go of `process`'s sockets: if it is in fact alive (it
+        stalled), its next heartbeat says so."""
+        await self.redis.set(process_reaped_key(process), 1, px=round(self.lobby_ttl * 1000))
+
+    async def process_alive(self, process: str) -> bool:
+        return bool(await self.redis.exists(process_key(process)))
+
+    async def forget_process(self, process: str) -> None:
+        """Its heartbeat only: the others then reap whatever it could not let go."""
+        await self.redis.delete(process_key(process))
+
+    async def processes(self) -> list[str]:
+        """Every process that has beaten and was not dropped since (alive or not)."""
+        return sorted(p.decode() for p in await self.redis.smembers(PROCESSES))
+
+    async def hold(self, process: str, room: str) -> None:
+        """A socket of `process` is taking a seat of `room`: if the process dies, the
+        reaper looks there (before the seat is taken: a death in between costs a look).
+        The process is made known too: Redis may have lost it since its last heartbeat."""
+        key = process_rooms_key(process)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, room)
+            pipe.pexpire(key, round(self.lobby_ttl * 1000))
+            pipe.sadd(PROCESSES, process)
+            await pipe.execute()
+
+    async def rooms_held(self, process: str) -> list[str]:
+        return sorted(r.decode() for r in await self.redis.smembers(process_rooms_key(process)))
+
+    async def drop_process(self, process: str) -> None:
+        """A dead process reaped: forget it and its rooms."""
+        await self.redis.srem(PROCESSES, process)
+        await self.redis.delete(process_rooms_key(process))
+
+    async def problem(self) -> str | None:
+        """What is wrong with Redis, or None when every node answers (the health check)."""
+        return await redis_problem(self.redis)
+
+    async def load_scripts(self) -> None:
+        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
+            await self.redis.script_load(script.source)
+
+    # ------------------------------------------------------------ quick match
+
+    async def quick_pair(self, game: str, ticket: str) -> str | None:
+        other = await self.batcher.call(QUICK, (quick_queue(game),), (ticket,))
+        return other.decode() if other else None
+
+    async def quick_cancel(self, game: str, ticket: str) -> None:
+        await self.redis.lrem(quick_queue(game), 0, ticket)
+
+    async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
+        """Tell the socket waiting with `ticket` (in any process) where it was seated."""
+        await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
+
+    # ------------------------------------------------------------ the room-creation limit
+
+    async def take_creation(self, address: str, interval: float, burst: float) -> float:
+        """One creation (a room or a tournament) by client `address`: 0.0 if it may create
+        now (and it is counted), else the seconds until it may. GCRA, in one script on
+        Redis's clock, so every server process shares one limit per address: `burst` at
+        once, then one every `interval` seconds."""
+        wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
+        return float(wait)
+
+
+def move_call(
+    write: MoveWrite, event_log: int, ttl: float
+) -> tuple[tuple[str, ...], tuple[Arg, ...], tuple[Arg, ...]]:
+    """move.lua's keys, its arguments for this move, and its arguments that are the same
+    for every move of the seat (encoded once: server/redis_io/resp.py's encode_evalsha)."""
+    keys = room_keys(write.room)
+    event = write.event
+    prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
+    args: tuple[Arg, ...] = (
+        write.seq,
+        write.expected,
+        write.move,
+        _ms(write.now),
+        write.round,
+        entry_body(event),
+        prog,
+        write.token_hash,
+    )
+    fixed: tuple[Arg, ...] = (write.seat, event_log, keys.channel, round(ttl * 1000))
+    return keys.move_keys(write.seat), args, fixed
+
+
+def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:
+    """The answer to move `seq` from what its seq hash keeps: "VERSION|event body"."""
+    event = parse_entry(raw)
+    if not isinstance(event, p.Progress):
+        return None
+    return answer_to(seq, event, event.version)
+
+
+def answer_to(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
+    """The answer to move `seq`, whose event is `event` (a move's event names its move)."""
+    if event.move is None:
+        return None
+    return p.Accepted(
+        seq=seq,
+        move=event.move,
+        progress=event.progress,
+        moves=event.moves,
+        won=event.won,
+        stuck=event.stuck,
+        version=version,
+    )
