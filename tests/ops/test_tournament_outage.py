@@ -21,7 +21,7 @@ from server.settings import Settings
 async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="server.tournament")
+    caplog.set_level(logging.INFO, logger="server.edge.tournament_lifecycle")
     redis = OwnRedis(tmp_path, "--appendonly", "yes")
     redis.start()
     port = free_port()
@@ -40,7 +40,9 @@ async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
         await asyncio.sleep(2.0)  # about eight sweeps while Redis is away
         await asyncio.to_thread(redis.start)
         await asyncio.sleep(2.0)
-        records = [r for r in caplog.records if r.name.startswith("server.tournament")]
+        records = [
+            r for r in caplog.records if r.name.startswith("server.edge.tournament_lifecycle")
+        ]
         warnings = [r for r in records if r.levelno == logging.WARNING]
         assert len(warnings) == 1 and "Redis unavailable" in warnings[0].getMessage()
         assert not [r for r in records if r.levelno >= logging.ERROR]
