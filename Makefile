@@ -5,13 +5,14 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: setup redis redis-binary test-tools run test lint typecheck unit bench clean
+.PHONY: setup redis redis-binary test-tools compiled run test lint typecheck unit unit-pure bench clean
 
 setup: $(STAMP) redis
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	# setuptools 77 or later reads pyproject's license as written (the compiled build uses it).
+	$(BIN)/python -m pip install -q --upgrade pip 'setuptools>=77'
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	touch $(STAMP)
 
@@ -26,7 +27,18 @@ redis-binary:
 test-tools:
 	@scripts/ensure-test-tools
 
-run: setup
+# The move path compiled with mypyc where a C compiler is (core/build.py lists the
+# modules; scripts/build-compiled), rebuilt when the engine or the protocol changes.
+COMPILED_SOURCES := $(wildcard core/*.py protocol/*.py)
+COMPILED_STAMP := build/compiled-stamp
+
+compiled: $(COMPILED_STAMP)
+
+$(COMPILED_STAMP): $(STAMP) $(COMPILED_SOURCES) scripts/build_compiled.py
+	@scripts/build-compiled $(BIN)/python
+	@touch $(COMPILED_STAMP)
+
+run: setup compiled
 	$(BIN)/python -m server $(ARGS)
 
 lint: $(STAMP)
@@ -36,14 +48,21 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) redis-binary test-tools
+unit: $(STAMP) redis-binary test-tools compiled
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-test: setup lint typecheck unit
+# The engine's and the codec's tests again on the pure-Python build of the move path.
+PURE_TESTS ?= tests/core tests/server/test_protocol.py tests/server/test_protocol_edges.py \
+	tests/server/test_codec_pack.py tests/server/test_race.py tests/server/test_checklist.py
+unit-pure: $(STAMP)
+	SOLRACE_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
+
+test: setup lint typecheck unit unit-pure
 
 # The race server against a bare aiohttp relay, each on its own redis-server/free port.
-bench: setup redis-binary
+bench: setup redis-binary compiled
 	$(BIN)/python -m bench.server $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build
+	rm -f core/*.so protocol/*.so

@@ -22,6 +22,10 @@ the I/O machinery (docs/performance.md, "Where the everyday-rate cost goes").
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -30,6 +34,7 @@ import msgpack
 import protocol as p
 from bench.racers import move_sequences
 from core import new_game
+from core.build import PURE_ENV, compiled, describe
 from server.handlers.moves import progress_event
 from server.live.connection import Outgoing
 from server.redis_io.resp import encode_evalsha
@@ -87,23 +92,84 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
     return spent, baseline
 
 
+GOAL_US = 20.0  # the compiled build's goal for the whole move path (issue: compiled hot path)
+
+
+def best_per_move(game: str, moves: int, rounds: int) -> tuple[dict[str, float], float]:
+    """µs per move for each step and for the baseline: the fastest of `rounds` rounds."""
+    seed, walk = next(iter(move_sequences(game, 1, moves).items()))
+    best: dict[str, float] = {}
+    base = float("inf")
+    for _ in range(rounds):
+        spent, baseline = measure(game, walk, seed)
+        for step, seconds in spent.items():
+            best[step] = min(best.get(step, float("inf")), seconds)
+        base = min(base, baseline)
+    return {s: v / len(walk) * 1e6 for s, v in best.items()}, base / len(walk) * 1e6
+
+
+def _child(game: str, moves: int, pure: bool) -> tuple[dict[str, float], float]:
+    """One round in a fresh interpreter on the pure-Python or the compiled build."""
+    env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
+    if pure:
+        env[PURE_ENV] = "1"
+    argv = [sys.executable, "-m", "bench.move_path", "--game", game, "--moves", str(moves)]
+    out = subprocess.run(
+        [*argv, "--rounds", "1", "--json"], env=env, check=True, capture_output=True, text=True
+    ).stdout
+    data = json.loads(out)
+    if data["compiled"] == pure:
+        raise SystemExit("the compiled build is not there: run `make compiled` first")
+    return data["steps"], data["baseline"]
+
+
+def compare(game: str, moves: int, rounds: int) -> None:
+    """Both builds, alternated round by round in fresh interpreters, fastest round each."""
+    best: dict[bool, dict[str, float]] = {True: {}, False: {}}
+    base: dict[bool, float] = {True: float("inf"), False: float("inf")}
+    for _ in range(rounds):
+        for pure in (True, False):
+            steps, baseline = _child(game, moves, pure)
+            for step, us in steps.items():
+                best[pure][step] = min(best[pure].get(step, float("inf")), us)
+            base[pure] = min(base[pure], baseline)
+    print("| step | pure Python µs | compiled µs | compiled / pure |")
+    print("|---|---:|---:|---:|")
+    for step in STEPS:
+        a, b = best[True][step], best[False][step]
+        print(f"| {step} | {a:.1f} | {b:.1f} | {b / a:.2f} |")
+    total = {pure: sum(best[pure].values()) for pure in (True, False)}
+    print(
+        f"| **the move path** | **{total[True]:.1f}** | **{total[False]:.1f}** | "
+        f"**{total[False] / total[True]:.2f}** |"
+    )
+    print(f"| baseline: bare msgpack of the same maps | {base[True]:.1f} | {base[False]:.1f} | |")
+    met = "met" if total[False] <= GOAL_US else "NOT met"
+    print(
+        f"\nperf_verdict move_path: compiled {total[False]:.1f} µs per move against pure "
+        f"{total[True]:.1f} ({total[False] / total[True]:.2f}x; goal <= {GOAL_US:g} µs): {met}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.move_path", description=__doc__)
     parser.add_argument("--game", default="shaula")
     parser.add_argument("--moves", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--builds", action="store_true", help="the pure-Python and the compiled build, alternated"
+    )
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    seed, walk = next(iter(move_sequences(args.game, 1, args.moves).items()))
-    best: dict[str, float] = {}
-    base = float("inf")
-    for _ in range(args.rounds):
-        spent, baseline = measure(args.game, walk, seed)
-        for step, seconds in spent.items():
-            best[step] = min(best.get(step, float("inf")), seconds)
-        base = min(base, baseline)
-    per_move = {step: seconds / len(walk) * 1e6 for step, seconds in best.items()}
+    if args.builds:
+        compare(args.game, args.moves, args.rounds)
+        return
+    per_move, base_us = best_per_move(args.game, args.moves, args.rounds)
+    if args.json:
+        print(json.dumps({"steps": per_move, "baseline": base_us, "compiled": compiled()}))
+        return
     total = sum(per_move.values())
-    base_us = base / len(walk) * 1e6
+    print(describe())
     print("| step | µs per move |")
     print("|---|---:|")
     for step, us in per_move.items():
@@ -111,7 +177,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| **all of the server's Python on the move path** | **{total:.1f}** |")
     print(f"| baseline: unpack the frame, pack the answer and the event | {base_us:.1f} |")
     print(
-        f"\n{args.game}, {len(walk)} moves: the move path's Python costs {total:.1f} µs per "
+        f"\n{args.game}, {args.moves} moves: the move path's Python costs {total:.1f} µs per "
         f"move, {total / base_us:.1f}x the bare serialisation of the same maps ({base_us:.1f} µs)"
     )
 

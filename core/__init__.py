@@ -17,6 +17,8 @@ import functools
 from importlib import resources
 from typing import Any
 
+# First: importing it chooses the build of the compiled modules (core/build.py).
+from core import build as build
 from core.cards import CARD_TEXT, Card
 from core.deals import MAX_SEED, check_seed
 from core.game import Game

@@ -86,11 +86,19 @@ class Game:
 
     # ------------------------------------------------------------------ setup
 
-    def __init__(self, seed: int) -> None:
-        """A new deal of this game for ``seed`` (1 .. 2**63-1; ValueError otherwise)."""
-        self.seed = check_seed(seed)
+    def __init__(self, seed: object, *, blank: bool = False) -> None:
+        """A new deal of this game for ``seed`` (1 .. 2**63-1; ValueError otherwise).
+
+        ``blank`` (for from_state and copy) makes empty piles and no seed instead. The seed
+        is typed ``object`` because check_seed is what refuses a bad one: the compiled
+        build checks declared argument types itself, with a TypeError, before any code of
+        ours runs."""
         self._clear()
-        self._deal(shuffled_stock(seed))
+        if blank:
+            self.seed = None
+            return
+        self.seed = checked = check_seed(seed)
+        self._deal(shuffled_stock(checked))
 
     def _clear(self) -> None:
         self.piles = [[] for _ in self.pile_ids]
@@ -106,10 +114,9 @@ class Game:
     @classmethod
     def from_state(cls, data: dict[str, Any]) -> Game:
         """Build a game from a ``state()``-shaped dict (seed, step, talon, moves optional)."""
-        game = cls.__new__(cls)
+        game = cls(None, blank=True)
         seed = data.get("seed")
         game.seed = None if seed is None else check_seed(seed)
-        game._clear()
         piles = data.get("piles")
         if not isinstance(piles, dict) or set(piles) != set(cls.pile_ids):
             raise ValueError(f"{cls.title} needs exactly the piles {', '.join(cls.pile_ids)}")
@@ -138,17 +145,18 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (undo stack and history included), cheaper than deepcopy."""
-        new = self.__class__.__new__(self.__class__)
-        new.__dict__.update(self.__dict__)
+        new = type(self)(None, blank=True)
+        new.seed = self.seed
         new.piles = [p.copy() for p in self.piles]
         new.talon = self.talon.copy()
         new.history = self.history.copy()
         new._stack = self._stack.copy()
+        new._moves = self._moves
         self._copy_extra(new)
         return new
 
     def _copy_extra(self, new: Game) -> None:
-        """Copy any mutable derived field of a subclass into ``new``."""
+        """Copy every field a subclass adds into ``new`` (mutable ones as copies)."""
 
     # ------------------------------------------------------------------ moves
 

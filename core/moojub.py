@@ -55,6 +55,7 @@ class Moojub(Game):
 
     def _copy_extra(self, new: Game) -> None:
         assert isinstance(new, Moojub)
+        new._started = self._started
         new._want = [w.copy() for w in self._want]
 
     def _state_extra(self, data: dict[str, Any], view: str) -> None:

@@ -43,6 +43,10 @@ class Stalactites(Game):
             piles[f].append(stock.pop())
         self._step = 0
 
+    def _copy_extra(self, new: Game) -> None:
+        assert isinstance(new, Stalactites)
+        new._step = self._step
+
     def _load(self, data: dict[str, Any]) -> None:
         steps: set[int] = set()
         for f in _F:

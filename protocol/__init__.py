@@ -21,6 +21,8 @@ This package imports only the standard library and msgpack (the layering test ch
 
 from __future__ import annotations
 
+# First: importing it chooses the build of protocol.codec (core/build.py).
+from core import build as _build  # noqa: F401
 from protocol.client_to_server import (
     ClientToServer,
     Hint,

@@ -25,6 +25,7 @@ from typing import Any
 from aiohttp import web
 from redis.exceptions import RedisError
 
+import core.build
 from server.edge.admission.limits import raise_descriptor_limit
 from server.edge.app import create_app
 from server.edge.app_keys import DRAIN, PROCESS
@@ -119,6 +120,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             _shown(settings.redis_url),
             app[PROCESS],
         )
+        log.info("%s", core.build.describe())
         await stop.wait()
         log.info("shutting down: closing sockets with 1001")
 

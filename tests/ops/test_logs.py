@@ -12,6 +12,7 @@ from tests_support import free_port
 from wsclient import WsClient, create_room, race_alone
 
 import protocol as p
+from core.build import twins_present
 
 
 async def a_short_race(url: str) -> str:
@@ -69,3 +70,15 @@ async def test_text_lines_name_the_port(redis_url: str, tmp_path: Path) -> None:
     lines = [line for line in server.text().splitlines() if line != "--- start"]
     assert lines and all(f" [{port}] " in line for line in lines), lines
     assert any("solrace.connections: connection " in line for line in lines)
+
+
+async def test_the_startup_log_says_which_build_of_the_move_path_runs(
+    redis_url: str, tmp_path: Path
+) -> None:
+    built = "move path: compiled (mypyc)" if twins_present() else "move path: pure Python (no"
+    for pure, said in (("1", "move path: pure Python (SOLRACE_PURE_PYTHON"), ("", built)):
+        env = environment(REDIS_URL=redis_url, SOLRACE_PURE_PYTHON=pure)
+        server = ServerProcess(free_port(), env, log=tmp_path / f"server-{pure}.log")
+        await server.start()
+        await server.stop()
+        assert said in server.text(), server.text()
