@@ -52,8 +52,8 @@ unit: $(STAMP) redis-binary test-tools compiled
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The engine's and the codec's tests again on the pure-Python build of the move path.
-PURE_TESTS ?= tests/core tests/server/test_protocol.py tests/server/test_protocol_edges.py \
-	tests/server/test_codec_pack.py tests/server/test_race.py tests/server/test_checklist.py
+PURE_TESTS ?= tests/core tests/protocol/test_protocol.py tests/protocol/test_protocol_edges.py \
+	tests/protocol/test_codec_pack.py tests/server/room/test_race.py tests/server/room/test_checklist.py
 unit-pure: $(STAMP)
 	SOLRACE_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 

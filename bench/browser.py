@@ -1,4 +1,4 @@
-"""What the web bench (bench/web.py) and the browser tests (tests/web/) both start: the
+"""What the web bench (bench/web.py) and the browser tests (tests/server/edge/web/) both start: the
 distribution's Chromium under Playwright (Playwright cannot download its own browser
 here) with the flags a headless run in a container needs, and the solver bot that races
 against the page."""

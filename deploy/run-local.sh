@@ -8,7 +8,7 @@
 # A process that dies (a crash, a SIGKILL) is started again on its port after a second; the
 # others, and Redis, go on. Ctrl-C (or SIGTERM to this script) stops the servers first, then
 # Redis: Redis runs in a session of its own, so the terminal's Ctrl-C does not reach it.
-# Checked by tests/ops/test_run_local.py.
+# Checked by tests/deploy/test_run_local.py.
 set -euo pipefail
 n=${1:-3}
 base=${2:-8801}

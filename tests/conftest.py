@@ -6,8 +6,8 @@
   that Redis; `http://127.0.0.1:PORT`. WebSockets are at `ws://127.0.0.1:PORT/ws`.
 - `make_server`: start more apps (another "process" on the same Redis) with settings.
 - `redis_cluster_url`, `make_cluster_server`: the same over a real Redis Cluster of three
-  primaries, started once per session (tests/redis_cluster.py).
-- `own_redis`: a redis-server of this test's own (tests/own_redis.py), append-only with
+  primaries, started once per session (tests/support/redis_cluster.py).
+- `own_redis`: a redis-server of this test's own (tests/support/own_redis.py), append-only with
   every write synced, for a test to kill and start again (what it held survives).
 - `own_server_url`: this test's own app over `own_redis`.
 """
@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from own_redis import OwnRedis
-from redis_cluster import redis_cluster, wait_up
-from tests_support import MakeServer, free_port
-
-__all__ = ["free_port"]
+from support.own_redis import OwnRedis
+from support.ports import free_port
+from support.redis_cluster import redis_cluster, wait_up
+from support.servers import MakeServer
 
 
 @pytest.fixture(scope="session")
@@ -74,7 +73,7 @@ def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
 
 @pytest.fixture(scope="session")
 def redis_cluster_url() -> Iterator[str]:
-    """A Redis Cluster of 3 primaries (tests/redis_cluster.py); the URL of one node."""
+    """A Redis Cluster of 3 primaries (tests/support/redis_cluster.py); the URL of one node."""
     with redis_cluster(3) as ports:
         yield f"redis://127.0.0.1:{ports[0]}/0"
 

@@ -4,7 +4,7 @@ Redis is the final authority: `server/storage/lua/move.lua` runs the checklist a
 stored race and accepts the move or names the first check it failed. The same enum's
 values are given to the script (`lua_prelude`: a table `V` of them, prepended to the
 script's source when it is loaded), so Python and Lua cannot drift apart on a name; the
-parity test (tests/server/test_checklist.py) runs the same cases through both.
+parity test (tests/server/room/test_checklist.py) runs the same cases through both.
 
 `prefilter` is the same checklist, in the same order, run on this process's mirror of the
 race before the engine sees the move: it saves a Redis round trip for a move that cannot

@@ -1,7 +1,7 @@
 """What each member of a room sees: one pure function for events, one for boards.
 
 Used alike by the live fan-out, by catch-up after a reconnect and by snapshots
-(server/live/hub.py), and tested without Redis or sockets (tests/server/test_view.py). Like
+(server/live/hub.py), and tested without Redis or sockets (tests/server/room/test_view.py). Like
 boardgame.io's `playerView` and lila-ws's `versionFor`: the room keeps the full truth;
 what leaves it is filtered here, once per kind of viewer, not once per socket.
 

@@ -2,7 +2,7 @@
 
 It keeps what Redis keeps (server/storage/keys.py) in dicts and judges a move with the same
 checklist as move.lua, in the same order, returning the same verdicts; the contract tests
-(tests/server/test_store_contract.py) run every case through both stores. Events are
+(tests/server/storage/test_store_contract.py) run every case through both stores. Events are
 published to a `MemoryFeed`, which has the interface of the Redis pub/sub feeds.
 """
 

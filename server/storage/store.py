@@ -202,7 +202,7 @@ class MoveResult:
 class RoomStore(Protocol):
     """Everything the service, the rooms and the sweeper need from storage: the only way
     they reach it. `RedisRoomStore` is the real one; tests/server/storage/memory_store.py keeps
-    the same contract in memory (tests/server/test_store_contract.py runs both)."""
+    the same contract in memory (tests/server/storage/test_store_contract.py runs both)."""
 
     # rooms and their race
     async def create(self, race: Race) -> None: ...

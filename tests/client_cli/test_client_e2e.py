@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from client_screen import screen_text
+from support.client_screen import screen_text
 from textual.pilot import Pilot
 
 from client_cli.__main__ import build_parser

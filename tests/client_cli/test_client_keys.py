@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from client_screen import screen_text
-from tests_support import MakeServer
+from support.client_screen import screen_text
+from support.servers import MakeServer
 from textual.pilot import Pilot
 
 from client_cli import seat as seat_module

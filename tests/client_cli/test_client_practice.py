@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from client_screen import screen_text
+from support.client_screen import screen_text
 from textual import events
 
 from client_cli.help_screen import HelpScreen

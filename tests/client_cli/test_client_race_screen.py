@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable
-from typing import Any
 
-from client_fake_server import FakeServer
-from client_screen import screen_text
-from textual.pilot import Pilot
+from support.client_fake_server import FakeServer
+from support.client_screen import results, screen_text, two_players_racing, until
 
 from client_cli.help_screen import HelpScreen
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
-from client_cli.watch_app import BoardsView, WatchApp
+from client_cli.watch_app import BoardsView
 from client_cli.widgets import RaceBars
 from protocol import (
     Countdown,
@@ -29,30 +25,6 @@ from protocol import (
 from protocol import (
     Move as MoveMsg,
 )
-
-
-async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 5.0) -> None:
-    async with asyncio.timeout(timeout):
-        while not done():
-            await pilot.pause(0.02)
-    await pilot.pause()
-
-
-def results(names: list[str]) -> list[dict[str, Any]]:
-    return [
-        {
-            "rank": i + 1,
-            "seat": i,
-            "name": n,
-            "won": i == 0,
-            "stuck": False,
-            "out": None,
-            "progress": 52 - 10 * i,
-            "moves": 90 + i,
-            "time": 61.5 if i == 0 else None,
-        }
-        for i, n in enumerate(names)
-    ]
 
 
 async def test_a_race_from_lobby_to_results() -> None:
@@ -120,12 +92,6 @@ async def test_a_race_from_lobby_to_results() -> None:
             assert "Results" in shown and "finished 1:01" in shown and "ann (you)" in shown
             await pilot.press("escape")
             await until(pilot, lambda: "placed #1" in screen_text(app))
-
-
-def two_players_racing(fake: FakeServer) -> WatchApp:
-    fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
-    fake.begin()
-    return WatchApp(Seat(fake.url, fake.room, spectator=True))
 
 
 async def test_watching_shows_boards_side_by_side_and_replays_moves() -> None:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import time
 
-from client_fake_server import FakeServer
-from client_screen import screen_text
-from test_client_race_screen import results, two_players_racing, until
+from support.client_fake_server import FakeServer
+from support.client_screen import results, screen_text, two_players_racing, until
 
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat

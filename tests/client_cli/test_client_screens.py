@@ -6,9 +6,8 @@ from __future__ import annotations
 import time
 
 import pytest
-from client_fake_server import FakeServer
-from client_screen import screen_text
-from test_client_race_screen import results, two_players_racing, until
+from support.client_fake_server import FakeServer
+from support.client_screen import results, screen_text, two_players_racing, until
 from textual.app import App
 from textual.widgets import Input
 

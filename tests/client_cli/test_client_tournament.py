@@ -11,10 +11,10 @@ import re
 import sys
 
 import pytest
-from client_screen import screen_text
+from support.client_screen import screen_text
+from support.tour_bots import create, post, register
+from support.wsclient import get_json
 from textual.pilot import Pilot
-from tour_bots import create, post, register
-from wsclient import get_json
 
 from client_cli.__main__ import main
 from client_cli.bot import play_race

@@ -2,8 +2,9 @@
 
 import pytest
 import websockets
-from tests_support import MakeServer, free_port
-from wsclient import WsClient, create_room, get_json
+from support.ports import free_port
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, get_json
 
 import core
 import protocol as p

@@ -8,10 +8,11 @@ import contextlib
 import signal
 
 from aiohttp import web
-from own_redis import OwnRedis
-from server_processes import environment, server_process
-from tests_support import MakeServer, free_port
-from wsclient import WsClient, create_room, get_json
+from support.own_redis import OwnRedis
+from support.ports import free_port
+from support.server_processes import environment, server_process
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, get_json
 
 import core
 import protocol as p

@@ -1,7 +1,7 @@
 """Two servers on one Redis: a player on each, a spectator, quick match across them.
 
 Each server is its own app with its own Redis clients, hub and pub/sub listener, as two
-processes would be (tests/server/test_subprocess.py runs real `python -m server` ones).
+processes would be (tests/server/test_server_main.py runs real `python -m server` ones).
 Every test runs twice: on one Redis node, and on a Redis Cluster of three primaries (the
 same URL form: the servers find out for themselves).
 """
@@ -9,8 +9,8 @@ same URL form: the servers find out for themselves).
 import asyncio
 
 import pytest
-from tests_support import MakeServer
-from wsclient import WsClient, create_room, get_json, seat_two_and_watch
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, get_json, seat_two_and_watch
 
 import core
 import protocol as p

@@ -1,0 +1,129 @@
+"""deploy/run-local.sh, run for real: a server that dies is started again while the rest
+goes on, each Redis has its own data directory, and Ctrl-C stops the servers before Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import aiohttp
+from support.server_processes import ROOT, environment
+
+
+def free_ports_in_a_row(n: int) -> int:
+    """The first of `n` consecutive ports free to listen on (run-local.sh takes
+    BASE..BASE+n-1), below the ephemeral range: a port from free_port() is an ephemeral
+    one, and the one after it may be taken by any client's outgoing connection before the
+    script binds it (seen in a full run: "address already in use" on BASE+1)."""
+    low, _ = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    rng = random.Random()
+    while True:
+        base = rng.randrange(10000, max(10001, low - n))
+        if all(_bindable(base + i) for i in range(n)):
+            return base
+
+
+def _open(port: int) -> bool:
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+async def _healthy(port: int) -> bool:
+    try:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{port}/healthz") as answer,
+        ):
+            return answer.status == 200
+    except aiohttp.ClientError:
+        return False
+
+
+def _pids(log: Path) -> dict[int, int]:
+    """{port: pid} of the servers, as the script last reported them."""
+    found = re.findall(r"server on port (\d+) started \(pid (\d+)\)", log.read_text())
+    return {int(port): int(pid) for port, pid in found}
+
+
+async def _until(what: str, check: Callable[[], Awaitable[bool]], limit: float = 30.0) -> None:
+    deadline = time.monotonic() + limit
+    while True:
+        if await check():
+            return
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
+    base = free_ports_in_a_row(3)
+    redis_port = base + 2
+    ports = [base, base + 1]
+    log = tmp_path / "run-local.log"
+    env = environment(
+        REDIS_PORT=str(redis_port), SOLRACE_DATA_DIR=str(tmp_path), PYTHON=sys.executable
+    )
+    with log.open("wb") as out:
+        script = subprocess.Popen(
+            [str(ROOT / "deploy" / "run-local.sh"), "2", str(base)],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a process group of its own, as in a terminal
+        )
+    try:
+
+        async def all_healthy() -> bool:
+            return all([await _healthy(port) for port in ports])
+
+        await _until("both servers", all_healthy)
+        assert (tmp_path / f"redis-{redis_port}" / "appendonlydir").is_dir()
+        first = _pids(log)
+        os.kill(first[base], signal.SIGKILL)
+
+        async def restarted() -> bool:
+            return _pids(log)[base] != first[base] and await _healthy(base)
+
+        await _until("the killed server to be started again", restarted)
+        assert script.poll() is None
+        assert _pids(log)[base + 1] == first[base + 1]  # the other one was left alone
+        assert await _healthy(base + 1) and _open(redis_port)
+
+        # Ctrl-C: the terminal sends SIGINT to the whole foreground process group.
+        os.killpg(script.pid, signal.SIGINT)
+        while any(_open(port) for port in ports):
+            assert _open(redis_port), "Redis stopped while a server was still up"
+            assert script.poll() is None or any(_open(p) for p in ports)
+            await asyncio.sleep(0.005)
+        assert script.wait(30) == 130
+        assert not _open(redis_port)
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.wait(10)
+        # Redis has a session of its own: not in the group killed above.
+        for pid in re.findall(r"Redis on port \d+ started \(pid (\d+)", log.read_text()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        print(log.read_text())
+    text = log.read_text()
+    assert f"server on port {base} (pid {first[base]}) exited with status 137" in text
+    assert text.index("stopping the servers") < text.index("stopping Redis")

@@ -1,0 +1,111 @@
+"""The edges of the protocol as docs/protocol.md states them: the frame size cap, integers
+JSON can carry and Python cannot read, errors of the HTTP parser, quick match's answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import msgpack
+import pytest
+import websockets
+from support.servers import MakeServer
+from support.wsclient import WsClient
+
+import protocol as p
+
+
+def padded_ping(size: int, binary: bool) -> bytes | str:
+    """A ping frame of exactly `size` bytes (an unknown field pads it: it is ignored)."""
+    message = {"type": "ping", "v": 1, "id": 7, "pad": ""}
+    encode = (lambda m: msgpack.packb(m)) if binary else (lambda m: json.dumps(m).encode())
+    message["pad"] = "x" * (size - len(encode(message)))
+    while len(encode(message)) > size:  # msgpack's string header grows with the string
+        message["pad"] = message["pad"][:-1]
+    data = encode(message)
+    assert len(data) == size
+    return data if binary else data.decode()
+
+
+@pytest.mark.parametrize("binary", [True, False])
+async def test_a_frame_of_exactly_max_frame_bytes_is_accepted(
+    make_server: MakeServer, binary: bool
+) -> None:
+    url = await make_server(max_frame=1024)
+    async with WsClient.connect(url, binary=binary) as c:
+        await c.send_raw(padded_ping(1024, binary))
+        assert (await c.expect(p.Pong)).id == 7
+        await c.send_raw(padded_ping(1025, binary))  # over it: closed
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await c.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+
+
+@pytest.mark.parametrize("field", ["id", "seq"])
+async def test_a_json_integer_too_long_for_python_is_a_bad_message(
+    server_url: str, field: str
+) -> None:
+    digits = "9" * 4301  # Python refuses to convert more than 4,300 digits
+    kind = "ping" if field == "id" else "move"
+    text = f'{{"type": "{kind}", "v": 1, "{field}": {digits}, "move": "t1 c1"}}'
+    async with WsClient.connect(server_url, binary=False) as c:
+        await c.send_raw(text)
+        error = await c.expect(p.Error)
+        assert error.code == "bad_message" and error.request == kind, error
+        await c.send(p.Ping(id=1))  # the socket stays open
+        assert (await c.expect(p.Pong)).id == 1
+    # The same from the protocol module itself, as any client or server uses it.
+    decoded = p.decode_json(text)
+    assert isinstance(decoded, p.Unexpected) and decoded.code == p.ErrorCode.BAD_MESSAGE
+
+
+async def test_every_quick_is_answered_queued_before_matched(make_server: MakeServer) -> None:
+    one, two = await make_server(), await make_server()
+    for first, second in ((one, two), (one, one)):
+        async with WsClient.connect(first) as ann, WsClient.connect(second) as bo:
+            await ann.send(p.QuickMatch(game="stalactites", name="ann"))
+            assert isinstance(await ann.recv(), p.Queued)
+            await bo.send(p.QuickMatch(game="stalactites", name="bo"))
+            # The second player too: queued, then matched (a client waits for both).
+            assert [type(await bo.recv()) for _ in range(2)] == [p.Queued, p.Matched]
+            assert isinstance(await ann.recv(), p.Matched)
+
+
+PARSER_ERRORS = {
+    "a 9,000-byte path": b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+    "an unknown method": b"FETCH /rooms HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a huge header": b"GET /rooms HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
+    "a bad Content-Length": b"POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
+    "a negative Content-Length": b"POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+}
+
+
+async def raw_request(url: str, request: bytes) -> tuple[str, dict[str, str], bytes]:
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(request)
+        answer = await asyncio.wait_for(reader.read(), 5.0)  # the server closes after it
+    finally:
+        writer.close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, v in (line.split(":", 1) for line in lines)}
+    return status, headers, body
+
+
+@pytest.mark.parametrize("case", PARSER_ERRORS)
+async def test_errors_of_the_http_parser_are_json_and_no_error_in_the_log(
+    server_url: str, case: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    for _ in range(2):  # the first request of a connection and any other are alike
+        status, headers, body = await raw_request(server_url, PARSER_ERRORS[case])
+        assert status.split(" ")[1] == "400", status
+        assert headers["content-type"].startswith("application/json")
+        error = json.loads(body)["error"]
+        assert error["code"] == "bad_request" and 0 < len(error["message"]) <= 200, error
+    # A client's fault is never an ERROR line, nor a traceback.
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert any("bad request from 127.0.0.1" in r.getMessage() for r in caplog.records)

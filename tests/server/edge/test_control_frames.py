@@ -1,0 +1,128 @@
+"""WebSocket control frames (ping, pong) spend the connection's message budget like any
+other frame: a flood of them is left unanswered and then closed with 1008."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+import websockets
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, race_alone
+
+import protocol as p
+
+
+@pytest.mark.parametrize("opcode", ["ping", "pong"])
+async def test_a_flood_of_control_frames_is_closed_with_1008(
+    make_server: MakeServer, opcode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
+    async with WsClient.connect(url) as c:
+        waiters = []
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            for i in range(400):
+                if opcode == "ping":
+                    waiters.append(await c.ws.ping(i.to_bytes(4, "big")))
+                else:
+                    await c.ws.pong(i.to_bytes(4, "big"))
+            await c.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+        await asyncio.sleep(0)  # let pong waiters settle
+        answered = [w for w in waiters if w.done() and not w.exception()]
+        assert len(answered) < 20  # the burst of 5 and what 5/s refilled, not 400
+    for _ in range(50):  # the operators' line says why it closed
+        if any("closed: code 1008" in r.getMessage() for r in caplog.records):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        pytest.fail("no 'closed: code 1008' line in the log")
+
+
+async def test_pings_within_the_budget_are_answered(make_server: MakeServer) -> None:
+    url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
+    async with WsClient.connect(url) as c:
+        for i in range(4):
+            latency = await asyncio.wait_for(await c.ws.ping(bytes([i])), 5.0)
+            assert latency >= 0
+        await c.send(p.Ping(id=1))  # and the socket carries messages as before
+        assert (await c.expect(p.Pong)).id == 1
+
+
+class RawSocket:
+    """A WebSocket client that answers nothing by itself (not even a close frame)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, url: str) -> RawSocket:
+        host, port = url.removeprefix("http://").split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            b"GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        await reader.readuntil(b"\r\n\r\n")
+        return cls(reader, writer)
+
+    def send(self, opcode: int, payload: bytes) -> None:
+        # Masked with a zero key (RFC 6455 allows any key): the payload goes as it is.
+        self.writer.write(bytes((0x80 | opcode, 0x80 | len(payload))) + bytes(4) + payload)
+
+    async def frames_until_eof(self, limit: float) -> list[tuple[int, bytes]]:
+        """Every server frame until the server closes the TCP connection."""
+        data = await asyncio.wait_for(self.reader.read(-1), limit)
+        frames = []
+        while data:
+            opcode, size = data[0] & 0x0F, data[1] & 0x7F
+            start = 2 if size < 126 else 4
+            size = size if size < 126 else int.from_bytes(data[2:4], "big")
+            frames.append((opcode, data[start : start + size]))
+            data = data[start + size :]
+        return frames
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+OP_TEXT, OP_CLOSE, OP_PING = 0x1, 0x8, 0x9
+
+
+async def test_a_client_that_ignores_our_close_frame_is_cut_at_once(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
+    raw = await RawSocket.connect(url)
+    try:
+        for _ in range(100):
+            raw.send(OP_PING, b"x")
+        # The close frame comes, and the TCP connection ends soon after it, although the
+        # client never answers it (aiohttp's own wait was 10 s).
+        frames = await raw.frames_until_eof(limit=5.0)
+        assert frames[-1][0] == OP_CLOSE and frames[-1][1][:2] == (1008).to_bytes(2, "big")
+    finally:
+        raw.close()
+
+
+async def test_a_finished_rooms_spectator_is_closed_at_the_tcp_level(server_url: str) -> None:
+    room = await create_room(server_url, seats=1)
+    spy = await RawSocket.connect(server_url)
+    try:
+        spy.send(OP_TEXT, json.dumps({"type": "watch", "v": 1, "room": room["id"]}).encode())
+        async with WsClient.connect(server_url) as ann:
+            await race_alone(ann, room["id"])
+            await ann.send(p.Resign())
+            await ann.expect(p.RaceFinished)
+        await asyncio.sleep(0.2)  # the spectator got the finish too
+        spy.send(OP_CLOSE, (1000).to_bytes(2, "big"))
+        # The server answers the close frame and closes the connection itself.
+        frames = await spy.frames_until_eof(limit=5.0)
+        finished = [json.loads(f) for op, f in frames if op == OP_TEXT]
+        assert finished[-1]["type"] in ("finished", "presence")
+        assert frames[-1][0] == OP_CLOSE
+    finally:
+        spy.close()

@@ -1,0 +1,108 @@
+"""HTTP edges: every error is a JSON body with a code (never a 500 or plain text), null
+fields take their defaults, and POST /rooms is rate limited per client address."""
+
+import re
+from typing import Any
+
+import aiohttp
+import pytest
+from support.servers import MakeServer
+
+
+async def call(
+    method: str, url: str, data: bytes | None = None, headers: dict[str, str] | None = None
+) -> tuple[int, Any, dict[str, str]]:
+    async with (
+        aiohttp.ClientSession() as http,
+        http.request(method, url, data=data, headers=headers) as r,
+    ):
+        assert r.content_type == "application/json", (r.status, await r.text())
+        return r.status, await r.json(), dict(r.headers)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "data", "status", "code"),
+    [
+        ("POST", "/rooms", b"[" * 30_000 + b"]" * 30_000, 400, "bad_request"),
+        ("POST", "/rooms", b"\xff\xfe{", 400, "bad_request"),
+        ("POST", "/rooms", b"{" + b" " * 70_000 + b"}", 413, "too_big"),
+        ("GET", "/nowhere", None, 404, "not_found"),
+        ("DELETE", "/rooms", None, 405, "bad_request"),
+        ("GET", "/ws", None, 400, "bad_request"),  # no WebSocket upgrade
+        ("GET", "/rooms/nope/results", None, 404, "unknown_room"),
+    ],
+)
+async def test_http_errors_are_json_with_a_code(
+    server_url: str, method: str, path: str, data: bytes | None, status: int, code: str
+) -> None:
+    got, body, _ = await call(method, server_url + path, data)
+    assert (got, body["error"]["code"]) == (status, code)
+    message = body["error"]["message"]
+    assert message and not message.startswith(str(status))  # says what is wrong
+    if status == 405:
+        assert "GET" in message and "POST" in message  # what is allowed
+
+
+async def test_null_fields_take_their_defaults(server_url: str) -> None:
+    body = (
+        b'{"game": "shaula", "seed": null, "seats": null, "undo": null, "hints": null,'
+        b' "time_limit": null, "spectator_delay": null, "grace": null, "countdown": null}'
+    )
+    status, answer, _ = await call("POST", server_url + "/rooms", body)
+    assert status == 201, answer
+    room = answer["room"]
+    assert (room["seats"], room["undo"], room["hints"]) == (2, True, False)
+    assert (room["time_limit"], room["spectator_delay"], room["seed_mode"]) == (None, 0, "random")
+    assert room["grace"] == 30.0  # the server's default, not 0
+
+
+async def test_creating_rooms_is_rate_limited_per_client(make_server: MakeServer) -> None:
+    url = await make_server(room_rate=3.0)
+    body = b'{"game": "shaula"}'
+    # Behind a reverse proxy on this machine: the address the proxy appended is the client.
+    ann = {"X-Forwarded-For": "203.0.113.9, 198.51.100.7"}
+    for _ in range(3):
+        assert (await call("POST", url + "/rooms", body, ann))[0] == 201
+    status, answer, headers = await call("POST", url + "/rooms", body, ann)
+    assert status == 429 and answer["error"]["code"] == "rate_limited"
+    assert int(headers["Retry-After"]) >= 1
+    # Another client is not held back by the first one's limit ...
+    bo = {"X-Forwarded-For": "198.51.100.8"}
+    assert (await call("POST", url + "/rooms", body, bo))[0] == 201
+    # ... nor is someone on the machine itself (no proxy header).
+    for _ in range(5):
+        assert (await call("POST", url + "/rooms", body))[0] == 201
+
+
+SAMPLE = re.compile(r'^([a-z_:][a-z0-9_:]*)(\{(?:le="([^"]+)"|[a-z_]+="[a-z0-9_]*")\})? (\S+)$')
+
+
+async def test_metrics_are_prometheus_text(server_url: str) -> None:
+    async with aiohttp.ClientSession() as http, http.get(server_url + "/metrics") as r:
+        assert r.status == 200
+        assert r.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        text = await r.text()
+    kinds: dict[str, str] = {}
+    samples: dict[str, list[tuple[str | None, float]]] = {}
+    for line in text.splitlines():
+        if line.startswith("# TYPE "):
+            _, _, name, kind = line.split(" ")
+            kinds[name] = kind
+        elif not line.startswith("# HELP "):
+            match = SAMPLE.match(line)
+            assert match, line
+            samples.setdefault(match.group(1), []).append((match.group(3), float(match.group(4))))
+    for name in samples:  # every sample belongs to a declared family
+        assert name in kinds or name.rsplit("_", 1)[0] in kinds, name
+    expected = {
+        "solrace_rooms_active": "gauge",
+        "solrace_connections": "gauge",
+        "solrace_moves_accepted_total": "counter",
+        "solrace_moves_refused_total": "counter",
+        "solrace_move_latency_seconds": "histogram",
+    }
+    assert expected.items() <= kinds.items()
+    buckets = samples["solrace_move_latency_seconds_bucket"]
+    assert buckets[-1][0] == "+Inf"
+    assert [b for _, b in buckets] == sorted(b for _, b in buckets)  # cumulative
+    assert buckets[-1][1] == samples["solrace_move_latency_seconds_count"][0][1]

@@ -1,0 +1,167 @@
+"""HTTP: creating and listing rooms, state, results, health and metrics."""
+
+import time
+from typing import Any
+
+import aiohttp
+import pytest
+from redis.asyncio import Redis
+from support.wsclient import WsClient, create_room, get_json, get_text, race_alone
+
+import protocol as p
+from server.edge.app import sweep_once
+from server.live.hub import Hub
+from server.redis_io.batcher import ScriptBatcher
+from server.room.race import Race, RoomConfig, Status
+from server.storage.feed import RedisFeed
+from server.storage.store import RedisRoomStore
+
+
+async def post(url: str, body: Any) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(url, json=body) as r:
+        return r.status, await r.json()
+
+
+@pytest.mark.parametrize("hint", ["", "?room=", "?room=0badc0de", "?room=%20%FF&room=a&x=1"])
+async def test_a_socket_path_with_any_room_hint_serves_the_room_joined(
+    server_url: str, hint: str
+) -> None:
+    """`?room=` routes sockets in a balancer; the server never refuses or acts on it: the
+    join decides the room, whatever (another room, nonsense, nothing) the path names."""
+    room = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url, path=f"/ws{hint}") as ann:
+        welcome = await ann.join(room, "ann")
+        assert (welcome.room, welcome.seat) == (room, 0)
+        snapshot = await ann.expect(p.Snapshot)
+        assert snapshot.room["id"] == room
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ({"game": "chess"}, "bad_game"),
+        ({"game": "shaula", "seats": 0}, "bad_request"),
+        ({"game": "shaula", "seats": 1.5}, "bad_request"),
+        ({"game": "shaula", "seats": 99}, "bad_request"),
+        ({"game": "shaula", "seed": 0}, "bad_request"),
+        ({"game": "shaula", "seed": "lucky"}, "bad_request"),
+        ({"game": "shaula", "undo": "yes"}, "bad_request"),
+        ({"game": "shaula", "time_limit": -1}, "bad_request"),
+        ([1, 2], "bad_request"),
+    ],
+)
+async def test_bad_room_requests(server_url: str, body: Any, code: str) -> None:
+    status, answer = await post(f"{server_url}/rooms", body)
+    assert status == 400 and answer["error"]["code"] == code
+
+
+async def test_create_get_and_list_rooms(server_url: str) -> None:
+    status, answer = await post(
+        f"{server_url}/rooms",
+        {
+            "game": "moojub",
+            "seed": 5,
+            "seats": 3,
+            "undo": False,
+            "hints": True,
+            "time_limit": 600,
+            "spectator_delay": 10,
+            "grace": 5,
+            "countdown": 7,
+        },
+    )
+    room = answer["room"]
+    assert status == 201 and answer["ws"] == f"/ws?room={room['id']}"
+    assert (room["game"], room["seats"], room["undo"], room["hints"]) == ("moojub", 3, False, True)
+    assert (room["time_limit"], room["spectator_delay"], room["grace"]) == (600, 10, 5)
+    assert room["countdown"] == 7  # every setting shows in the room
+    assert room["seed"] is None and room["seed_mode"] == "fixed" and room["status"] == "lobby"
+    status, got = await get_json(f"{server_url}/rooms/{room['id']}")
+    assert status == 200 and got["room"] == room and got["version"] == 0
+    status, listing = await get_json(f"{server_url}/rooms")
+    assert status == 200 and room["id"] in [r["id"] for r in listing["rooms"]]
+    status, results = await get_json(f"{server_url}/rooms/{room['id']}/results")
+    assert status == 409 and results["error"]["code"] == "not_finished"
+    status, missing = await get_json(f"{server_url}/rooms/nope")
+    assert status == 404 and missing["error"]["code"] == "unknown_room"
+
+
+async def test_finished_rooms_leave_the_listing(server_url: str) -> None:
+    room = (await create_room(server_url, seats=1))["id"]
+    async with WsClient.connect(server_url) as c:
+        await race_alone(c, room)
+        await c.send(p.Resign())
+        await c.expect(p.RaceFinished)
+    _, listing = await get_json(f"{server_url}/rooms")
+    assert room not in [r["id"] for r in listing["rooms"]]
+
+
+async def test_winnable_rooms(server_url: str) -> None:
+    status, answer = await post(f"{server_url}/rooms", {"game": "shaula", "seed": "winnable"})
+    assert status == 201
+    assert answer["room"]["seed_mode"] == "winnable" or "notice" in answer
+
+
+async def test_healthz_and_metrics(server_url: str) -> None:
+    status, health = await get_json(f"{server_url}/healthz")
+    assert status == 200 and health["ok"] is True
+    room = (await create_room(server_url, seats=1, seed=3))["id"]
+    async with WsClient.connect(server_url) as c:
+        await race_alone(c, room)
+        await c.send(p.Move(seq=1, move="t1 t1"))
+        await c.expect(p.Refused)
+        status, text = await get_text(f"{server_url}/metrics")
+    assert status == 200
+    lines = dict(
+        line.rsplit(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
+    )
+    assert float(lines["solrace_connections"]) >= 1
+    assert lines['solrace_moves_refused_total{code="illegal_move"}'] == "1"  # by code, exact
+    assert float(lines["solrace_rooms_created_total"]) == 1
+    assert float(lines["solrace_move_latency_seconds_count"]) == 1
+    assert "# TYPE solrace_move_latency_seconds histogram" in text
+
+
+async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: str) -> None:
+    """No process had the room open (as after a crash): the shared sweep still starts it."""
+    redis = Redis.from_url(redis_url)
+    store = RedisRoomStore(redis, ScriptBatcher(redis))
+    hub = Hub(store, RedisFeed(redis))
+    now = time.time()
+    race = Race(
+        room=f"crash{int(now * 1000)}",
+        config=RoomConfig("shaula", countdown=1.0),
+        seed=4,
+        created_at=now,
+    )
+    await store.create(race)
+    await store.transact(race.room, lambda r: r.join("a", "h", now)[1], now)
+    await store.transact(race.room, lambda r: r.start(0, now), now)
+    assert await sweep_once(hub, now + 0.5) >= 0
+    loaded = await store.load(race.room)
+    assert loaded is not None and loaded.race.status is Status.COUNTDOWN
+    await sweep_once(hub, now + 1.0)
+    loaded = await store.load(race.room)
+    assert loaded is not None and loaded.race.status is Status.RUNNING
+    # Nobody is connected: the next deadline is the absent racer's grace.
+    assert await redis.zscore("solrace:deadlines", race.room) == now + 1.0 + 30.0
+    await store.batcher.close()
+    await redis.aclose()
+
+
+async def test_room_codes_are_case_insensitive(server_url: str) -> None:
+    # People copy codes by eye; a code typed in capitals is the same room.
+    room = (await create_room(server_url, seats=1))["id"]
+    code = room.upper()
+    assert code != room
+    status, body = await get_json(f"{server_url}/rooms/{code}")
+    assert status == 200 and body["room"]["id"] == room
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        welcome = await race_alone(ann, code)
+        assert welcome.room == room
+        await spy.send(p.Watch(room=code))
+        assert (await spy.expect(p.Welcome)).room == room
+        await ann.send(p.Resign())
+        await spy.expect(p.RaceFinished)
+    status, body = await get_json(f"{server_url}/rooms/{code}/results")
+    assert status == 200 and body["room"] == room

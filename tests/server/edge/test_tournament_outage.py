@@ -1,0 +1,54 @@
+"""A Redis outage under a running tournament: the tournament sweep says so in one WARNING
+line (not a traceback four times a second), says when Redis answers again, and the
+tournament goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from support.own_redis import OwnRedis
+from support.ports import free_port
+from support.tour_bots import create, post, register
+
+from server.edge.app import create_app
+from server.settings import Settings
+
+
+async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="server.edge.tournament_lifecycle")
+    redis = OwnRedis(tmp_path, "--appendonly", "yes")
+    redis.start()
+    port = free_port()
+    runner = web.AppRunner(create_app(Settings(port=port, redis_url=redis.url)))
+    try:
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        url = f"http://127.0.0.1:{port}"
+        tid, organiser = await create(url, format="arena", duration=600, wave=0.2)
+        for name in ("ann", "bo"):
+            await register(url, tid, name)
+        status, _ = await post(f"{url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        assert status == 200
+        await asyncio.sleep(0.5)  # its deadline is swept every 0.25 s from now on
+        redis.stop()
+        await asyncio.sleep(2.0)  # about eight sweeps while Redis is away
+        await asyncio.to_thread(redis.start)
+        await asyncio.sleep(2.0)
+        records = [
+            r for r in caplog.records if r.name.startswith("server.edge.tournament_lifecycle")
+        ]
+        warnings = [r for r in records if r.levelno == logging.WARNING]
+        assert len(warnings) == 1 and "Redis unavailable" in warnings[0].getMessage()
+        assert not [r for r in records if r.levelno >= logging.ERROR]
+        assert any("Redis answers again" in r.getMessage() for r in records)
+        status, _ = await post(f"{url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+        assert status == 200  # the tournament is there and answers
+    finally:
+        await runner.cleanup()
+        redis.stop()

@@ -1,0 +1,60 @@
+"""Browser tests: the distribution's headless Chromium, driven by Playwright for Python,
+against a real race server process (`python -m server`) over the session's real Redis.
+
+- `server`: a `ServerProcess` (tests/support/server_processes.py) on a free port: `kill()` it and
+  `start()` it again on the same port (rooms live in Redis, so races go on).
+- `browser`: Chromium from /usr/bin (Playwright's own download is not available here).
+Pages come from `support.web.new_page(browser)`: a fresh context (its own localStorage)
+that records console errors, page errors and requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from playwright.async_api import Browser, async_playwright
+from support.ports import free_port
+from support.server_processes import ServerProcess, environment
+
+from bench.browser import CHROMIUM, launch_chromium
+
+
+async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
+    proc = ServerProcess(
+        free_port(), environment(), "--redis-url", redis_url, "--countdown", "1", log=log
+    )
+    await proc.start()
+    yield proc
+    await proc.stop()
+
+
+@pytest.fixture
+async def server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    async for proc in _server(redis_url, tmp_path / "server.log"):
+        yield proc
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: run `make test` (it installs chromium)")
+    async with async_playwright() as pw:
+        chromium = await launch_chromium(pw)
+        yield chromium
+        await chromium.close()
+
+
+@pytest.fixture
+async def quiet_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    """A server on a Redis database of its own, emptied first: no room of another test
+    runs there (the TV page chooses among every running room)."""
+    from redis.asyncio import Redis
+
+    url = redis_url.rsplit("/", 1)[0] + "/9"
+    redis = Redis.from_url(url)
+    await redis.flushdb()
+    await redis.aclose()
+    async for proc in _server(url, tmp_path / "server.log"):
+        yield proc

@@ -1,0 +1,257 @@
+"""The lobby (create with every setting, quick match, the live list), the TV page switching
+races by itself, the rules page, the four-colour option, and no console error anywhere."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from playwright.async_api import Browser
+from support.server_processes import ServerProcess
+from support.web import create_room, new_page, page_errors, room_view, seen, take_seat
+from support.wsclient import WsClient, race_alone
+
+import core
+import protocol as p
+
+
+async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
+    quiet_server: ServerProcess, browser: Browser
+) -> None:
+    base = quiet_server.url
+    tv = await new_page(browser)
+    await tv.goto(f"{base}/tv")
+    await tv.wait_for_selector("#tv-idle")  # nothing runs yet
+    first = await create_room(base, game="stalactites", seed=5, seats=1)
+    second = await create_room(base, game="shaula", seed=617, seats=1)
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await race_alone(ann, first)
+        await race_alone(bo, second)  # equally close, started last: shown first
+        await tv.wait_for_selector(f'#tv[data-room="{second}"] .watched .card')
+        await bo.send(p.Resign())
+        await tv.wait_for_selector(f'#tv[data-room="{second}"] #results-table')
+        await tv.wait_for_selector(f'#tv[data-room="{first}"] .watched .card', timeout=20_000)
+        # It is live: a move in the race shown is drawn on its board.
+        await ann.send(p.Move(seq=1, move="t3 f1"))
+        await ann.expect(p.Accepted)
+        await tv.wait_for_function(
+            "() => document.querySelector('#players .num').textContent.startsWith('1/')"
+        )
+        await ann.send(p.Resign())
+        await tv.wait_for_selector("#tv-idle", timeout=20_000)  # and back to waiting
+    assert page_errors(tv) == []
+
+
+async def test_the_lobby_creates_a_room_with_every_setting(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.fill("#name", "ann")
+    await page.select_option("select[name=game]", "stalactites")
+    await page.select_option("select[name=seed_mode]", "number")
+    await page.fill("input[name=seed]", "5")
+    await page.fill("input[name=seats]", "3")
+    await page.uncheck("input[name=undo]")
+    await page.check("input[name=hints]")
+    await page.fill("input[name=time_limit]", "10")
+    await page.fill("input[name=spectator_delay]", "4")
+    await page.fill("input[name=grace]", "20")
+    await page.fill("input[name=countdown]", "2")
+    await page.click("#create button[type=submit]")
+    await page.wait_for_selector("#ready")  # seated at once, as "ann"
+    room = page.url.split("/play/")[1].split("?")[0]
+    view = room_view(base, room)
+    assert view["game"] == "stalactites" and view["seats"] == 3
+    assert view["undo"] is False and view["hints"] is True
+    assert view["time_limit"] == 600 and view["spectator_delay"] == 4
+    assert view["grace"] == 20 and view["countdown"] == 2 and view["seed_mode"] == "fixed"
+    assert [x["name"] for x in view["players"]] == ["ann"]  # type: ignore[union-attr]
+    # The lobby lists it, live, with its share link and a watch button.
+    lobby = await new_page(browser)
+    await lobby.goto(base)
+    row = lobby.locator(f'tr[data-room="{room}"]')
+    await row.wait_for()
+    assert "Stalactites" in await row.inner_text() and "1/3" in await row.inner_text()
+    assert await row.locator("button.small").get_attribute("title") == f"{base}/play/{room}"
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await lobby.wait_for_function(
+            "room => document.querySelector(`tr[data-room='${room}']`).textContent.includes('2/3')",
+            arg=room,
+        )
+    # A second browser takes a seat: not the host, it is offered no start.
+    cy = await new_page(browser)
+    await take_seat(cy, base, room, "cy")
+    assert await cy.locator("#start").count() == 0 and await page.locator("#start").count() == 1
+    for each in (page, cy):
+        assert "null" not in await each.inner_text("main")
+    # A bad setting is refused with the server's reason, on the page.
+    await page.goto(base)
+    await page.fill("input[name=time_limit]", "100000")  # minutes: over the server's day
+    await page.click("#create button[type=submit]")
+    await page.wait_for_selector("#create-error:not(:empty)")
+    assert "time_limit must be between 1 and 86400" in await page.inner_text("#create-error")
+    # Chrome logs the refused POST (400) itself; nothing else may be logged.
+    assert [e for e in page_errors(page, lobby) if "status of 400" not in e] == []
+
+
+async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is_down(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.wait_for_selector("#rooms[data-feed=live]")  # the first `lobby` came
+    room = await create_room(base, game="shaula", seats=2, countdown=0.2)  # not by the page
+    row = page.locator(f'tr[data-room="{room}"]')
+    await row.wait_for(timeout=10_000)
+    assert "lobby" in await row.inner_text() and "0/2" in await row.inner_text()
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await page.wait_for_selector(f'tr[data-room="{room}"] .status-running', timeout=10_000)
+        assert "ann, bo" in await row.inner_text()
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        await row.wait_for(state="detached", timeout=10_000)  # finished: off the list
+    lists = [u for u in seen(page).requests if urlparse(u).path == "/rooms"]
+    assert lists == []  # every change was pushed: not one HTTP list request
+    assert page_errors(page) == []
+    # The socket down (the server killed): the page says so and polls; back: live again.
+    server.kill()
+    await page.wait_for_selector("#rooms[data-feed=polling]", timeout=15_000)
+    assert "Live updates are down" in await page.inner_text("#rooms-live")
+    await server.start()
+    await page.wait_for_selector("#rooms[data-feed=live]", timeout=15_000)
+    assert await page.inner_text("#rooms-live") == ""
+    later = await create_room(base, game="moojub", seats=3)
+    await page.locator(f'tr[data-room="{later}"]').wait_for(timeout=10_000)
+    # Chrome logs the outage's refused socket and requests itself; nothing else.
+    assert [e for e in page_errors(page) if "net::ERR_CONNECTION_REFUSED" not in e] == []
+
+
+async def test_quick_match_seats_two_browsers_in_one_race(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    ann, bo = await new_page(browser), await new_page(browser)
+    for page, name in ((ann, "ann"), (bo, "bo")):
+        await page.goto(base)
+        await page.fill("#name", name)
+        await page.click("[data-quick=shaula]")
+    for page in (ann, bo):
+        await page.wait_for_url("**/play/*")
+        await page.wait_for_selector("#board .card", timeout=20_000)  # the race starts
+    assert ann.url == bo.url
+    text = await ann.inner_text("#players")
+    assert "ann (you)" in text and "bo" in text
+    assert page_errors(ann, bo) == []
+
+
+async def test_every_page_loads_without_a_console_error_and_only_from_this_server(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="moojub", seats=2, spectator_delay=3)
+    page = await new_page(browser)
+    checks = {
+        "/": "#rooms table",
+        "/rules": "#rules h2",
+        "/rules/moojub": "#rules h2",
+        "/tv": "#tv-idle, #tv .watched",
+        f"/play/{room}": "#take-seat",
+        f"/watch/{room}": "#delay",
+    }
+    for path, selector in checks.items():
+        await page.goto(base + path)
+        await page.wait_for_selector(selector)
+        assert await page.locator("header nav a[href='/rules']").count() == 1, path
+    await page.goto(f"{base}/watch/{room}")
+    await page.wait_for_selector("#delay[data-delay='3']")
+    assert "3 s behind" in await page.inner_text("#delay")
+    await page.goto(f"{base}/rules/moojub")
+    await page.wait_for_selector("#rules h2")
+    assert core.rules_text("moojub").splitlines()[0].lstrip("# ") in await page.inner_text("#rules")
+    assert page_errors(page) == []
+    assert all(url.startswith(base) for url in seen(page).requests if "://" in url)
+
+
+async def test_a_rooms_pages_name_it_in_their_socket_path(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The race and watch pages open `/ws?room=ROOM` (protocol section 1: a balancer sends
+    every socket of a room to one process); the lobby's socket is for no room."""
+    base, ws = server.url.replace("http://", "ws://"), "/ws?room="
+    room = await create_room(server.url, game="shaula", seats=2)
+    player, spectator, lobby = [await new_page(browser) for _ in range(3)]
+    await take_seat(player, server.url, room.upper(), "ann")  # a code typed in capitals
+    await spectator.goto(f"{server.url}/watch/{room}")
+    await spectator.wait_for_selector("#delay")
+    await lobby.goto(server.url)
+    await lobby.wait_for_selector("#rooms table")
+    assert seen(player).sockets == [f"{base}{ws}{room}"]
+    assert seen(spectator).sockets == [f"{base}{ws}{room}"]
+    assert seen(lobby).sockets == [f"{base}/ws"]
+    assert page_errors(player, spectator, lobby) == []
+
+
+async def test_four_colour_suits_are_an_option_kept_in_the_browser(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="shaula", seed=617, seats=1)
+    page = await new_page(browser)
+    await page.goto(f"{base}/play/{room}?sit=1")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    colour = "el => getComputedStyle(el).color"
+    club = page.locator('#board .card[data-card="KC"]').first
+    diamond = page.locator('#board .card[data-card="JD"]').first
+    spade = page.locator('#board .card[data-card="KS"]').first
+    heart = page.locator('#board .card[data-card="4H"]').first
+    assert await club.evaluate(colour) == await spade.evaluate(colour)
+    assert await diamond.evaluate(colour) == await heart.evaluate(colour)
+    await page.check("#four-colour")
+    four = {await c.evaluate(colour) for c in (club, diamond, spade, heart)}
+    assert len(four) == 4
+    await page.reload()
+    await page.wait_for_selector("#board .card")
+    assert await page.is_checked("#four-colour")
+    assert len({await c.evaluate(colour) for c in (club, diamond, spade, heart)}) == 4
+    # Each card says its rank and suit in words too.
+    assert await club.get_attribute("aria-label") == "king of clubs"
+    assert page_errors(page) == []
+
+
+async def test_a_moojub_spectator_sees_undealt_cards_face_down(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Issue 9's rule as the watch page draws it: a card a racer still racing has not been
+    dealt comes as "??" and is drawn face down, never as a broken card."""
+    base = server.url
+    room = await create_room(base, game="moojub", seats=2)
+    page = await new_page(browser)
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await page.goto(f"{base}/watch/{room}")
+        await page.wait_for_selector("#players .bar")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await page.wait_for_selector(".watched .card")
+        await ann.expect(p.RaceStarted, timeout=10)
+        await ann.send(p.Move(seq=1, move="deal"))  # ann is dealt cards bo has not seen
+        await ann.expect(p.Accepted)
+        await page.wait_for_selector('.watched[data-seat="0"] .pile:not(.talon) .card.back')
+        assert (
+            await page.locator('.watched[data-seat="1"] .pile:not(.talon) .card.back').count() == 0
+        )
+        labels = await page.eval_on_selector_all(
+            '.watched[data-seat="0"] .pile:not(.talon) .card.back', "cs => cs.map(c => c.ariaLabel)"
+        )
+        assert labels and set(labels) == {"a face-down card"}
+    assert "??" not in await page.inner_text("main")
+    assert page_errors(page) == []

@@ -1,0 +1,165 @@
+"""A whole race in the browser: a player clicking, dragging and typing against the solver
+bot, watched by a browser spectator; refused moves; the page's weight and errors."""
+
+from __future__ import annotations
+
+from playwright.async_api import Browser
+from support.server_processes import ServerProcess
+from support.web import (
+    acks,
+    click_move,
+    create_room,
+    drag_move,
+    expected_board,
+    new_page,
+    page_errors,
+    seen,
+    shown_board,
+    solo_race,
+    start_bot,
+    take_seat,
+    typed_move,
+    wait_acks,
+)
+
+import core
+
+SEED = 617  # Shaula: the solver's line is 110 moves, single and multi-card
+
+
+async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=2, hints=True)
+    line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
+    assert line
+    player = await new_page(browser)
+    spectator = await new_page(browser)
+    await take_seat(player, base, room, "ann")
+    await spectator.goto(f"{base}/watch/{room}")
+    await spectator.wait_for_selector("#players .bar")
+    bot = start_bot(base, room, pace=0.08)
+    try:
+        await player.click("#ready")
+        await player.wait_for_selector("#board .card")
+        await spectator.wait_for_selector(".watched .card")
+        assert await spectator.locator(".watched").count() == 2
+        for i, move in enumerate(line):
+            play = (typed_move, click_move, drag_move)[i % 3]
+            await play(player, move)
+            try:
+                await wait_acks(player, i + 1)
+            except Exception:
+                said = await player.inner_text("#message")
+                raise AssertionError(f"move {i} {move} ({play.__name__}): {said!r}") from None
+        assert await player.inner_text("#message") == ""  # nothing was refused
+        await player.wait_for_selector("#results-table")
+        await spectator.wait_for_selector("#results-table")
+        for page in (player, spectator):
+            rows = await page.locator("#results-table tbody tr").all_inner_texts()
+            assert len(rows) == 2
+            assert any("ann" in row and "won" in row for row in rows)
+        # The spectator's boards are the players' true boards: every card up, kings on top.
+        tops = await spectator.locator(".watched .pile.foundation .card").evaluate_all(
+            "cards => cards.map(c => c.dataset.card[0])"
+        )
+        assert tops.count("K") == len(tops) == 8
+        # Rematch: the vote is shown.
+        await player.click("#rematch")
+        await player.wait_for_selector("#rematch[disabled]")
+        assert "ann" in await player.inner_text("#controls")
+    finally:
+        bot.kill()
+        bot.wait(5)
+    assert await acks(player) == len(line)
+    assert page_errors(player, spectator) == []
+
+
+async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
+    before = await page.inner_html("#board")
+    game = core.new_game("shaula", SEED)
+    try:
+        game.apply("t1 t2")
+        raise AssertionError("t1 t2 should be illegal on deal 617")
+    except core.IllegalMove as err:
+        reason = str(err)
+    await click_move(page, "t1 t2")  # by clicking
+    await page.wait_for_selector("#message.refused")
+    assert await page.inner_text("#message") == reason
+    assert await page.get_attribute("#message", "data-code") == "illegal_move"
+    assert await page.inner_html("#board") == before
+    await typed_move(page, "t9 t1")  # typed: a pile Shaula does not have
+    await page.wait_for_function(
+        "() => document.querySelector('#message').textContent.includes('no pile t9')"
+    )
+    assert await page.inner_html("#board") == before
+    await page.evaluate("() => document.querySelectorAll('#board .card').forEach(c => c.kept = 1)")
+    await typed_move(page, "t2 t5")  # and a legal one is still accepted
+    await wait_acks(page, 1)
+    assert await page.inner_html("#board") != before
+    # Drawn by changing only what the move changed: one new card element on t5, the same
+    # elements as before for every other card (no pile rebuilt).
+    fresh = await page.eval_on_selector_all(
+        "#board .card",
+        "cards => cards.filter(c => !c.kept).map(c => c.closest('.pile').dataset.pile)",
+    )
+    assert fresh == ["t5"]
+    assert page_errors(page) == []
+    # No request left this server (the page works on a LAN with no internet).
+    assert all(url.startswith((base, base.replace("http", "ws"))) for url in seen(page).requests)
+
+
+async def test_autoplay_and_legal_targets_come_from_the_server(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
+    game = core.new_game("shaula", SEED)
+    line = ["t2 t5", "t2 c1", "t8 t2", "t8 t6", "t4 c3", "t4 t5", "t4 c2", "t4 c4"]
+    for i, move in enumerate(line):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+        game.apply(move)
+    # Picking a card up outlines the piles it may go to: the engine's legal moves.
+    await (
+        page.locator('#board .pile[data-pile="t4"] .card').nth(-1).click(position={"x": 30, "y": 8})
+    )
+    await page.wait_for_selector("#board .pile.target")
+    targets = await page.eval_on_selector_all(
+        "#board .pile.target", "piles => piles.map(p => p.dataset.pile)"
+    )
+    single = [m.split() for m in game.legal_moves() if len(m.split()) == 2]
+    assert sorted(targets) == sorted(dst for src, dst in single if src == "t4")
+    assert sorted(targets) == ["f1", "f2", "f3", "f4"]  # any empty foundation takes an ace
+    await page.keyboard.press("Escape")
+    safe = game.copy().autoplay()
+    assert safe == ["t4 f1"]
+    await page.click("#autoplay")
+    await wait_acks(page, len(line) + len(safe))
+    for move in safe:
+        game.apply(move)
+    assert await shown_board(page) == expected_board(game.state(view="player"))
+    assert page_errors(page) == []
+
+
+async def test_a_rematch_starts_a_new_round_on_a_clean_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    _, page = await solo_race(browser, base, game="stalactites")
+    first = await shown_board(page)
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.click("#rematch")  # the only player: everyone voted, a new deal starts
+    await page.wait_for_selector("#move-input", timeout=20_000)
+    await page.wait_for_function("() => !document.querySelector('#results-table')")
+    assert "round 2" in await page.inner_text(".room-title")
+    assert await shown_board(page) != first  # a new deal, drawn
+    assert "0/48" in await page.inner_text("#players")
+    assert page_errors(page) == []

@@ -1,0 +1,174 @@
+"""Tournament pages: registration in the browser, live standings, the current round's races
+to watch, the knockout bracket, and a registered player's race played from the page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Any
+
+from playwright.async_api import Browser
+from support.server_processes import ServerProcess
+from support.web import new_page, page_errors, typed_move, wait_acks
+
+import core
+
+
+def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        base + path, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return dict(json.load(answer))
+
+
+async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    created = await asyncio.to_thread(
+        post,
+        base,
+        "/tournaments",
+        {"name": "Web cup", "format": "knockout", "games": ["shaula"], "winnable": False,
+         "countdown": 1, "pause": 2, "time_limit": 120, "grace": 2, "spectator_delay": 0},
+    )  # fmt: skip
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    ann, audience = await new_page(browser), await new_page(browser)
+    await ann.goto(f"{base}/tour/{tid}")
+    await ann.fill("#tour-name", "ann")
+    await ann.click("#register")
+    await ann.wait_for_selector("#tour-mine .mine")
+    assert "You are in as ann" in await ann.inner_text("#tour-mine")
+    for name in ("bo", "cy", "di"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    await audience.goto(f"{base}/tour/{tid}")
+    await audience.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 4"
+    )
+    assert await audience.locator("#register").count() == 1  # the audience may still enter
+    # The lobby lists it.
+    lobby = await new_page(browser)
+    await lobby.goto(base)
+    await lobby.wait_for_selector(f'#tournaments tr[data-tour="{tid}"]')
+    await asyncio.to_thread(post, base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    # Live: the bracket and the races being raced appear without a reload.
+    await audience.wait_for_selector("#bracket .match")
+    assert await audience.locator("#bracket .match").count() >= 2
+    bracket = await audience.inner_text("#bracket")
+    assert all(name in bracket for name in ("ann", "bo", "cy", "di"))
+    await audience.wait_for_selector("#tour-live li a[href^='/watch/']")
+    assert await audience.locator("#tour-live li").count() == 2
+    # ann plays her race from the tournament page: her seat is reserved for her token.
+    await ann.click("#play-race")
+    await ann.wait_for_url("**/play/*")
+    await ann.wait_for_selector("#board .card", timeout=20_000)
+    # She puts a card up (the solver's line to its first foundation move), then resigns:
+    # more progress than her opponent, who never came, wins the match.
+    room = ann.url.split("/play/")[1]
+    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
+        seed = json.load(answer)["room"]["seed"]
+    line = core.solve(core.new_game("shaula", seed), shorten=True).moves
+    assert line
+    for i, move in enumerate(line):
+        await typed_move(ann, move)
+        await wait_acks(ann, i + 1)
+        if move.split()[1].startswith("f"):
+            break
+    await ann.click("#resign")
+    await ann.click("#resign")  # "sure?"
+    # Her opponent never came: they forfeit after the grace period; the race ends and the
+    # page leads back to the tournament (no rematch in a tournament).
+    await ann.wait_for_selector("#back-to-tour", timeout=30_000)
+    await ann.click("#back-to-tour")
+    await ann.wait_for_selector("#standings")
+    # The audience's standings moved on by themselves: ann has won her match.
+    await audience.wait_for_function(
+        "() => [...document.querySelectorAll('#standings tbody tr')]"
+        ".some(r => r.children[1].textContent.startsWith('ann')"
+        " && r.children[2].textContent === '1')",
+        timeout=30_000,
+    )
+    assert "ann" in await audience.inner_text("#bracket .winner")
+    assert "null" not in await audience.inner_text("main")
+    assert page_errors(ann, audience, lobby) == []
+
+
+async def test_an_organiser_runs_a_tournament_from_the_browser(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    organiser = await new_page(browser)
+    await organiser.goto(base)
+    await organiser.click("#tournaments ~ details summary")
+    await organiser.fill("input[name=tour_name]", "Club night")
+    await organiser.select_option("select[name=format]", "rounds")
+    await organiser.fill("input[name=rounds]", "2")
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_url("**/tour/*")
+    tid = organiser.url.rsplit("/", 1)[1]
+    for name in ("bo", "cy", "di"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 3"
+    )
+    await organiser.click("#standings button[data-remove]")  # the first row's player
+    await organiser.wait_for_selector("#standings .tag")
+    assert "removed" in await organiser.inner_text("#standings")
+    await organiser.click("#tour-start")
+    await organiser.wait_for_selector("#tour-pause")
+    with urllib.request.urlopen(f"{base}/tournaments/{tid}", timeout=5) as answer:
+        tour = json.load(answer)["tournament"]
+    assert tour["status"] == "running" and tour["format"] == "rounds" and tour["rounds"] == 2
+    assert page_errors(organiser) == []
+
+
+async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    created = await asyncio.to_thread(post, base, "/tournaments", {"name": "Leavers"})
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    ann = await new_page(browser)
+    await ann.goto(f"{base}/tour/{tid}")
+    await ann.fill("#tour-name", "ann")
+    await ann.click("#register")
+    await ann.click("#withdraw")
+    await ann.wait_for_selector("#return")
+    assert "(withdrawn)" in await ann.inner_text("#tour-mine")
+    await ann.click("#return")
+    await ann.wait_for_selector("#withdraw")
+    assert "withdrawn" not in await ann.inner_text("#tour-mine")
+    # Removed by the organiser: the page says so and offers nothing the server would
+    # refuse (no withdraw, no come back).
+    await asyncio.to_thread(
+        post, base, f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"}
+    )
+    await ann.wait_for_function(
+        "() => document.querySelector('#tour-mine').textContent.includes('removed')"
+    )
+    assert await ann.locator("#tour-mine button").count() == 0
+    assert page_errors(ann) == []
+
+
+async def test_an_arena_page_shows_the_time_left_not_rounds(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    created = await asyncio.to_thread(
+        post, base, "/tournaments",
+        {"name": "Arena night", "format": "arena", "duration": 300, "winnable": False},
+    )  # fmt: skip
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    for name in ("bo", "cy"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    await asyncio.to_thread(post, base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await page.wait_for_function(
+        "() => /^Arena: [45]:\\d\\d left/.test(document.querySelector('#tour-status').textContent)"
+    )
+    assert "round" not in (await page.inner_text("#tour-status")).lower()
+    assert page_errors(page) == []

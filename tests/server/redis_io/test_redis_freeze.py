@@ -1,0 +1,89 @@
+"""Redis frozen (SIGSTOP), not dead, in the middle of a race, then thawed (SIGCONT).
+
+A frozen Redis keeps its TCP connections open and even accepts new ones (the kernel
+does), but answers nothing: every reply runs into the server's reply deadline. A move
+sent meanwhile must be refused `unavailable` (not wait for ever), the same seq accepted
+once Redis answers again, and the room's events must reach its sockets again: the move
+path and the pub/sub feed share one connection, and the feed's reconnection also met a
+frozen Redis (its `HELLO` timed out), which left every room of the process deaf for good:
+no `progress` of the others, no `finished` at the time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+
+import aiohttp
+import pytest
+from support.own_redis import OwnRedis
+from support.wsclient import WsClient, create_room
+
+import protocol as p
+from server.redis_io.resp import REPLY_DEADLINE
+
+FROZEN = 2 * REPLY_DEADLINE + 2  # the reply deadline runs out, then the reconnect's too
+
+
+@pytest.mark.timeout(60)
+async def test_http_is_answered_unavailable_while_redis_is_frozen(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    """Room requests are answered 503 `unavailable` after one reply deadline, while Redis
+    is still frozen. redis-py (the plain commands: GET /rooms, the sweeps) retried a
+    command that timed out, three times, so such a request waited four deadlines (GET
+    /rooms: 20.7 s) and the deadline sweep noticed the outage only after 20 s."""
+    assert own_redis.proc is not None
+    room = (await create_room(own_server_url, game="shaula"))["id"]
+    async with aiohttp.ClientSession() as http:
+        os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        try:
+            for method, path in (("GET", "/rooms"), ("GET", f"/rooms/{room}"), ("POST", "/rooms")):
+                # Each answered while Redis is still frozen, long before four deadlines.
+                async with asyncio.timeout(2 * REPLY_DEADLINE):
+                    json = {"game": "shaula"} if method == "POST" else None
+                    async with http.request(method, own_server_url + path, json=json) as answer:
+                        body = await answer.json()
+                        assert answer.status == 503, (path, body)
+                        assert body["error"]["code"] == "unavailable"
+                        assert answer.headers["Retry-After"] == "1"
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+        async with http.get(f"{own_server_url}/rooms") as answer:
+            assert answer.status == 200, await answer.text()
+
+
+@pytest.mark.timeout(90)
+async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_after(
+    own_redis: OwnRedis, own_server_url: str
+) -> None:
+    room = (await create_room(own_server_url, game="shaula", seed=617, seats=2, countdown=0))["id"]
+    async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
+        ann_seat = (await ann.join(room, "ann")).seat
+        await bo.join(room, "bo")
+        for c in (ann, bo):
+            await c.send(p.Ready())
+        await bo.expect(p.RaceStarted, timeout=10)
+        await ann.expect(p.RaceStarted, timeout=10)
+
+        assert own_redis.proc is not None
+        os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        try:
+            await ann.send(p.Move(seq=1, move="t2 t5"))
+            refused = await ann.expect(p.Refused, timeout=REPLY_DEADLINE + 5)
+            assert (refused.seq, refused.code) == (1, "unavailable"), refused
+            await asyncio.sleep(FROZEN - REPLY_DEADLINE)
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+
+        # Thawed: the same seq is sent again until it is accepted (the client's rule).
+        await ann.move_until_accepted(p.Move(seq=1, move="t2 t5"), within=30)
+        # The other racer hears of it: the room's events flow again.
+        progress = await bo.expect(p.Progress, timeout=15)
+        assert (progress.seat, progress.moves) == (ann_seat, 1)
+        # And keeps hearing: the next move's progress too.
+        await ann.send(p.Move(seq=2, move="t2 c1"))
+        assert isinstance(await ann.expect(p.Accepted, timeout=10), p.Accepted)
+        progress = await bo.expect(p.Progress, timeout=10)
+        assert (progress.seat, progress.moves) == (ann_seat, 2)

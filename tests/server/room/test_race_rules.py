@@ -1,0 +1,151 @@
+"""Race rules over the wire: hidden information, spectator delay, grace, time limit, rematch."""
+
+import json
+import time
+
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, race_alone, seat_two_and_watch
+
+import core
+import protocol as p
+from server.room.view import shown_board
+
+
+def no_talon(messages: list[p.Message]) -> bool:
+    """Neither the talon nor the seed (which gives the talon's order) was sent."""
+    text = json.dumps([p.to_wire(m) for m in messages])
+    return '"talon"' not in text and '"seed": 845' not in text
+
+
+async def test_moojub_never_sends_the_talon_or_the_seed_during_the_race(server_url: str) -> None:
+    room = (await create_room(server_url, game="moojub", seed=845))["id"]
+    game = core.new_game("moojub", 845)
+    async with (
+        WsClient.connect(server_url) as ann,
+        WsClient.connect(server_url) as bo,
+        WsClient.connect(server_url) as spy,
+    ):
+        await seat_two_and_watch(room, ann, bo, spy)
+        started = await ann.expect(p.RaceStarted)
+        assert started.seed is None and started.board == game.state(view="player")
+        await ann.send(p.Move(seq=1, move="deal"))
+        accepted = await ann.expect(p.Accepted)
+        game.apply("deal")
+        assert accepted.board == game.state(view="player")
+        watched = await spy.expect(p.Progress)
+        # bo has not been dealt the cards ann was: spectators see them face down.
+        undealt = frozenset(core.new_game("moojub", 845).state(view="full")["talon"])
+        assert watched.move == "deal"
+        assert watched.board == shown_board(game.state(view="player"), undealt)
+        other = await bo.expect(p.Progress)
+        assert other.board is None and other.move is None
+        for c in (ann, bo, spy):
+            await c.quiet(0.2)
+            assert no_talon(c.seen)
+            assert all(m.room["seed"] is None for m in c.seen if isinstance(m, p.Snapshot))
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        assert (await spy.expect(p.RaceFinished)).seed == 845
+
+
+async def test_spectators_see_boards_after_the_delay(server_url: str) -> None:
+    room = (await create_room(server_url, seed=77, seats=1, spectator_delay=0.6))["id"]
+    game = core.new_game("shaula", 77)
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await race_alone(ann, room)
+        move = game.legal_moves()[0]
+        await ann.send(p.Move(seq=1, move=move))
+        accepted = await ann.expect(p.Accepted)
+        moved_at = time.time()
+        await spy.send(p.Watch(room=room))
+        snap = await spy.expect(p.Snapshot)
+        if time.time() < moved_at + 0.5:  # still within the delay: the old board
+            assert snap.version < accepted.version
+            if snap.boards is not None:  # the start is older than the delay: the deal
+                assert snap.boards["0"] == core.new_game("shaula", 77).state(view="player")
+            else:  # the start is within the delay too: the room as it was, then the deal
+                assert snap.room["status"] in ("lobby", "countdown"), snap.room
+                assert (await spy.expect(p.RaceStarted)).seed == 77
+            progress = await spy.expect(p.Progress)
+            assert time.time() >= progress.at + 0.6 - 0.05
+            assert progress.move == move
+
+
+async def test_a_racer_who_stays_away_forfeits_after_the_grace(server_url: str) -> None:
+    room = (await create_room(server_url, grace=0.5))["id"]
+    async with WsClient.connect(server_url) as ann:
+        await ann.join(room, "ann")
+        async with WsClient.connect(server_url) as bo:
+            await bo.join(room, "bo")
+            await ann.send(p.Ready())
+            await bo.send(p.Ready())
+            await ann.expect(p.RaceStarted)
+        gone = await ann.expect(p.Presence)
+        assert gone.seat == 1 and gone.grace_until is not None
+        out = await ann.expect(p.PlayerOut)
+        assert (out.seat, out.reason) == (1, "forfeit")
+        assert out.at >= gone.grace_until
+        await ann.send(p.Resign())
+        finished = await ann.expect(p.RaceFinished)
+        assert [r["out"] for r in finished.results] == ["resigned", "forfeit"]
+
+
+async def test_the_time_limit_ends_the_race(make_server: MakeServer) -> None:
+    url = await make_server()
+    room = (await create_room(url, seats=1, time_limit=1))["id"]
+    async with WsClient.connect(url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        started = await ann.expect(p.RaceStarted)
+        assert started.ends_at is not None
+        finished = await ann.expect(p.RaceFinished)
+        assert finished.reason == "time_up" and finished.at >= started.ends_at
+
+
+async def test_rematch_deals_a_new_seed_to_the_same_players(server_url: str) -> None:
+    room = (await create_room(server_url, seed=12))["id"]
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Rematch())
+        assert (await ann.expect(p.Error)).code == "not_finished"
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move=core.new_game("shaula", 12).legal_moves()[0]))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        await bo.send(p.Rematch())
+        new_round = await ann.expect(p.NewRound)
+        assert new_round.round == 2
+        await bo.expect(p.NewRound)
+        started = await bo.expect(p.RaceStarted)
+        assert started.seed is not None and started.seed != 12
+        # A fresh board, and seq numbers go on from where they were.
+        game = core.new_game("shaula", started.seed)
+        await ann.send(p.Move(seq=2, move=game.legal_moves()[0]))
+        accepted = await ann.expect(p.Accepted)
+        assert accepted.moves == 1
+
+
+async def test_moojub_spectators_keep_their_boards_after_a_rematch(server_url: str) -> None:
+    room = (await create_room(server_url, game="moojub", seed=845, seats=1))["id"]
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await ann.join(room, "ann")
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        await spy.expect(p.NewRound)
+        await spy.expect(p.RaceStarted)
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move="deal"))
+        accepted = await ann.expect(p.Accepted)
+        watched = await spy.expect(p.Progress)
+        assert watched.board is not None and watched.board == accepted.board

@@ -1,0 +1,228 @@
+"""Bot players for tournament tests: real WebSockets to real servers.
+
+A bot follows the tournament (`tour_watch` with its token); whenever its line names a
+room it has not raced yet, it joins with its token and plays by its `Plan`: the solver's
+winning line (all of it, or its first few moves), then maybe resign, or it drops its
+connection. It stops when the tournament has finished.
+
+Bots ride out servers that die: a lost connection is opened again (to the next of the
+`urls`, round robin), the standings followed again, and a race taken up where the server
+says it is (the snapshot's accepted moves, `welcome.last_seq`): so a test can stop every
+server process mid-round and check that nothing was lost. Each bot keeps the moves the
+server accepted from it (`accepted`) to compare with the replays.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import websockets
+
+import core
+import protocol as p
+from core.replay import verify
+from server.tournament.scoring import RaceResult, rounds_standings
+from support.wsclient import WsClient
+
+__all__ = [
+    "FINISH",
+    "Plan",
+    "TourBot",
+    "always",
+    "create",
+    "post",
+    "post_headers",
+    "recomputed_points",
+    "register",
+    "solution",
+    "wait_for",
+]
+
+_SOLUTIONS: dict[tuple[str, int], list[str]] = {}
+_LOST = (OSError, TimeoutError, websockets.ConnectionClosed, aiohttp.ClientError)
+
+
+async def solution(game: str, seed: int) -> list[str]:
+    """The solver's winning line for a deal (the tournament's deals are winnable)."""
+    key = (game, seed)
+    if key not in _SOLUTIONS:
+        found = await asyncio.to_thread(core.solve, core.new_game(game, seed), budget=400_000)
+        assert found.result == "won", found
+        _SOLUTIONS[key] = list(found.moves)
+    return _SOLUTIONS[key]
+
+
+async def post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    return await post_headers(url, body, {})
+
+
+async def post_headers(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
+    async with aiohttp.ClientSession() as http, http.post(url, json=body, headers=headers) as r:
+        return r.status, await r.json()
+
+
+async def create(server_url: str, **body: Any) -> tuple[str, str]:
+    """A tournament with quick test settings (overridden by `body`): (id, organiser token)."""
+    body = {
+        "name": "test cup",
+        "format": "rounds",
+        "game": "shaula",
+        "countdown": 0.2,
+        "pause": 0.2,
+        "grace": 0.5,
+        "spectator_delay": 0,
+        **body,
+    }
+    status, data = await post(f"{server_url}/tournaments", body)
+    assert status == 201, data
+    return data["tournament"]["id"], data["organiser_token"]
+
+
+async def register(server_url: str, tid: str, name: str) -> str:
+    status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": name})
+    assert status == 201, data
+    token: str = data["token"]
+    return token
+
+
+async def wait_for(watcher: WsClient, test: Any, timeout: float = 60.0) -> p.TourState:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        state = await watcher.expect(p.TourState, timeout=max(0.01, deadline - loop.time()))
+        if test(state):
+            return state
+
+
+@dataclass(frozen=True)
+class Plan:
+    moves: int | None = None  # how many moves of the winning line (None: all of it)
+    resign: bool = False  # resign after them
+    drop: bool = False  # close the connection once the race has started, moving nothing
+    leave: bool = False  # close the connection after the moves (and never come back)
+    pace: float = 0.0  # seconds between moves
+
+
+FINISH = Plan()
+
+
+def always(plan: Plan) -> Callable[[int, int], Plan]:
+    return lambda _round, _races: plan
+
+
+@dataclass
+class TourBot:
+    urls: list[str]
+    tid: str
+    name: str
+    token: str
+    plan: Callable[[int, int], Plan]  # (round or wave, races so far) -> how to race
+    raced: list[str] = field(default_factory=list)
+    states: list[p.TourState] = field(default_factory=list)
+    accepted: dict[str, list[str]] = field(default_factory=dict)  # room -> moves accepted
+    reconnects: int = 0
+    _turn: int = 0
+
+    def url(self) -> str:
+        self._turn += 1
+        return self.urls[self._turn % len(self.urls)]
+
+    async def run(self, timeout: float = 120.0) -> p.TourState:
+        races: list[asyncio.Task[None]] = []
+        try:
+            while True:
+                try:
+                    return await self._follow(races, timeout)
+                except _LOST:
+                    self.reconnects += 1
+                    await asyncio.sleep(0.2)
+        finally:
+            for task in races:
+                if not task.done():
+                    task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+
+    async def _follow(self, races: list[asyncio.Task[None]], timeout: float) -> p.TourState:
+        async with WsClient.connect(self.url()) as watch:
+            await watch.send(p.TourWatch(tournament=self.tid, token=self.token))
+            while True:
+                state = await watch.expect(p.TourState, timeout=timeout)
+                self.states.append(state)
+                you = state.you or {}
+                room = you.get("room")
+                if room and room not in self.raced:
+                    plan = self.plan(int(state.tournament["round"]), len(self.raced))
+                    self.raced.append(room)
+                    races.append(asyncio.create_task(self.race(room, plan)))
+                if state.tournament["status"] == "finished":
+                    await asyncio.gather(*races)
+                    return state
+
+    async def race(self, room: str, plan: Plan) -> None:
+        self.accepted[room] = []
+        while True:
+            try:
+                await self._race(room, plan)
+                return
+            except _LOST:
+                self.reconnects += 1
+                await asyncio.sleep(0.2)
+
+    async def _race(self, room: str, plan: Plan) -> None:
+        async with WsClient.connect(self.url()) as c:
+            welcome = await c.join(room, token=self.token)
+            snapshot = await c.expect(p.Snapshot)
+            view = snapshot.room
+            if view["status"] == "finished":
+                return
+            game, seed = view["game"], view["seed"]
+            if view["status"] != "running":
+                started = await c.expect(p.RaceStarted, timeout=30)
+                game, seed = started.game, started.seed
+            if plan.drop:
+                return
+            assert seed is not None, "an open game shows its deal when the race starts"
+            line = await solution(game, seed)
+            done = list(snapshot.moves or [])  # what the server accepted before a reconnect
+            self.accepted[room] = list(done)
+            count = len(line) if plan.moves is None else min(plan.moves, len(line))
+            seq = welcome.last_seq or 0
+            for move in line[len(done) : count]:
+                seq += 1
+                while True:
+                    await c.send(p.Move(seq=seq, move=move))
+                    answer = await c.expect_any((p.Accepted, p.Refused), timeout=30)
+                    if not isinstance(answer, p.Refused) or answer.code != "rate_limited":
+                        break
+                    await asyncio.sleep(0.1)  # over the socket's rate: the same seq again
+                if isinstance(answer, p.Refused):
+                    return  # time is up
+                self.accepted[room].append(answer.move)
+                if plan.pace:
+                    await asyncio.sleep(plan.pace)
+            if plan.leave:
+                return
+            if plan.resign:
+                await c.send(p.Resign())
+            await c.expect(p.RaceFinished, timeout=60)
+
+
+def recomputed_points(replays: list[str], ids: dict[str, int]) -> dict[str, float]:
+    """name -> Rounds points, from the replays alone (checked by the engine)."""
+    by_round: dict[int, list[RaceResult]] = {}
+    for text in replays:
+        checked = verify(text)
+        for r in checked.results:
+            by_round.setdefault(checked.header["round"], []).append(
+                RaceResult(
+                    ids[r["name"]], r["won"], r["time"], r["progress"], r["reached"], r["moves"]
+                )
+            )
+    names = {v: k for k, v in ids.items()}
+    return {names[row.player]: row.points for _, row in rounds_standings(list(names), by_round)}

@@ -1,0 +1,195 @@
+"""Helpers of the browser tests: a race server process, Chromium pages that record errors."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import urllib.request
+from dataclasses import dataclass, field
+
+from playwright.async_api import Browser, Page
+
+from bench.browser import bot_command
+from support.server_processes import ROOT
+
+__all__ = [
+    "acks",
+    "click_move",
+    "create_room",
+    "drag_move",
+    "expected_board",
+    "new_page",
+    "page_errors",
+    "room_view",
+    "seen",
+    "shown_board",
+    "solo_race",
+    "start_bot",
+    "start_race",
+    "take_seat",
+    "typed_move",
+    "wait_acks",
+]
+
+
+@dataclass
+class Seen:
+    """What a page reported: console errors, uncaught errors, requests and WebSockets
+    (URLs)."""
+
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    sockets: list[str] = field(default_factory=list)
+
+
+SEEN: dict[int, Seen] = {}
+
+
+def room_view(base: str, room: str) -> dict[str, object]:
+    """The room as GET /rooms/{room} shows it."""
+    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
+        return dict(json.load(answer)["room"])
+
+
+async def new_page(
+    browser: Browser, width: int = 1280, height: int = 860, beside: Page | None = None
+) -> Page:
+    """A page in a fresh context, or `beside` another page (same context: same
+    localStorage, so the same seat tokens: a second window of one player)."""
+    if beside is not None:
+        context = beside.context
+    else:
+        context = await browser.new_context(viewport={"width": width, "height": height})
+        context.set_default_timeout(15_000)
+    page = await context.new_page()
+    seen = SEEN.setdefault(id(page), Seen())
+    page.on(
+        "console",
+        lambda msg: (
+            seen.errors.append(f"console {msg.type}: {msg.text}")
+            if msg.type in ("error", "warning")
+            else None
+        ),
+    )
+    page.on("pageerror", lambda exc: seen.errors.append(f"page error: {exc}"))
+    page.on("request", lambda request: seen.requests.append(request.url))
+    page.on("websocket", lambda socket: seen.sockets.append(socket.url))
+    return page
+
+
+def seen(page: Page) -> Seen:
+    return SEEN[id(page)]
+
+
+def page_errors(*pages: Page) -> list[str]:
+    return [error for page in pages for error in seen(page).errors]
+
+
+async def create_room(base: str, **body: object) -> str:
+    """POST /rooms; the new room's id."""
+    import json
+
+    def post() -> str:
+        request = urllib.request.Request(
+            f"{base}/rooms",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return str(json.load(answer)["room"]["id"])
+
+    return await asyncio.to_thread(post)
+
+
+def start_bot(base: str, room: str, pace: float, name: str = "bot") -> subprocess.Popen[bytes]:
+    """The solver bot (`solrace bot`) in its own process."""
+    return subprocess.Popen(
+        bot_command(base, room, pace, name),
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def take_seat(page: Page, base: str, room: str, name: str) -> None:
+    await page.goto(f"{base}/play/{room}")
+    await page.fill("#seat-name", name)
+    await page.click("#take-seat")
+    await page.wait_for_selector("#ready")
+
+
+async def start_race(page: Page, base: str, room: str, name: str = "ann") -> None:
+    """Take a seat in `room` as `name`, say ready, and wait for the board: in a room
+    whose every seat is then ready, the race has begun."""
+    await take_seat(page, base, room, name)
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+
+
+async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, Page]:
+    """A one-seat room (POST /rooms with `body`) and a new page racing in it as "ann"."""
+    room = await create_room(base, seats=1, **body)
+    page = await new_page(browser)
+    await start_race(page, base, room)
+    return room, page
+
+
+async def acks(page: Page) -> int:
+    return int(await page.evaluate("window.__solrace.ackToFrame.length"))
+
+
+async def wait_acks(page: Page, count: int) -> None:
+    # A function, not an expression: the page's CSP forbids eval.
+    await page.wait_for_function(
+        "n => window.__solrace.ackToFrame.length >= n", arg=count, polling=20
+    )
+
+
+def pile(page: Page, pile_id: str, board: str = "#board") -> str:
+    return f'{board} .pile[data-pile="{pile_id}"]'
+
+
+async def click_move(page: Page, move: str) -> None:
+    """Play `move` ("src dst" or "src dst n") by clicking its card, then the target pile."""
+    src, dst, *rest = move.split()
+    n = int(rest[0]) if rest else 1
+    # Near the top edge: the only part of a covered card that shows.
+    await page.locator(f"{pile(page, src)} .card").nth(-n).click(position={"x": 30, "y": 8})
+    await page.locator(pile(page, dst)).click(position={"x": 20, "y": 20})
+
+
+async def drag_move(page: Page, move: str) -> None:
+    """Play `move` by dragging its card (and those on it) onto the target pile."""
+    src, dst, *rest = move.split()
+    n = int(rest[0]) if rest else 1
+    card = await page.locator(f"{pile(page, src)} .card").nth(-n).bounding_box()
+    target = await page.locator(pile(page, dst)).bounding_box()
+    assert card is not None and target is not None
+    await page.mouse.move(card["x"] + card["width"] / 2, card["y"] + 10)
+    await page.mouse.down()
+    await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 30, steps=4)
+    await page.mouse.up()
+
+
+async def typed_move(page: Page, move: str) -> None:
+    await page.fill("#move-input", move)
+    await page.press("#move-input", "Enter")
+
+
+async def shown_board(page: Page, board: str = "#board") -> dict[str, list[str]]:
+    """The cards drawn in each pile: every card of a tableau pile, the top of the others."""
+    shown: dict[str, list[str]] = await page.eval_on_selector_all(
+        f"{board} .pile[data-pile]",
+        """piles => Object.fromEntries(piles.map(p => [p.dataset.pile,
+            [...p.querySelectorAll('.card[data-card]')].map(c => c.dataset.card)]))""",
+    )
+    shown.pop("talon", None)
+    return shown
+
+
+def expected_board(state: dict[str, list[str]] | object) -> dict[str, list[str]]:
+    """`shown_board`'s view of an engine state's piles."""
+    assert isinstance(state, dict)
+    piles: dict[str, list[str]] = state["piles"]
+    return {pid: cards if pid.startswith("t") else cards[-1:] for pid, cards in piles.items()}
