@@ -17,7 +17,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
-from support.server_processes import ROOT, environment
+from support.paths import ROOT
+from support.server_processes import environment
 
 
 def free_ports_in_a_row(n: int) -> int:

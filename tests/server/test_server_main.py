@@ -12,7 +12,8 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from support.server_processes import ROOT, environment, server_process
+from support.paths import ROOT
+from support.server_processes import environment, server_process
 from support.wsclient import WsClient, create_room, get_json
 
 import core

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from playwright.async_api import Browser, Page
 
 from bench.browser import bot_command
-from support.server_processes import ROOT
+from support.paths import ROOT
 
 __all__ = [
     "acks",

@@ -17,8 +17,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 import websockets
+from support.paths import ROOT
 from support.ports import free_port
-from support.server_processes import ROOT, environment
+from support.server_processes import environment
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
