@@ -15,8 +15,10 @@ bench/load.py does) and Chromium (/usr/bin/chromium, through Playwright), then p
   page idle before the start and against a page that draws nothing during the same race
   (the baseline: what the loaded machine allows any page); the time each redraw takes.
 
-It records and prints, ending each part with a ``GOAL`` line (issue 11's sentence, the
-figure, met or not); it asserts nothing. Chromium here has no GPU and shares two cores
+The timings are read through bench.browser's PROBE, run in each page before its own
+scripts: the web client carries no measuring code. It records and prints, ending each
+part with a ``GOAL`` line (issue 11's sentence, the figure, met or not); it asserts
+nothing. Chromium here has no GPU and shares two cores
 with the server, Redis and the bots, so absolute figures are pessimistic.
 """
 
@@ -34,7 +36,7 @@ from typing import Any
 from playwright.async_api import Browser, Page, async_playwright
 
 import core
-from bench.browser import CHROMIUM, bot_command, launch_chromium
+from bench.browser import CHROMIUM, bot_command, launch_chromium, probe
 from bench.load import solrace
 from bench.loadgen import percentile
 from bench.server import ROOT
@@ -54,7 +56,7 @@ def create_room(base: str, **body: Any) -> str:
 
 
 async def new_page(browser: Browser) -> Page:
-    context = await browser.new_context(viewport={"width": 1280, "height": 860})
+    context = await probe(await browser.new_context(viewport={"width": 1280, "height": 860}))
     context.set_default_timeout(30_000)
     return await context.new_page()
 
@@ -125,8 +127,7 @@ async def bench_ack(browser: Browser, base: str) -> list[str]:
     # is handled at the start of a frame: the phase matters) and draws nothing.
     await page.evaluate(
         """() => {
-            const s = window.__solrace;
-            s.pongToFrame = []; s.pongToFrameStart = [];
+            const s = window.__probe;
             document.addEventListener('submit', () => s.ping(), true);
         }"""
     )
@@ -134,9 +135,9 @@ async def bench_ack(browser: Browser, base: str) -> list[str]:
         await page.fill("#move-input", move)
         await page.press("#move-input", "Enter")
         await page.wait_for_function(
-            "n => window.__solrace.ackToFrame.length >= n", arg=i + 1, polling=10
+            "n => window.__probe.ackToFrame.length >= n", arg=i + 1, polling=10
         )
-    stats = await page.evaluate("() => window.__solrace")
+    stats = await page.evaluate("() => window.__probe")
     await page.context.close()
     ack, start, work = stats["ackToFrame"], stats["ackToFrameStart"], stats["ackDrawMs"]
     pong, pong_start = stats["pongToFrame"], stats["pongToFrameStart"]
@@ -196,11 +197,13 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
         # compositing, which have no GPU here, or a machine that gave Chromium no CPU).
         for each in (page, other):
             await each.evaluate(
-                """() => { const s = window.__solrace ??= {}; s.longTasks = [];
+                """() => { const s = window.__probe; s.longTasks = [];
                     new PerformanceObserver(list => { for (const e of list.getEntries())
                       s.longTasks.push(e.duration); }).observe({type: 'longtask'}); }"""
             )
-        await page.evaluate("() => { window.__solrace.drawMs = []; }")
+        await page.evaluate(
+            "() => { window.__probe.drawMs = []; window.__probe.timeDraws = true; }"
+        )
         started = time.monotonic()
         busy: list[float] = []
         loaded: list[float] = []  # a page that draws nothing, during the same race
@@ -211,9 +214,9 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
             if time.monotonic() - started > 120:
                 break
         elapsed = time.monotonic() - started
-        draws = await page.evaluate("() => window.__solrace.drawMs")
-        tasks = await page.evaluate("() => window.__solrace.longTasks")
-        blank_tasks = await other.evaluate("() => window.__solrace.longTasks")
+        draws = await page.evaluate("() => window.__probe.drawMs")
+        tasks = await page.evaluate("() => window.__probe.longTasks")
+        blank_tasks = await other.evaluate("() => window.__probe.longTasks")
         events = await page.evaluate(
             "() => [...document.querySelectorAll('#players .num')]"
             ".map(n => parseInt(n.textContent))"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Page
 
-from bench.browser import bot_command
+from bench.browser import bot_command, probe
 from support.paths import ROOT
 
 __all__ = [
@@ -60,7 +60,9 @@ async def new_page(
     if beside is not None:
         context = beside.context
     else:
-        context = await browser.new_context(viewport={"width": width, "height": height})
+        context = await probe(
+            await browser.new_context(viewport={"width": width, "height": height})
+        )
         context.set_default_timeout(15_000)
     page = await context.new_page()
     seen = SEEN.setdefault(id(page), Seen())
@@ -136,13 +138,13 @@ async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, P
 
 
 async def acks(page: Page) -> int:
-    return int(await page.evaluate("window.__solrace.ackToFrame.length"))
+    return int(await page.evaluate("window.__probe.ackToFrame.length"))
 
 
 async def wait_acks(page: Page, count: int) -> None:
     # A function, not an expression: the page's CSP forbids eval.
     await page.wait_for_function(
-        "n => window.__solrace.ackToFrame.length >= n", arg=count, polling=20
+        "n => window.__probe.ackToFrame.length >= n", arg=count, polling=20
     )
 
 

@@ -12,11 +12,6 @@ import { parseJSON } from "./api.js";
 // The hello's refusals that mean "not now", not "never".
 export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
 
-// Timings the browser tests and bench/web.py read (ms); see race.js and watch.js.
-const stats = (window.__solrace ??= { ackToFrame: [] });
-stats.pongToFrame ??= [];
-stats.pongToFrameStart ??= [];
-
 export class Socket {
   constructor({ room, hello, onMessage, onStatus }) {
     this.room = room; // the room this socket is for, if it is for one
@@ -34,7 +29,6 @@ export class Socket {
     this.pings = new Map();
     this.connect();
     this.pinger = setInterval(() => this.ping(), 10000);
-    stats.ping = () => this.ping();
   }
 
   // `/ws?room=ROOM` for a room's socket (protocol section 1): a balancer in front of
@@ -75,11 +69,6 @@ export class Socket {
         const sent = this.pings.get(message.id);
         this.pings.delete(message.id);
         if (sent !== undefined) this.clock(message.server_time, (arrived - sent) / 1000);
-        // The baseline of bench/web.py's ack-to-frame: a message that draws nothing.
-        requestAnimationFrame((frame) => {
-          stats.pongToFrameStart.push(frame - arrived);
-          stats.pongToFrame.push(performance.now() - arrived);
-        });
       }
       this.onMessage(message, arrived);
     });

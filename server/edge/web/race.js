@@ -1,36 +1,19 @@
 // The race page: a seat in a room. Lobby (ready, start, leave), countdown on server time,
 // the board (click a card then its target, drag it, or type a move in the engine's
 // notation), undo/hint/autoplay where the room allows them, the other racers' progress,
-// the results and rematch. Every move is checked by the server only: the board changes
-// when a move is accepted, never before, so a refused move leaves it as it was.
+// the results and rematch. This file draws; the seat (seat.js) talks to the server. Every
+// move is checked by the server only: the board changes when a move is accepted, never
+// before, so a refused move leaves it as it was.
 
 import { h, add, clear, copyButton } from "./dom.js";
-import { forgetSeat, games, getJSON, playerName, savedSeat, saveSeat, setPlayerName } from "./api.js";
+import { games, getJSON, playerName, setPlayerName } from "./api.js";
 import { BoardView } from "./cards.js";
-import { Socket, TRY_AGAIN } from "./net.js";
-import { RoomModel } from "./room.js";
+import { Seat } from "./seat.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
-
-// What the tests and the bench read: ack-to-frame times (ms) of this page's moves.
-// An `accepted` is drawn in the DOM at once, so the next frame shows it. ackToFrameStart:
-// from its arrival to that frame's start (the frame's time; at or below 0 when that frame
-// had begun but not yet drawn); ackToFrame: to this page's callback in that frame;
-// ackDrawMs: the work done on it before that frame.
-const stats = (window.__solrace ??= { ackToFrame: [] });
-stats.ackDrawMs ??= [];
-stats.ackToFrameStart ??= [];
 
 export async function render(root, { room: roomId }) {
   const known = await games();
-  let seat = savedSeat(roomId);
-  const model = new RoomModel("player", (m) => socket.send(m));
-  let seq = 0;
-  let joined = false; // this socket's join was welcomed (moves before that: not_joined)
-  const pending = new Map(); // seq -> message not answered yet
-  const retried = new Set(); // seqs of moves sent again after a stale_seq (once only)
   let message = { text: "", kind: "" };
-  let hintMove = null;
-  let autoplaying = false;
   let drawFrame = 0; // a draw asked for the next frame (drawSoon)
 
   const el = {
@@ -54,153 +37,49 @@ export async function render(root, { room: roomId }) {
   el.side.append(el.players, el.controls, el.message, el.results);
   const bars = new Bars(el.players, known);
 
-  // What each `legal` request was for, in order (answers come in order on one socket).
-  const legalWanted = [];
-  const view = new BoardView(el.board, {
-    interactive: true,
-    onMove: (text) => play(text),
-    onDeal: () => play("deal"),
-    onSelect: (sel, pattern) => {
-      if (socket.send({ type: "legal" }, false)) legalWanted.push({ sel, pattern });
-    },
-  });
-
   const say = (text, kind = "") => {
     message = { text, kind };
     el.message.textContent = text;
     el.message.className = `message ${kind}`;
   };
 
-  const socket = new Socket({
-    room: roomId,
-    hello: () => {
-      joined = false;
-      return seat ? { type: "join", room: roomId, token: seat.token, since: model.version ?? undefined } : null;
-    },
-    onMessage: (m, arrived) => receive(m, arrived),
+  const seat = new Seat(roomId, {
     onStatus: (s) => {
       el.head.dataset.connection = s;
       if (s === "down") say("Connection lost: reconnecting…", "warn");
     },
+    onWelcome: () => {
+      clear(el.seatForm);
+      if (message.kind === "warn") say("");
+    },
+    onChange: (now) => (now ? draw() : drawSoon()),
+    onAccepted: () => say(""),
+    onRefused: (m) => {
+      say(m.reason, "refused");
+      el.message.dataset.code = m.code;
+    },
+    onHint: (move) => {
+      view.highlight(move);
+      say(move ? `Hint: ${move}` : "No move left.");
+    },
+    onNotice: (text, kind) => say(text, kind),
+    onSeatless: (reason) => seatForm(reason),
+  });
+  const model = seat.model;
+
+  const view = new BoardView(el.board, {
+    interactive: true,
+    onMove: (text) => play(text),
+    onDeal: () => play("deal"),
+    onSelect: async (sel, pattern) => {
+      const legal = await seat.legal();
+      if (legal && view.selected === sel) view.markTargets(targets(legal.moves, pattern));
+    },
   });
 
-  // Above every seq this seat has used, also from another window on the same seat (the
-  // clock in ms, as the terminal client does; protocol section 4).
-  function nextSeq() {
-    seq = Math.max(seq + 1, Date.now());
-    return seq;
-  }
-
   function play(text) {
-    text = text.trim();
-    if (!text) return;
-    if (text.toLowerCase() === "undo") return undo();
-    hintMove = null;
     view.highlight(null);
-    const msg = { type: "move", seq: nextSeq(), move: text };
-    pending.set(msg.seq, msg);
-    socket.send(msg, false);
-  }
-
-  function undo() {
-    const msg = { type: "undo", seq: nextSeq() };
-    pending.set(msg.seq, msg);
-    socket.send(msg, false);
-  }
-
-  function receive(m, arrived) {
-    switch (m.type) {
-      case "welcome":
-        joined = true;
-        if (m.token) {
-          seat = { token: m.token, seat: m.seat };
-          saveSeat(roomId, seat);
-        }
-        seq = Math.max(seq, m.last_seq ?? 0);
-        model.handle(m);
-        clear(el.seatForm);
-        for (const msg of pending.values()) socket.send(msg, false); // answers we did not see
-        if (message.kind === "warn") say("");
-        break;
-      case "accepted":
-        pending.delete(m.seq);
-        model.accepted(m);
-        if (!autoplaying) say("");
-        draw();
-        stats.ackDrawMs.push(performance.now() - arrived);
-        requestAnimationFrame((frame) => {
-          stats.ackToFrameStart.push(frame - arrived);
-          stats.ackToFrame.push(performance.now() - arrived);
-        });
-        return;
-      case "refused": {
-        const msg = pending.get(m.seq);
-        pending.delete(m.seq);
-        if (msg && (m.code === "unavailable" || m.code === "rate_limited")) {
-          // Nothing changed: the same move, same seq, a moment later.
-          pending.set(m.seq, msg);
-          setTimeout(() => pending.has(m.seq) && socket.send(msg, false), 500);
-          say("The server is busy: sending the move again…", "warn");
-          return;
-        }
-        if (msg && m.code === "not_joined" && !joined) {
-          // Sent before this socket's join was welcomed (or while it is being asked
-          // again): not played; the welcome sends every pending move again.
-          pending.set(m.seq, msg);
-          return;
-        }
-        if (msg && m.code === "stale_seq" && !retried.has(m.seq)) {
-          // Another window on this seat used that seq: the move was not played; again.
-          const again = { ...msg, seq: nextSeq() };
-          retried.add(again.seq);
-          pending.set(again.seq, again);
-          socket.send(again, false);
-          return;
-        }
-        autoplaying = false;
-        say(m.reason, "refused");
-        el.message.dataset.code = m.code;
-        return;
-      }
-      case "hint":
-        hintMove = m.move ?? null;
-        view.highlight(hintMove);
-        say(hintMove ? `Hint: ${hintMove}` : "No move left.");
-        return;
-      case "legal": {
-        const wanted = legalWanted.shift();
-        if (wanted === "autoplay") autoplay(m.safe || []);
-        else if (wanted && view.selected === wanted.sel) view.markTargets(targets(m.moves, wanted.pattern));
-        return;
-      }
-      case "error":
-        if (m.request === "join" && seat && !joined && TRY_AGAIN.has(m.code)) {
-          // Our seat's join, refused for now (the server's storage is down): ask again
-          // on a new socket, with backoff; pending moves wait for the welcome.
-          say("The server cannot take you back yet: trying again…", "warn");
-          socket.retry();
-        } else if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
-          forgetSeat(roomId);
-          seat = null;
-          seatForm(m.code === "unknown_room" ? "This room does not exist (or expired)." : "");
-        } else if (m.request === "legal") {
-          legalWanted.shift(); // e.g. the race ended: no targets to show
-        } else if (m.request === "join") {
-          seatForm(m.message);
-        } else {
-          say(m.message, "refused");
-        }
-        return;
-      default:
-        break;
-    }
-    if (!model.handle(m)) return;
-    // A change of this seat's own board (its move seen first as `progress`, or from
-    // another window on the seat; a snapshot) is drawn at once, like an `accepted`; the
-    // rest (the other racers' progress, the room's events) once in the next frame, however
-    // many came: eight bots at full pace are hundreds of events a second.
-    if (model.dirty.has(model.seat) || model.changed.has("all")) draw();
-    else drawSoon();
+    seat.move(text);
   }
 
   function drawSoon() {
@@ -219,15 +98,13 @@ export async function render(root, { room: roomId }) {
       .map(([, dst]) => dst);
   }
 
-  async function autoplay(moves) {
-    // The server listed the safe moves (the engine's autoplay); they go back as moves.
-    if (!moves.length) {
-      say("No safe move to play.");
-      return;
-    }
-    autoplaying = true;
-    for (const move of moves) if (autoplaying) play(move);
-    autoplaying = false;
+  async function autoplay() {
+    // The server lists the safe moves (the engine's autoplay); they go back as moves.
+    const legal = await seat.legal();
+    if (!legal) return;
+    const moves = legal.safe || [];
+    if (!moves.length) say("No safe move to play.");
+    for (const move of moves) play(move);
   }
 
   async function seatForm(reason = "") {
@@ -249,7 +126,7 @@ export async function render(root, { room: roomId }) {
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
     const take = () => {
       setPlayerName(name.value.trim());
-      socket.send({ type: "join", room: roomId, name: name.value.trim() });
+      seat.take(name.value.trim());
     };
     el.seatForm.append(
       h("form", { class: "seat", onsubmit: (e) => { e.preventDefault(); take(); } },
@@ -271,11 +148,10 @@ export async function render(root, { room: roomId }) {
       h("button", { type: "button", id, onclick: action, ...opts }, text);
     if (status === "lobby") {
       add(el.controls, 
-        button("ready", me?.ready ? "Not ready" : "Ready", () => socket.send({ type: "ready", ready: !me?.ready })),
-        room.host === model.seat ? button("start", "Start now", () => socket.send({ type: "start" }), { class: "secondary" }) : null,
+        button("ready", me?.ready ? "Not ready" : "Ready", () => seat.ready(!me?.ready)),
+        room.host === model.seat ? button("start", "Start now", () => seat.start(), { class: "secondary" }) : null,
         button("leave", "Leave seat", () => {
-          socket.send({ type: "leave" });
-          forgetSeat(roomId);
+          seat.leave();
           location.assign("/");
         }, { class: "secondary" }),
       );
@@ -292,14 +168,13 @@ export async function render(root, { room: roomId }) {
       add(el.controls, 
         form,
         h("div", { class: "buttons" },
-          room.undo ? button("undo", "Undo", undo) : null,
-          room.hints ? button("hint", "Hint", () => socket.send({ type: "hint" })) : null,
+          room.undo ? button("undo", "Undo", () => seat.undo()) : null,
+          room.hints ? button("hint", "Hint", () => seat.hint()) : null,
           // Moojub has no safe move (a hidden talon): no autoplay, as in the terminal client.
-          known[room.game]?.hidden ? null : button("autoplay", "Autoplay", () => {
-            if (socket.send({ type: "legal" }, false)) legalWanted.push("autoplay");
-          }, { title: "play the safe moves to the foundations (the server lists them)" }),
+          known[room.game]?.hidden ? null : button("autoplay", "Autoplay", autoplay,
+            { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
-            if (e.target.dataset.sure) socket.send({ type: "resign" });
+            if (e.target.dataset.sure) seat.resign();
             else {
               e.target.dataset.sure = "1";
               e.target.textContent = "Resign: sure?";
@@ -316,7 +191,7 @@ export async function render(root, { room: roomId }) {
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
       add(el.controls, 
-        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => socket.send({ type: "rematch" }), { disabled: me?.rematch }),
+        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => seat.rematch(), { disabled: me?.rematch }),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );
     }
@@ -369,16 +244,16 @@ export async function render(root, { room: roomId }) {
   // The clock: countdown to the start and the race's time, on server time.
   function tick() {
     const room = model.room;
-    if (room) statusLine(el.status, el.overlay, room, socket.now(), model.player(model.seat));
+    if (room) statusLine(el.status, el.overlay, room, seat.now(), model.player(model.seat));
     requestAnimationFrame(tick);
   }
   requestAnimationFrame(tick);
 
   document.addEventListener("keydown", (e) => {
     if (e.target instanceof HTMLInputElement) return;
-    if (e.key === "u" && model.room?.undo) undo();
+    if (e.key === "u" && model.room?.undo) seat.undo();
     if (e.key === "Escape") view.select(null);
   });
 
-  if (!seat) seatForm();
+  if (!seat.seated) seatForm();
 }

@@ -8,10 +8,6 @@ import { Socket, TRY_AGAIN } from "./net.js";
 import { RoomModel } from "./room.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
-// Frame times (ms) of the watch page, for the bench: how long each redraw took.
-const stats = (window.__solrace ??= { ackToFrame: [] });
-stats.drawMs ??= [];
-
 export async function render(root, { room }) {
   await watchRoom(root, room);
 }
@@ -69,7 +65,6 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
   const bars = new Bars(el.players, known);
   function draw() {
     pendingDraw = false;
-    const started = performance.now();
     const { changed, dirty } = model.take();
     const room = model.room;
     if (!room) return;
@@ -113,7 +108,6 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
         else view.drawPiles(piles);
       }
     }
-    stats.drawMs.push(performance.now() - started);
   }
 
   function tick() {
