@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from records.engine import DatabaseUrlError, check_url, default_url
+
 # The proxies whose X-Forwarded-For is believed (server/edge/admission/client_address.py).
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 TrustedProxies = tuple[Network, ...]
@@ -62,7 +64,17 @@ class Settings:
         "start and supervise a local redis-server",
         "REDIS_URL",
     )
-    data_dir: str = _setting(".data", "where a self-started redis-server keeps its data")
+    data_dir: str = _setting(
+        ".data",
+        "where a self-started redis-server keeps its data, and the records' SQLite file "
+        "(records.sqlite3) when database_url is unset",
+    )
+    database_url: str | None = _setting(
+        None,
+        "the database of the records (players, finished races, ratings): "
+        "sqlite+aiosqlite:///PATH or postgresql+asyncpg://USER:PASSWORD@HOST/DB (every "
+        "process of a fleet on one PostgreSQL); unset: SQLite in data_dir",
+    )
     room_ttl: float = _setting(
         3600.0, "seconds a finished room (results, moves) is kept before it expires"
     )
@@ -168,8 +180,18 @@ class Settings:
         for name in ("drain", "flood_cooldown"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
+        if self.database_url is not None:
+            try:
+                check_url(self.database_url)
+            except DatabaseUrlError as exc:
+                raise SettingsError(f"database_url: {exc}") from None
         if not 0 <= self.metrics_port <= 65535:
             raise SettingsError(f"metrics_port must be 0..65535, got {self.metrics_port}")
+
+    @property
+    def records_url(self) -> str:
+        """The records' database: `database_url`, or the SQLite file under `data_dir`."""
+        return self.database_url or default_url(self.data_dir)
 
     @staticmethod
     def env_name(name: str) -> str:

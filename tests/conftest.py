@@ -10,6 +10,11 @@
 - `own_redis`: a redis-server of this test's own (tests/support/own_redis.py), append-only with
   every write synced, for a test to kill and start again (what it held survives).
 - `own_server_url`: this test's own app over `own_redis`.
+- `postgres`: a PostgreSQL server started once per test session (tests/support/own_postgres.py);
+  `database_url`: an empty records database of this test's own, on SQLite and on that
+  PostgreSQL (the test runs once on each); `sqlite_url`: the SQLite one only.
+  Servers started by `make_server` keep their records in one SQLite database of the test's
+  own unless given `database_url`.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.own_postgres import OwnPostgres, own_postgres
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.redis_cluster import redis_cluster, wait_up
@@ -78,7 +84,30 @@ def redis_cluster_url() -> Iterator[str]:
         yield f"redis://127.0.0.1:{ports[0]}/0"
 
 
-async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[OwnPostgres]:
+    try:
+        with own_postgres() as server:
+            yield server
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite+aiosqlite:///{tmp_path}/records.sqlite3"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty records database (no tables yet), on each database the records run on."""
+    if request.param == "sqlite":
+        return f"sqlite+aiosqlite:///{tmp_path}/records.sqlite3"
+    server: OwnPostgres = request.getfixturevalue("postgres")
+    return await server.new_database()
+
+
+async def _servers(redis_url: str, database_url: str) -> AsyncIterator[MakeServer]:
     from aiohttp import web
 
     from server.edge.app import create_app
@@ -89,7 +118,12 @@ async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
 
     async def start(**overrides: Any) -> str:
         port = free_port()
-        settings = Settings(host="127.0.0.1", port=port, redis_url=redis_url, **overrides)
+        settings = Settings(
+            host="127.0.0.1",
+            port=port,
+            redis_url=redis_url,
+            **{"database_url": database_url, **overrides},
+        )
         runner = Runner(create_app(settings), shutdown_timeout=1.0)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
@@ -102,16 +136,16 @@ async def _servers(redis_url: str) -> AsyncIterator[MakeServer]:
 
 
 @pytest.fixture
-async def make_server(redis_url: str) -> AsyncIterator[MakeServer]:
+async def make_server(redis_url: str, sqlite_url: str) -> AsyncIterator[MakeServer]:
     """Start apps on free ports over the session's Redis; returns their http base URLs."""
-    async for start in _servers(redis_url):
+    async for start in _servers(redis_url, sqlite_url):
         yield start
 
 
 @pytest.fixture
-async def make_cluster_server(redis_cluster_url: str) -> AsyncIterator[MakeServer]:
+async def make_cluster_server(redis_cluster_url: str, sqlite_url: str) -> AsyncIterator[MakeServer]:
     """As make_server, over the session's Redis Cluster."""
-    async for start in _servers(redis_cluster_url):
+    async for start in _servers(redis_cluster_url, sqlite_url):
         yield start
 
 
@@ -121,7 +155,7 @@ async def server_url(make_server: MakeServer) -> str:
 
 
 @pytest.fixture
-async def own_server_url(own_redis: OwnRedis) -> AsyncIterator[str]:
+async def own_server_url(own_redis: OwnRedis, sqlite_url: str) -> AsyncIterator[str]:
     """This test's own app over its own Redis (`own_redis`), for a test that kills Redis."""
-    async for start in _servers(own_redis.url):
+    async for start in _servers(own_redis.url, sqlite_url):
         yield await start()

@@ -4,6 +4,8 @@
 - `protocol/`: the standard library (no I/O modules), msgpack and core;
 - `client_cli/`: core and protocol among ours, its UI and client-side network libraries;
   never the server, Redis or aiohttp's server side.
+- `records/`: core and protocol among ours, and its database libraries; never the server
+  (the server imports records).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ IO_STDLIB = {"asyncio", "socket", "selectors", "ssl", "subprocess", "threading",
 # ... except these parts of them, which only compute (protocol/paths.py quotes a room id).
 PURE_PARTS = {"urllib.parse"}
 CLIENT_LIBRARIES = {"textual", "rich", "websockets", "msgpack", "aiohttp"}
+RECORDS_LIBRARIES = {"sqlalchemy", "alembic", "openskill"}
 
 
 def imported_modules(folder: pathlib.Path) -> set[tuple[str, str]]:
@@ -69,6 +72,10 @@ def test_client_imports_core_and_protocol_never_the_server() -> None:
     assert client_outside(ROOT / "client_cli") == []
 
 
+def test_records_import_core_protocol_and_the_database_never_the_server() -> None:
+    assert outside(ROOT / "records", {"core", "protocol"} | RECORDS_LIBRARIES, True) == []
+
+
 def test_the_allow_lists_catch_what_they_forbid(tmp_path: pathlib.Path) -> None:
     client = tmp_path / "client_cli"
     client.mkdir()
@@ -80,6 +87,11 @@ def test_the_allow_lists_catch_what_they_forbid(tmp_path: pathlib.Path) -> None:
     core.mkdir()
     (core / "a.py").write_text("import asyncio\nimport msgpack\nimport json\n")
     assert [m for _, m in outside(core, {"pysol_cards"})] == ["asyncio", "msgpack"]
+    records = tmp_path / "records"
+    records.mkdir()
+    (records / "a.py").write_text("import sqlalchemy\nfrom server.settings import x\n")
+    allowed = {"core", "protocol"} | RECORDS_LIBRARIES
+    assert [m for _, m in outside(records, allowed, True)] == ["server.settings"]
 
 
 # server/ bottom up: each subpackage may import those before it, never one after it.

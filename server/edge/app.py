@@ -47,6 +47,7 @@ from server.edge.app_keys import (
 from server.edge.draining import Drain
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.periodic import Periodic
+from server.edge.records_lifecycle import records_ctx
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
 from server.edge.tournament_keys import TOUR_LIVE, TOUR_STORE
 from server.edge.tournament_lifecycle import tournaments_ctx
@@ -95,6 +96,7 @@ def create_app(settings: Settings) -> web.Application:
     app[FLUSHER] = Flusher()
     app[DRAIN] = Drain()  # begun by python -m server on SIGTERM
     app.on_startup.append(_tune_gc)
+    app.cleanup_ctx.append(records_ctx)  # before Redis: a race's end is archived into it
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(_sweeper_ctx)
     app.cleanup_ctx.append(tournaments_ctx)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from aiohttp import web
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from server.edge.admission.flood_cooldown import FloodCooldown
 from server.edge.admission.limits import ConnectionCount
@@ -29,6 +30,7 @@ __all__ = [
     "LOBBY_LIVE",
     "METRICS",
     "PROCESS",
+    "RECORDS_DB",
     "REDIS",
     "ROOM_LIMIT",
     "SERVICE",
@@ -53,3 +55,5 @@ DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
 FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
 CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once
+# The records' database (records/): opened and migrated at startup, disposed at cleanup.
+RECORDS_DB = web.AppKey("records_db", AsyncEngine)

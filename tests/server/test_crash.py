@@ -6,6 +6,7 @@ import uuid
 from pathlib import Path
 
 from redis.asyncio import Redis
+from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 
 from server.edge.app import reap_dead_seats
@@ -65,7 +66,7 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
     from server.settings import Settings
 
     port = free_port()
-    app = create_app(Settings(port=port, redis_url=redis_url))
+    app = create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis_url))
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import aiohttp
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.servers import MakeServer
@@ -94,7 +95,13 @@ async def test_redis_errors_and_reconnections_are_counted(tmp_path: Path) -> Non
     redis.start()
     port = free_port()
     runner = web.AppRunner(
-        create_app(Settings(port=port, redis_url=f"redis://127.0.0.1:{redis.port}/0")),
+        create_app(
+            Settings(
+                database_url=scratch_database_url(),
+                port=port,
+                redis_url=f"redis://127.0.0.1:{redis.port}/0",
+            )
+        ),
         shutdown_timeout=1.0,
     )
     try:

@@ -2,6 +2,7 @@
 
 import pytest
 import websockets
+from support.databases import scratch_database_url
 from support.ports import free_port
 from support.servers import MakeServer
 from support.wsclient import WsClient, create_room, get_json
@@ -70,7 +71,8 @@ async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
 
     port = free_port()
     runner = web.AppRunner(
-        create_app(Settings(port=port, redis_url=redis_url)), shutdown_timeout=1.0
+        create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis_url)),
+        shutdown_timeout=1.0,
     )
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

@@ -8,6 +8,7 @@ import contextlib
 import signal
 
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.server_processes import environment, server_process
@@ -65,7 +66,11 @@ async def test_4_a_move_during_a_redis_outage_is_refused_unavailable_then_accept
     own_redis: OwnRedis,
 ) -> None:
     port = free_port()
-    runner = web.AppRunner(create_app(Settings(port=port, redis_url=own_redis.url)))
+    runner = web.AppRunner(
+        create_app(
+            Settings(database_url=scratch_database_url(), port=port, redis_url=own_redis.url)
+        )
+    )
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()
     base = f"http://127.0.0.1:{port}"

@@ -86,7 +86,9 @@ async def test_without_redis_url_it_runs_its_own_redis_and_stops_it_on_sigterm(
 ) -> None:
     port = free_port()
     data = tmp_path / "data"
-    async with server_process(port, environment(), "--data-dir", str(data)) as server:
+    env = environment()
+    del env["SOLRACE_DATABASE_URL"]  # as `make run`: the records in the data folder too
+    async with server_process(port, env, "--data-dir", str(data)) as server:
         base = f"http://127.0.0.1:{port}"
         room = await create_room(base, seed=617)
         status, body = await get_json(f"{base}/rooms/{room['id']}")
@@ -97,6 +99,7 @@ async def test_without_redis_url_it_runs_its_own_redis_and_stops_it_on_sigterm(
         redis_port = int(match.group(1))
         assert port_open(redis_port)
         assert (data / "appendonlydir").is_dir()
+        assert (data / "records.sqlite3").is_file()
         server.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(server.wait(), 20) == 0
     assert not port_open(redis_port)

@@ -37,3 +37,16 @@ def test_bad_values_are_refused() -> None:
 
 def test_every_field_has_help() -> None:
     assert all(f.metadata["help"] for f in FIELDS)
+
+
+def test_the_records_default_to_sqlite_in_the_data_folder() -> None:
+    settings = Settings(data_dir="/srv/solrace")
+    assert settings.records_url == "sqlite+aiosqlite:////srv/solrace/records.sqlite3"
+    url = "postgresql+asyncpg://solrace:pw@db/solrace"
+    assert Settings.from_env({"SOLRACE_DATABASE_URL": url}).records_url == url
+
+
+@pytest.mark.parametrize("url", ["mysql://db/x", "not a url", "sqlite+pysqlcipher:///x"])
+def test_a_database_the_records_cannot_run_on_is_refused(url: str) -> None:
+    with pytest.raises(SettingsError, match="database_url"):
+        Settings(database_url=url)

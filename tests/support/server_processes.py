@@ -1,7 +1,8 @@
 """Real `python -m server` processes for tests that signal, kill and restart them.
 
 - `environment(**extra)`: this process's environment without any SOLRACE_* or REDIS_URL,
-  with `extra` on top; SOLRACE_DRAIN is 0 unless given (a SIGTERM stops at once).
+  with `extra` on top; SOLRACE_DRAIN is 0 unless given (a SIGTERM stops at once), and the
+  records in the test run's scratch database unless SOLRACE_DATABASE_URL is given.
 - `ServerProcess(port, env, *args, log=PATH)`: `await start()` (returns once /healthz
   answers 200), `await connections()` (the WebSockets it holds open), `kill()` (SIGKILL),
   `await stop()` (SIGTERM and wait); every run's log is appended to PATH (`text()`).
@@ -22,6 +23,7 @@ from pathlib import Path
 
 import aiohttp
 
+from support.databases import scratch_database_url
 from support.paths import ROOT
 
 __all__ = ["ROOT", "ServerProcess", "environment", "server_process"]
@@ -31,6 +33,7 @@ def environment(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOLRACE_")}
     env.pop("REDIS_URL", None)
     env["SOLRACE_DRAIN"] = "0"
+    env["SOLRACE_DATABASE_URL"] = scratch_database_url()
     env.update(extra)
     return env
 

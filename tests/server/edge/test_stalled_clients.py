@@ -17,6 +17,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 import websockets
+from support.databases import scratch_database_url
 from support.paths import ROOT
 from support.ports import free_port
 from support.server_processes import environment
@@ -134,6 +135,7 @@ async def public_server(redis_url: str) -> AsyncIterator[tuple[str, int]]:
         pytest.skip("this machine has no address but loopback")
     port = free_port()
     settings = Settings(
+        database_url=scratch_database_url(),
         host=host,
         port=port,
         redis_url=redis_url,

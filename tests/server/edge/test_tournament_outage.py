@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.tour_bots import create, post, register
@@ -25,7 +26,9 @@ async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
     redis = OwnRedis(tmp_path, "--appendonly", "yes")
     redis.start()
     port = free_port()
-    runner = web.AppRunner(create_app(Settings(port=port, redis_url=redis.url)))
+    runner = web.AppRunner(
+        create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis.url))
+    )
     try:
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()

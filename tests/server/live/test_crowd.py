@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.ports import free_port
 from support.wsclient import WsClient, create_room, race_alone
 
@@ -18,7 +19,7 @@ from server.settings import Settings
 
 async def test_spectators_of_an_unchanged_room_share_one_snapshot(redis_url: str) -> None:
     port = free_port()
-    app = create_app(Settings(port=port, redis_url=redis_url))
+    app = create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis_url))
     runner = web.AppRunner(app, shutdown_timeout=1.0)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

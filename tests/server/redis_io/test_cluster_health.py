@@ -10,6 +10,7 @@ import logging
 import pytest
 import redis
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.ports import free_port
 from support.redis_cluster import redis_cluster
 from support.wsclient import create_room, get_json
@@ -23,7 +24,12 @@ async def test_a_primary_down_is_unhealthy_and_rooms_fail_cleanly(
 ) -> None:
     with redis_cluster(3) as ports:
         port = free_port()
-        settings = Settings(port=port, redis_url=f"redis://127.0.0.1:{ports[0]}/0", room_rate=0)
+        settings = Settings(
+            database_url=scratch_database_url(),
+            port=port,
+            redis_url=f"redis://127.0.0.1:{ports[0]}/0",
+            room_rate=0,
+        )
         runner = web.AppRunner(create_app(settings), shutdown_timeout=1.0)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()

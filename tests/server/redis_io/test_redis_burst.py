@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from aiohttp import web
+from support.databases import scratch_database_url
 
 from server.edge.app import create_app
 from server.edge.app_keys import REDIS
@@ -12,7 +13,7 @@ from server.settings import Settings
 
 
 async def test_a_burst_of_concurrent_calls_waits_for_a_connection(redis_url: str) -> None:
-    app = create_app(Settings(redis_url=redis_url))
+    app = create_app(Settings(database_url=scratch_database_url(), redis_url=redis_url))
     runner = web.AppRunner(app)
     await runner.setup()
     try:

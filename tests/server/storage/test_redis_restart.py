@@ -19,6 +19,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.fleet import Racer, check_boards, fleet
 from support.own_redis import OwnRedis
 from support.ports import free_port
@@ -149,7 +150,9 @@ async def test_a_join_while_redis_restarts_gets_in_once_it_is_back(tmp_path: Pat
     redis = OwnRedis(tmp_path, "--appendonly", "yes")
     redis.start()
     port = free_port()
-    runner = web.AppRunner(create_app(Settings(port=port, redis_url=redis.url)))
+    runner = web.AppRunner(
+        create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis.url))
+    )
     try:
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()

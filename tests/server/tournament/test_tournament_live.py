@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from support.databases import scratch_database_url
 from support.ports import free_port
 from support.tour_bots import create, register, wait_for
 from support.wsclient import WsClient
@@ -46,7 +47,11 @@ class SlowRead:
 @pytest.fixture
 async def served(redis_url: str) -> AsyncIterator[tuple[str, web.Application]]:
     port = free_port()
-    app = create_app(Settings(host="127.0.0.1", port=port, redis_url=redis_url))
+    app = create_app(
+        Settings(
+            database_url=scratch_database_url(), host="127.0.0.1", port=port, redis_url=redis_url
+        )
+    )
     runner = Runner(app, shutdown_timeout=1.0)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()

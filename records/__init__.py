@@ -1,0 +1,11 @@
+"""The durable records: players, every finished race, ratings, leaderboards.
+
+Redis holds live state; a race goes here, into a SQL database, when it ends. SQLAlchemy 2's
+async core (Table objects, no ORM) over SQLite by default or PostgreSQL for a fleet, with
+Alembic migrations shipped in the package (`records/migrations/`, run by `upgrade_to_head`
+at server start). `records` may import `core` and `protocol`, never `server`.
+
+- `schema.py`: every table.
+- `engine.py`: an async engine from a database URL (SQLite: WAL, busy_timeout, foreign keys).
+- `migrate.py`: `upgrade_to_head`, safe when several processes start at once.
+"""
