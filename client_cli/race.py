@@ -74,10 +74,13 @@ class Racer:
     finished_at: float | None = None  # server time of the last progress when it ended
     grace_until: float | None = None  # offline mid-race: forfeits at this server time
     rematch: bool = False  # voted for a rematch after the end
+    # Seconds since the start at each quarter of the cards up (docs/protocol.md "Splits").
+    splits: list[float | None] = field(default_factory=lambda: [None] * 4)
 
     def new_round(self) -> None:
         """A rematch: the same player, a fresh race (the server makes everyone ready)."""
         self.progress = self.moves = 0
+        self.splits = [None] * 4
         self.won = self.stuck = self.rematch = False
         self.out = None
         self.finished_at = None
@@ -226,6 +229,8 @@ class RaceView:
             for key in ("progress", "moves"):
                 if key in p:
                     setattr(racer, key, int(p[key]))
+            if isinstance(p.get("splits"), list):
+                racer.splits = list(p["splits"])
             racer.out = p.get("out") or None
             racers[seat] = racer
         self.racers = racers
@@ -339,6 +344,8 @@ class RaceView:
         if racer is not None:
             racer.progress, racer.moves = msg.progress, msg.moves
             racer.won, racer.stuck = msg.won, msg.stuck
+            if msg.splits is not None:
+                racer.splits = list(msg.splits)
             if msg.won or msg.stuck:
                 racer.finished_at = msg.at
         if msg.seat == self.seat and self.role == "player":

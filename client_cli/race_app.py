@@ -22,7 +22,9 @@ from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
 from client_cli.seat import JoinRefused, Seat
-from client_cli.widgets import PlayerLine, RaceBars, clock
+from client_cli.widgets import PlayerLine, RaceBars, clock, splits_text
+from core import GAMES
+from core import splits as core_splits
 from protocol import ErrorCode
 
 __all__ = [
@@ -54,6 +56,7 @@ def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[Pla
                 seconds=seconds,
                 status=racer_status(view, racer, now),
                 you=style_you and seat == view.seat,
+                splits=tuple(racer.splits) if view.phase in ("running", "finished") else (),
             )
         )
     return lines
@@ -107,6 +110,8 @@ def results_table(view: RaceView) -> Table:
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("cards", justify="right")
     table.add_column("moves", justify="right")
+    marks = core_splits.marks(view.game) if view.game in GAMES else (13, 26, 39, 52)
+    table.add_column("splits at " + " ".join(map(str, marks)) + " cards", justify="right")
     for row in view.results:
         if row.get("won"):
             result = f"finished {clock(float(row.get('time') or 0))}"
@@ -123,6 +128,7 @@ def results_table(view: RaceView) -> Table:
             result,
             f"{row.get('progress', 0)}/{view.total}",
             str(row.get("moves", 0)),
+            splits_text(row.get("splits") or [None] * 4),
         )
     return table
 

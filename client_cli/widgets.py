@@ -18,7 +18,7 @@ from textual.widgets import Input
 from client_cli.board import Marks, pile_at, render_board
 from client_cli.cards import CardStyle
 
-__all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar"]
+__all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar", "splits_text"]
 
 # Keys that act at once on an empty move line; every other key types notation.
 # Notation starts with a pile letter (t c f r) or `deal`, so none of these clash; `q` quits
@@ -139,6 +139,20 @@ class PlayerLine:
     seconds: float | None = 0.0  # None: not known (they were done before we came)
     status: str = ""  # "", "finished", "stuck", "gave up", "offline"
     you: bool = False
+    splits: tuple[float | None, ...] = ()  # seconds at each quarter of the cards up
+
+
+def split_clock(seconds: float | None) -> str:
+    """A split as `m:ss.t` (`1:28.4`), or `-` where not reached."""
+    if seconds is None:
+        return "-"
+    tenths = max(0, int(seconds * 10))
+    return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
+
+
+def splits_text(splits: Sequence[float | None]) -> str:
+    """Every split, each right-aligned in its own column: `0:41.2 1:28.4      -      -`."""
+    return " ".join(f"{split_clock(s):>7}" for s in splits)
 
 
 def clock(seconds: float) -> str:
@@ -180,6 +194,12 @@ class RaceBars(Widget):
         status_w = max(len(p.status) for p in self.players)
         status_w = status_w + 2 if status_w else 0
         bar_w = max(5, width - name_w - max(map(len, tails)) - status_w - 1)
+        # The splits beside the bar, where they leave it 12 columns or more.
+        split_cells = [splits_text(p.splits) if p.splits else "" for p in self.players]
+        split_w = max(map(len, split_cells)) + 1
+        if any(split_cells) and bar_w - split_w >= 12:
+            bar_w -= split_w
+            tails = [f"{tail} {cell}" for tail, cell in zip(tails, split_cells, strict=True)]
         lines = []
         for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()

@@ -56,6 +56,7 @@ class PlayerView(TypedDict):
     stuck: bool
     out: str | None  # "resigned" or "forfeit"
     rematch: bool
+    splits: list[float | None]  # seconds at each quarter of the cards up (core/splits.py)
 
 
 class Result(TypedDict):
@@ -70,6 +71,7 @@ class Result(TypedDict):
     progress: int
     moves: int
     time: float | None  # seconds from the start to the win
+    splits: list[float | None]  # seconds at each quarter of the cards up (core/splits.py)
 
 
 class RoomView(TypedDict):
@@ -235,7 +237,8 @@ class RaceStarted(Event):
 class Progress(Event):
     """A player's accepted move. `move` is present for the player themselves and for
     spectators, never for the other players; `board` (player view) is present for
-    spectators of hidden-information games."""
+    spectators of hidden-information games; `splits` (the seat's splits so far) only on
+    the move that first reached a quarter of the cards up."""
 
     TYPE: ClassVar[str] = "progress"
     seat: int
@@ -245,6 +248,7 @@ class Progress(Event):
     stuck: bool
     move: str | None = None
     board: dict[str, Any] | None = None
+    splits: list[float | None] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,11 +14,12 @@ import time
 
 import protocol as p
 from core import Game
+from core import splits as splits_rule
 from protocol import ErrorCode
 from server.handlers.context import Context
 from server.live.connection import Connection
 from server.live.hub import LocalRoom
-from server.live.seats import SeatSession
+from server.live.seats import SeatSession, split_time, timed_splits
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race
 from server.storage.store import UNAVAILABLE_ERRORS, MoveWrite
@@ -29,10 +30,12 @@ MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
 
 
-def progress_event(game: Game, seat: int, text: str, now: float) -> p.Progress:
+def progress_event(
+    game: Game, seat: int, text: str, now: float, splits: list[float | None] | None = None
+) -> p.Progress:
     """The event of move `text`, just applied to `game` by `seat` (its version is the
-    script's to give). Progress, won and stuck are each read once: they are computed, not
-    stored."""
+    script's to give); `splits` when the move reached a split. Progress, won and stuck
+    are each read once: they are computed, not stored."""
     progress = game.progress
     won = progress == game.progress_total
     return p.Progress(
@@ -44,6 +47,7 @@ def progress_event(game: Game, seat: int, text: str, now: float) -> p.Progress:
         won=won,
         stuck=not won and game.stuck,
         move=text,
+        splits=splits,
     )
 
 
@@ -132,7 +136,14 @@ class Moves:
                 self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, str(err))
                 return
             now = time.time()
-            event = progress_event(game, seat, text, now)
+            splits = session.splits
+            if race.start_at is not None:
+                t = split_time(now, race.start_at)
+                splits = splits_rule.advance(
+                    splits, splits_rule.marks(race.config.game), game.progress, t
+                )
+            reached = list(splits) if splits != session.splits else None
+            event = progress_event(game, seat, text, now, reached)
             won, stuck = event.won, event.stuck
             write = MoveWrite(
                 local.id,
@@ -145,6 +156,7 @@ class Moves:
                 event,
                 now if won or stuck else None,
                 conn.token_hash or "",
+                list(splits),
             )
             try:
                 result = await store.submit_move(write)
@@ -157,7 +169,7 @@ class Moves:
                 raise
             if result.kind is Verdict.OK:
                 assert result.answer is not None
-                session.accepted(text, seq)
+                session.accepted(text, seq, splits)
                 conn.send(self._with_board(session, race, result.answer))
                 self.ctx.metrics.moves_accepted.inc()
                 if won or stuck:
@@ -187,6 +199,9 @@ class Moves:
     async def _reload(self, local: LocalRoom, session: SeatSession) -> None:
         """The seat's board and last seq as Redis has them."""
         store = self.ctx.store
-        moves = [m for _, m in await store.moves(local.id, session.index)]
+        timed = await store.moves(local.id, session.index)
         last_seq = await store.last_seq(local.id, session.index)
-        session.reset(moves, last_seq)
+        race = local.race
+        start_at = race.start_at if race is not None else None
+        splits = timed_splits(session.game_name, session.seed, timed, start_at)
+        session.reset([m for _, m in timed], last_seq, splits=splits)

@@ -32,7 +32,7 @@ import protocol as p
 from server.live.connection import Connection, Outgoing
 from server.live.departures import Departures
 from server.live.recent import RecentEvents, entry_of
-from server.live.seats import SeatSession, play, replay
+from server.live.seats import SeatSession, play, replay, timed_splits
 from server.room.race import Race, Status
 from server.room.view import (
     Viewer,
@@ -219,6 +219,8 @@ class LocalRoom:
         if seat is not None:
             seat.progress, seat.moves = event.progress, event.moves
             seat.won, seat.stuck = event.won, event.stuck
+            if event.splits is not None:
+                seat.splits = list(event.splits)
         session = self.sessions.get(event.seat)
         if session is not None:
             session.follow(event)
@@ -471,14 +473,17 @@ class LocalRoom:
             return session
         race = self.race
         assert race is not None
-        moves = [m for _, m in await self.hub.store.moves(self.id, index)]
+        timed = await self.hub.store.moves(self.id, index)
         seat = race.seats.get(index)
         # The mirror is at self.version; the list may already hold moves still in flight.
         count = seat.moves if seat is not None else 0
         last_seq = await self.hub.store.last_seq(self.id, index)
         session = self.sessions.get(index)  # another socket may have opened it meanwhile
         if session is None:
-            session = SeatSession(index, race.config.game, race.seed, moves[:count], last_seq)
+            game, seed = race.config.game, race.seed
+            splits = timed_splits(game, seed, timed[:count], race.start_at)
+            moves = [m for _, m in timed[:count]]
+            session = SeatSession(index, game, seed, moves, last_seq, splits)
             self.sessions[index] = session
         return session
 
@@ -577,6 +582,7 @@ class LocalRoom:
                     if player["seat"] == seat:
                         player["progress"], player["moves"] = game.progress, game.moves
                         player["won"], player["stuck"] = game.won, game.stuck
+                        player["splits"] = _splits_by(player["splits"], race.start_at, cutoff)
         return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
 
     def detach(self, conn: Connection) -> None:
@@ -609,6 +615,16 @@ class LocalRoom:
         self._timer = None
         self._timer_at = None
         self.hub.spawn(self.hub.tick(self.id))
+
+
+def _splits_by(
+    splits: list[float | None], start_at: float | None, cutoff: float
+) -> list[float | None]:
+    """The splits reached by `cutoff` (a split, once reached, stays: the earlier ones are
+    those of the race as of then)."""
+    if start_at is None:
+        return splits
+    return [s if s is not None and start_at + s <= cutoff else None for s in splits]
 
 
 class Hub:

@@ -21,8 +21,9 @@ import logging
 
 import core
 import protocol as p
+from core import splits as splits_rule
 
-__all__ = ["SeatSession", "play", "replay"]
+__all__ = ["SeatSession", "play", "replay", "split_time", "timed_splits"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,21 @@ def replay(game_name: str, seed: int, moves: list[str]) -> core.Game:
     return game
 
 
+def split_time(at: float, start_at: float) -> float:
+    """Seconds since the start of a move made at `at`, as its replay will read it: the
+    store keeps a move's time to the millisecond (core/replay.py rounds the difference)."""
+    return round(round(at * 1000) / 1000 - start_at, 3)
+
+
+def timed_splits(
+    game_name: str, seed: int, timed: list[tuple[float, str]], start_at: float | None
+) -> splits_rule.Splits:
+    """The splits of a seat's accepted moves as the store keeps them (time, move)."""
+    if start_at is None or not timed:
+        return splits_rule.empty()
+    return splits_rule.of_moves(game_name, seed, ((m, at - start_at) for at, m in timed))
+
+
 class SeatSession:
     __slots__ = (
         "conns",
@@ -53,12 +69,19 @@ class SeatSession:
         "moves",
         "seed",
         "seq_behind",
+        "splits",
         "stale",
         "turn",
     )
 
     def __init__(
-        self, index: int, game_name: str, seed: int, moves: list[str], last_seq: int
+        self,
+        index: int,
+        game_name: str,
+        seed: int,
+        moves: list[str],
+        last_seq: int,
+        splits: splits_rule.Splits | None = None,
     ) -> None:
         self.index = index
         self.game_name = game_name
@@ -66,6 +89,7 @@ class SeatSession:
         self.moves = moves  # accepted, `undo` included
         self.game = replay(game_name, seed, moves)
         self.last_seq = last_seq
+        self.splits = splits or splits_rule.empty()  # of the accepted moves (core/splits.py)
         self.conns: set[object] = set()  # the sockets of this process attached to the seat
         self.turn = asyncio.Lock()
         self.stale = False
@@ -73,20 +97,28 @@ class SeatSession:
         # no seq: `last_seq` may be below its seq (a re-send of it must get its answer).
         self.seq_behind = False
 
-    def accepted(self, move: str, seq: int) -> None:
-        """The move just applied to `game` was accepted as `seq`."""
+    def accepted(self, move: str, seq: int, splits: splits_rule.Splits) -> None:
+        """The move just applied to `game` was accepted as `seq`, leaving `splits`."""
         self.moves.append(move)
         self.last_seq = max(self.last_seq, seq)
+        self.splits = splits
 
     def restore(self) -> None:
         """Back to the accepted moves (a move applied to `game` was not accepted)."""
         self.game = replay(self.game_name, self.seed, self.moves)
 
-    def reset(self, moves: list[str], last_seq: int, seed: int | None = None) -> None:
+    def reset(
+        self,
+        moves: list[str],
+        last_seq: int,
+        seed: int | None = None,
+        splits: splits_rule.Splits | None = None,
+    ) -> None:
         """The truth from storage (or a new round's deal when `seed` is given)."""
         if seed is not None:
             self.seed = seed
         self.moves = moves
+        self.splits = splits or splits_rule.empty()
         self.game = replay(self.game_name, self.seed, moves)
         self.last_seq = last_seq
         self.stale = False
@@ -110,4 +142,6 @@ class SeatSession:
             self.stale = True
             return
         self.moves.append(event.move)
+        if event.splits is not None:
+            self.splits = tuple(event.splits)
         self.seq_behind = True

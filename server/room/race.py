@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 import protocol as p
+from core import splits
 from protocol import ErrorCode
 
 __all__ = [
@@ -95,6 +96,9 @@ class Seat:
     out: str | None = None  # "resigned" or "forfeit"
     done_at: float | None = None  # when it won, got stuck or went out
     rematch: bool = False
+    # Seconds since the start at each quarter of the cards up (core/splits.py), None
+    # where not reached: tracked by the seat's session, stored with each move.
+    splits: list[float | None] = field(default_factory=lambda: list(splits.empty()))
 
     @property
     def connected(self) -> bool:
@@ -114,6 +118,7 @@ class Seat:
         self.won = self.stuck = self.rematch = False
         self.out = None
         self.done_at = self.grace_until = None
+        self.splits = list(splits.empty())
 
 
 @dataclass(slots=True)
@@ -171,6 +176,7 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
                 "time": round(seat.done_at - started_at, 3)
                 if seat.won and seat.done_at is not None
                 else None,
+                "splits": list(seat.splits),
             }
         )
     return results
@@ -255,6 +261,7 @@ class Race:
                     "stuck": s.stuck,
                     "out": s.out,
                     "rematch": s.rematch,
+                    "splits": list(s.splits),
                 }
                 for i, s in sorted(self.seats.items())
             ],

@@ -82,7 +82,9 @@ class _Room:
     # Written by moves, per seat.
     moves: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
     count: dict[int, int] = field(default_factory=dict)
-    progress: dict[int, tuple[int, int, bool, bool, float | None]] = field(default_factory=dict)
+    progress: dict[int, tuple[int, int, bool, bool, float | None, list[float | None]]] = field(
+        default_factory=dict
+    )
     seqs: dict[int, dict[int, bytes]] = field(default_factory=dict)
     last: dict[int, int] = field(default_factory=dict)
 
@@ -113,11 +115,12 @@ class MemoryRoomStore:
         if stored is None:
             return None
         race = Race.from_dict(json.loads(stored.race))
-        for index, (progress, moves, won, stuck, done_at) in stored.progress.items():
+        for index, (progress, moves, won, stuck, done_at, splits) in stored.progress.items():
             seat = race.seats.get(index)
             if seat is None:
                 continue
             seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
+            seat.splits = list(splits)
             if seat.out is None:
                 seat.done_at = done_at
         return Loaded(race, stored.rev, stored.ver)
@@ -207,6 +210,7 @@ class MemoryRoomStore:
             event.won,
             event.stuck,
             write.done_at,
+            list(write.splits),
         )
         self.feed.publish(RoomKeys(write.room).channel, entry)
         return MoveResult(Verdict.OK, answer=answer_to(write.seq, event, stored.ver))

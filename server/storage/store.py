@@ -187,6 +187,8 @@ class MoveWrite:
     event: p.Progress  # version 0: given by the script; the answer is built from it
     done_at: float | None
     token_hash: str  # the mover's token: the script checks it still holds the seat
+    # The seat's splits after this move (core/splits.py); none reached when left out.
+    splits: list[float | None] = dataclasses.field(default_factory=lambda: [None] * 4)
 
 
 @dataclass(slots=True)  # not frozen, as MoveWrite
@@ -281,8 +283,10 @@ class RedisRoomStore:
             seat = race.seats.get(int(field[2:]))
             if seat is None:
                 continue
-            progress, moves, won, stuck, done_at = msgpack.unpackb(value)
+            progress, moves, won, stuck, done_at, *rest = msgpack.unpackb(value)
             seat.progress, seat.moves, seat.won, seat.stuck = progress, moves, won, stuck
+            if rest:  # kept since splits were: a room written before has none
+                seat.splits = rest[0]
             if seat.out is None:
                 seat.done_at = done_at
         return Loaded(race, int(meta.get(b"rev", 0)), int(meta.get(b"ver", 0)))
@@ -497,7 +501,9 @@ def move_call(
     for every move of the seat (encoded once: server/redis_io/resp.py's encode_evalsha)."""
     keys = room_keys(write.room)
     event = write.event
-    prog = msgpack.packb([event.progress, event.moves, event.won, event.stuck, write.done_at])
+    prog = msgpack.packb(
+        [event.progress, event.moves, event.won, event.stuck, write.done_at, write.splits]
+    )
     args: tuple[Arg, ...] = (
         write.seq,
         write.expected,

@@ -227,3 +227,42 @@ def test_a_seat_without_a_name_is_numbered_from_1_as_everywhere() -> None:
     view = RaceView(room="R1")
     view.feed(Snapshot(version=1, room={**ROOM, "players": [{"seat": 0}, {"seat": 2}]}))
     assert [r.name for _, r in sorted(view.racers.items())] == ["seat 1", "seat 3"]
+
+
+def test_splits_come_live_with_progress_and_show_beside_the_bars_and_in_the_results() -> None:
+    from rich.console import Console
+
+    from client_cli.race_app import player_lines, results_table
+    from client_cli.widgets import RaceBars
+
+    view = joined()
+    view.feed(Countdown(version=5, at=1.0, start_at=2.0))
+    view.feed(RaceStarted(version=6, at=2.0, game="shaula", seed=617))
+    view.feed(
+        Progress(
+            version=7,
+            at=43.2,
+            seat=0,
+            progress=13,
+            moves=20,
+            won=False,
+            stuck=False,
+            splits=[41.2, None, None, None],
+        )
+    )
+    view.feed(Progress(version=8, at=44.0, seat=0, progress=12, moves=21, won=False, stuck=False))
+    assert view.racers[0].splits == [41.2, None, None, None]  # an undo keeps the split
+    lines = player_lines(view, now=50.0)
+    assert lines[0].splits == (41.2, None, None, None)
+    console = Console(width=100, record=True, color_system=None)
+    bars = RaceBars()
+    bars.update_players(lines)
+    console.print(bars.render())
+    assert "0:41.2" in console.export_text()
+    result = {"rank": 1, "seat": 0, "name": "ann", "won": True, "stuck": False, "out": None}
+    result |= {"progress": 52, "moves": 99, "time": 150.0, "splits": [41.2, 80.0, 121.5, 150.0]}
+    view.feed(RaceFinished(version=9, at=152.0, results=[result], seed=617, reason="all_done"))
+    console.print(results_table(view))
+    text = console.export_text()
+    assert "splits at 13 26 39 52 cards" in text
+    assert "0:41.2  1:20.0  2:01.5  2:30.0" in text

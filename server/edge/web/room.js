@@ -79,6 +79,7 @@ export class RoomModel {
         room.players.push({
           seat: m.seat, name: m.name, ready: false, connected: true, grace_until: null,
           progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false,
+          splits: [null, null, null, null],
         });
         room.players.sort((a, b) => a.seat - b.seat);
         room.host = Math.min(...room.players.map((x) => x.seat));
@@ -118,6 +119,7 @@ export class RoomModel {
         break;
       case "progress":
         if (p) Object.assign(p, { progress: m.progress, moves: m.moves, won: m.won, stuck: m.stuck });
+        if (p && m.splits) p.splits = m.splits;
         if (this.role === "spectator") this.spectate(m);
         else if (m.seat === this.seat && m.move !== undefined) this.own(m.version, m.move, null);
         this.changed.add("players");
@@ -140,7 +142,10 @@ export class RoomModel {
           finished_at: null, start_at: null, ends_at: null, seed: null,
         });
         for (const x of room.players) {
-          Object.assign(x, { progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false });
+          Object.assign(x, {
+            progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false,
+            splits: [null, null, null, null],
+          });
         }
         this.boards = {};
         this.histories = {};

@@ -21,6 +21,24 @@ function playerState(p) {
   return "";
 }
 
+// The progress at each split: the quarters of the game's cards (docs/protocol.md "Splits").
+export function splitMarks(cards) {
+  return [1, 2, 3, 4].map((k) => Math.floor((cards * k) / 4));
+}
+
+// A split as m:ss.t, or an en dash where it was not reached.
+export function fmtSplit(s) {
+  if (s === null || s === undefined) return "–";
+  const tenths = Math.max(0, Math.floor(s * 10));
+  return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, "0")}.${tenths % 10}`;
+}
+
+// "13 0:41.2 · 26 1:28.0 · 39 – · 52 –": every split after its mark.
+export function splitsText(splits, cards) {
+  const marks = splitMarks(cards);
+  return marks.map((mark, i) => `${mark} ${fmtSplit(splits?.[i])}`).join(" · ");
+}
+
 // Set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
 function fill(percent) {
   const el = h("span", { class: "fill" });
@@ -45,7 +63,8 @@ export class Bars {
       this.items.clear();
       for (const li of this.root.querySelectorAll("li.bar")) {
         this.items.set(Number(li.dataset.seat), {
-          li, fill: li.querySelector(".fill"), num: li.querySelector(".num"), state: null,
+          li, fill: li.querySelector(".fill"), num: li.querySelector(".num"),
+          splits: li.querySelector(".splits"), state: null,
         });
       }
     }
@@ -58,6 +77,8 @@ export class Bars {
         item.num.textContent = text;
         item.fill.style.width = `${(100 * p.progress) / cards}%`;
       }
+      const splits = item.splits ? splitsText(p.splits, cards) : "";
+      if (item.splits && item.splits.textContent !== splits) item.splits.textContent = splits;
       const state = `${playerState(p)}|${p.ready}`;
       if (item.state !== null && item.state !== state) {
         this.key = null; // a tag changed (won, out, away, ready): rebuild next time
@@ -83,6 +104,10 @@ export function progressBars(room, known, me = null) {
           state ? h("span", { class: "tag" }, state) : null),
         h("span", { class: "track" }, fill((100 * p.progress) / cards)),
         h("span", { class: "num" }, `${p.progress}/${cards}`),
+        room.status === "running" || room.status === "finished"
+          ? h("span", { class: "splits", title: "splits: when each quarter of the cards was up" },
+            splitsText(p.splits, cards))
+          : null,
       );
     }),
   );
@@ -122,7 +147,7 @@ export function resultsTable(room, known, me = null) {
     "table",
     { class: "results", id: "results-table" },
     h("caption", {}, "Results"),
-    h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Cards", "Moves", "Time"].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Cards", "Moves", "Time", "Splits"].map((t) => h("th", {}, t)))),
     h(
       "tbody",
       {},
@@ -136,6 +161,7 @@ export function resultsTable(room, known, me = null) {
           h("td", {}, `${r.progress}/${cards}`),
           h("td", {}, r.moves),
           h("td", {}, r.time !== null && r.time !== undefined ? fmtSeconds(r.time) : ""),
+          h("td", { class: "splits" }, splitsText(r.splits, cards)),
         ),
       ),
     ),

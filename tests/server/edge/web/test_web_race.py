@@ -13,6 +13,7 @@ from support.web import (
     expected_board,
     new_page,
     page_errors,
+    room_view,
     seen,
     shown_board,
     solo_race,
@@ -23,6 +24,7 @@ from support.web import (
 )
 
 import core
+from client_cli.widgets import split_clock
 
 SEED = 617  # Shaula: the solver's line is 110 moves, single and multi-card
 
@@ -56,10 +58,20 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
         assert await player.inner_text("#message") == ""  # nothing was refused
         await player.wait_for_selector("#results-table")
         await spectator.wait_for_selector("#results-table")
+        # Splits: in the results, and beside the bars, as the server recorded them.
+        results = room_view(base, room)["results"]
+        assert isinstance(results, list)
+        ann_splits = next(r["splits"] for r in results if r["name"] == "ann")
+        assert None not in ann_splits
+        shown = " · ".join(
+            f"{mark} {split_clock(s)}" for mark, s in zip((13, 26, 39, 52), ann_splits, strict=True)
+        )
         for page in (player, spectator):
             rows = await page.locator("#results-table tbody tr").all_inner_texts()
             assert len(rows) == 2
-            assert any("ann" in row and "won" in row for row in rows)
+            assert any("ann" in row and "won" in row and shown in row for row in rows)
+            bars = await page.locator("#players .bar").all_inner_texts()
+            assert any("ann" in bar and shown in bar for bar in bars), bars
         # The spectator's boards are the players' true boards: every card up, kings on top.
         tops = await spectator.locator(".watched .pile.foundation .card").evaluate_all(
             "cards => cards.map(c => c.dataset.card[0])"
