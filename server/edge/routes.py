@@ -20,6 +20,7 @@ import core
 from protocol import ErrorCode, socket_path
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.edge.tournament_keys import TOUR_RUNNER
 from server.live.lobby_live import live_rooms
 from server.metrics import REDIS_DOWN, Metrics, redis_error
 from server.room.ids import draw_seed, new_room_id, room_key
@@ -310,7 +311,9 @@ async def get_replay(request: web.Request) -> web.Response:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if record is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-    return web.Response(text=record.replay(), content_type="application/x-ndjson", charset="utf-8")
+    runner = request.app.get(TOUR_RUNNER)  # a tournament's race: its heat's one replay
+    text = record.replay() if runner is None else await runner.replay(record)
+    return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
 
 
 @routes.get("/games/{game}/rules")

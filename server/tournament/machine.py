@@ -23,6 +23,7 @@ from protocol import ErrorCode
 from server.tournament.scoring import (
     RaceResult,
     arena_standings,
+    knockout_standings,
     knockout_winner,
     rounds_standings,
 )
@@ -344,6 +345,8 @@ class Tournament:
             if self.config.format == "rounds"
             else sum(p.out_round is None for p in self.players) <= 1
         )
+        if last and self.config.format == "knockout":
+            self._complete_bracket()
         if last:
             self.status = Status.FINISHED
             self.finished_at = now
@@ -405,15 +408,7 @@ class Tournament:
 
     def _begin_knockout_round(self, now: float) -> bool:
         number = self.round + 1
-        matches = [m for m in self.matches if m.round == number]
-        if not matches:
-            previous = sorted(
-                (m for m in self.matches if m.round == self.round), key=lambda m: m.slot
-            )
-            for slot in range(len(previous) // 2):
-                a, b = previous[2 * slot].winner, previous[2 * slot + 1].winner
-                self.matches.append(Match(len(self.matches), number, slot, a, b))
-            matches = [m for m in self.matches if m.round == number]
+        matches = self._knockout_round(number)
         game = self.config.games[self.round % len(self.config.games)]
         to_race = [m for m in matches if self._settle_without_race(m, number)]
         pool = self.seeds.get(game, [])
@@ -431,6 +426,26 @@ class Tournament:
         if not to_race:
             self._end_knockout_round(now)
         return True
+
+    def _knockout_round(self, number: int) -> list[Match]:
+        """Round `number`'s matches, drawn from the winners of the round before (slot k
+        meets slot k + 1 of it) the first time they are asked for."""
+        matches = [m for m in self.matches if m.round == number]
+        if not matches:
+            previous = sorted((m for m in self.matches if m.round == number - 1), key=_slot)
+            for slot in range(len(previous) // 2):
+                a, b = previous[2 * slot].winner, previous[2 * slot + 1].winner
+                self.matches.append(Match(len(self.matches), number, slot, a, b))
+            matches = [m for m in self.matches if m.round == number]
+        return matches
+
+    def _complete_bracket(self) -> None:
+        """One player (or nobody) is left before the final: the rounds still to come are
+        drawn all the same, each settled by a bye, so the bracket shows them whole."""
+        while len([m for m in self.matches if m.round == self.round]) > 1:
+            self.round += 1
+            for match in self._knockout_round(self.round):
+                self._settle_without_race(match, self.round)
 
     def _settle_without_race(self, match: Match, number: int) -> bool:
         """Byes and walkovers; True if the match must be raced. A withdrawn player never
@@ -541,6 +556,7 @@ class Tournament:
         """Every player, best first, with `rank` (shared when equal) and the format's
         columns. Removed players come last."""
         ids = [p.id for p in self.players]
+        removed = {p.id for p in self.players if p.removed}
         fmt = self.config.format
         rows: list[dict[str, Any]]
         if fmt == "rounds":
@@ -559,7 +575,7 @@ class Tournament:
                     "rounds": row.rounds,
                     "per_round": {str(k): v for k, v in sorted((row.per_round or {}).items())},
                 }
-                for rank, row in rounds_standings(ids, by_round)
+                for rank, row in rounds_standings(ids, by_round, removed)
             ]
         elif fmt == "arena":
             done = [h.results for h in self.heats if h.results is not None]
@@ -575,50 +591,21 @@ class Tournament:
                     "fire": row.fire,
                     "scores": row.scores,
                 }
-                for rank, row in arena_standings(ids, done)
+                for rank, row in arena_standings(ids, done, removed)
             ]
         else:
-            rows = self._knockout_rows()
+            races = [h.results for h in self.heats if h.results is not None]
+            out_round = {p.id: p.out_round for p in self.players}
+            rows = [
+                {"rank": rank, "player": row.player, "wins": row.wins, "out_round": row.out_round}
+                for rank, row in knockout_standings(ids, races, out_round, removed)
+            ]
         for row in rows:
             player = self.players[row["player"]]
             row["name"] = player.name
             row["status"] = (
                 "removed" if player.removed else "withdrawn" if player.withdrawn else "active"
             )
-        kept = [r for r in rows if r["status"] != "removed"]
-        gone = [r for r in rows if r["status"] == "removed"]
-        for row in gone:
-            row["rank"] = len(kept) + 1
-        return kept + gone
-
-    def _knockout_rows(self) -> list[dict[str, Any]]:
-        """In the bracket longest first: the champion, the finalist, the semi-finalists..."""
-        wins: dict[int, int] = {p.id: 0 for p in self.players}
-        for m in self.matches:
-            if m.winner is not None and m.how != "bye":
-                wins[m.winner] += 1
-        last_round = max((m.round for m in self.matches), default=0)
-
-        def reach(player: Player) -> int:
-            return last_round + 1 if player.out_round is None else player.out_round
-
-        ordered = sorted(self.players, key=lambda p: (-reach(p), -wins[p.id], p.id))
-        rows: list[dict[str, Any]] = []
-        for position, player in enumerate(ordered, start=1):
-            key = (reach(player), wins[player.id])
-            prev = rows[-1] if rows else None
-            same = prev is not None and (prev["_reach"], prev["wins"]) == key
-            rows.append(
-                {
-                    "rank": prev["rank"] if same and prev else position,
-                    "player": player.id,
-                    "wins": wins[player.id],
-                    "out_round": player.out_round,
-                    "_reach": reach(player),
-                }
-            )
-        for row in rows:
-            del row["_reach"]
         return rows
 
     def champion(self) -> int | None:
@@ -689,6 +676,10 @@ class Tournament:
 
 
 _HEAT_FIELDS = tuple(f.name for f in dataclasses.fields(Heat))
+
+
+def _slot(match: Match) -> int:
+    return match.slot
 
 
 def split_evenly(players: list[int], most: int) -> list[list[int]]:

@@ -51,6 +51,7 @@ class RaceRecord:
     started_at: float
     finished_at: float
     finish_reason: str
+    tournament: str | None = None  # the tournament whose race it was
 
     def replay(self, context: dict[str, Any] | None = None) -> str:
         """The race as a replay (core/replay.py); `context` joins the header (e.g. the
@@ -133,4 +134,5 @@ class StoreRooms:
             started_at=race.start_at,
             finished_at=race.finished_at or race.start_at,
             finish_reason=race.finish_reason or "",
+            tournament=race.config.tournament,
         )

@@ -24,7 +24,7 @@ from server.metrics import redis_error
 from server.room.race import RaceError
 from server.storage.store import hash_token
 from server.tournament.machine import Heat, TourConfig, TourError, Tournament
-from server.tournament.rooms import HeatSpec, RaceRooms, heat_room
+from server.tournament.rooms import HeatSpec, RaceRecord, RaceRooms, heat_room
 from server.tournament.scoring import RaceResult
 from server.tournament.store import TourStore
 
@@ -204,16 +204,31 @@ class TourRunner:
             return tour
         if record is None:
             return tour
-        replay = record.replay({"tournament": tour.id, "round": heat.round, "heat": heat.id})
-        await self.store.save_replay(tour.id, heat.id, replay)
-        stored = await self.store.replay(tour.id, heat.id)  # the first one saved counts
-        results = heat_results(heat, stored or replay)
+        results = heat_results(heat, await self._keep_replay(tour, heat, record))
         at = time.time()
 
         def finished(t: Tournament) -> bool:
             return t.heat_finished(heat.id, results, at)
 
         return (await self.store.transact(tour.id, finished)).tour
+
+    async def _keep_replay(self, tour: Tournament, heat: Heat, record: RaceRecord) -> str:
+        """The heat's one replay: the first one saved, by whichever process or request."""
+        replay = record.replay({"tournament": tour.id, "round": heat.round, "heat": heat.id})
+        await self.store.save_replay(tour.id, heat.id, replay)
+        return await self.store.replay(tour.id, heat.id) or replay
+
+    async def replay(self, record: RaceRecord) -> str:
+        """A finished race's replay, the same whichever URL serves it: a tournament's race
+        is its heat's replay (with the tournament, round and heat in the header)."""
+        if record.tournament is not None:
+            loaded = await self.store.load(record.tournament)
+            if loaded is not None:
+                tour = loaded[0]
+                for heat in tour.heats:
+                    if heat_room(tour.id, heat.id) == record.room:
+                        return await self._keep_replay(tour, heat, record)
+        return record.replay()
 
     def _spec(self, tour: Tournament, heat: Heat) -> HeatSpec:
         c = tour.config

@@ -18,20 +18,26 @@ players; a change here is a change there.
   ends the streak. Standings: score, then heat wins, then total progress.
 - Knockout: a finisher beats a non-finisher; two finishers: the earlier; neither: more
   progress, then earlier reaching it; still equal: no winner (a new deal is raced).
+  Standings: the round reached (still in beats out; out later beats out earlier), then
+  races won (a bye or a walkover is no race won).
+- Every format: players in `last` (removed by the organiser) come after everyone else;
+  ranks are competition ranks (1, 2, 2, 4) over that order, shared only by equal rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
     "FEW_MOVES",
     "ArenaRow",
+    "KnockoutRow",
     "RaceResult",
     "RoundsRow",
     "arena_standings",
+    "knockout_standings",
     "knockout_winner",
     "places",
     "round_points",
@@ -83,7 +89,7 @@ def _key(result: RaceResult) -> tuple[int, int, int]:
 
 def places(results: Iterable[RaceResult]) -> list[tuple[int, RaceResult]]:
     """(place, result), best first; equal keys share the better place (1, 2, 2, 4)."""
-    return _ranked(list(results), _key, lambda r: r.player)
+    return _ranked(list(results), _key, ())
 
 
 def round_points(results: Sequence[RaceResult]) -> dict[int, tuple[int, float]]:
@@ -115,10 +121,12 @@ class RoundsRow:
 
 
 def rounds_standings(
-    players: Sequence[int], rounds: Mapping[int, Sequence[RaceResult]]
+    players: Sequence[int],
+    rounds: Mapping[int, Sequence[RaceResult]],
+    last: Collection[int] = (),
 ) -> list[tuple[int, RoundsRow]]:
     """(rank, row) for every player, best first; `rounds`: round number -> results of all
-    its heats. Equal rows share a rank."""
+    its heats. Equal rows share a rank; `last` (removed players) come after the rest."""
     rows = {pid: RoundsRow(pid, per_round={}) for pid in players}
     for number, results in sorted(rounds.items()):
         scored = round_points(results)
@@ -134,7 +142,7 @@ def rounds_standings(
                 row.time += result.time
             assert row.per_round is not None
             row.per_round[number] = points
-    return _ranked(list(rows.values()), lambda row: row.key(), lambda row: row.player)
+    return _ranked(list(rows.values()), lambda row: row.key(), last)
 
 
 @dataclass(slots=True)
@@ -153,9 +161,12 @@ class ArenaRow:
 
 
 def arena_standings(
-    players: Sequence[int], heats: Sequence[Sequence[RaceResult]]
+    players: Sequence[int],
+    heats: Sequence[Sequence[RaceResult]],
+    last: Collection[int] = (),
 ) -> list[tuple[int, ArenaRow]]:
-    """(rank, row) for every player; `heats` in the order they were played."""
+    """(rank, row) for every player; `heats` in the order they were played; `last`
+    (removed players) after the rest."""
     rows = {pid: ArenaRow(pid, scores=[]) for pid in players}
     for results in heats:
         placed = places(results)
@@ -173,7 +184,7 @@ def arena_standings(
             row.wins += won_heat
             assert row.scores is not None
             row.scores.append(score)
-    return _ranked(list(rows.values()), lambda row: row.key(), lambda row: row.player)
+    return _ranked(list(rows.values()), lambda row: row.key(), last)
 
 
 def knockout_winner(a: RaceResult, b: RaceResult) -> int | None:
@@ -184,11 +195,48 @@ def knockout_winner(a: RaceResult, b: RaceResult) -> int | None:
     return placed[0][1].player
 
 
-def _ranked(rows: list[Any], key: Any, tie: Any) -> list[tuple[int, Any]]:
-    ordered = sorted(rows, key=lambda row: (key(row), tie(row)))
+@dataclass(slots=True)
+class KnockoutRow:
+    player: int
+    wins: int = 0  # races won (a bye or a walkover is none)
+    out_round: int | None = None  # the round they went out in (0: before the draw)
+
+    def key(self) -> tuple[int, int]:
+        reached = STILL_IN if self.out_round is None else self.out_round
+        return (-reached, -self.wins)
+
+
+STILL_IN = 1 << 30  # a player still in is ahead of anyone out in any round
+
+
+def knockout_standings(
+    players: Sequence[int],
+    races: Iterable[Sequence[RaceResult]],
+    out_round: Mapping[int, int | None],
+    last: Collection[int] = (),
+) -> list[tuple[int, KnockoutRow]]:
+    """(rank, row) for every player: by the round reached, then races won (`races`: every
+    finished race of the bracket, two results each); `last` (removed players) after."""
+    rows = {pid: KnockoutRow(pid, out_round=out_round.get(pid)) for pid in players}
+    for results in races:
+        a, b = results
+        winner = knockout_winner(a, b)
+        if winner is not None:
+            rows[winner].wins += 1
+    return _ranked(list(rows.values()), lambda row: row.key(), last)
+
+
+def _ranked(rows: list[Any], key: Any, last: Collection[int]) -> list[tuple[int, Any]]:
+    """Competition ranks: removed players (`last`) after the rest, then by `key`; the
+    player's id orders equal rows (registered first, listed first)."""
+
+    def full(row: Any) -> tuple[bool, Any]:
+        return (row.player in last, key(row))
+
+    ordered = sorted(rows, key=lambda row: (full(row), row.player))
     out: list[tuple[int, Any]] = []
     for position, row in enumerate(ordered, start=1):
-        if out and key(out[-1][1]) == key(row):
+        if out and full(out[-1][1]) == full(row):
             out.append((out[-1][0], row))
         else:
             out.append((position, row))

@@ -26,7 +26,7 @@ import websockets
 import core
 import protocol as p
 from core.replay import verify
-from server.tournament.scoring import RaceResult, rounds_standings
+from server.tournament.scoring import RaceResult, knockout_standings, rounds_standings
 from support.wsclient import WsClient
 
 __all__ = [
@@ -37,9 +37,12 @@ __all__ = [
     "create",
     "post",
     "post_headers",
+    "recomputed_knockout",
     "recomputed_points",
+    "recomputed_rounds",
     "register",
     "solution",
+    "start_and_hold_after_round_one",
     "wait_for",
 ]
 
@@ -97,6 +100,17 @@ async def wait_for(watcher: WsClient, test: Any, timeout: float = 60.0) -> p.Tou
         state = await watcher.expect(p.TourState, timeout=max(0.01, deadline - loop.time()))
         if test(state):
             return state
+
+
+async def start_and_hold_after_round_one(
+    server_url: str, tid: str, organiser: str, watcher: WsClient
+) -> None:
+    """Start the tournament and pause it once round 1 is under way (a pause before it
+    would hold round 1 itself); returns when round 1 has ended and the pause holds."""
+    await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+    await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
+    await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+    await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
 
 
 @dataclass(frozen=True)
@@ -213,16 +227,52 @@ class TourBot:
             await c.expect(p.RaceFinished, timeout=60)
 
 
-def recomputed_points(replays: list[str], ids: dict[str, int]) -> dict[str, float]:
-    """name -> Rounds points, from the replays alone (checked by the engine)."""
+def _results(text: str, ids: dict[str, int]) -> tuple[dict[str, Any], list[RaceResult]]:
+    """A replay's header and results, checked by the engine, as the scoring reads them."""
+    checked = verify(text)
+    return checked.header, [
+        RaceResult(ids[r["name"]], r["won"], r["time"], r["progress"], r["reached"], r["moves"])
+        for r in checked.results
+    ]
+
+
+def recomputed_rounds(
+    replays: list[str], ids: dict[str, int], removed: frozenset[str] | set[str] = frozenset()
+) -> dict[str, tuple[int, float]]:
+    """name -> (rank, Rounds points), from the replays alone (and who was removed)."""
     by_round: dict[int, list[RaceResult]] = {}
     for text in replays:
-        checked = verify(text)
-        for r in checked.results:
-            by_round.setdefault(checked.header["round"], []).append(
-                RaceResult(
-                    ids[r["name"]], r["won"], r["time"], r["progress"], r["reached"], r["moves"]
-                )
-            )
+        header, results = _results(text, ids)
+        by_round.setdefault(header["round"], []).extend(results)
     names = {v: k for k, v in ids.items()}
-    return {names[row.player]: row.points for _, row in rounds_standings(list(names), by_round)}
+    last = {ids[name] for name in removed}
+    ranked = rounds_standings(list(names), by_round, last=last)
+    return {names[row.player]: (rank, row.points) for rank, row in ranked}
+
+
+def recomputed_points(replays: list[str], ids: dict[str, int]) -> dict[str, float]:
+    """name -> Rounds points, from the replays alone (checked by the engine)."""
+    return {name: points for name, (_, points) in recomputed_rounds(replays, ids).items()}
+
+
+def recomputed_knockout(
+    replays: list[str], matches: list[dict[str, Any]], ids: dict[str, int]
+) -> dict[str, tuple[int, int]]:
+    """name -> (rank, races won) of a Knockout, from the replays (who won each race) and
+    the public bracket (the round each player went out in, by a race, a walkover or
+    both sides withdrawn)."""
+    races = [_results(text, ids)[1] for text in replays]
+    # Withdrawn before the draw: in no match, out before round 1.
+    drawn = {side for m in matches for side in (m["a"], m["b"]) if side is not None}
+    out_round: dict[int, int | None] = {
+        pid: None if name in drawn else 0 for name, pid in ids.items()
+    }
+    for match in matches:
+        if match["how"] is None:
+            continue
+        for side in (match["a"], match["b"]):
+            if side is not None and side != match["winner"]:
+                out_round[ids[side]] = match["round"]
+    names = {v: k for k, v in ids.items()}
+    ranked = knockout_standings(list(names), races, out_round)
+    return {names[row.player]: (rank, row.wins) for rank, row in ranked}

@@ -234,3 +234,52 @@ def test_a_semi_final_between_two_withdrawn_players_sends_the_other_semi_finalis
     assert heat.players == [1, 2]
     t.heat_finished(heat.id, [win(1, 10), lose(2, 3, 3)], T0 + 10)
     assert t.status is Status.FINISHED and t.champion() == 1
+
+
+def test_a_walkover_is_no_race_won_and_a_last_round_bye_completes_the_bracket() -> None:
+    # p3 goes through round 1 because nobody moved in two races (a walkover), then p1 and
+    # p2 both withdraw before their round-2 match: nobody goes through it, p0 beats p3,
+    # and the final is p0's bye. p1, p2 and p3 are out in round 2 with no race won.
+    t = tour("knockout", 5, pause=10.0)
+    t.start(T0)
+    t.add_seeds("shaula", [11, 12, 13, 14])
+    assert t.tick(T0)
+    for at in (T0 + 10, T0 + 20):
+        (heat,) = t.live_heats()
+        t.heat_finished(heat.id, [lose(3, 0, 0, moves=0), lose(4, 0, 0, moves=0)], at)
+        t.tick(at)
+    assert (t.matches[1].winner, t.matches[1].how) == (3, "walkover")
+    t.withdraw(1, T0 + 21)
+    t.withdraw(2, T0 + 21)
+    t.add_seeds("shaula", [21, 22])
+    assert t.tick(T0 + 30)
+    (semi,) = t.live_heats()
+    t.heat_finished(semi.id, [win(0, 30), lose(3, 5, 3)], T0 + 60)
+    assert t.status is Status.FINISHED and t.champion() == 0
+    assert [(m.round, m.a, m.b, m.winner, m.how) for m in t.matches if m.round > 1] == [
+        (2, 0, 3, 0, "race"),
+        (2, 1, 2, None, "walkover"),
+        (3, 0, None, 0, "bye"),
+    ]
+    assert [(r["rank"], r["name"], r["wins"]) for r in t.standings()] == [
+        (1, "p0", 1),
+        (2, "p1", 0),
+        (2, "p2", 0),
+        (2, "p3", 0),
+        (5, "p4", 0),
+    ]
+
+
+def test_removed_players_come_after_everyone_and_leave_no_hole_in_the_ranks() -> None:
+    t = tour("arena", 4, duration=100.0, arena_heat=4)
+    t.start(T0)
+    t.add_seeds("shaula", [1, 2])
+    t.tick(T0)
+    finish_live(t, {0: win(0, 5), 1: win(1, 6), 2: lose(2, 3, 1), 3: lose(3, 3, 1)}, T0 + 10)
+    t.remove(0, T0 + 11)
+    assert [(r["rank"], r["name"], r["status"]) for r in t.standings()] == [
+        (1, "p1", "active"),
+        (2, "p2", "active"),
+        (2, "p3", "active"),
+        (4, "p0", "removed"),
+    ]

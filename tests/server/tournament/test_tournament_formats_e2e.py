@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import asyncio
 
-from support.tour_bots import FINISH, Plan, TourBot, always, create, post, register, wait_for
+from support.tour_bots import (
+    FINISH,
+    Plan,
+    TourBot,
+    always,
+    create,
+    post,
+    register,
+    start_and_hold_after_round_one,
+    wait_for,
+)
 from support.wsclient import WsClient, get_json, get_text
 
 import protocol as p
@@ -42,10 +52,7 @@ async def test_a_knockout_with_byes_a_tie_and_a_walkover(server_url: str) -> Non
         await watcher.send(p.TourWatch(tournament=tid))
         await watcher.expect(p.TourState)
         running = [asyncio.create_task(bot.run()) for bot in bots]
-        await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
-        await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
-        await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
-        await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
+        await start_and_hold_after_round_one(server_url, tid, organiser, watcher)
         # cy (who meets bo in round 2) withdraws: a walkover for bo.
         status, _ = await post(f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]})
         assert status == 200
