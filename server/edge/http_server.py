@@ -6,6 +6,10 @@ below the request handlers, where no middleware reaches.
   the server, `{"error": {"code": "bad_request", "message": ...}}`, and logged as what they
   are, a client's fault: one INFO line, no traceback. aiohttp answers them in plain text and
   logs each one as an ERROR with its traceback.
+- **A well-formed method the parser does not know** (`FOO /rooms`: aiohttp's parser knows
+  only the registered methods and refuses any other as malformed) is answered as the
+  router answers a known method a path does not take: 405 with `Allow`, or 404 for a path
+  that does not exist.
 - **A stalled client** must send its complete request head (a WebSocket upgrade too) within
   `handshake_timeout` seconds of connecting, or the connection is closed.
 - **Connections per client address**, counted here by the peer's address and capped at
@@ -18,16 +22,20 @@ below the request handlers, where no middleware reaches.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import ipaddress
 import json
 import logging
+import re
 from typing import Any
 
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMethod, LineTooLong
 from aiohttp.web_protocol import RequestHandler
 from aiohttp.web_request import BaseRequest
+from aiohttp.web_urldispatcher import UrlDispatcher
+from yarl import URL
 
 from protocol import ErrorCode
 from server.edge.admission.limits import ConnectionCount
@@ -42,6 +50,9 @@ log = logging.getLogger("solrace.http")
 # the client still sends, so that the client reads the answer before the connection closes:
 # for this long at most (aiohttp's default, 10 s, would let a 50 MiB upload run on).
 LINGER = 1.0
+
+# A request line whose method is an HTTP token (RFC 9110 5.6.2), target and version aside.
+_REQUEST_LINE = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP/\d\.\d")
 
 
 def _explain(exc: BaseException | None) -> str:
@@ -102,14 +113,76 @@ class _Handler(RequestHandler):
     ) -> web.StreamResponse:
         if status >= 500:  # the server's fault: aiohttp logs it with its traceback
             return super().handle_error(request, status, exc, message)
+        unknown = _unknown_method(exc)
+        if unknown is not None:
+            return self._not_allowed(request, *unknown)
         explained = _explain(exc)
         log.info("bad request from %s: %s", request.remote, explained)
-        body = {"error": {"code": ErrorCode.BAD_REQUEST.value, "message": explained}}
-        response = web.Response(
-            status=status, text=json.dumps(body), content_type="application/json"
+        return _json_error(status, ErrorCode.BAD_REQUEST, explained)
+
+    def _not_allowed(self, request: BaseRequest, method: str, path: str) -> web.Response:
+        server = self._manager
+        assert isinstance(server, _Server)
+        allowed = _allowed_methods(server.router, path)
+        if allowed is None:
+            log.info("bad request from %s: %s on no such path", request.remote, method[:20])
+            return _json_error(
+                404, ErrorCode.NOT_FOUND, f"no such path: {path[:100]} (see docs/protocol.md)"
+            )
+        log.info("bad request from %s: method %s", request.remote, method[:20])
+        # The same words as the router's 405 for a known method (server/edge/routes.py).
+        response = _json_error(
+            405,
+            ErrorCode.BAD_REQUEST,
+            f"{method[:20]} is not allowed here (allowed: {','.join(allowed)})",
         )
-        response.force_close()
+        response.headers["Allow"] = ",".join(allowed)
         return response
+
+
+def _unknown_method(exc: BaseException | None) -> tuple[str, str] | None:
+    """The method and path of a well-formed request line refused for its method alone.
+    The parser's error quotes the line it stopped on (`b'FOO /rooms HTTP/1.1'`, on the
+    third line of its message); None for anything else (not a token, a line cut short)."""
+    if not isinstance(exc, BadHttpMethod):
+        return None
+    lines = str(exc.message).splitlines()
+    try:
+        quoted = ast.literal_eval(lines[2].strip()) if len(lines) > 2 else None
+    except (ValueError, SyntaxError):
+        return None
+    if not isinstance(quoted, bytes):
+        return None
+    match = _REQUEST_LINE.fullmatch(quoted.decode("latin-1"))
+    if match is None:
+        return None
+    try:
+        path = URL(match.group(2)).path
+    except ValueError:
+        return None
+    return match.group(1), path
+
+
+def _allowed_methods(router: UrlDispatcher, path: str) -> list[str] | None:
+    """The methods the app takes at `path` (None: no such path), as its router decides."""
+    for resource in router.resources():
+        info = resource.get_info()
+        pattern = info.get("pattern")
+        prefix = info.get("prefix")
+        if (
+            info.get("path") == path
+            or (pattern is not None and pattern.fullmatch(path))
+            or (prefix is not None and path.startswith(prefix.rstrip("/") + "/"))
+        ):
+            return sorted({route.method for route in resource})
+    return None
+
+
+def _json_error(status: int, code: ErrorCode, message: str) -> web.Response:
+    body = {"error": {"code": code.value, "message": message}}
+    response = web.Response(status=status, text=json.dumps(body), content_type="application/json")
+    response.force_close()
+    return response
 
 
 def _counted_peer(transport: asyncio.BaseTransport, trusted: Any) -> str | None:
@@ -132,6 +205,7 @@ class _Server(web.Server):
     settings: Settings
     trusted: Any
     per_peer: ConnectionCount
+    router: UrlDispatcher
 
     def __call__(self) -> RequestHandler:
         return _Handler(self, loop=self._loop, **self._kwargs)
@@ -147,11 +221,12 @@ class Runner(web.AppRunner):
     async def _make_server(self) -> web.Server:
         server = await super()._make_server()
         # aiohttp builds its Server itself (with the app's private request handler and
-        # factory); the subclass only adds the handler class and three fields.
+        # factory); the subclass only adds the handler class and four fields.
         server.__class__ = _Server
         assert isinstance(server, _Server)
         settings = self.app[SETTINGS]
         server.settings = settings
         server.trusted = parse_trusted_proxies(settings.trusted_proxies)
         server.per_peer = ConnectionCount(settings.max_connections_per_address)
+        server.router = self.app.router
         return server

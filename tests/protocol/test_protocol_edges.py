@@ -74,7 +74,7 @@ async def test_every_quick_is_answered_queued_before_matched(make_server: MakeSe
 
 PARSER_ERRORS = {
     "a 9,000-byte path": b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-    "an unknown method": b"FETCH /rooms HTTP/1.1\r\nHost: x\r\n\r\n",
+    "a method that is no HTTP token": b"G(T /rooms HTTP/1.1\r\nHost: x\r\n\r\n",
     "a huge header": b"GET /rooms HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
     "a bad Content-Length": b"POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: ten\r\n\r\n",
     "a negative Content-Length": b"POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
@@ -109,3 +109,23 @@ async def test_errors_of_the_http_parser_are_json_and_no_error_in_the_log(
     # A client's fault is never an ERROR line, nor a traceback.
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert any("bad request from 127.0.0.1" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("method", ["FOO", "FETCH", "get"])  # methods are case-sensitive
+async def test_an_unknown_well_formed_method_is_405_with_what_is_allowed(
+    server_url: str, method: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    cases = {"/rooms": "GET,HEAD,POST", "/rooms/nope/results?x=1": "GET,HEAD"}
+    for path, allowed in cases.items():
+        request = f"{method} {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+        status, headers, body = await raw_request(server_url, request)
+        assert status.split(" ")[1] == "405", status
+        assert headers["allow"] == allowed
+        error = json.loads(body)["error"]
+        assert error["code"] == "bad_request", error
+        assert method in error["message"] and allowed in error["message"], error
+    # On a path that does not exist, as with any method: 404.
+    status, _, body = await raw_request(server_url, f"{method} /nowhere HTTP/1.1\r\n\r\n".encode())
+    assert status.split(" ")[1] == "404" and json.loads(body)["error"]["code"] == "not_found"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]

@@ -28,6 +28,7 @@ async def call(
         ("POST", "/rooms", b"{" + b" " * 70_000 + b"}", 413, "too_big"),
         ("GET", "/nowhere", None, 404, "not_found"),
         ("DELETE", "/rooms", None, 405, "bad_request"),
+        ("FOO", "/rooms", None, 405, "bad_request"),  # a method no HTTP parser knows
         ("GET", "/ws", None, 400, "bad_request"),  # no WebSocket upgrade
         ("GET", "/rooms/nope/results", None, 404, "unknown_room"),
     ],
