@@ -4,7 +4,8 @@ TV's choice of race, the game list. (The pages themselves are tested in tests/se
 from __future__ import annotations
 
 import aiohttp
-from support.wsclient import WsClient, create_room, get_json, get_text, race_alone
+from support.http import create_room, get_json, get_text
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

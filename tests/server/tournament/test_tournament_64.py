@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from support.http import get_json, get_text
 from support.tour_bots import (
     FINISH,
     Plan,
@@ -18,7 +19,7 @@ from support.tour_bots import (
     register,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 

@@ -10,6 +10,7 @@ import csv
 import io
 import json
 
+from support.http import get_json, get_text
 from support.tour_bots import (
     FINISH,
     Plan,
@@ -21,7 +22,7 @@ from support.tour_bots import (
     register,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 from core.replay import verify
