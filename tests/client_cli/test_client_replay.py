@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 from support.client_screen import screen_text, until
+from support.http import create_room
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

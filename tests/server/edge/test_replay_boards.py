@@ -3,8 +3,9 @@ engine for the replay page; each step applied in turn gives the engine's board."
 
 import copy
 
+from support.http import create_room, get_json, get_text
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json, get_text, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
+from support.http import get_text
 from support.server_processes import ServerProcess
 from support.web import create_room, expected_board, new_page, page_errors, shown_board
-from support.wsclient import WsClient, get_text
+from support.wsclient import WsClient
 
 import core
 import protocol as p
