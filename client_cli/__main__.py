@@ -15,6 +15,8 @@ __all__ = ["DEFAULT_SERVER", "build_parser", "main"]
 
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 GAMES = ("shaula", "stalactites", "moojub")
+# The account subcommands (client_cli/account.py).
+ACCOUNT_COMMANDS = ("whoami", "name", "claim", "login", "logout", "link", "profile", "top")
 
 DESCRIPTION = """\
 Race friends at solitaire from the terminal: Shaula, Stalactites and Moojub.
@@ -107,7 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "room", nargs="?", type=room_code, help="the room to join; none: create a new room"
     )
-    play.add_argument("--name", help="your name (default: your account's name)")
+    play.add_argument(
+        "--name",
+        help="play an anonymous seat under this name (a friend at this machine, say); "
+        "default: as this machine's player (solrace whoami)",
+    )
     play.add_argument(
         "--seat",
         type=int,
@@ -163,21 +169,6 @@ def build_parser() -> argparse.ArgumentParser:
         "rooms", help="list the rooms", description="List the server's open and running rooms."
     )
 
-    replay = sub.add_parser(
-        "replay",
-        help="step through a finished race, move by move",
-        description="Show a finished race move by move: the room's replay from the server, "
-        "or a replay file (NDJSON, as GET /rooms/ROOM/replay gives it). It is checked first "
-        "(the hash chain, every move with the engine). Left and right step, Home and End go "
-        "to the deal and the end, space plays (s: 1x, 4x, 16x), b shows one board at a time.",
-    )
-    replay.add_argument("race", help="a room's code, or a replay file")
-    start = replay.add_mutually_exclusive_group()
-    start.add_argument("--move", type=int, metavar="N", help="open after move N")
-    start.add_argument(
-        "--at", type=seconds, metavar="SECONDS", help="open at this time since the start"
-    )
-
     practice = sub.add_parser(
         "practice",
         help="play offline, with hints, undo and autoplay",
@@ -206,7 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
         "leaves after the race (unless --rematch). Ctrl+C stops it.",
     )
     bot.add_argument("room", type=room_code, help="the room's code (any case)")
-    bot.add_argument("--name", default="bot", help="the bot's name (default: bot)")
+    bot.add_argument(
+        "--name",
+        help="rename the bot's player (a bot of its own on this machine, named Bot-NNNN "
+        "at first; 3 to 20 letters, digits, _ and -, unique on the server)",
+    )
     bot.add_argument(
         "--pace", type=float, default=1.0, help="seconds between moves (default 1.0, at least 0.05)"
     )
@@ -218,9 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for command in subcommands(parser):
         add_common_options(command, top=False)
+    from client_cli.account import add_account_parser
     from client_cli.tournament import add_tournament_parser
 
     add_tournament_parser(sub, lambda command: add_common_options(command, top=False))
+    add_account_parser(sub, lambda command: add_common_options(command, top=False))
     return parser
 
 
@@ -274,10 +271,10 @@ def run_command(args: argparse.Namespace) -> int:
         session = LocalSession.new(args.game, seed)
         PlayApp(session, f"{args.game.capitalize()} #{seed} · practice", card_style(args)).run()
         return 0
-    if args.command == "replay":
-        from client_cli.replay_app import run_replay
+    if args.command in ACCOUNT_COMMANDS:
+        from client_cli.account import run_account
 
-        return run_replay(args, card_style(args))
+        return run_account(args)
     if args.command == "tournament":
         from client_cli.tournament import run_tournament
 

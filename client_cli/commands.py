@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 from client_cli.cards import CardStyle
+from client_cli.identity import save_identity
 from client_cli.memory import StoredSeat, remember_seat, state_file, stored_seats
 from client_cli.net import foreign_status, http_url, no_server, not_solrace
 
@@ -50,15 +51,28 @@ def default_name() -> str:
 
 
 class ServerError(Exception):
-    """The server could not be reached or refused the request; the message says why."""
+    """The server could not be reached or refused the request; the message says why, and
+    `code` is the server's error code when it answered one."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
-async def _request(method: str, server: str, path: str, body: dict[str, Any] | None = None) -> Any:
+async def _request(
+    method: str,
+    server: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    key: str | None = None,
+) -> Any:
+    """The JSON answer of a request; `key`: the player key it acts as (Bearer)."""
     url = http_url(server, path)
+    headers = {"Authorization": f"Bearer {key}"} if key else None
     try:
         async with (
             aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
-            http.request(method, url, json=body) as response,
+            http.request(method, url, json=body, headers=headers) as response,
         ):
             try:
                 data = await response.json(content_type=None)
@@ -67,7 +81,8 @@ async def _request(method: str, server: str, path: str, body: dict[str, Any] | N
             error = data.get("error") if isinstance(data, dict) else None
             if response.status >= 400 and error is not None:
                 detail = error.get("message", error) if isinstance(error, dict) else error
-                raise ServerError(f"the server said no ({response.status}): {detail}")
+                code = str(error.get("code", "")) if isinstance(error, dict) else ""
+                raise ServerError(f"the server said no ({response.status}): {detail}", code)
             answer = f"HTTP {response.status}"
             if response.status >= 400 and not foreign_status(response.status):
                 raise ServerError(f"cannot reach {url}: {answer}")  # busy, or a balancer's
@@ -260,12 +275,24 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
         raise ServerError(
             f"every seat of room {room} is taken ({taken}/{seats}): {watch_instead(room)}"
         )
-    name = args.name if args.name is not None else default_name()
-    seat = Seat(args.server, room, name, token=token)
+    name, key = _who(args)
+    seat = Seat(args.server, room, name, token=token, key=key)
     seat.on_token = lambda new: remember_seat(args.server, room, name, new, seat.view.seat)
     app = RaceApp(seat, style)
     app.run()
     return 0 if app.return_code in (None, 0) else 1
+
+
+def _who(args: argparse.Namespace) -> tuple[str, str | None]:
+    """The seat's name and the player key it acts as: this machine's player (its key,
+    client_cli/identity.py; the server names the seat after the player), or with --name
+    an anonymous seat of that name (a friend at this machine, say)."""
+    if args.name is not None:
+        return args.name, None
+    from client_cli.account import ensure_player
+
+    me = asyncio.run(ensure_player(args.server))
+    return str(me.get("name") or default_name()), me.key
 
 
 def _quick(args: argparse.Namespace, style: CardStyle) -> int:
@@ -273,8 +300,8 @@ def _quick(args: argparse.Namespace, style: CardStyle) -> int:
     from client_cli.race_app import RaceApp
     from client_cli.seat import Seat
 
-    name = args.name if args.name is not None else default_name()
-    seat = Seat(args.server, "", name, quick=args.game)
+    name, key = _who(args)
+    seat = Seat(args.server, "", name, quick=args.game, key=key)
     seat.on_token = lambda new: remember_seat(
         args.server, seat.view.room, name, new, seat.view.seat
     )
@@ -297,10 +324,18 @@ async def _bot(args: argparse.Namespace) -> int:
     from client_cli.seat import Seat
 
     def say(line: str) -> None:
-        print(f"{args.name}: {line}", flush=True)
+        print(f"bot: {line}", flush=True)
 
+    from client_cli.account import ensure_player
+    from client_cli.identity import BOT
+
+    # The bot plays as a bot player of its own (labelled a bot everywhere, never rated).
+    me = await ensure_player(args.server, BOT)
+    if args.name is not None and args.name != me.get("name"):
+        answer = await _request("POST", args.server, "/me/name", {"name": args.name}, key=me.key)
+        me = save_identity(args.server, me.key, answer["player"], BOT)
     try:
-        seat = Seat(args.server, args.room, args.name)
+        seat = Seat(args.server, args.room, str(me.get("name")), key=me.key)
         return await play_race(seat, args.pace, say, rematch=args.rematch)
     except ConnectionError as error:
         raise ServerError(str(error)) from error

@@ -97,9 +97,11 @@ class Link:
         hello: Callable[[], Message],
         on_message: Handler,
         on_status: Callable[[str], None] = lambda status: None,
+        identify: Message | None = None,
     ) -> None:
         self.url = url
         self.hello = hello
+        self.identify = identify  # sent first on every connection: who we act as
         self.on_message = on_message
         self.on_status = on_status
         self.connected = asyncio.Event()
@@ -123,6 +125,8 @@ class Link:
             try:
                 async with connect(self.url, compression=None, open_timeout=5) as ws:
                     self._ws = ws
+                    if self.identify is not None:
+                        await ws.send(encode_msgpack(self.identify))
                     await ws.send(encode_msgpack(self.hello()))
                     queued, self._queue = self._queue, []
                     for msg in queued:

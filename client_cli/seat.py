@@ -22,6 +22,7 @@ from protocol import (
     ErrorCode,
     Hint,
     HintReply,
+    Identify,
     Join,
     Leave,
     Matched,
@@ -78,7 +79,10 @@ class Seat:
         on_status: Callable[[str], None] = lambda status: None,
         on_token: Callable[[str], None] = lambda token: None,
         quick: str | None = None,
+        key: str | None = None,
     ) -> None:
+        """`key`: the player key this seat acts as (client_cli/identity.py): the seat is
+        then that player's, under their name; None: an anonymous seat named `name`."""
         self.view = RaceView(room=room, role="spectator" if spectator else "player", token=token)
         self.name = name
         self.spectator = spectator
@@ -88,7 +92,8 @@ class Seat:
         self.quick = quick  # a game: ask for a quick match instead of joining `room`
         self.server = server
         # A quick match's room is not known yet: its first socket names none (`Matched`).
-        self.link = Link(ws_url(server, room or None), self.hello, self.receive, self._status)
+        self.identify = Identify(key=key) if key else None
+        self.link = self._link(ws_url(server, room or None))
         # The server remembers every seq of the seat, across restarts of this program and
         # rematches: counting from 1 again would get old answers back instead of new
         # moves. Milliseconds since 1970 start above any seq an earlier run used.
@@ -107,6 +112,9 @@ class Seat:
         self._retry: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ the link
+
+    def _link(self, url: str) -> Link:
+        return Link(url, self.hello, self.receive, self._status, identify=self.identify)
 
     def hello(self) -> Message:
         hello = self._hello()
@@ -179,7 +187,7 @@ class Seat:
                 self.view.token = None
                 self.errors.clear()
                 self.lost = None
-                self.link = Link(self.link.url, self.hello, self.receive, self._status)
+                self.link = self._link(self.link.url)
                 continue
             raise JoinRefused(message, code)
 

@@ -10,6 +10,7 @@ from protocol.message import Message
 __all__ = [
     "ClientToServer",
     "Hint",
+    "Identify",
     "Join",
     "Leave",
     "Legal",
@@ -27,6 +28,16 @@ __all__ = [
     "Undo",
     "Watch",
 ]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Identify(Message):
+    """Act as the player whose secret key this is, from now on on this socket (send it
+    first): seats, quick matches and registrations then belong to that player. Answered
+    by `identified`, or `error` bad_key (the socket stays anonymous)."""
+
+    TYPE: ClassVar[str] = "identify"
+    key: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -180,6 +191,7 @@ class LobbyUnwatch(Message):
 
 
 ClientToServer = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
+    Identify,
     Join,
     Watch,
     Move,

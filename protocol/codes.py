@@ -40,10 +40,19 @@ class ErrorCode(enum.StrEnum):
     NOT_ORGANISER = "not_organiser"  # the organiser token is missing or wrong
     REGISTRATION_CLOSED = "registration_closed"  # the tournament has started
     TOURNAMENT_FULL = "tournament_full"  # its maximum number of players registered
-    NAME_TAKEN = "name_taken"  # another player of the tournament has that name
+    NAME_TAKEN = "name_taken"  # another player (of the site, or of the tournament) has that name
     NOT_ENOUGH_PLAYERS = "not_enough_players"  # start with too few active players
     TOURNAMENT_OVER = "tournament_over"  # the tournament finished (or you lost its knockout)
     REMOVED = "removed"  # the organiser removed this player
+    BAD_KEY = "bad_key"  # no player key, or one that signs nobody in (revoked, unknown)
+    BAD_NAME = "bad_name"  # a display name that breaks the rules (the message says which)
+    BAD_PASSWORD = "bad_password"  # a password that cannot be used (too short or long)
+    WRONG_PASSWORD = "wrong_password"  # sign-in: that is not the account's password
+    UNKNOWN_PLAYER = "unknown_player"  # no player has that name
+    NOT_CLAIMED = "not_claimed"  # sign-in to an account that has no password yet
+    ALREADY_CLAIMED = "already_claimed"  # the account has a password already
+    BAD_CODE = "bad_code"  # a link code that is unknown, used or expired
+    NOT_YOUR_SEAT = "not_your_seat"  # that seat (or registration) belongs to another player
     UNAVAILABLE = "unavailable"  # storage (Redis) did not answer: nothing changed, try again
     INTERNAL = "internal"  # a bug on our side; the socket stays open
 

@@ -14,6 +14,7 @@ __all__ = [
     "Error",
     "Event",
     "HintReply",
+    "Identified",
     "LegalReply",
     "LobbyChanged",
     "LobbyPlayer",
@@ -25,6 +26,7 @@ __all__ = [
     "PlayerLeft",
     "PlayerOut",
     "PlayerReady",
+    "PlayerRef",
     "PlayerView",
     "Pong",
     "Presence",
@@ -57,6 +59,8 @@ class PlayerView(TypedDict):
     out: str | None  # "resigned" or "forfeit"
     rematch: bool
     splits: list[float | None]  # seconds at each quarter of the cards up (core/splits.py)
+    player: str | None  # the seated player's id (None: a seat taken with no identity)
+    bot: bool
 
 
 class Result(TypedDict):
@@ -72,6 +76,8 @@ class Result(TypedDict):
     moves: int
     time: float | None  # seconds from the start to the win
     splits: list[float | None]  # seconds at each quarter of the cards up (core/splits.py)
+    player: str | None  # whose result it is (None: a seat taken with no identity)
+    bot: bool
 
 
 class RoomView(TypedDict):
@@ -110,6 +116,8 @@ class LobbyPlayer(TypedDict):
     ready: bool
     connected: bool
     out: str | None
+    player: str | None
+    bot: bool
 
 
 class LobbyRoom(TypedDict):
@@ -135,6 +143,23 @@ class LobbyRoom(TypedDict):
     start_at: float | None
     ends_at: float | None
     players: list[LobbyPlayer]
+
+
+class PlayerRef(TypedDict):
+    """Who a socket acts as (docs/protocol.md, the PLAYER object): public, no secret."""
+
+    id: str
+    name: str
+    bot: bool
+    claimed: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Identified(Message):
+    """The answer to `identify`: this socket now acts as `player`."""
+
+    TYPE: ClassVar[str] = "identified"
+    player: PlayerRef
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -184,9 +209,14 @@ class Event(Message):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerJoined(Event):
+    """`player`: the seated player's id (absent for a seat taken with no identity);
+    `bot`: the player is a bot."""
+
     TYPE: ClassVar[str] = "joined"
     seat: int
     name: str
+    player: str | None = None
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -404,6 +434,7 @@ class LobbyChanged(Message):
 
 
 ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists the classes
+    Identified,
     Welcome,
     Snapshot,
     PlayerJoined,

@@ -20,7 +20,7 @@ IO_STDLIB = {"asyncio", "socket", "selectors", "ssl", "subprocess", "threading",
 # ... except these parts of them, which only compute (protocol/paths.py quotes a room id).
 PURE_PARTS = {"urllib.parse"}
 CLIENT_LIBRARIES = {"textual", "rich", "websockets", "msgpack", "aiohttp"}
-RECORDS_LIBRARIES = {"sqlalchemy", "alembic", "openskill"}
+RECORDS_LIBRARIES = {"sqlalchemy", "alembic", "openskill", "argon2"}
 
 
 def imported_modules(folder: pathlib.Path) -> set[tuple[str, str]]:
@@ -97,7 +97,16 @@ def test_the_allow_lists_catch_what_they_forbid(tmp_path: pathlib.Path) -> None:
 # server/ bottom up: each subpackage may import those before it, never one after it.
 # `tournament/` sits above the handlers and reaches rooms only through its adapter
 # (server/tournament/rooms.py); the edge wires everything into the app.
-SERVER_LAYERS = ("room", "redis_io", "storage", "live", "handlers", "tournament", "edge")
+SERVER_LAYERS = (
+    "room",
+    "redis_io",
+    "storage",
+    "live",
+    "identity",
+    "handlers",
+    "tournament",
+    "edge",
+)
 # Leaves of server/: they import nothing of server/ and anything may import them.
 SERVER_LEAVES = {"settings", "logs", "metrics"}
 # The entry points, which may import anything.

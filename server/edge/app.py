@@ -23,11 +23,13 @@ from aiohttp import WSMsgType, web
 
 import protocol as p
 from protocol import CloseCode, ErrorCode
+from records.players import PlayerStore
 from server.edge.admission.client_address import client_address
 from server.edge.admission.flood_cooldown import FloodCooldown
 from server.edge.admission.limits import ConnectionCount
 from server.edge.admission.room_limit import RoomRateLimit
 from server.edge.app_keys import (
+    ACCOUNTS,
     CLEANUPS,
     CLIENT_SOCKETS,
     DRAIN,
@@ -37,6 +39,7 @@ from server.edge.app_keys import (
     LOBBY_LIVE,
     METRICS,
     PROCESS,
+    RECORDS_DB,
     REDIS,
     ROOM_LIMIT,
     SERVICE,
@@ -45,16 +48,17 @@ from server.edge.app_keys import (
     STORE,
 )
 from server.edge.draining import Drain
+from server.edge.identity_routes import identity_routes
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.periodic import Periodic
 from server.edge.records_lifecycle import records_ctx
-from server.edge.replay_routes import replay_routes
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
 from server.edge.tournament_keys import TOUR_LIVE, TOUR_STORE
 from server.edge.tournament_lifecycle import tournaments_ctx
 from server.edge.tournament_routes import tour_routes
 from server.edge.web_client import add_web_client
 from server.handlers.service import RaceService
+from server.identity.accounts import Accounts
 from server.live.connection import (
     Connection,
     Flusher,
@@ -106,7 +110,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_routes(tour_routes)
-    app.router.add_routes(replay_routes)
+    app.router.add_routes(identity_routes)
     app.router.add_get(p.WS_PATH, websocket)
     add_web_client(app)
     return app
@@ -159,7 +163,9 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     )
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
     app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
-    app[SERVICE] = RaceService(settings, store, hub, metrics)
+    accounts = Accounts(PlayerStore(app[RECORDS_DB]))
+    app[ACCOUNTS] = accounts
+    app[SERVICE] = RaceService(settings, store, hub, metrics, accounts)
     app[LOBBY_LIVE] = lobby
     yield
     await lobby.close()

@@ -12,6 +12,7 @@ from server.edge.admission.limits import ConnectionCount
 from server.edge.admission.room_limit import RoomRateLimit
 from server.edge.draining import Drain
 from server.handlers.service import RaceService
+from server.identity.accounts import Accounts
 from server.live.connection import Connection, Flusher
 from server.live.hub import Hub
 from server.live.lobby_live import LobbyLive
@@ -21,6 +22,7 @@ from server.settings import Settings
 from server.storage.store import RoomStore
 
 __all__ = [
+    "ACCOUNTS",
     "CLEANUPS",
     "CLIENT_SOCKETS",
     "DRAIN",
@@ -57,3 +59,5 @@ FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept 
 CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once
 # The records' database (records/): opened and migrated at startup, disposed at cleanup.
 RECORDS_DB = web.AppKey("records_db", AsyncEngine)
+# Players' accounts (server/identity/accounts.py) over the records' PlayerStore.
+ACCOUNTS = web.AppKey("accounts", Accounts)

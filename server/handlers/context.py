@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import protocol as p
 from protocol import ErrorCode
+from records.players import Player
+from server.identity.accounts import Accounts
 from server.live.connection import Connection
 from server.live.hub import Hub, LocalRoom
 from server.metrics import Metrics
@@ -23,6 +25,7 @@ class Context:
     store: RoomStore
     hub: Hub
     metrics: Metrics
+    accounts: Accounts | None = None  # players' identity (records); None: sockets are anonymous
 
     def local(self, conn: Connection) -> LocalRoom:
         """The room this socket is in (RaceError not_joined if none)."""
@@ -30,6 +33,23 @@ class Context:
         if local is None:
             raise RaceError(ErrorCode.NOT_JOINED, "join or watch a room first")
         return local
+
+    async def whose(self, conn: Connection) -> Player | None:
+        """The player this socket acts as (`identify`), as the records have it now (a
+        name changed since is the new one); None for an anonymous socket."""
+        if conn.player is None or self.accounts is None:
+            return None
+        player = await self.accounts.players.by_id(conn.player)
+        if player is None:  # cannot happen while players are never deleted; be safe
+            raise RaceError(ErrorCode.BAD_KEY, "this socket's player is gone: identify again")
+        return player
+
+    async def rating(self, player: Player | None, game: str) -> int | None:
+        """The player's rating in `game` (the displayed number), if they have one; bots
+        and anonymous sockets have none."""
+        if player is None or player.bot or self.accounts is None:
+            return None
+        return await self.accounts.rating(player.id, game)
 
     def player(self, conn: Connection) -> tuple[LocalRoom, int]:
         """The room and seat of a player socket (RaceError for a spectator)."""

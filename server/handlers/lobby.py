@@ -70,13 +70,29 @@ class Lobby:
         conn_id = conn.id
         taken: list[int] = []
         try:
+            player = await self.ctx.whose(conn)
+            player_id = player.id if player is not None else None
             fresh = token is None
             if token is None:
                 token = new_token()
             token_hash = hash_token(token)
+            held: list[str] = []  # the seat's token hash, when the player came back to it
 
             def take(race: Race) -> Outcome:
-                seat, outcome = race.join(name, token_hash, now, conn_id)
+                # One player, one seat: a player who holds one here comes back to it.
+                mine = race.seat_of(player_id)
+                if mine is not None:
+                    taken[:] = [mine]
+                    held[:] = [race.seats[mine].token_hash]
+                    return race.connected(mine, conn_id, now)
+                seat, outcome = race.join(
+                    player.name if player is not None else name,
+                    token_hash,
+                    now,
+                    conn_id,
+                    player=player_id,
+                    bot=player is not None and player.bot,
+                )
                 taken[:] = [seat]
                 return outcome
 
@@ -85,12 +101,17 @@ class Lobby:
                 seat = find_seat(race, token)
                 if seat is None:
                     raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
+                owner = race.seats[seat].player
+                if player_id is not None and owner is not None and owner != player_id:
+                    raise RaceError(ErrorCode.NOT_YOUR_SEAT, "that seat is another player's")
                 taken[:] = [seat]
                 return race.connected(seat, conn_id, now)
 
             await store.hold(process_of(conn_id), room)  # for the reaper, if we die
             await store.transact(room, take if fresh else come_back, now)
             seat = taken[0]
+            if held:
+                token_hash, fresh = held[0], False
             last_seq = await store.last_seq(room, seat)  # where its seqs carry on
         except BaseException as exc:
             if taken:  # the seat may list this socket, which the client was told is out

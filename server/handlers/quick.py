@@ -16,6 +16,7 @@ from server.handlers.context import Context
 from server.handlers.lobby import Lobby
 from server.live.connection import Connection
 from server.room.ids import clean_name, new_room_id, new_token, random_seed
+from server.room.matching import Ticket
 from server.room.race import Outcome, Race, RaceError, RoomConfig
 from server.storage.keys import ticket_channel
 from server.storage.store import UNAVAILABLE_ERRORS, hash_token
@@ -33,15 +34,24 @@ class QuickMatch:
             raise RaceError(ErrorCode.ALREADY_JOINED, "this socket is already in a room")
         if msg.game not in core.GAMES:
             raise RaceError(ErrorCode.BAD_GAME, f"no game {msg.game[:40]!r}")
-        name = clean_name(msg.name)
-        ticket = f"{uuid.uuid4().hex}|{name}"
+        player = await self.ctx.whose(conn)
+        now = time.time()
+        me = Ticket(
+            id=uuid.uuid4().hex,
+            name=player.name if player is not None else clean_name(msg.name),
+            at=now,
+            player=player.id if player is not None else None,
+            bot=player is not None and player.bot,
+            rating=await self.ctx.rating(player, msg.game),
+        )
+        ticket = me.encode()
         conn.quick = (msg.game, ticket)
         hub = self.ctx.hub
         try:
             await hub.feed.subscribe(
                 ticket_channel(ticket), lambda data: hub.spawn(self._matched(conn, data))
             )
-            other = await self.ctx.store.quick_pair(msg.game, ticket)
+            other = await self.ctx.store.quick_pair(msg.game, ticket, now)
         except BaseException:
             # Answered `unavailable` (or failed): nothing changed, the socket may ask
             # again; the ticket goes, as far as storage lets it.
@@ -54,11 +64,10 @@ class QuickMatch:
         if other is None:
             return
         await self.drop_ticket(conn, requeue=False)
-        other_name = other.partition("|")[2]
-        room, tokens = await self.create_room(msg.game, [other_name, name])
+        room, tokens = await self.create_room(msg.game, [Ticket.decode(other), me])
         await self.ctx.store.tell_ticket(other, {"room": room, "seat": 0, "token": tokens[0]})
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
-        await self.lobby.join(conn, room, name, tokens[1], None, seated=True)
+        await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
 
     async def _matched(self, conn: Connection, data: bytes) -> None:
         if conn.quick is None or conn.closing:
@@ -83,13 +92,14 @@ class QuickMatch:
     async def on_quick_cancel(self, conn: Connection, msg: p.QuickCancel) -> None:
         await self.drop_ticket(conn)
 
-    async def create_room(self, game: str, names: list[str]) -> tuple[str, list[str]]:
-        """A head-to-head room with both seats taken and ready: it counts down at once."""
+    async def create_room(self, game: str, tickets: list[Ticket]) -> tuple[str, list[str]]:
+        """A head-to-head room with both seats taken (by the tickets' players) and ready:
+        it counts down at once."""
         now = time.time()
         settings = self.ctx.settings
         config = RoomConfig(
             game=game,
-            seats=len(names),
+            seats=len(tickets),
             grace=settings.grace,
             countdown=settings.countdown,
             hidden=core.game_class(game).has_talon,
@@ -97,12 +107,14 @@ class QuickMatch:
         race = Race(room=new_room_id(), config=config, seed=random_seed(), created_at=now)
         await self.ctx.store.create(race)
         self.ctx.metrics.rooms_created.inc()
-        tokens = [new_token() for _ in names]
+        tokens = [new_token() for _ in tickets]
 
         def seat_everyone(race: Race) -> Outcome:
             out = Outcome()
-            for name, token in zip(names, tokens, strict=True):
-                _, joined = race.join(name, hash_token(token), now)
+            for ticket, token in zip(tickets, tokens, strict=True):
+                _, joined = race.join(
+                    ticket.name, hash_token(token), now, player=ticket.player, bot=ticket.bot
+                )
                 out.events += joined.events
             for seat in list(race.seats):
                 out.events += race.set_ready(seat, True, now).events

@@ -13,13 +13,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 import protocol as p
 from protocol import ErrorCode
 from server.handlers.context import Context
 from server.handlers.hints import Hints
+from server.handlers.identity import Identify
 from server.handlers.lobby import Lobby
 from server.handlers.moves import Moves
 from server.handlers.quick import QuickMatch
+from server.identity.accounts import Accounts
 from server.live.connection import Connection
 from server.live.hub import Hub
 from server.metrics import REDIS_DOWN, Metrics, redis_error
@@ -31,17 +35,28 @@ __all__ = ["RaceService"]
 
 log = logging.getLogger(__name__)
 
+RECORDS_DOWN = "the players' records did not answer: nothing changed, try again"
+
 
 class RaceService:
-    def __init__(self, settings: Settings, store: RoomStore, hub: Hub, metrics: Metrics) -> None:
-        self.ctx = ctx = Context(settings, store, hub, metrics)
+    def __init__(
+        self,
+        settings: Settings,
+        store: RoomStore,
+        hub: Hub,
+        metrics: Metrics,
+        accounts: Accounts | None = None,
+    ) -> None:
+        self.ctx = ctx = Context(settings, store, hub, metrics, accounts)
         self.hub = hub
         self.store = store
         self.lobby = Lobby(ctx)
         self.moves = Moves(ctx)
         self.hints = Hints(ctx)
         self.quick = QuickMatch(ctx, self.lobby)
+        self.identify = Identify(ctx)
         self._handlers: dict[type[p.Message], Callable[[Connection, Any], Any]] = {
+            p.Identify: self.identify.on_identify,
             p.Join: self.lobby.on_join,
             p.Watch: self.lobby.on_watch,
             p.Move: self.moves.on_move,
@@ -64,6 +79,10 @@ class RaceService:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:
             self.error(conn, err.code, err.message, message)
+        except DBAPIError as exc:  # the records' database: down, or too busy
+            self.ctx.metrics.failed(exc)
+            log.warning("handling %s: the records database failed: %s", message.TYPE, exc.orig)
+            self.error(conn, ErrorCode.UNAVAILABLE, RECORDS_DOWN, message)
         except Exception as exc:
             self.ctx.metrics.failed(exc)
             if isinstance(exc, UNAVAILABLE_ERRORS) or redis_error(exc):

@@ -154,6 +154,7 @@ class Connection:
     role: str | None = None  # "player" or "spectator"
     last_version: int = 0  # last room event version sent to this socket
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
+    player: str | None = None  # the player this socket acts as (`identify`), by id
     closing: bool = False
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
     pinged: float = 0.0  # when check_alive last pinged this socket; 0: never

@@ -99,6 +99,10 @@ class Seat:
     # Seconds since the start at each quarter of the cards up (core/splits.py), None
     # where not reached: tracked by the seat's session, stored with each move.
     splits: list[float | None] = field(default_factory=lambda: list(splits.empty()))
+    # Whose seat it is: the player's id (None: taken with no identity), and whether that
+    # player is a bot (shown as one everywhere, never rated).
+    player: str | None = None
+    bot: bool = False
 
     @property
     def connected(self) -> bool:
@@ -177,6 +181,8 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
                 if seat.won and seat.done_at is not None
                 else None,
                 "splits": list(seat.splits),
+                "player": seat.player,
+                "bot": seat.bot,
             }
         )
     return results
@@ -262,6 +268,8 @@ class Race:
                     "out": s.out,
                     "rematch": s.rematch,
                     "splits": list(s.splits),
+                    "player": s.player,
+                    "bot": s.bot,
                 }
                 for i, s in sorted(self.seats.items())
             ],
@@ -282,9 +290,26 @@ class Race:
 
     # ------------------------------------------------------------ lobby
 
+    def seat_of(self, player: str | None) -> int | None:
+        """The seat `player` holds here, if any: one player holds at most one seat."""
+        if player is None:
+            return None
+        return next((i for i, s in self.seats.items() if s.player == player), None)
+
     def join(
-        self, name: str, token_hash: str, now: float, conn: str | None = None
+        self,
+        name: str,
+        token_hash: str,
+        now: float,
+        conn: str | None = None,
+        *,
+        player: str | None = None,
+        bot: bool = False,
     ) -> tuple[int, Outcome]:
+        """A new seat for `name` (numbered when another seat has it), held by `token_hash`;
+        `player`, when the joiner has an identity, owns it (bot: a bot player)."""
+        if self.seat_of(player) is not None:
+            raise RaceError(ErrorCode.ALREADY_JOINED, "you already hold a seat in this room")
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
         out = self.tick(now)  # a seat whose lobby grace is over is free again
@@ -293,9 +318,15 @@ class Race:
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
         name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
         self.seats[index] = Seat(
-            name=name, token_hash=token_hash, conns=[conn] if conn is not None else []
+            name=name,
+            token_hash=token_hash,
+            conns=[conn] if conn is not None else [],
+            player=player,
+            bot=bot,
         )
-        out.events.append(p.PlayerJoined(version=0, at=now, seat=index, name=name))
+        out.events.append(
+            p.PlayerJoined(version=0, at=now, seat=index, name=name, player=player, bot=bot)
+        )
         return index, out
 
     def holder(self, index: int | None, token_hash: str | None) -> Seat:

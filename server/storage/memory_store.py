@@ -21,6 +21,7 @@ import msgpack
 import protocol as p
 from protocol import ErrorCode
 from server.room.checklist import Verdict
+from server.room.matching import Ticket, partner
 from server.room.race import Outcome, Race, RaceError
 from server.storage.keys import LOBBY, RoomKeys, ticket_channel
 from server.storage.store import (
@@ -293,14 +294,13 @@ class MemoryRoomStore:
 
     # ------------------------------------------------------------ quick match
 
-    async def quick_pair(self, game: str, ticket: str) -> str | None:
+    async def quick_pair(self, game: str, ticket: str, now: float) -> str | None:
         queue = self._queues.setdefault(game, [])
-        while queue:
-            other = queue.pop(0)
-            if other != ticket:
-                return other
-        queue.append(ticket)
-        return None
+        index = partner(Ticket.decode(ticket), [Ticket.decode(t) for t in queue], now)
+        if index is None:
+            queue.append(ticket)
+            return None
+        return queue.pop(index)
 
     async def quick_cancel(self, game: str, ticket: str) -> None:
         queue = self._queues.get(game, [])

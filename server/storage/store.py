@@ -30,6 +30,7 @@ from server.redis_io.connect import AnyRedis
 from server.redis_io.health import redis_problem
 from server.redis_io.resp import Arg
 from server.room.checklist import Verdict, lua_prelude
+from server.room.matching import RANGE_START, RANGE_WIDENS, UNRATED
 from server.room.race import Outcome, Race, RaceError, Status
 from server.room.room_log import log_created, log_events
 from server.storage.keyed_locks import KeyedLocks
@@ -236,7 +237,7 @@ class RoomStore(Protocol):
     async def rooms_held(self, process: str) -> list[str]: ...
     async def drop_process(self, process: str) -> None: ...
     # quick match
-    async def quick_pair(self, game: str, ticket: str) -> str | None: ...
+    async def quick_pair(self, game: str, ticket: str, now: float) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
@@ -472,8 +473,11 @@ class RedisRoomStore:
 
     # ------------------------------------------------------------ quick match
 
-    async def quick_pair(self, game: str, ticket: str) -> str | None:
-        other = await self.batcher.call(QUICK, (quick_queue(game),), (ticket,))
+    async def quick_pair(self, game: str, ticket: str, now: float) -> str | None:
+        """The waiting ticket (server/room/matching.py's `Ticket`) that `ticket` is paired
+        with, taken off the queue; or None, and `ticket` waits."""
+        args = (ticket, repr(now), repr(RANGE_START), repr(RANGE_WIDENS), str(UNRATED))
+        other = await self.batcher.call(QUICK, (quick_queue(game),), args)
         return other.decode() if other else None
 
     async def quick_cancel(self, game: str, ticket: str) -> None:

@@ -164,7 +164,10 @@ async def test_a_quick_match_pairs_two_players_and_races(
         await other.close()
 
 
-async def test_ctrl_c_stops_the_bot_cleanly(server_url: str) -> None:
+async def test_ctrl_c_stops_the_bot_cleanly(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # the bot's player key goes there
     room = (await create_room(server_url, {"game": "shaula", "seats": 2}))["id"]
     bot = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -187,6 +190,8 @@ async def test_ctrl_c_stops_the_bot_cleanly(server_url: str) -> None:
     assert b"Traceback" not in err and err.decode().strip() == "solrace bot: stopped"
     view = (await list_rooms(server_url))[0]
     assert view["id"] == room and view["players"][0]["connected"] is False  # it left
+    # A bot of its own, labelled a bot on its seat.
+    assert view["players"][0]["bot"] is True and view["players"][0]["name"].startswith("Bot-")
 
 
 async def test_two_players_on_one_machine_keep_their_own_seats(

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import asyncio
 
-from support.http import create_room, get_json
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
-from support.wsclient import WsClient
+from support.wsclient import WsClient, create_room, get_json
 
 import core
 import protocol as p

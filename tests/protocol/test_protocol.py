@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 import protocol as p
 
 CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
+    p.Identify(key="k3y"),
     p.Join(room="abc", name="ann", token="t0k", since=7),
     p.Join(room="abc"),
     p.Watch(room="abc", since=0),
@@ -35,9 +36,11 @@ CLIENT_TO_SERVER_SAMPLES: list[p.Message] = [
 ]
 
 SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
+    p.Identified(player={"id": "a1b2", "name": "ann", "bot": False, "claimed": True}),
     p.Welcome(room="abc", role="player", server_time=1.5, seat=0, token="x"),
     p.Snapshot(version=3, room={"id": "abc"}, board={"piles": {"t1": ["AS"]}}, moves=["t1 f1"]),
     p.PlayerJoined(version=1, at=2.0, seat=1, name="bo"),
+    p.PlayerJoined(version=1, at=2.0, seat=1, name="bot", player="c3d4", bot=True),
     p.PlayerLeft(version=1, at=2.0, seat=1),
     p.PlayerReady(version=1, at=2.0, seat=1, ready=True),
     p.Presence(version=1, at=2.0, seat=1, connected=False, grace_until=40.0),

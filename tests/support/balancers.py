@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from support.paths import ROOT
-from support.ports import port_open
 
 __all__ = [
     "DEPLOY",
@@ -78,8 +77,9 @@ def haproxy_config(tmp: Path, front: int, servers: list[int]) -> Path:
 def wait_listening(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
     deadline = time.monotonic() + limit
     while True:
-        if port_open(port):
-            return
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
         if proc.poll() is not None:
             raise RuntimeError(f"exited with {proc.returncode} before listening on {port}")
         if time.monotonic() > deadline:

@@ -10,8 +10,7 @@ import contextlib
 from typing import Any, cast
 
 import redis.asyncio as aioredis
-from support.http import create_room
-from support.wsclient import WsClient
+from support.wsclient import WsClient, create_room
 
 import protocol as p
 from protocol import ErrorCode

@@ -11,11 +11,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from support.http import create_room
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient
+from support.wsclient import WsClient, create_room
 
 import protocol as p
 

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from support.http import create_room
-from support.wsclient import WsClient
+from support.wsclient import WsClient, create_room
 
 import core
 import protocol as p

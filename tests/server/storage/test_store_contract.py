@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 import protocol as p
 from server.redis_io.batcher import ScriptBatcher
 from server.room.checklist import Verdict
+from server.room.matching import Ticket
 from server.room.race import Race, RaceError, RoomConfig, Status
 from server.storage.memory_store import MemoryFeed, MemoryRoomStore
 from server.storage.store import MoveWrite, RedisRoomStore, RoomStore
@@ -168,11 +169,12 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert not await store.process_alive(unbeaten)
     await store.drop_process(unbeaten)
     game = f"g{uuid.uuid4().hex[:6]}"
-    assert await store.quick_pair(game, "a|ann") is None
-    assert await store.quick_pair(game, "b|bo") == "a|ann"
-    assert await store.quick_pair(game, "c|cy") is None
-    await store.quick_cancel(game, "c|cy")
-    assert await store.quick_pair(game, "d|di") is None
+    a, b, c, d = (Ticket(id=x, name=x, at=1.0).encode() for x in "abcd")
+    assert await store.quick_pair(game, a, 1.0) is None
+    assert await store.quick_pair(game, b, 1.0) == a
+    assert await store.quick_pair(game, c, 1.0) is None
+    await store.quick_cancel(game, c)
+    assert await store.quick_pair(game, d, 1.0) is None
 
 
 async def test_the_creation_limit_allows_a_burst_per_address_then_one_per_interval(
@@ -191,3 +193,33 @@ async def test_the_creation_limit_allows_a_burst_per_address_then_one_per_interv
     assert 0.0 < wait <= 0.2
     await asyncio.sleep(wait + 0.01)
     assert await store.take_creation(quick, 0.2, 1) == 0.0
+
+
+async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomStore) -> None:
+    """server/room/matching.py's rule, the same in Lua and in memory: nobody waits while
+    another player waits; among several waiting, the newcomer gets the closest one whose
+    range covers them, and a player waiting longer accepts a wider gap; nobody is paired
+    with themselves."""
+    game = f"g{uuid.uuid4().hex[:6]}"
+
+    def ticket(name: str, rating: int | None, at: float, player: str | None = None) -> str:
+        return Ticket(id=name, name=name, at=at, player=player or name, rating=rating).encode()
+
+    low, high = ticket("low", 1200, 0.0), ticket("high", 1900, 0.0)
+    assert await store.quick_pair(game, low, 0.0) is None
+    assert await store.quick_pair(game, high, 0.0) == low  # far apart, but nobody else
+    # Several waiting: only tickets of one player can be (a player is never paired with
+    # themselves), here with the ratings of three different players.
+    old = ticket("old", 1200, 0.0, player="x")
+    mid = ticket("mid", 1500, 20.0, player="x")
+    top = ticket("top", 1880, 20.0, player="x")
+    for waiting in (old, mid, top):
+        assert await store.quick_pair(game, waiting, 20.0) is None
+    # 1560: 1500 is 60 points away, within its range (100): the closest that covers it.
+    assert await store.quick_pair(game, ticket("n1", 1560, 20.0), 20.0) == mid
+    # 1700: 1880 is 180 away (its range: 100); 1200 has waited 20 s (range 1100) and
+    # covers 500: the one whose range covers the newcomer goes first.
+    assert await store.quick_pair(game, ticket("n2", 1700, 20.0), 20.0) == old
+    # No rating counts as 1500: the last one left, uncovered, is theirs all the same.
+    assert await store.quick_pair(game, ticket("n3", None, 20.0), 20.0) == top
+    assert await store.quick_pair(game, ticket("n4", 1500, 20.0), 20.0) is None

@@ -1,0 +1,285 @@
+"""The account subcommands: whoami, name, claim, login, logout, link; and the public
+faces of the records: profile and top.
+
+The player key is this machine's (client_cli/identity.py): made at the first command that
+needs one, sent as `Authorization: Bearer`, replaced by `login` and `link CODE`, dropped
+by `logout`. Passwords are read from the terminal without echo (or a line of standard
+input when it is not a terminal) and sent only in a request's body.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import socket
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from rich.console import Console
+from rich.table import Table
+
+from client_cli.commands import ServerError, _request
+from client_cli.identity import (
+    BOT,
+    HUMAN,
+    Identity,
+    forget_identity,
+    load_identity,
+    save_identity,
+)
+from core import GAMES
+
+__all__ = ["add_account_parser", "ensure_player", "run_account"]
+
+
+def _label() -> str:
+    return f"solrace on {socket.gethostname()}"[:60]
+
+
+async def ensure_player(server: str, kind: str = HUMAN) -> Identity:
+    """This machine's player on `server`: the kept one if the server still knows its key,
+    else a new anonymous player (a bot for `kind` BOT), kept for next time."""
+    kept = load_identity(server, kind)
+    if kept is not None:
+        try:
+            me = await _request("GET", server, "/me", key=kept.key)
+            return save_identity(server, kept.key, me["player"], kind)
+        except ServerError as error:
+            if error.code != "bad_key":
+                raise
+    made = await _request("POST", server, "/players", {"bot": kind == BOT, "label": _label()})
+    return save_identity(server, made["key"], made["player"], kind)
+
+
+def _password(prompt: str) -> str:
+    if sys.stdin.isatty():
+        return getpass.getpass(prompt)
+    return sys.stdin.readline().rstrip("\n")
+
+
+def _describe(player: dict[str, Any]) -> str:
+    state = "claimed" if player.get("claimed") else "not claimed yet (solrace claim)"
+    bot = ", a bot" if player.get("bot") else ""
+    return f"{player.get('name')} (id {player.get('id')}{bot}; {state})"
+
+
+def add_account_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    parsers = [
+        sub.add_parser(
+            "whoami",
+            help="who this machine plays as",
+            description="Show this machine's player on the server (made now if there is none).",
+        )
+    ]
+    name = sub.add_parser(
+        "name",
+        help="choose your display name",
+        description="Choose the name other players see: 3 to 20 letters (A-Z), digits, _ "
+        "and -, unique whatever the case. Your earlier names stay in your profile's history.",
+    )
+    name.add_argument("name", help="the new name")
+    claim = sub.add_parser(
+        "claim",
+        help="give your account a password, to sign in elsewhere",
+        description="Give this account a password (8 characters or more), so that you can "
+        "sign in as yourself on another machine (solrace login NAME). Asked for twice.",
+    )
+    login = sub.add_parser(
+        "login",
+        help="sign this machine in as a claimed account",
+        description="Sign in as NAME with its password: this machine then plays as that "
+        "player (its ratings and history). The player this machine was is kept on the "
+        "server; sign back in to it if it was claimed.",
+    )
+    login.add_argument("name", help="the account's name")
+    logout = sub.add_parser(
+        "logout",
+        help="sign this machine out",
+        description="This machine's key signs nobody in any more; the next game makes a "
+        "new anonymous player. Your other machines stay signed in.",
+    )
+    link = sub.add_parser(
+        "link",
+        help="sign another machine in without a password",
+        description="Without CODE: print a one-time code (10 minutes) for another machine. "
+        "With CODE: sign this machine in as the player who made it.",
+    )
+    link.add_argument("code", nargs="?", help="the code another machine printed")
+    profile = sub.add_parser(
+        "profile",
+        help="a player's ratings and latest races",
+        description="A player's ratings per game, races played and won, best times and "
+        "latest races (with the address of each replay). Without NAME: yours.",
+    )
+    profile.add_argument("name", nargs="?", help="the player's name (default: yours)")
+    profile.add_argument("--page", type=int, default=1, help="page of the latest races")
+    top = sub.add_parser(
+        "top",
+        help="a game's leaderboard",
+        description="The best players of a game by rating (settled, recently active), or "
+        "the fastest winning times with --times.",
+    )
+    top.add_argument("game", type=str.lower, choices=GAMES, help="the game (any case)")
+    top.add_argument("--times", action="store_true", help="best winning times, not ratings")
+    top.add_argument(
+        "--period", choices=("day", "week", "all"), default="all", help="of best times"
+    )
+    top.add_argument("--around-me", action="store_true", help="the rows around your place")
+    for parser in (*parsers, name, claim, login, logout, link, profile, top):
+        common(parser)
+
+
+def run_account(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_run(args))
+    except ServerError as error:
+        print(f"solrace {args.command}: {error}", file=sys.stderr)
+        return 1
+
+
+async def _run(args: argparse.Namespace) -> int:
+    server = args.server
+    command = args.command
+    if command == "profile":
+        return await _profile(args)
+    if command == "top":
+        return await _top(args)
+    if command == "logout":
+        kept = load_identity(server)
+        if kept is None:
+            print("this machine is not signed in")
+            return 0
+        try:
+            await _request("POST", server, "/sign-out", key=kept.key)
+        except ServerError as error:
+            if error.code != "bad_key":
+                raise
+        forget_identity(server)
+        print("signed out: the next game makes a new anonymous player")
+        return 0
+    if command == "login":
+        password = _password(f"password of {args.name}: ")
+        body = {"name": args.name, "password": password, "label": _label()}
+        answer = await _request("POST", server, "/sign-in", body)
+        save_identity(server, answer["key"], answer["player"])
+        print(f"signed in as {_describe(answer['player'])}")
+        return 0
+    if command == "link" and args.code:
+        answer = await _request("POST", server, "/link", {"code": args.code, "label": _label()})
+        save_identity(server, answer["key"], answer["player"])
+        print(f"signed in as {_describe(answer['player'])}")
+        return 0
+    me = await ensure_player(server)
+    if command == "whoami":
+        print(_describe((await _request("GET", server, "/me", key=me.key))["player"]))
+        return 0
+    if command == "name":
+        answer = await _request("POST", server, "/me/name", {"name": args.name}, key=me.key)
+        save_identity(server, me.key, answer["player"])
+        print(f"you are {answer['player']['name']} now")
+        return 0
+    if command == "claim":
+        password = _password("new password: ")
+        if sys.stdin.isatty() and _password("again: ") != password:
+            print("solrace claim: the two passwords differ", file=sys.stderr)
+            return 1
+        answer = await _request("POST", server, "/me/claim", {"password": password}, key=me.key)
+        print(f"claimed: sign in elsewhere with solrace login {answer['player']['name']}")
+        return 0
+    if command == "link":
+        answer = await _request("POST", server, "/me/link", key=me.key)
+        minutes = max(1, round((answer["expires_at"] - time.time()) / 60))
+        print(f"on the other machine, within {minutes} minutes: solrace link {answer['code']}")
+        return 0
+    raise SystemExit(f"unknown command {command!r}")
+
+
+def _rating_text(entry: dict[str, Any]) -> str:
+    mark = "?" if entry.get("provisional") else ""
+    return f"{entry.get('rating')}{mark}"
+
+
+def _spark(points: list[int]) -> str:
+    """A rating history as a line of block characters (low to high)."""
+    if not points:
+        return ""
+    bars = "▁▂▃▄▅▆▇█"
+    low, high = min(points), max(points)
+    span = (high - low) or 1
+    return "".join(bars[(p - low) * (len(bars) - 1) // span] for p in points[-30:])
+
+
+async def _profile(args: argparse.Namespace) -> int:
+    name = args.name
+    if name is None:
+        name = (await ensure_player(args.server))["name"]
+    query = urlencode({"page": args.page})
+    data = await _request("GET", args.server, f"/players/{quote(str(name), safe='')}?{query}")
+    console = Console()
+    player = data["player"]
+    console.print(f"[b]{player['name']}[/b]" + (" (bot)" if player.get("bot") else ""))
+    past = [n["name"] for n in player.get("names", [])]
+    if past:
+        console.print(f"formerly {', '.join(past)}")
+    stats = data.get("stats", {})
+    console.print(f"races {stats.get('races', 0)}, won {stats.get('won', 0)}")
+    ratings = Table(title="ratings")
+    for column in ("game", "rating", "races", "history"):
+        ratings.add_column(column)
+    for entry in data.get("ratings", []):
+        history = [int(h["rating"]) for h in entry.get("history", [])]
+        ratings.add_row(
+            entry["game"], _rating_text(entry), str(entry.get("races", "")), _spark(history)
+        )
+    console.print(ratings)
+    best = data.get("best", [])
+    if best:
+        table = Table(title="best times")
+        for column in ("game", "time", "deal"):
+            table.add_column(column)
+        for entry in best:
+            table.add_row(entry["game"], f"{entry['time']:.2f} s", str(entry.get("seed", "")))
+        console.print(table)
+    races = data.get("races", {})
+    table = Table(title=f"latest races (page {races.get('page', args.page)})")
+    for column in ("ended", "game", "place", "time", "rating", "replay"):
+        table.add_column(column)
+    for race in races.get("items", []):
+        ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(race["ended_at"]))
+        place = f"{race['place']}/{race['seats']}"
+        took = f"{race['time']:.2f} s" if race.get("time") is not None else "-"
+        rating = str(race.get("rating_after") or "-")
+        table.add_row(ended, race["game"], place, took, rating, f"{args.server}{race['replay']}")
+    console.print(table)
+    if races.get("more"):
+        console.print(f"more: solrace profile {player['name']} --page {races['page'] + 1}")
+    return 0
+
+
+async def _top(args: argparse.Namespace) -> int:
+    query: dict[str, Any] = {"by": "time" if args.times else "rating"}
+    if args.times:
+        query["period"] = args.period
+    key = None
+    if args.around_me:
+        me = await ensure_player(args.server)
+        query["around"] = me["id"]
+        key = me.key
+    path = f"/leaderboard/{args.game}?{urlencode(query)}"
+    data = await _request("GET", args.server, path, key=key)
+    table = Table(title=f"{args.game}: {'best times' if args.times else 'ratings'}")
+    value = "time" if args.times else "rating"
+    for column in ("#", "player", value):
+        table.add_column(column)
+    for row in data.get("rows", []):
+        shown = f"{row['time']:.2f} s" if args.times else str(row.get("rating"))
+        table.add_row(str(row.get("rank")), str(row.get("name")), shown)
+    Console().print(table)
+    return 0

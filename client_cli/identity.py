@@ -1,0 +1,77 @@
+"""Who `solrace` plays as: the player key of this machine, one per server, kept on disk.
+
+The first command that needs a player (play, a quick match, a tournament) makes an
+anonymous one (`POST /players`) and keeps its secret key in $XDG_STATE_HOME/solrace/
+players.json (else ~/.local/state/...), readable by the user only; every socket then
+sends it first (`identify`) and every request that acts as the player carries it in
+`Authorization: Bearer` (never in a URL). The bot keeps a key of its own, made as a bot.
+`solrace login`, `link CODE` and `logout` replace or drop the key (docs/protocol.md 11).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from typing import Any
+
+__all__ = ["Identity", "forget_identity", "load_identity", "players_file", "save_identity"]
+
+HUMAN, BOT = "player", "bot"
+
+
+class Identity(dict[str, Any]):
+    """{"key", "id", "name"} of one player on one server."""
+
+    @property
+    def key(self) -> str:
+        return str(self["key"])
+
+
+def players_file() -> pathlib.Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return pathlib.Path(base) / "solrace" / "players.json"
+
+
+def _server(server: str) -> str:
+    return server.rstrip("/")
+
+
+def _load() -> dict[str, Any]:
+    try:
+        data = json.loads(players_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _save(data: dict[str, Any]) -> None:
+    path = players_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    # Created readable by the user only, before the key is written into it.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        json.dump(data, out, indent=1)
+    tmp.replace(path)
+
+
+def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
+    entry = _load().get(_server(server), {}).get(kind)
+    if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
+        return None
+    return Identity(entry)
+
+
+def save_identity(server: str, key: str, player: dict[str, Any], kind: str = HUMAN) -> Identity:
+    data = _load()
+    entry = Identity(key=key, id=player.get("id"), name=player.get("name"))
+    data.setdefault(_server(server), {})[kind] = dict(entry)
+    _save(data)
+    return entry
+
+
+def forget_identity(server: str, kind: str = HUMAN) -> None:
+    data = _load()
+    if data.get(_server(server), {}).pop(kind, None) is not None:
+        _save(data)

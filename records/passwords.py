@@ -1,0 +1,53 @@
+"""Passwords of claimed accounts: Argon2id (argon2-cffi, its default parameters: 64 MiB,
+3 passes), hashed and checked in a worker thread, so that the event loop keeps serving
+every other player meanwhile (one hash takes tens of milliseconds of CPU)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+__all__ = [
+    "PASSWORD_MAX",
+    "PASSWORD_MIN",
+    "BadPassword",
+    "check_password",
+    "hash_password",
+    "verify_password",
+]
+
+PASSWORD_MIN = 8
+PASSWORD_MAX = 256  # characters: longer ones only cost the hasher's time
+
+_HASHER = PasswordHasher()  # Argon2id
+
+
+class BadPassword(ValueError):
+    """A password that cannot be used; the message says why."""
+
+
+def check_password(password: object) -> str:
+    if not isinstance(password, str):
+        raise BadPassword("a password is a string")
+    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
+        raise BadPassword(f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+    return password
+
+
+async def hash_password(password: str) -> str:
+    """The Argon2id hash of `password` (with its salt and parameters), off the loop."""
+    return await asyncio.to_thread(_HASHER.hash, password)
+
+
+def _verify(stored: str, password: str) -> bool:
+    try:
+        return _HASHER.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+async def verify_password(stored: str, password: str) -> bool:
+    """Whether `password` is the one `stored` was made from, off the loop."""
+    return await asyncio.to_thread(_verify, stored, password)

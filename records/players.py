@@ -1,0 +1,306 @@
+"""Players: who they are, their names, the keys of their devices, and link codes.
+
+`PlayerStore` is the only way to the `players`, `player_keys`, `player_names` and
+`link_codes` tables. It stores what it is given: secrets arrive already hashed
+(records/keys.py, records/passwords.py) and names already checked (records/names.py),
+except the uniqueness of a name, which only the database can decide (`NameTaken`).
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from records.keys import new_player_id
+from records.names import guest_name, name_key
+from records.schema import link_codes, player_keys, player_names, players
+
+__all__ = [
+    "AlreadyClaimed",
+    "NameTaken",
+    "PastName",
+    "Player",
+    "PlayerStore",
+    "UnknownPlayer",
+]
+
+GUEST_ATTEMPTS = 8  # guest names tried (each longer than the last) before giving up
+SEEN_EVERY = 60.0  # seconds: a key's last use is written at most this often
+
+
+class NameTaken(Exception):
+    """Another player has that name (whatever its case)."""
+
+
+class AlreadyClaimed(Exception):
+    """The account has a password already."""
+
+
+class UnknownPlayer(Exception):
+    """No player has that id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    id: str
+    name: str
+    bot: bool
+    claimed: bool
+    created_at: float
+    last_seen_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PastName:
+    name: str
+    until_at: float  # when it stopped being the player's name
+
+
+_COLUMNS = (
+    players.c.id,
+    players.c.name,
+    players.c.is_bot,
+    players.c.password_hash,
+    players.c.created_at,
+    players.c.last_seen_at,
+)
+
+
+def _player(row: Any) -> Player:  # a Row of _COLUMNS
+    return Player(
+        id=row.id,
+        name=row.name,
+        bot=bool(row.is_bot),
+        claimed=row.password_hash is not None,
+        created_at=row.created_at,
+        last_seen_at=row.last_seen_at,
+    )
+
+
+class PlayerStore:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self._rng = random.Random(secrets.randbits(64))
+
+    # ------------------------------------------------------------ new players
+
+    async def create(
+        self, key_hash: str, now: float, *, bot: bool = False, label: str | None = None
+    ) -> Player:
+        """A new anonymous player (a guest name) holding the key `key_hash`."""
+        for attempt in range(GUEST_ATTEMPTS):
+            name = guest_name(self._rng, attempt, bot=bot)
+            player_id = new_player_id()
+            try:
+                async with self.engine.begin() as db:
+                    await db.execute(
+                        players.insert().values(
+                            id=player_id,
+                            name=name,
+                            name_key=name_key(name),
+                            is_bot=bot,
+                            password_hash=None,
+                            created_at=now,
+                            claimed_at=None,
+                            last_seen_at=now,
+                        )
+                    )
+                    await self._insert_key(db, player_id, key_hash, label, now)
+            except IntegrityError:
+                continue  # the guest name (or, once in 2^64, the id) is taken: another
+            return Player(player_id, name, bot, False, now, now)
+        raise RuntimeError("no free guest name found")
+
+    # ------------------------------------------------------------ finding players
+
+    async def by_key(self, key_hash: str, now: float) -> Player | None:
+        """The player a device key signs in, noting that it was used."""
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(
+                    sa.select(*_COLUMNS, player_keys.c.last_used_at)
+                    .join(player_keys, player_keys.c.player_id == players.c.id)
+                    .where(player_keys.c.key_hash == key_hash)
+                )
+            ).first()
+        if row is None:
+            return None
+        if now - row.last_used_at >= SEEN_EVERY:
+            async with self.engine.begin() as db:
+                await db.execute(
+                    player_keys.update()
+                    .where(player_keys.c.key_hash == key_hash)
+                    .values(last_used_at=now)
+                )
+                await db.execute(
+                    players.update().where(players.c.id == row.id).values(last_seen_at=now)
+                )
+        return _player(row)
+
+    async def by_id(self, player_id: str) -> Player | None:
+        async with self.engine.connect() as db:
+            row = (await db.execute(sa.select(*_COLUMNS).where(players.c.id == player_id))).first()
+        return None if row is None else _player(row)
+
+    async def by_ids(self, ids: Iterable[str]) -> dict[str, Player]:
+        wanted = sorted(set(ids))
+        if not wanted:
+            return {}
+        async with self.engine.connect() as db:
+            rows = (await db.execute(sa.select(*_COLUMNS).where(players.c.id.in_(wanted)))).all()
+        return {row.id: _player(row) for row in rows}
+
+    async def by_name(self, name: str) -> Player | None:
+        """The player called `name` now, whatever the case it is typed in."""
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
+            ).first()
+        return None if row is None else _player(row)
+
+    async def password_of(self, name: str) -> tuple[Player, str | None] | None:
+        """The player called `name` and their password's hash (None: not claimed)."""
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
+            ).first()
+        return None if row is None else (_player(row), row.password_hash)
+
+    # ------------------------------------------------------------ names
+
+    async def rename(self, player_id: str, name: str, now: float) -> Player:
+        """Call the player `name` from now on; the old name goes into the history. A
+        change of case only is a rename too (the key stays the player's)."""
+        try:
+            async with self.engine.begin() as db:
+                old = (
+                    await db.execute(sa.select(players.c.name).where(players.c.id == player_id))
+                ).scalar_one_or_none()
+                if old is None:
+                    raise UnknownPlayer(player_id)
+                if old == name:
+                    return await self._get(db, player_id)
+                await db.execute(
+                    players.update()
+                    .where(players.c.id == player_id)
+                    .values(name=name, name_key=name_key(name))
+                )
+                await db.execute(
+                    player_names.insert().values(player_id=player_id, name=old, until_at=now)
+                )
+                return await self._get(db, player_id)
+        except IntegrityError:
+            raise NameTaken(name) from None
+
+    async def names(self, player_id: str) -> list[PastName]:
+        """The player's earlier names, the latest first."""
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(player_names.c.name, player_names.c.until_at)
+                    .where(player_names.c.player_id == player_id)
+                    .order_by(player_names.c.until_at.desc())
+                )
+            ).all()
+        return [PastName(row.name, row.until_at) for row in rows]
+
+    # ------------------------------------------------------------ claiming, devices
+
+    async def claim(self, player_id: str, password_hash: str, now: float) -> Player:
+        """Give the account its password (once: AlreadyClaimed after)."""
+        async with self.engine.begin() as db:
+            done = await db.execute(
+                players.update()
+                .where(players.c.id == player_id, players.c.password_hash.is_(None))
+                .values(password_hash=password_hash, claimed_at=now)
+            )
+            if done.rowcount == 0:
+                if await self._exists(db, player_id):
+                    raise AlreadyClaimed(player_id)
+                raise UnknownPlayer(player_id)
+            return await self._get(db, player_id)
+
+    async def add_key(
+        self, player_id: str, key_hash: str, now: float, label: str | None = None
+    ) -> None:
+        """Another device signs in as the player with this key."""
+        async with self.engine.begin() as db:
+            if not await self._exists(db, player_id):
+                raise UnknownPlayer(player_id)
+            await self._insert_key(db, player_id, key_hash, label, now)
+
+    async def revoke_key(self, key_hash: str) -> bool:
+        """Sign that device out: its key signs nobody in any more. Whether it did."""
+        async with self.engine.begin() as db:
+            done = await db.execute(player_keys.delete().where(player_keys.c.key_hash == key_hash))
+        return bool(done.rowcount)
+
+    async def key_count(self, player_id: str) -> int:
+        async with self.engine.connect() as db:
+            count = await db.scalar(
+                sa.select(sa.func.count()).where(player_keys.c.player_id == player_id)
+            )
+        return int(count or 0)
+
+    # ------------------------------------------------------------ link codes
+
+    async def add_link_code(self, player_id: str, code_hash: str, expires_at: float) -> None:
+        async with self.engine.begin() as db:
+            await db.execute(
+                link_codes.insert().values(
+                    code_hash=code_hash, player_id=player_id, expires_at=expires_at
+                )
+            )
+
+    async def use_link_code(
+        self, code_hash: str, key_hash: str, now: float, label: str | None = None
+    ) -> Player | None:
+        """The player a link code was made for, with `key_hash` now a key of theirs; the
+        code is used up. None when the code is unknown, used or expired. Expired codes
+        of anyone are deleted on the way."""
+        async with self.engine.begin() as db:
+            await db.execute(link_codes.delete().where(link_codes.c.expires_at <= now))
+            player_id = (
+                await db.execute(
+                    link_codes.delete()
+                    .where(link_codes.c.code_hash == code_hash)
+                    .returning(link_codes.c.player_id)
+                )
+            ).scalar_one_or_none()
+            if player_id is None:
+                return None
+            await self._insert_key(db, player_id, key_hash, label, now)
+            return await self._get(db, player_id)
+
+    # ------------------------------------------------------------ helpers
+
+    @staticmethod
+    async def _insert_key(
+        db: AsyncConnection, player_id: str, key_hash: str, label: str | None, now: float
+    ) -> None:
+        await db.execute(
+            player_keys.insert().values(
+                key_hash=key_hash,
+                player_id=player_id,
+                created_at=now,
+                last_used_at=now,
+                label=label,
+            )
+        )
+
+    @staticmethod
+    async def _exists(db: AsyncConnection, player_id: str) -> bool:
+        found = await db.scalar(sa.select(players.c.id).where(players.c.id == player_id))
+        return found is not None
+
+    @staticmethod
+    async def _get(db: AsyncConnection, player_id: str) -> Player:
+        row = (await db.execute(sa.select(*_COLUMNS).where(players.c.id == player_id))).one()
+        return _player(row)

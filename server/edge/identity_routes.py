@@ -1,0 +1,183 @@
+"""Players over HTTP: a new anonymous player, who I am, my name, claiming my account,
+signing in and out, link codes (docs/protocol.md section 11).
+
+A request acts as a player by its key in `Authorization: Bearer KEY`, never in the URL
+(URLs end up in logs and browser histories). Answers carry a key only to the device that
+asked for it (`POST /players`, `/sign-in`, `/link`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from typing import Any
+
+from aiohttp import web
+
+from protocol import ErrorCode
+from records.players import Player
+from server.edge.admission.client_address import client_address
+from server.edge.app_keys import ACCOUNTS, SETTINGS
+from server.edge.routes import _error, creation_limited
+from server.identity.accounts import IdentityError, player_ref
+from server.settings import parse_trusted_proxies
+
+__all__ = ["bearer_key", "identity_routes"]
+
+identity_routes = web.RouteTableDef()
+
+
+def bearer_key(request: web.Request) -> str | None:
+    """The player key of `Authorization: Bearer KEY`, if any."""
+    scheme, _, key = request.headers.get("Authorization", "").partition(" ")
+    return key.strip() or None if scheme.lower() == "bearer" else None
+
+
+def _address(request: web.Request) -> str | None:
+    settings = request.app[SETTINGS]
+    return client_address(
+        request.remote,
+        request.headers.get("X-Forwarded-For"),
+        parse_trusted_proxies(settings.trusted_proxies),
+        limit_loopback=settings.limit_loopback,
+    )
+
+
+def _refusal(err: IdentityError) -> web.Response:
+    headers = None
+    if err.retry_after is not None:
+        headers = {"Retry-After": str(math.ceil(err.retry_after))}
+    return _error(err.status, err.code, err.message, headers)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The JSON object of the body ({} when there is none)."""
+    if not request.can_read_body:
+        return {}
+    try:
+        async with asyncio.timeout(request.app[SETTINGS].body_timeout or None):
+            body = await request.json()
+    except TimeoutError:
+        raise IdentityError(ErrorCode.BAD_REQUEST, "the body took too long", 408) from None
+    except (ValueError, RecursionError):
+        raise IdentityError(ErrorCode.BAD_REQUEST, "the body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise IdentityError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    return body
+
+
+async def _me(request: web.Request) -> Player:
+    return await request.app[ACCOUNTS].who(bearer_key(request), time.time())
+
+
+def _self(player: Player, **more: Any) -> dict[str, Any]:
+    """What a player's own device is told of them: the PLAYER object and when it began."""
+    return {"player": {**player_ref(player), "created_at": player.created_at}, **more}
+
+
+@identity_routes.post("/players")
+async def new_player(request: web.Request) -> web.Response:
+    """A new anonymous player for this device: {"bot"?: bool, "label"?: str}."""
+    limited = await creation_limited(request, "players")
+    if limited is not None:
+        return limited
+    try:
+        body = await _body(request)
+        bot = body.get("bot", False)
+        if not isinstance(bot, bool):
+            raise IdentityError(ErrorCode.BAD_REQUEST, "bot must be true or false")
+        player, key = await request.app[ACCOUNTS].create(
+            time.time(), bot=bot, label=body.get("label")
+        )
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response(_self(player, key=key), status=201)
+
+
+@identity_routes.get("/me")
+async def get_me(request: web.Request) -> web.Response:
+    try:
+        player = await _me(request)
+        names = await request.app[ACCOUNTS].names(player)
+    except IdentityError as err:
+        return _refusal(err)
+    past = [{"name": n.name, "until_at": n.until_at} for n in names]
+    return web.json_response(_self(player, names=past))
+
+
+async def _change_me(request: web.Request, field: str) -> web.Response:
+    """Change one thing of the requesting player: its `field` of the body goes to
+    `Accounts.rename` (name) or `Accounts.claim` (password); the player as it is now."""
+    try:
+        player = await _me(request)
+        body = await _body(request)
+        accounts = request.app[ACCOUNTS]
+        change = accounts.rename if field == "name" else accounts.claim
+        changed = await change(player, body.get(field), time.time())
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response(_self(changed))
+
+
+@identity_routes.post("/me/name")
+async def set_name(request: web.Request) -> web.Response:
+    return await _change_me(request, "name")
+
+
+@identity_routes.post("/me/claim")
+async def claim(request: web.Request) -> web.Response:
+    return await _change_me(request, "password")
+
+
+@identity_routes.post("/me/link")
+async def make_link_code(request: web.Request) -> web.Response:
+    try:
+        player = await _me(request)
+        code, expires_at = await request.app[ACCOUNTS].link_code(player, time.time())
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response({"code": code, "expires_at": expires_at}, status=201)
+
+
+@identity_routes.post("/sign-in")
+async def sign_in(request: web.Request) -> web.Response:
+    """{"name", "password", "label"?}: a new key for this device."""
+    try:
+        body = await _body(request)
+        player, key = await request.app[ACCOUNTS].sign_in(
+            _address(request),
+            body.get("name"),
+            body.get("password"),
+            time.time(),
+            body.get("label"),
+        )
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response(_self(player, key=key))
+
+
+@identity_routes.post("/link")
+async def link(request: web.Request) -> web.Response:
+    """{"code", "label"?}: a new key for this device, from a code another device made."""
+    try:
+        body = await _body(request)
+        player, key = await request.app[ACCOUNTS].link(
+            _address(request), body.get("code"), time.time(), body.get("label")
+        )
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response(_self(player, key=key))
+
+
+@identity_routes.post("/sign-out")
+async def sign_out(request: web.Request) -> web.Response:
+    """This device's key signs nobody in any more (the player's other devices stay in)."""
+    try:
+        await _me(request)
+        key = bearer_key(request)
+        assert key is not None
+        await request.app[ACCOUNTS].sign_out(key)
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response({"signed_out": True})

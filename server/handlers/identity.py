@@ -1,0 +1,33 @@
+"""`identify`: from now on this socket acts as the player whose key it sent."""
+
+from __future__ import annotations
+
+import time
+
+import protocol as p
+from protocol import ErrorCode
+from server.handlers.context import Context
+from server.identity.accounts import IdentityError, player_ref
+from server.live.connection import Connection
+from server.room.race import RaceError
+
+__all__ = ["Identify"]
+
+
+class Identify:
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    async def on_identify(self, conn: Connection, msg: p.Identify) -> None:
+        accounts = self.ctx.accounts
+        if accounts is None:
+            raise RaceError(ErrorCode.BAD_KEY, "this server keeps no players")
+        if conn.room is not None or conn.quick is not None:
+            # A seat or a ticket taken anonymously (or as another player) stays as it was.
+            raise RaceError(ErrorCode.ALREADY_JOINED, "identify first, then join")
+        try:
+            player = await accounts.who(msg.key, time.time())
+        except IdentityError as err:
+            raise RaceError(err.code, err.message) from None
+        conn.player = player.id
+        conn.send(p.Identified(player=player_ref(player)))

@@ -1,0 +1,207 @@
+"""What a player can do with their account, whichever way they ask (HTTP or a socket):
+make an anonymous player, find who a key signs in, choose a name, claim the account
+with a password, sign in and out, link a device with a one-time code.
+
+Every refusal is an `IdentityError` with a protocol code and the HTTP status it maps
+to. Secrets (keys, passwords, link codes) are only ever hashed here and never logged;
+a new key or link code is handed to the caller once, to give to the device it is for.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+import protocol as p
+from protocol import ErrorCode
+from records.keys import (
+    hash_secret,
+    new_link_code,
+    new_player_key,
+    normalise_link_code,
+)
+from records.names import GUEST_PREFIX, BadName, check_name
+from records.passwords import BadPassword, check_password, hash_password, verify_password
+from records.players import AlreadyClaimed, NameTaken, PastName, Player, PlayerStore
+from server.identity.signin_limit import SignInLimit
+
+__all__ = ["LINK_CODE_TTL", "Accounts", "IdentityError", "player_ref"]
+
+log = logging.getLogger(__name__)
+
+LINK_CODE_TTL = 600.0  # seconds a link code may be used
+LABEL_MAX = 60  # characters of a device's label kept
+
+
+class IdentityError(Exception):
+    def __init__(self, code: ErrorCode, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.retry_after: float | None = None
+
+
+def player_ref(player: Player) -> p.PlayerRef:
+    """The PLAYER object: what anyone may see of who a socket acts as."""
+    return {"id": player.id, "name": player.name, "bot": player.bot, "claimed": player.claimed}
+
+
+def _label(label: object) -> str | None:
+    if not isinstance(label, str):
+        return None
+    return "".join(ch for ch in label if ch.isprintable()).strip()[:LABEL_MAX] or None
+
+
+RatingOf = Callable[[str, str], Awaitable[int | None]]  # (player id, game) -> rating
+
+
+class Accounts:
+    def __init__(
+        self,
+        players: PlayerStore,
+        limit: SignInLimit | None = None,
+        rating_of: RatingOf | None = None,
+    ) -> None:
+        self.players = players
+        self.limit = limit or SignInLimit()
+        self._rating_of = rating_of
+
+    async def rating(self, player_id: str, game: str) -> int | None:
+        """The player's displayed rating in `game`, if they have one."""
+        if self._rating_of is None:
+            return None
+        return await self._rating_of(player_id, game)
+
+    async def create(
+        self, now: float, *, bot: bool = False, label: object = None
+    ) -> tuple[Player, str]:
+        """A new anonymous player, and the key (kept by the client) that signs it in."""
+        key = new_player_key()
+        player = await self.players.create(hash_secret(key), now, bot=bot, label=_label(label))
+        log.info("new %s player %s", "bot" if bot else "anonymous", player.id)
+        return player, key
+
+    async def who(self, key: str | None, now: float) -> Player:
+        """The player `key` signs in (IdentityError bad_key if none)."""
+        if not key:
+            raise IdentityError(
+                ErrorCode.BAD_KEY, "send your player key (Authorization: Bearer KEY)", 401
+            )
+        player = await self.players.by_key(hash_secret(key), now)
+        if player is None:
+            raise IdentityError(
+                ErrorCode.BAD_KEY,
+                "that player key signs nobody in (signed out?): make a new player or sign in",
+                401,
+            )
+        return player
+
+    async def rename(self, player: Player, name: object, now: float) -> Player:
+        try:
+            chosen = check_name(name)
+        except BadName as err:
+            raise IdentityError(ErrorCode.BAD_NAME, str(err)) from None
+        try:
+            return await self.players.rename(player.id, chosen, now)
+        except NameTaken:
+            raise IdentityError(
+                ErrorCode.NAME_TAKEN, f"another player is called {chosen!r}", 409
+            ) from None
+
+    async def names(self, player: Player) -> list[PastName]:
+        return await self.players.names(player.id)
+
+    async def claim(self, player: Player, password: object, now: float) -> Player:
+        """Give the account a password: from then on it can be signed into by name."""
+        if player.bot:
+            raise IdentityError(ErrorCode.BAD_REQUEST, "a bot's account cannot be claimed")
+        if player.claimed:
+            raise IdentityError(
+                ErrorCode.ALREADY_CLAIMED, "this account has a password already", 409
+            )
+        if player.name.startswith(GUEST_PREFIX):  # a name others can find them by
+            raise IdentityError(
+                ErrorCode.BAD_NAME, "choose a name before claiming the account (POST /me/name)"
+            )
+        try:
+            chosen = check_password(password)
+        except BadPassword as err:
+            raise IdentityError(ErrorCode.BAD_PASSWORD, str(err)) from None
+        stored = await hash_password(chosen)
+        try:
+            return await self.players.claim(player.id, stored, now)
+        except AlreadyClaimed:
+            raise IdentityError(
+                ErrorCode.ALREADY_CLAIMED, "this account has a password already", 409
+            ) from None
+
+    async def sign_in(
+        self, address: str | None, name: object, password: object, now: float, label: object
+    ) -> tuple[Player, str]:
+        """A new key for this device, signing it in as the account called `name`."""
+        if not isinstance(name, str) or not isinstance(password, str):
+            raise IdentityError(ErrorCode.BAD_REQUEST, "send name and password, as strings")
+        self._check_limit(address, name.casefold(), now)
+        found = await self.players.password_of(name)
+        if found is None:
+            self.limit.attempted(address, name.casefold(), False, now)
+            raise IdentityError(ErrorCode.UNKNOWN_PLAYER, f"no player is called {name[:40]!r}", 404)
+        player, stored = found
+        if stored is None:
+            self.limit.attempted(address, name.casefold(), False, now)
+            raise IdentityError(
+                ErrorCode.NOT_CLAIMED,
+                f"{player.name} has no password: sign in with a link code from a device of theirs",
+                403,
+            )
+        ok = await verify_password(stored, password)
+        self.limit.attempted(address, name.casefold(), ok, now)
+        if not ok:
+            raise IdentityError(ErrorCode.WRONG_PASSWORD, "wrong password", 401)
+        key = new_player_key()
+        await self.players.add_key(player.id, hash_secret(key), now, _label(label))
+        log.info("player %s signed in on a new device", player.id)
+        return player, key
+
+    async def sign_out(self, key: str) -> None:
+        await self.players.revoke_key(hash_secret(key))
+
+    async def link_code(self, player: Player, now: float) -> tuple[str, float]:
+        """A one-time code that signs another device in as `player`, and when it expires."""
+        code = new_link_code()
+        expires_at = now + LINK_CODE_TTL
+        await self.players.add_link_code(player.id, hash_secret(code), expires_at)
+        return code, expires_at
+
+    async def link(
+        self, address: str | None, typed: object, now: float, label: object
+    ) -> tuple[Player, str]:
+        if not isinstance(typed, str):
+            raise IdentityError(ErrorCode.BAD_REQUEST, "send code, as a string")
+        self._check_limit(address, None, now)
+        code = normalise_link_code(typed)
+        key = new_player_key()
+        player = (
+            None
+            if code is None
+            else await self.players.use_link_code(
+                hash_secret(code), hash_secret(key), now, _label(label)
+            )
+        )
+        self.limit.attempted(address, None, player is not None, now)
+        if player is None:
+            raise IdentityError(
+                ErrorCode.BAD_CODE, "that code is unknown, used or expired: make a new one", 404
+            )
+        log.info("player %s linked a new device", player.id)
+        return player, key
+
+    def _check_limit(self, address: str | None, name: str | None, now: float) -> None:
+        wait = self.limit.wait(address, name, now)
+        if wait > 0:
+            err = IdentityError(
+                ErrorCode.RATE_LIMITED, f"too many attempts: try again in {wait:.0f} s", 429
+            )
+            err.retry_after = wait
+            raise err

@@ -1,0 +1,106 @@
+"""The PlayerStore contract, on SQLite and on a real PostgreSQL (the suite starts it)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from records.engine import open_engine
+from records.keys import hash_secret
+from records.migrate import upgrade_to_head
+from records.players import AlreadyClaimed, NameTaken, PlayerStore, UnknownPlayer
+
+
+@pytest.fixture
+async def store(database_url: str) -> AsyncIterator[PlayerStore]:
+    engine = open_engine(database_url)
+    await upgrade_to_head(engine)
+    yield PlayerStore(engine)
+    await engine.dispose()
+
+
+async def test_a_new_player_is_anonymous_with_a_guest_name_and_found_by_its_key(
+    store: PlayerStore,
+) -> None:
+    ann = await store.create(hash_secret("key-a"), 10.0)
+    assert ann.name.startswith("Guest-") and not ann.claimed and not ann.bot
+    assert len(ann.id) == 16
+    assert await store.by_key(hash_secret("key-a"), 11.0) == ann
+    assert await store.by_key(hash_secret("key-b"), 11.0) is None
+    assert await store.by_key("key-a", 11.0) is None  # the key itself is never stored
+    assert await store.by_id(ann.id) == ann
+    bot = await store.create(hash_secret("key-bot"), 10.0, bot=True)
+    assert bot.bot and bot.name.startswith("Bot-")
+    assert set(await store.by_ids([ann.id, bot.id, "nobody"])) == {ann.id, bot.id}
+
+
+async def test_names_are_unique_whatever_the_case_and_the_old_ones_are_kept(
+    store: PlayerStore,
+) -> None:
+    ann = await store.create(hash_secret("a"), 1.0)
+    bo = await store.create(hash_secret("b"), 1.0)
+    guest = ann.name
+    renamed = await store.rename(ann.id, "Ann", 5.0)
+    assert renamed.name == "Ann"
+    with pytest.raises(NameTaken):
+        await store.rename(bo.id, "aNN", 6.0)
+    assert (await store.by_id(bo.id)).name == bo.name  # type: ignore[union-attr]
+    assert (await store.by_name("ANN")) == renamed
+    await store.rename(ann.id, "Annie", 7.0)
+    assert [(n.name, n.until_at) for n in await store.names(ann.id)] == [
+        ("Ann", 7.0),
+        (guest, 5.0),
+    ]
+    assert await store.by_name("ann") is None  # an old name finds nobody now ...
+    await store.rename(bo.id, "ann", 8.0)  # ... and may be taken by another player
+    assert (await store.by_name("Ann")).id == bo.id  # type: ignore[union-attr]
+    with pytest.raises(UnknownPlayer):
+        await store.rename("nobody", "zed", 9.0)
+
+
+async def test_claiming_once_and_the_password_hash_by_name(store: PlayerStore) -> None:
+    ann = await store.rename((await store.create(hash_secret("a"), 1.0)).id, "ann", 1.0)
+    assert await store.password_of("ANN") == (ann, None)
+    claimed = await store.claim(ann.id, "$argon2id$stored", 2.0)
+    assert claimed.claimed
+    with pytest.raises(AlreadyClaimed):
+        await store.claim(ann.id, "$argon2id$other", 3.0)
+    assert await store.password_of("ann") == (claimed, "$argon2id$stored")
+    assert await store.password_of("nobody") is None
+    with pytest.raises(UnknownPlayer):
+        await store.claim("nobody", "x", 3.0)
+
+
+async def test_devices_add_and_revoke_keys(store: PlayerStore) -> None:
+    ann = await store.create(hash_secret("laptop"), 1.0)
+    await store.add_key(ann.id, hash_secret("phone"), 2.0, label="phone")
+    assert (await store.by_key(hash_secret("phone"), 3.0)).id == ann.id  # type: ignore[union-attr]
+    assert await store.key_count(ann.id) == 2
+    assert await store.revoke_key(hash_secret("laptop"))
+    assert not await store.revoke_key(hash_secret("laptop"))
+    assert await store.by_key(hash_secret("laptop"), 4.0) is None
+    assert await store.by_key(hash_secret("phone"), 4.0) is not None
+    with pytest.raises(UnknownPlayer):
+        await store.add_key("nobody", hash_secret("x"), 1.0)
+
+
+async def test_a_key_in_use_moves_last_seen_on(store: PlayerStore) -> None:
+    ann = await store.create(hash_secret("a"), 1.0)
+    assert (await store.by_key(hash_secret("a"), 1000.0)).last_seen_at == 1.0  # type: ignore[union-attr]
+    assert (await store.by_id(ann.id)).last_seen_at == 1000.0  # type: ignore[union-attr]
+
+
+async def test_a_link_code_signs_one_device_in_once_before_it_expires(
+    store: PlayerStore,
+) -> None:
+    ann = await store.create(hash_secret("a"), 1.0)
+    await store.add_link_code(ann.id, hash_secret("CODE-0001"), expires_at=100.0)
+    await store.add_link_code(ann.id, hash_secret("CODE-0002"), expires_at=100.0)
+    linked = await store.use_link_code(hash_secret("CODE-0001"), hash_secret("b"), 50.0)
+    assert linked is not None and linked.id == ann.id
+    assert (await store.by_key(hash_secret("b"), 51.0)).id == ann.id  # type: ignore[union-attr]
+    assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("c"), 51.0) is None
+    # Expired: no use, and gone.
+    assert await store.use_link_code(hash_secret("CODE-0002"), hash_secret("c"), 100.0) is None
+    assert await store.by_key(hash_secret("c"), 101.0) is None

@@ -1,0 +1,130 @@
+"""Players over HTTP on a real server: anonymous at once, a name, a claimed account, signing
+in and out on other devices, link codes, and the refusals' codes (docs/protocol.md 11)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from support.players import call, new_player
+from support.servers import MakeServer
+
+
+async def test_a_first_visit_makes_an_anonymous_player_at_once(
+    server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    status, body, _ = await call(server_url, "POST", "/players", {})
+    assert status == 201
+    key, player = body["key"], body["player"]
+    assert len(key) >= 43 and player["name"].startswith("Guest-")
+    assert player["bot"] is False and player["claimed"] is False
+    status, me, _ = await call(server_url, "GET", "/me", key=key)
+    assert status == 200 and me["player"]["id"] == player["id"] and me["names"] == []
+    assert "key" not in me  # a key is given once, to the device it is for
+    # No key, a wrong one, or one sent otherwise than as a Bearer: bad_key.
+    for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Basic {key}"}):
+        status, body, _ = await call(server_url, "GET", "/me", headers=headers)
+        assert status == 401 and body["error"]["code"] == "bad_key"
+    assert key not in caplog.text
+
+
+async def test_names_are_checked_unique_whatever_the_case_and_kept_in_the_history(
+    server_url: str,
+) -> None:
+    key, player = await new_player(server_url)
+    guest = player["name"]
+    for bad in ("ab", "a b c", "Guest-1", "x" * 21, 5):
+        status, body, _ = await call(server_url, "POST", "/me/name", {"name": bad}, key)
+        assert status == 400 and body["error"]["code"] == "bad_name", bad
+    status, body, _ = await call(server_url, "POST", "/me/name", {"name": "Ann_1"}, key)
+    assert status == 200 and body["player"]["name"] == "Ann_1"
+    other, _ = await new_player(server_url)
+    status, body, _ = await call(server_url, "POST", "/me/name", {"name": "ANN_1"}, other)
+    assert status == 409 and body["error"]["code"] == "name_taken"
+    await call(server_url, "POST", "/me/name", {"name": "Annie"}, key)
+    _, me, _ = await call(server_url, "GET", "/me", key=key)
+    assert [n["name"] for n in me["names"]] == ["Ann_1", guest]
+
+
+async def test_claim_then_sign_in_elsewhere_and_out(server_url: str) -> None:
+    laptop, _ = await new_player(server_url)
+    status, body, _ = await call(server_url, "POST", "/me/claim", {"password": "hunter22"}, laptop)
+    assert status == 400 and body["error"]["code"] == "bad_name"  # a name first
+    await call(server_url, "POST", "/me/name", {"name": "cleo"}, laptop)
+    status, body, _ = await call(server_url, "POST", "/me/claim", {"password": "short"}, laptop)
+    assert status == 400 and body["error"]["code"] == "bad_password"
+    status, body, _ = await call(
+        server_url, "POST", "/me/claim", {"password": "correct horse"}, laptop
+    )
+    assert status == 200 and body["player"]["claimed"] is True
+    status, body, _ = await call(server_url, "POST", "/me/claim", {"password": "another1"}, laptop)
+    assert status == 409 and body["error"]["code"] == "already_claimed"
+
+    wrong = {"name": "CLEO", "password": "wrong horse"}
+    status, body, _ = await call(server_url, "POST", "/sign-in", wrong)
+    assert status == 401 and body["error"]["code"] == "wrong_password"
+    status, body, _ = await call(
+        server_url, "POST", "/sign-in", {"name": "nobody", "password": "x"}
+    )
+    assert status == 404 and body["error"]["code"] == "unknown_player"
+    _, guest_player = await new_player(server_url)
+    status, body, _ = await call(
+        server_url, "POST", "/sign-in", {"name": guest_player["name"], "password": "whatever1"}
+    )
+    assert status == 403 and body["error"]["code"] == "not_claimed"
+
+    right = {"name": "Cleo", "password": "correct horse", "label": "phone"}
+    status, body, _ = await call(server_url, "POST", "/sign-in", right)
+    assert status == 200 and body["player"]["name"] == "cleo"
+    phone = body["key"]
+    assert phone != laptop
+    _, on_laptop, _ = await call(server_url, "GET", "/me", key=laptop)
+    _, on_phone, _ = await call(server_url, "GET", "/me", key=phone)
+    assert on_laptop["player"]["id"] == on_phone["player"]["id"]
+    status, body, _ = await call(server_url, "POST", "/sign-out", key=phone)
+    assert status == 200 and body == {"signed_out": True}
+    status, _, _ = await call(server_url, "GET", "/me", key=phone)
+    assert status == 401
+    status, _, _ = await call(server_url, "GET", "/me", key=laptop)
+    assert status == 200  # the other device stays signed in
+
+
+async def test_sign_in_attempts_are_limited_per_name_and_per_address(
+    make_server: MakeServer,
+) -> None:
+    server_url = await make_server(limit_loopback=True)
+    key, _ = await new_player(server_url, "dora")
+    await call(server_url, "POST", "/me/claim", {"password": "open sesame"}, key)
+    wrong = {"name": "dora", "password": "not it at all"}
+    codes = [
+        (await call(server_url, "POST", "/sign-in", wrong))[1]["error"]["code"] for _ in range(6)
+    ]
+    assert codes == ["wrong_password"] * 5 + ["rate_limited"]
+    status, body, headers = await call(
+        server_url, "POST", "/sign-in", {"name": "dora", "password": "open sesame"}
+    )
+    # Even the right password waits: the name's budget is spent.
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    assert int(headers["Retry-After"]) > 0
+    # Per address: every attempt from it counts (here link codes), 20 at once.
+    codes = []
+    while "rate_limited" not in codes and len(codes) < 40:
+        _, body, _ = await call(server_url, "POST", "/link", {"code": "AAAA-AAAA"})
+        codes.append(body["error"]["code"])
+    # The 5 sign-ins checked spent 5 of the 20 (the refused ones were not checked).
+    assert codes[-1] == "rate_limited" and set(codes[:-1]) == {"bad_code"}
+    assert len(codes) - 1 >= 15
+
+
+async def test_a_link_code_signs_in_another_device_once(server_url: str) -> None:
+    key, player = await new_player(server_url, "eve")
+    status, body, _ = await call(server_url, "POST", "/me/link", key=key)
+    assert status == 201 and len(body["code"]) == 9
+    code = body["code"]
+    status, body, _ = await call(server_url, "POST", "/link", {"code": code.lower()})
+    assert status == 200 and body["player"]["id"] == player["id"]
+    status, again, _ = await call(server_url, "POST", "/link", {"code": code})
+    assert status == 404 and again["error"]["code"] == "bad_code"
+    status, me, _ = await call(server_url, "GET", "/me", key=body["key"])
+    assert status == 200 and me["player"]["name"] == "eve"

@@ -1,0 +1,111 @@
+"""Seats, quick matches and results belong to a player (`identify`), on a real server:
+one player holds one seat of a room, nobody takes another player's seat, bots are
+labelled, and today's seat tokens keep working."""
+
+from __future__ import annotations
+
+from support.players import new_player
+from support.wsclient import WsClient, create_room, get_json
+
+import protocol as p
+
+
+async def identified(client: WsClient, key: str) -> p.Identified:
+    await client.send(p.Identify(key=key))
+    return await client.expect(p.Identified)
+
+
+async def test_a_socket_acts_as_the_player_whose_key_it_sends(server_url: str) -> None:
+    key, player = await new_player(server_url, "ann")
+    async with WsClient.connect(server_url) as ws:
+        await ws.send(p.Identify(key="not a key"))
+        error = await ws.expect(p.Error)
+        assert error.code == "bad_key" and error.request == "identify"
+        hello = await identified(ws, key)
+        assert hello.player == {"id": player["id"], "name": "ann", "bot": False, "claimed": False}
+        room = (await create_room(server_url))["id"]
+        welcome = await ws.join(room, "typed name")  # the player's name, not the typed one
+        snapshot = await ws.expect(p.Snapshot)
+        seat = snapshot.room["players"][0]
+        assert (seat["name"], seat["player"], seat["bot"]) == ("ann", player["id"], False)
+        assert welcome.token
+        await ws.send(p.Identify(key=key))  # in a room: too late to change who acts
+        assert (await ws.expect(p.Error)).code == "already_joined"
+
+
+async def test_one_player_one_seat_and_nobody_takes_another_players_seat(
+    server_url: str,
+) -> None:
+    ann_key, ann = await new_player(server_url, "ann2")
+    bo_key, _ = await new_player(server_url, "bo2")
+    room = (await create_room(server_url, seats=3))["id"]
+    async with (
+        WsClient.connect(server_url) as one,
+        WsClient.connect(server_url) as two,
+        WsClient.connect(server_url) as thief,
+    ):
+        await identified(one, ann_key)
+        first = await one.join(room)
+        # Ann again, on another device (no token): back to her seat, not a second one.
+        await identified(two, ann_key)
+        again = await two.join(room)
+        assert again.seat == first.seat and again.token is None
+        await two.send(p.Ready())
+        assert (await one.expect(p.PlayerReady)).seat == first.seat
+        # Bo with Ann's seat token: refused, whoever got hold of it.
+        await identified(thief, bo_key)
+        await thief.send(p.Join(room=room, token=first.token))
+        assert (await thief.expect(p.Error)).code == "not_your_seat"
+    _, body = await get_json(f"{server_url}/rooms/{room}")
+    assert [pl["player"] for pl in body["room"]["players"]] == [ann["id"]]
+
+
+async def test_an_anonymous_socket_and_its_token_work_as_before(server_url: str) -> None:
+    room = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url) as ws:
+        welcome = await ws.join(room, "cy")
+    async with WsClient.connect(server_url) as back:
+        again = await back.join(room, token=welcome.token)
+        snapshot = await back.expect(p.Snapshot)
+    assert again.seat == welcome.seat
+    assert snapshot.room["players"][0]["player"] is None
+
+
+async def test_a_quick_match_seats_two_players_and_labels_the_bot(server_url: str) -> None:
+    ann_key, ann = await new_player(server_url, "ann3")
+    bot_key, bot = await new_player(server_url, bot=True)
+    assert bot["bot"] and bot["name"].startswith("Bot-")
+    async with WsClient.connect(server_url) as one, WsClient.connect(server_url) as two:
+        await identified(one, ann_key)
+        await identified(two, bot_key)
+        await one.send(p.QuickMatch(game="shaula", name="typed"))
+        await one.expect(p.Queued)
+        await two.send(p.QuickMatch(game="shaula"))
+        matched = await two.expect(p.Matched)
+        await one.expect(p.Matched)
+        joined = [m for m in two.seen if isinstance(m, p.PlayerJoined)]
+        snapshot = await two.expect(p.Snapshot)
+    players = {pl["name"]: (pl["player"], pl["bot"]) for pl in snapshot.room["players"]}
+    assert players == {"ann3": (ann["id"], False), bot["name"]: (bot["id"], True)}
+    assert matched.room == snapshot.room["id"] and not joined  # seated before the welcome
+
+
+async def test_one_player_on_two_sockets_is_not_matched_with_themselves(
+    server_url: str,
+) -> None:
+    key, _ = await new_player(server_url, "dee")
+    other_key, _ = await new_player(server_url, "eli")
+    async with (
+        WsClient.connect(server_url) as one,
+        WsClient.connect(server_url) as two,
+        WsClient.connect(server_url) as three,
+    ):
+        for ws, k in ((one, key), (two, key), (three, other_key)):
+            await identified(ws, k)
+        for ws in (one, two):
+            await ws.send(p.QuickMatch(game="moojub"))
+            await ws.expect(p.Queued)
+        assert not [m for m in two.seen if isinstance(m, p.Matched)]
+        await three.send(p.QuickMatch(game="moojub"))
+        room = (await three.expect(p.Matched)).room
+        assert (await one.expect(p.Matched)).room == room  # the one who waited longest
