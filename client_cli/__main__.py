@@ -169,6 +169,21 @@ def build_parser() -> argparse.ArgumentParser:
         "rooms", help="list the rooms", description="List the server's open and running rooms."
     )
 
+    replay = sub.add_parser(
+        "replay",
+        help="step through a finished race, move by move",
+        description="Show a finished race move by move: the room's replay from the server, "
+        "or a replay file (NDJSON, as GET /rooms/ROOM/replay gives it). It is checked first "
+        "(the hash chain, every move with the engine). Left and right step, Home and End go "
+        "to the deal and the end, space plays (s: 1x, 4x, 16x), b shows one board at a time.",
+    )
+    replay.add_argument("race", help="a room's code, or a replay file")
+    start = replay.add_mutually_exclusive_group()
+    start.add_argument("--move", type=int, metavar="N", help="open after move N")
+    start.add_argument(
+        "--at", type=seconds, metavar="SECONDS", help="open at this time since the start"
+    )
+
     practice = sub.add_parser(
         "practice",
         help="play offline, with hints, undo and autoplay",
@@ -271,6 +286,10 @@ def run_command(args: argparse.Namespace) -> int:
         session = LocalSession.new(args.game, seed)
         PlayApp(session, f"{args.game.capitalize()} #{seed} · practice", card_style(args)).run()
         return 0
+    if args.command == "replay":
+        from client_cli.replay_app import run_replay
+
+        return run_replay(args, card_style(args))
     if args.command in ACCOUNT_COMMANDS:
         from client_cli.account import run_account
 

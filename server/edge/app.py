@@ -52,6 +52,7 @@ from server.edge.identity_routes import identity_routes
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.periodic import Periodic
 from server.edge.records_lifecycle import records_ctx
+from server.edge.replay_routes import replay_routes
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
 from server.edge.tournament_keys import TOUR_LIVE, TOUR_STORE
 from server.edge.tournament_lifecycle import tournaments_ctx
@@ -110,6 +111,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_shutdown.append(_close_sockets)
     app.router.add_routes(routes)
     app.router.add_routes(tour_routes)
+    app.router.add_routes(replay_routes)
     app.router.add_routes(identity_routes)
     app.router.add_get(p.WS_PATH, websocket)
     add_web_client(app)

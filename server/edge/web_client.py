@@ -17,7 +17,16 @@ __all__ = ["PAGES", "WEB_DIR", "add_web_client"]
 
 WEB_DIR = Path(__file__).with_name("web")
 # The paths the client draws itself (app.js routes them); everything else is the API.
-PAGES = ("/", "/play/{room}", "/watch/{room}", "/tv", "/rules", "/rules/{game}", "/tour/{tour}")
+PAGES = (
+    "/",
+    "/play/{room}",
+    "/watch/{room}",
+    "/tv",
+    "/rules",
+    "/rules/{game}",
+    "/tour/{tour}",
+    "/replay/{race}",
+)
 
 SECURITY = {
     # 'self' covers ws:// and wss:// to this host in current browsers; nothing else is allowed.

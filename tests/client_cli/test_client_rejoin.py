@@ -14,8 +14,9 @@ import logging
 from collections.abc import Callable
 
 import pytest
+from support.http import create_room
 from support.own_redis import OwnRedis
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 
 import core
 import protocol as p

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 from support.client_screen import screen_text
-from support.tour_bots import create, post, register
-from support.wsclient import get_json
+from support.http import get_json, post_json
+from support.tour_bots import create, register
 from textual.pilot import Pilot
 
 from client_cli.__main__ import main
@@ -119,7 +119,7 @@ async def test_the_race_screen_shows_the_standings_beside_the_race(server_url: s
     tid, organiser = await create(server_url, name="screen cup", rounds=1, time_limit=60)
     token = await register(server_url, tid, "ann")
     robot_token = await register(server_url, tid, "robot")
-    await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
     follow = Follow(server_url, tid, token=token)
     follow.link.start()
     robot_follow = Follow(server_url, tid, token=robot_token)

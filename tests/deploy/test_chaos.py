@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from support.fleet import Fleet, Racer, check_boards, fleet
+from support.http import create_room, get_json
 from support.server_processes import ServerProcess
-from support.wsclient import create_room, get_json
 
 SEEDS = (2, 3, 6, 7, 8, 9)  # Shaula deals the solver wins in 88-144 moves
 PACE = 0.25  # seconds between a racer's moves: a race lasts about 30-40 s

@@ -19,9 +19,10 @@ from urllib.parse import quote
 import aiohttp
 import pytest
 from support.balancers import haproxy, haproxy_config, nginx, nginx_config, wait_for_state
+from support.http import create_room
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 
 import protocol as p
 from client_cli.net import ws_url

@@ -6,10 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,34 +16,8 @@ from pathlib import Path
 
 import aiohttp
 from support.paths import ROOT
+from support.ports import free_ports_in_a_row, port_open
 from support.server_processes import environment
-
-
-def free_ports_in_a_row(n: int) -> int:
-    """The first of `n` consecutive ports free to listen on (run-local.sh takes
-    BASE..BASE+n-1), below the ephemeral range: a port from free_port() is an ephemeral
-    one, and the one after it may be taken by any client's outgoing connection before the
-    script binds it (seen in a full run: "address already in use" on BASE+1)."""
-    low, _ = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
-    rng = random.Random()
-    while True:
-        base = rng.randrange(10000, max(10001, low - n))
-        if all(_bindable(base + i) for i in range(n)):
-            return base
-
-
-def _open(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-def _bindable(port: int) -> bool:
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 async def _healthy(port: int) -> bool:
@@ -106,16 +78,16 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
         await _until("the killed server to be started again", restarted)
         assert script.poll() is None
         assert _pids(log)[base + 1] == first[base + 1]  # the other one was left alone
-        assert await _healthy(base + 1) and _open(redis_port)
+        assert await _healthy(base + 1) and port_open(redis_port)
 
         # Ctrl-C: the terminal sends SIGINT to the whole foreground process group.
         os.killpg(script.pid, signal.SIGINT)
-        while any(_open(port) for port in ports):
-            assert _open(redis_port), "Redis stopped while a server was still up"
-            assert script.poll() is None or any(_open(p) for p in ports)
+        while any(port_open(port) for port in ports):
+            assert port_open(redis_port), "Redis stopped while a server was still up"
+            assert script.poll() is None or any(port_open(p) for p in ports)
             await asyncio.sleep(0.005)
         assert script.wait(30) == 130
-        assert not _open(redis_port)
+        assert not port_open(redis_port)
     finally:
         if script.poll() is None:
             os.killpg(script.pid, signal.SIGKILL)

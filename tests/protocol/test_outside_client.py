@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import asyncio
 
+from support.http import create_room, get_json
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import core
 import protocol as p

@@ -57,8 +57,9 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis)
 
 async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> None:
     from aiohttp import web
+    from support.http import create_room
     from support.ports import free_port
-    from support.wsclient import WsClient, create_room
+    from support.wsclient import WsClient
 
     import protocol as p
     from server.edge.app import create_app
@@ -133,9 +134,10 @@ async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(
     process that died in an older room kept its seat "connected" for ever (never
     forfeited: a race without a time limit never ended). Here the room is older than
     200 others, and the process is killed while its socket holds the seat."""
+    from support.http import create_room
     from support.ports import free_port
     from support.server_processes import ServerProcess, environment
-    from support.wsclient import WsClient, create_room, race_alone
+    from support.wsclient import WsClient, race_alone
 
     env = environment(REDIS_URL=redis_url, SOLRACE_ROOM_RATE="0")
     doomed = ServerProcess(free_port(), env, log=tmp_path / "doomed.log")

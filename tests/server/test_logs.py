@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from support.http import create_room
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import protocol as p
 from core.build import twins_present

@@ -12,10 +12,11 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 from support.databases import scratch_database_url
+from support.http import create_room, get_text
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_text, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

@@ -15,9 +15,10 @@ import signal
 from pathlib import Path
 
 import pytest
+from support.http import create_room
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 from websockets.exceptions import ConnectionClosed
 
 import protocol as p

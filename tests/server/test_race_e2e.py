@@ -3,9 +3,10 @@
 import pytest
 import websockets
 from support.databases import scratch_database_url
+from support.http import create_room, get_json
 from support.ports import free_port
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import core
 import protocol as p

@@ -9,11 +9,12 @@ import signal
 
 from aiohttp import web
 from support.databases import scratch_database_url
+from support.http import create_room, get_json
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.server_processes import environment, server_process
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import core
 import protocol as p

@@ -6,26 +6,21 @@ import asyncio
 import os
 import re
 import signal
-import socket
 import sys
 from pathlib import Path
 
 import aiohttp
 import pytest
+from support.http import create_room, get_json
 from support.paths import ROOT
+from support.ports import free_port, port_open
 from support.server_processes import environment, server_process
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import core
 import protocol as p
 from server.__main__ import build_parser, settings_from_args
 from server.settings import FIELDS, Settings
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_help_documents_every_setting_with_its_variable_and_default() -> None:
@@ -74,11 +69,6 @@ def test_a_bad_value_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> Non
         main(["--port", "70000"])
     assert exc.value.code == 2
     assert "port must be 0..65535" in capsys.readouterr().err
-
-
-def port_open(port: int) -> bool:
-    with socket.socket() as s:
-        return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 async def test_without_redis_url_it_runs_its_own_redis_and_stops_it_on_sigterm(

@@ -1,8 +1,9 @@
 """Splits on the live path: a race over real WebSockets and a real Redis records each
 racer's splits, and they are exactly those recomputed from the race's replay."""
 
+from support.http import create_room, get_json, get_text
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json, get_text, seat_two_and_watch
+from support.wsclient import WsClient, seat_two_and_watch
 
 import core
 import protocol as p

@@ -9,8 +9,9 @@ same URL form: the servers find out for themselves).
 import asyncio
 
 import pytest
+from support.http import create_room, get_json
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json, seat_two_and_watch
+from support.wsclient import WsClient, seat_two_and_watch
 
 import core
 import protocol as p

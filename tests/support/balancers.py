@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from support.paths import ROOT
+from support.ports import port_open
 
 __all__ = [
     "DEPLOY",
@@ -77,9 +78,8 @@ def haproxy_config(tmp: Path, front: int, servers: list[int]) -> Path:
 def wait_listening(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
     deadline = time.monotonic() + limit
     while True:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
+        if port_open(port):
+            return
         if proc.poll() is not None:
             raise RuntimeError(f"exited with {proc.returncode} before listening on {port}")
         if time.monotonic() > deadline:

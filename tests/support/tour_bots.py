@@ -27,6 +27,7 @@ import core
 import protocol as p
 from core.replay import verify
 from server.tournament.scoring import RaceResult, knockout_standings, rounds_standings
+from support.http import post_json
 from support.wsclient import WsClient
 
 __all__ = [
@@ -46,6 +47,9 @@ __all__ = [
     "wait_for",
 ]
 
+# HTTP calls live in support.http; these names stay while test modules still use them.
+post = post_headers = post_json
+
 _SOLUTIONS: dict[tuple[str, int], list[str]] = {}
 _LOST = (OSError, TimeoutError, websockets.ConnectionClosed, aiohttp.ClientError)
 
@@ -60,15 +64,6 @@ async def solution(game: str, seed: int) -> list[str]:
     return _SOLUTIONS[key]
 
 
-async def post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
-    return await post_headers(url, body, {})
-
-
-async def post_headers(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(url, json=body, headers=headers) as r:
-        return r.status, await r.json()
-
-
 async def create(server_url: str, **body: Any) -> tuple[str, str]:
     """A tournament with quick test settings (overridden by `body`): (id, organiser token)."""
     body = {
@@ -81,13 +76,13 @@ async def create(server_url: str, **body: Any) -> tuple[str, str]:
         "spectator_delay": 0,
         **body,
     }
-    status, data = await post(f"{server_url}/tournaments", body)
+    status, data = await post_json(f"{server_url}/tournaments", body)
     assert status == 201, data
     return data["tournament"]["id"], data["organiser_token"]
 
 
 async def register(server_url: str, tid: str, name: str) -> str:
-    status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": name})
+    status, data = await post_json(f"{server_url}/tournaments/{tid}/players", {"name": name})
     assert status == 201, data
     token: str = data["token"]
     return token
@@ -107,9 +102,9 @@ async def start_and_hold_after_round_one(
 ) -> None:
     """Start the tournament and pause it once round 1 is under way (a pause before it
     would hold round 1 itself); returns when round 1 has ended and the pause holds."""
-    await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
     await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
-    await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+    await post_json(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
     await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import urllib.request
@@ -11,12 +10,12 @@ from dataclasses import dataclass, field
 from playwright.async_api import Browser, Page
 
 from bench.browser import bot_command, probe
+from support.http import create_room
 from support.paths import ROOT
 
 __all__ = [
     "acks",
     "click_move",
-    "create_room",
     "drag_move",
     "expected_board",
     "new_page",
@@ -88,22 +87,6 @@ def page_errors(*pages: Page) -> list[str]:
     return [error for page in pages for error in seen(page).errors]
 
 
-async def create_room(base: str, **body: object) -> str:
-    """POST /rooms; the new room's id."""
-    import json
-
-    def post() -> str:
-        request = urllib.request.Request(
-            f"{base}/rooms",
-            data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return str(json.load(answer)["room"]["id"])
-
-    return await asyncio.to_thread(post)
-
-
 def start_bot(base: str, room: str, pace: float, name: str = "bot") -> subprocess.Popen[bytes]:
     """The solver bot (`solrace bot`) in its own process."""
     return subprocess.Popen(
@@ -131,7 +114,7 @@ async def start_race(page: Page, base: str, room: str, name: str = "ann") -> Non
 
 async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, Page]:
     """A one-seat room (POST /rooms with `body`) and a new page racing in it as "ann"."""
-    room = await create_room(base, seats=1, **body)
+    room = str((await create_room(base, seats=1, **body))["id"])
     page = await new_page(browser)
     await start_race(page, base, room)
     return room, page

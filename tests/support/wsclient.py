@@ -13,37 +13,28 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
-import aiohttp
 import websockets
 from websockets.asyncio.client import ClientConnection
 
 import protocol as p
 
-__all__ = ["WsClient", "create_room", "get_json", "get_text", "race_alone", "seat_two_and_watch"]
+# create_room, get_json and get_text live in support.http; imported here too while test
+# modules still take them from this one.
+from support.http import create_room, get_json, get_text
+
+__all__ = [
+    "WsClient",
+    "create_room",
+    "get_json",
+    "get_text",
+    "race_alone",
+    "seat_two_and_watch",
+]
 
 M = TypeVar("M", bound=p.Message)
 N = TypeVar("N", bound=p.Message)
 
 TIMEOUT = 5.0
-
-
-async def create_room(server_url: str, **body: Any) -> dict[str, Any]:
-    body.setdefault("game", "shaula")
-    body.setdefault("countdown", 0.2)
-    async with aiohttp.ClientSession() as http, http.post(f"{server_url}/rooms", json=body) as r:
-        assert r.status == 201, await r.text()
-        data: dict[str, Any] = (await r.json())["room"]
-        return data
-
-
-async def get_json(url: str) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.get(url) as r:
-        return r.status, await r.json()
-
-
-async def get_text(url: str) -> tuple[int, str]:
-    async with aiohttp.ClientSession() as http, http.get(url) as r:
-        return r.status, await r.text()
 
 
 async def seat_two_and_watch(

@@ -3,6 +3,7 @@
 //   /watch/ROOM      every board    /tv          the closest race running now
 //   /rules, /rules/GAME             each game's rules
 //   /tour/ID         a tournament: registration, standings, races, bracket
+//   /replay/RACE     a finished race, move by move
 
 import { h, clear } from "./dom.js";
 
@@ -13,6 +14,7 @@ const ROUTES = [
   [/^\/tv$/, () => import("./tv.js"), []],
   [/^\/tour\/([^/]+)$/, () => import("./tournament.js"), ["tour"]],
   [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"]],
+  [/^\/replay\/([^/]+)$/, () => import("./replay.js"), ["race"]],
 ];
 
 function header() {

@@ -9,8 +9,9 @@ import logging
 
 import pytest
 import websockets
+from support.http import create_room
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import protocol as p
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from support.balancers import haproxy, haproxy_config, server_states, wait_for_state
+from support.http import create_room, get_json
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 from websockets.exceptions import InvalidStatus
 
 import protocol as p

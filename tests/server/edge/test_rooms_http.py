@@ -3,10 +3,10 @@
 import time
 from typing import Any
 
-import aiohttp
 import pytest
 from redis.asyncio import Redis
-from support.wsclient import WsClient, create_room, get_json, get_text, race_alone
+from support.http import create_room, get_json, get_text, post_json
+from support.wsclient import WsClient, race_alone
 
 import protocol as p
 from server.edge.app import sweep_once
@@ -15,11 +15,6 @@ from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RoomConfig, Status
 from server.storage.feed import RedisFeed
 from server.storage.store import RedisRoomStore
-
-
-async def post(url: str, body: Any) -> tuple[int, Any]:
-    async with aiohttp.ClientSession() as http, http.post(url, json=body) as r:
-        return r.status, await r.json()
 
 
 @pytest.mark.parametrize("hint", ["", "?room=", "?room=0badc0de", "?room=%20%FF&room=a&x=1"])
@@ -51,12 +46,12 @@ async def test_a_socket_path_with_any_room_hint_serves_the_room_joined(
     ],
 )
 async def test_bad_room_requests(server_url: str, body: Any, code: str) -> None:
-    status, answer = await post(f"{server_url}/rooms", body)
+    status, answer = await post_json(f"{server_url}/rooms", body)
     assert status == 400 and answer["error"]["code"] == code
 
 
 async def test_create_get_and_list_rooms(server_url: str) -> None:
-    status, answer = await post(
+    status, answer = await post_json(
         f"{server_url}/rooms",
         {
             "game": "moojub",
@@ -97,7 +92,7 @@ async def test_finished_rooms_leave_the_listing(server_url: str) -> None:
 
 
 async def test_winnable_rooms(server_url: str) -> None:
-    status, answer = await post(f"{server_url}/rooms", {"game": "shaula", "seed": "winnable"})
+    status, answer = await post_json(f"{server_url}/rooms", {"game": "shaula", "seed": "winnable"})
     assert status == 201
     assert answer["room"]["seed_mode"] == "winnable" or "notice" in answer
 

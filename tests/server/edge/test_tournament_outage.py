@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from support.databases import scratch_database_url
+from support.http import post_json
 from support.own_redis import OwnRedis
 from support.ports import free_port
-from support.tour_bots import create, post, register
+from support.tour_bots import create, register
 
 from server.edge.app import create_app
 from server.settings import Settings
@@ -36,7 +37,9 @@ async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
         tid, organiser = await create(url, format="arena", duration=600, wave=0.2)
         for name in ("ann", "bo"):
             await register(url, tid, name)
-        status, _ = await post(f"{url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        status, _ = await post_json(
+            f"{url}/tournaments/{tid}/start", {"organiser_token": organiser}
+        )
         assert status == 200
         await asyncio.sleep(0.5)  # its deadline is swept every 0.25 s from now on
         redis.stop()
@@ -50,7 +53,9 @@ async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
         assert len(warnings) == 1 and "Redis unavailable" in warnings[0].getMessage()
         assert not [r for r in records if r.levelno >= logging.ERROR]
         assert any("Redis answers again" in r.getMessage() for r in records)
-        status, _ = await post(f"{url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+        status, _ = await post_json(
+            f"{url}/tournaments/{tid}/pause", {"organiser_token": organiser}
+        )
         assert status == 200  # the tournament is there and answers
     finally:
         await runner.cleanup()

@@ -4,7 +4,8 @@ TV's choice of race, the game list. (The pages themselves are tested in tests/se
 from __future__ import annotations
 
 import aiohttp
-from support.wsclient import WsClient, create_room, get_json, get_text, race_alone
+from support.http import create_room, get_json, get_text
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
@@ -37,14 +38,15 @@ def test_the_tv_shows_the_race_whose_leaders_are_closest() -> None:
 
 async def test_every_page_is_the_client_shell_with_a_strict_policy(server_url: str) -> None:
     async with aiohttp.ClientSession() as http:
-        for path in ("/", "/play/abc", "/watch/abc", "/tv", "/rules", "/rules/shaula", "/tour/abc"):
+        pages = ("/", "/play/abc", "/watch/abc", "/tv", "/rules", "/rules/shaula", "/tour/abc")
+        for path in (*pages, "/replay/abc"):
             async with http.get(server_url + path) as answer:
                 assert answer.status == 200, path
                 assert "text/html" in answer.headers["Content-Type"]
                 assert '<script type="module" src="/static/app.js">' in await answer.text()
                 policy = answer.headers["Content-Security-Policy"]
                 assert "default-src 'self'" in policy and "connect-src 'self'" in policy
-        assert len(PAGES) == 7
+        assert len(PAGES) == 8
         async with http.get(f"{server_url}/static/app.js") as answer:
             assert answer.status == 200
             assert "javascript" in answer.headers["Content-Type"]

@@ -9,15 +9,9 @@ from typing import Any
 import msgpack
 import pytest
 import websockets
+from support.http import create_room, get_json, get_text
 from support.servers import MakeServer
-from support.wsclient import (
-    WsClient,
-    create_room,
-    get_json,
-    get_text,
-    race_alone,
-    seat_two_and_watch,
-)
+from support.wsclient import WsClient, race_alone, seat_two_and_watch
 
 import core
 import protocol as p

@@ -8,8 +8,9 @@ from typing import Any
 
 from aiohttp import web
 from support.databases import scratch_database_url
+from support.http import create_room
 from support.ports import free_port
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import protocol as p
 from server.edge.app import create_app

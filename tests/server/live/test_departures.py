@@ -10,7 +10,8 @@ import contextlib
 from typing import Any, cast
 
 import redis.asyncio as aioredis
-from support.wsclient import WsClient, create_room
+from support.http import create_room
+from support.wsclient import WsClient
 
 import protocol as p
 from protocol import ErrorCode

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 from redis.asyncio import Redis
+from support.http import create_room
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 
 import protocol as p
 from server.live.connection import Outgoing

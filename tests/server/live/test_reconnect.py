@@ -1,7 +1,8 @@
 """Reconnecting mid-race: exactly the missed events, or a snapshot; the board is the server's."""
 
+from support.http import create_room
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

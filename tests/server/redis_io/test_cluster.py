@@ -6,9 +6,10 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
+from support.http import create_room
 from support.ports import free_port
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

@@ -11,9 +11,9 @@ import pytest
 import redis
 from aiohttp import web
 from support.databases import scratch_database_url
+from support.http import create_room, get_json
 from support.ports import free_port
 from support.redis_cluster import redis_cluster
-from support.wsclient import create_room, get_json
 
 from server.edge.app import create_app
 from server.settings import Settings

@@ -17,8 +17,9 @@ import signal
 
 import aiohttp
 import pytest
+from support.http import create_room
 from support.own_redis import OwnRedis
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 
 import protocol as p
 from server.redis_io.resp import REPLY_DEADLINE

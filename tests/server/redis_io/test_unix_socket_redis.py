@@ -11,10 +11,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.http import create_room
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.wsclient import WsClient, create_room
+from support.wsclient import WsClient
 
 import protocol as p
 

@@ -3,8 +3,9 @@
 import json
 import time
 
+from support.http import create_room
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, race_alone, seat_two_and_watch
+from support.wsclient import WsClient, race_alone, seat_two_and_watch
 
 import core
 import protocol as p

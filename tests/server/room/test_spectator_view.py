@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from support.wsclient import WsClient, create_room
+from support.http import create_room
+from support.wsclient import WsClient
 
 import core
 import protocol as p

@@ -21,9 +21,10 @@ import pytest
 from aiohttp import web
 from support.databases import scratch_database_url
 from support.fleet import Racer, check_boards, fleet
+from support.http import create_room, get_json
 from support.own_redis import OwnRedis
 from support.ports import free_port
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import protocol as p
 from server.edge.app import create_app

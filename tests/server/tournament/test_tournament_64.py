@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import asyncio
 
+from support.http import get_json, get_text, post_json
 from support.tour_bots import (
     FINISH,
     Plan,
     TourBot,
     always,
     create,
-    post,
     recomputed_points,
     register,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 
@@ -45,7 +45,7 @@ async def test_a_field_of_64_bots_finishes_with_correct_standings(server_url: st
         assert first.total == PLAYERS and len(first.standings) == 10 and first.offset == 10
         running = [asyncio.create_task(bot.run(timeout=180)) for bot in bots]
         started = loop.time()
-        status, _ = await post(
+        status, _ = await post_json(
             f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
         )
         assert status == 200

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
+from support.http import get_json
 from support.servers import MakeServer
 from support.tour_bots import create, register
-from support.wsclient import get_json
 
 PLAYERS = 160
 

@@ -10,18 +10,18 @@ import csv
 import io
 import json
 
+from support.http import get_json, get_text, post_json
 from support.tour_bots import (
     FINISH,
     Plan,
     TourBot,
     always,
     create,
-    post,
     recomputed_points,
     register,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 from core.replay import verify
@@ -35,7 +35,7 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
     tid, organiser = await create(server_url, rounds=3, time_limit=60, countdown=2.0)
     names = ["ann", "bo", "cy", "di", "ed", "fy"]
     tokens = {name: await register(server_url, tid, name) for name in names}
-    status, data = await post(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})
+    status, data = await post_json(f"{server_url}/tournaments/{tid}/players", {"name": "ANN"})
     assert status == 409 and data["error"]["code"] == "name_taken"
     plans = {
         "ann": always(FINISH),
@@ -50,33 +50,37 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
         await watcher.send(p.TourWatch(tournament=tid, top=3))
         first = await watcher.expect(p.TourState)
         assert first.total == 6 and len(first.standings) == 3 and first.you is None
-        status, data = await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": "x"})
+        status, data = await post_json(
+            f"{server_url}/tournaments/{tid}/start", {"organiser_token": "x"}
+        )
         assert status == 403 and data["error"]["code"] == "not_organiser"
         running = [asyncio.create_task(bot.run()) for bot in bots]
-        status, _ = await post(
+        status, _ = await post_json(
             f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
         )
         assert status == 200
         # Pause once round 1 is under way: it holds the tournament after round 1 (a pause
         # before the first round would hold that one).
         await wait_for(watcher, lambda s: s.tournament["round"] == 1 and s.tournament["racing"])
-        await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 1 and not s.tournament["racing"])
-        status, data = await post(
+        status, data = await post_json(
             f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]}
         )
         assert status == 200 and data["player"]["status"] == "withdrawn"
-        await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         # Round 2 is under way once its heat's room is open ("live" lists open rooms only).
         state = await wait_for(
             watcher, lambda s: s.tournament["round"] == 2 and s.tournament["live"]
         )
         assert sorted(state.tournament["live"][0]["players"]) == ["ann", "bo", "di", "ed", "fy"]
-        await post(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/pause", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] == 2 and not s.tournament["racing"])
-        status, data = await post(f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]})
+        status, data = await post_json(
+            f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]}
+        )
         assert status == 200 and data["player"]["status"] == "active"
-        await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
         versions = [m.version for m in watcher.seen if isinstance(m, p.TourState)]
         assert versions == sorted(versions)

@@ -7,18 +7,18 @@ from __future__ import annotations
 
 import asyncio
 
+from support.http import get_json, get_text, post_json
 from support.tour_bots import (
     FINISH,
     Plan,
     TourBot,
     always,
     create,
-    post,
     register,
     start_and_hold_after_round_one,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 from core.replay import verify
@@ -54,12 +54,16 @@ async def test_a_knockout_with_byes_a_tie_and_a_walkover(server_url: str) -> Non
         running = [asyncio.create_task(bot.run()) for bot in bots]
         await start_and_hold_after_round_one(server_url, tid, organiser, watcher)
         # cy (who meets bo in round 2) withdraws: a walkover for bo.
-        status, _ = await post(f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]})
+        status, _ = await post_json(
+            f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]}
+        )
         assert status == 200
-        await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
         await asyncio.gather(*running)
-    status, data = await post(f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]})
+    status, data = await post_json(
+        f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]}
+    )
     assert status == 409 and data["error"]["code"] == "tournament_over"
 
     matches = final.tournament["matches"]
@@ -113,12 +117,16 @@ async def test_an_arena_from_registration_to_results(server_url: str) -> None:
         await watcher.expect(p.TourState)
         running = [asyncio.create_task(bot.run()) for bot in bots[:3]]
         di = asyncio.create_task(bots[3].run())
-        await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
         await wait_for(watcher, lambda s: s.tournament["round"] >= 2)
-        status, _ = await post(f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]})
+        status, _ = await post_json(
+            f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["cy"]}
+        )
         assert status == 200
         await asyncio.sleep(1.0)
-        status, _ = await post(f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]})
+        status, _ = await post_json(
+            f"{server_url}/tournaments/{tid}/return", {"token": tokens["cy"]}
+        )
         assert status == 200
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished", 90)
         await asyncio.gather(*running, di)
@@ -157,7 +165,7 @@ async def test_a_knockout_match_nobody_comes_to_ends(server_url: str) -> None:
     async with WsClient.connect(server_url) as watcher:
         await watcher.send(p.TourWatch(tournament=tid))
         await watcher.expect(p.TourState)
-        await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished", 30.0)
     (match,) = final.tournament["matches"]
     assert match["winner"] == "ann" and match["how"] == "walkover"

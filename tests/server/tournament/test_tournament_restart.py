@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.http import get_json, get_text, post_json
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.tour_bots import FINISH, Plan, TourBot, always, post, recomputed_points
-from support.wsclient import get_json, get_text
+from support.tour_bots import FINISH, Plan, TourBot, always, recomputed_points
 
 import protocol as p
 from core.replay import verify
@@ -48,19 +48,21 @@ async def test_a_full_restart_mid_round_loses_nothing(
         "spectator_delay": 0,
         **FORMATS[fmt],
     }
-    status, data = await post(f"{urls[0]}/tournaments", body)
+    status, data = await post_json(f"{urls[0]}/tournaments", body)
     assert status == 201, data
     tid, organiser = data["tournament"]["id"], data["organiser_token"]
     # In the knockout, ann meets di and bo meets cy (seeds 1-4, 2-3).
     plans = {"ann": SLOW, "bo": SLOW, "cy": Plan(moves=25, resign=True, pace=0.04), "di": FINISH}
     bots = []
     for name, plan in plans.items():
-        status, data = await post(f"{urls[1]}/tournaments/{tid}/players", {"name": name})
+        status, data = await post_json(f"{urls[1]}/tournaments/{tid}/players", {"name": name})
         assert status == 201
         bots.append(TourBot(urls, tid, name, data["token"], always(plan)))
     running = [asyncio.create_task(bot.run(timeout=90)) for bot in bots]
     try:
-        status, _ = await post(f"{urls[1]}/tournaments/{tid}/start", {"organiser_token": organiser})
+        status, _ = await post_json(
+            f"{urls[1]}/tournaments/{tid}/start", {"organiser_token": organiser}
+        )
         assert status == 200
         # Mid-round: the slow bots have some moves in, and far from all.
         for _ in range(400):

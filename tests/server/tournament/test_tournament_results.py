@@ -10,20 +10,20 @@ import csv
 import io
 import json
 
+from support.http import get_json, get_text, post_json
 from support.tour_bots import (
     FINISH,
     Plan,
     TourBot,
     always,
     create,
-    post,
     recomputed_knockout,
     recomputed_rounds,
     register,
     start_and_hold_after_round_one,
     wait_for,
 )
-from support.wsclient import WsClient, get_json, get_text
+from support.wsclient import WsClient
 
 import protocol as p
 
@@ -56,12 +56,12 @@ async def test_a_removed_player_is_ranked_last_leaving_no_hole(server_url: str) 
         await watcher.expect(p.TourState)
         running = [asyncio.create_task(bot.run()) for bot in bots]
         await start_and_hold_after_round_one(server_url, tid, organiser, watcher)
-        status, _ = await post(
+        status, _ = await post_json(
             f"{server_url}/tournaments/{tid}/remove",
             {"organiser_token": organiser, "player": "ann"},
         )
         assert status == 200
-        await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
         await asyncio.gather(*running)
 
@@ -123,11 +123,11 @@ async def test_walkovers_are_no_races_won_and_a_last_round_bye_is_in_the_bracket
         running = [asyncio.create_task(bot.run()) for bot in bots]
         await start_and_hold_after_round_one(server_url, tid, organiser, watcher)
         for name in ("bo", "cy"):
-            status, _ = await post(
+            status, _ = await post_json(
                 f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens[name]}
             )
             assert status == 200
-        await post(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
+        await post_json(f"{server_url}/tournaments/{tid}/resume", {"organiser_token": organiser})
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
         await asyncio.gather(*running)
 
@@ -174,7 +174,7 @@ async def test_a_tournament_race_has_one_replay_whichever_url_serves_it(server_u
     tokens = {name: await register(server_url, tid, name) for name in plans}
     bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in plans]
     running = [asyncio.create_task(bot.run()) for bot in bots]
-    await post(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
     await asyncio.gather(*running)
     _, doc = await get_json(f"{server_url}/tournaments/{tid}/standings")
     (race,) = doc["races"]

@@ -75,13 +75,13 @@ async def test_creating_tournaments_counts_against_the_creation_limit(
 ) -> None:
     import random
 
-    from support.tour_bots import post_headers
+    from support.http import post_json
 
     url = await make_server(room_rate=2.0)
     client = {"X-Forwarded-For": f"198.51.{random.randrange(256)}.{random.randrange(1, 255)}"}
     body = {"name": "spam", "winnable": False}
-    statuses = [(await post_headers(f"{url}/tournaments", body, client))[0] for _ in range(2)]
-    status, answer = await post_headers(f"{url}/rooms", {"game": "shaula"}, client)
+    statuses = [(await post_json(f"{url}/tournaments", body, client))[0] for _ in range(2)]
+    status, answer = await post_json(f"{url}/rooms", {"game": "shaula"}, client)
     assert statuses == [201, 201] and status == 429  # one budget for rooms and tournaments
-    status, answer = await post_headers(f"{url}/tournaments", body, client)
+    status, answer = await post_json(f"{url}/tournaments", body, client)
     assert status == 429 and answer["error"]["code"] == "rate_limited"

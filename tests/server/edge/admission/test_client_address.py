@@ -10,6 +10,7 @@ from typing import Any
 import aiohttp
 import pytest
 from support.balancers import haproxy, haproxy_config, nginx, nginx_config
+from support.http import post_json
 from support.ports import free_port
 from support.servers import MakeServer
 
@@ -51,11 +52,8 @@ def test_trusted_proxies_is_a_setting_and_an_environment_variable() -> None:
 
 
 async def post_room(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    async with (
-        aiohttp.ClientSession() as http,
-        http.post(url + "/rooms", json={"game": "shaula"}, headers=headers) as r,
-    ):
-        return r.status, await r.json()
+    """POST /rooms with `headers`: the status and the answer."""
+    return await post_json(url + "/rooms", {"game": "shaula"}, headers)
 
 
 def unique_address() -> str:

@@ -6,8 +6,9 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from playwright.async_api import Browser
+from support.http import create_room
 from support.server_processes import ServerProcess
-from support.web import create_room, new_page, page_errors, room_view, seen, take_seat
+from support.web import new_page, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient, race_alone
 
 import core
@@ -21,8 +22,8 @@ async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
     tv = await new_page(browser)
     await tv.goto(f"{base}/tv")
     await tv.wait_for_selector("#tv-idle")  # nothing runs yet
-    first = await create_room(base, game="stalactites", seed=5, seats=1)
-    second = await create_room(base, game="shaula", seed=617, seats=1)
+    first = (await create_room(base, game="stalactites", seed=5, seats=1))["id"]
+    second = (await create_room(base, game="shaula", seed=617, seats=1))["id"]
     async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
         await race_alone(ann, first)
         await race_alone(bo, second)  # equally close, started last: shown first
@@ -103,7 +104,7 @@ async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is
     page = await new_page(browser)
     await page.goto(base)
     await page.wait_for_selector("#rooms[data-feed=live]")  # the first `lobby` came
-    room = await create_room(base, game="shaula", seats=2, countdown=0.2)  # not by the page
+    room = (await create_room(base, game="shaula", seats=2, countdown=0.2))["id"]  # not by the page
     row = page.locator(f'tr[data-room="{room}"]')
     await row.wait_for(timeout=10_000)
     assert "lobby" in await row.inner_text() and "0/2" in await row.inner_text()
@@ -127,7 +128,7 @@ async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is
     await server.start()
     await page.wait_for_selector("#rooms[data-feed=live]", timeout=15_000)
     assert await page.inner_text("#rooms-live") == ""
-    later = await create_room(base, game="moojub", seats=3)
+    later = (await create_room(base, game="moojub", seats=3))["id"]
     await page.locator(f'tr[data-room="{later}"]').wait_for(timeout=10_000)
     # Chrome logs the outage's refused socket and requests itself; nothing else.
     assert [e for e in page_errors(page) if "net::ERR_CONNECTION_REFUSED" not in e] == []
@@ -155,7 +156,7 @@ async def test_every_page_loads_without_a_console_error_and_only_from_this_serve
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="moojub", seats=2, spectator_delay=3)
+    room = (await create_room(base, game="moojub", seats=2, spectator_delay=3))["id"]
     page = await new_page(browser)
     checks = {
         "/": "#rooms table",
@@ -185,7 +186,7 @@ async def test_a_rooms_pages_name_it_in_their_socket_path(
     """The race and watch pages open `/ws?room=ROOM` (protocol section 1: a balancer sends
     every socket of a room to one process); the lobby's socket is for no room."""
     base, ws = server.url.replace("http://", "ws://"), "/ws?room="
-    room = await create_room(server.url, game="shaula", seats=2)
+    room = (await create_room(server.url, game="shaula", seats=2))["id"]
     player, spectator, lobby = [await new_page(browser) for _ in range(3)]
     await take_seat(player, server.url, room.upper(), "ann")  # a code typed in capitals
     await spectator.goto(f"{server.url}/watch/{room}")
@@ -202,7 +203,7 @@ async def test_four_colour_suits_are_an_option_kept_in_the_browser(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=617, seats=1)
+    room = (await create_room(base, game="shaula", seed=617, seats=1))["id"]
     page = await new_page(browser)
     await page.goto(f"{base}/play/{room}?sit=1")
     await page.click("#ready")
@@ -232,7 +233,7 @@ async def test_a_moojub_spectator_sees_undealt_cards_face_down(
     """Issue 9's rule as the watch page draws it: a card a racer still racing has not been
     dealt comes as "??" and is drawn face down, never as a broken card."""
     base = server.url
-    room = await create_room(base, game="moojub", seats=2)
+    room = (await create_room(base, game="moojub", seats=2))["id"]
     page = await new_page(browser)
     async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
         await ann.join(room, "ann")

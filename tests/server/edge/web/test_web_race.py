@@ -4,11 +4,11 @@ bot, watched by a browser spectator; refused moves; the page's weight and errors
 from __future__ import annotations
 
 from playwright.async_api import Browser
+from support.http import create_room
 from support.server_processes import ServerProcess
 from support.web import (
     acks,
     click_move,
-    create_room,
     drag_move,
     expected_board,
     new_page,
@@ -33,7 +33,7 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=2, hints=True)
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2, hints=True))["id"]
     line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
     assert line
     player = await new_page(browser)

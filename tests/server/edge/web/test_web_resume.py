@@ -6,21 +6,21 @@ backoff until it is taken, and a move typed meanwhile is played once."""
 from __future__ import annotations
 
 import asyncio
-import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from playwright.async_api import Browser
+from support.http import create_room
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 from support.tcp_relay import tcp_relay
 from support.web import (
-    create_room,
     expected_board,
     new_page,
     page_errors,
+    room_view,
     shown_board,
     solo_race,
     start_race,
@@ -44,10 +44,9 @@ def after(moves: list[str]) -> dict[str, list[str]]:
 
 
 def players(base: str, room: str) -> list[dict[str, object]]:
-    import json
-
-    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
-        return list(json.load(answer)["room"]["players"])
+    players = room_view(base, room)["players"]
+    assert isinstance(players, list)
+    return players
 
 
 async def test_a_reload_in_the_middle_of_a_race_puts_the_player_back(
@@ -145,7 +144,7 @@ async def test_a_rejoin_refused_for_now_is_asked_again_and_the_move_goes_through
     # `unavailable`. The page must ask again (with backoff) until the server can take it,
     # and the move typed meanwhile must be played once, not dropped.
     server = outage_server
-    room = await create_room(server.url, game="shaula", seed=SEED, seats=1, countdown=0)
+    room = (await create_room(server.url, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
     async with tcp_relay(server.port) as relay, WsClient.connect(server.url) as spectator:
         await spectator.send(p.Watch(room=room))  # keeps the room open on the process
         await spectator.expect(p.Snapshot)
@@ -183,7 +182,9 @@ async def test_a_watch_refused_for_now_is_asked_again(
     # The watch page opens while Redis is down: the process has to subscribe to the room,
     # waits for Redis up to its limit (12 s) and refuses the watch `unavailable`. The page
     # must ask again (with backoff) and show the race once Redis is back, not give up.
-    room = await create_room(outage_server.url, game="shaula", seed=SEED, seats=1, countdown=0)
+    room = (await create_room(outage_server.url, game="shaula", seed=SEED, seats=1, countdown=0))[
+        "id"
+    ]
     async with WsClient.connect(outage_server.url) as ann:
         await race_alone(ann, room)
         await ann.send(p.Move(seq=1, move=LINE[0]))

@@ -3,32 +3,30 @@ to watch, the knockout bracket, and a registered player's race played from the p
 
 from __future__ import annotations
 
-import asyncio
 import json
 import urllib.request
 from typing import Any
 
 from playwright.async_api import Browser
+from support.http import post_json
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, typed_move, wait_acks
+from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
 import core
 
 
-def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(
-        base + path, json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return dict(json.load(answer))
+async def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """POST `body` to `path`; the answer, which must be a success."""
+    status, answer = await post_json(base + path, body)
+    assert status in (200, 201), answer
+    return dict(answer)
 
 
 async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await asyncio.to_thread(
-        post,
+    created = await post(
         base,
         "/tournaments",
         {"name": "Web cup", "format": "knockout", "games": ["shaula"], "winnable": False,
@@ -42,7 +40,7 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     await ann.wait_for_selector("#tour-mine .mine")
     assert "You are in as ann" in await ann.inner_text("#tour-mine")
     for name in ("bo", "cy", "di"):
-        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+        await post(base, f"/tournaments/{tid}/players", {"name": name})
     await audience.goto(f"{base}/tour/{tid}")
     await audience.wait_for_function(
         "() => document.querySelectorAll('#standings tbody tr').length === 4"
@@ -52,7 +50,7 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     lobby = await new_page(browser)
     await lobby.goto(base)
     await lobby.wait_for_selector(f'#tournaments tr[data-tour="{tid}"]')
-    await asyncio.to_thread(post, base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post(base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
     # Live: the bracket and the races being raced appear without a reload.
     await audience.wait_for_selector("#bracket .match")
     assert await audience.locator("#bracket .match").count() >= 2
@@ -67,8 +65,8 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     # She puts a card up (the solver's line to its first foundation move), then resigns:
     # more progress than her opponent, who never came, wins the match.
     room = ann.url.split("/play/")[1]
-    with urllib.request.urlopen(f"{base}/rooms/{room}", timeout=5) as answer:
-        seed = json.load(answer)["room"]["seed"]
+    seed = room_view(base, room)["seed"]
+    assert isinstance(seed, int)
     line = core.solve(core.new_game("shaula", seed), shorten=True).moves
     assert line
     for i, move in enumerate(line):
@@ -109,7 +107,7 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
     await organiser.wait_for_url("**/tour/*")
     tid = organiser.url.rsplit("/", 1)[1]
     for name in ("bo", "cy", "di"):
-        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+        await post(base, f"/tournaments/{tid}/players", {"name": name})
     await organiser.wait_for_function(
         "() => document.querySelectorAll('#standings tbody tr').length === 3"
     )
@@ -128,7 +126,7 @@ async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await asyncio.to_thread(post, base, "/tournaments", {"name": "Leavers"})
+    created = await post(base, "/tournaments", {"name": "Leavers"})
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     ann = await new_page(browser)
     await ann.goto(f"{base}/tour/{tid}")
@@ -142,9 +140,7 @@ async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     assert "withdrawn" not in await ann.inner_text("#tour-mine")
     # Removed by the organiser: the page says so and offers nothing the server would
     # refuse (no withdraw, no come back).
-    await asyncio.to_thread(
-        post, base, f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"}
-    )
+    await post(base, f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"})
     await ann.wait_for_function(
         "() => document.querySelector('#tour-mine').textContent.includes('removed')"
     )
@@ -156,17 +152,16 @@ async def test_an_arena_page_shows_the_time_left_not_rounds(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await asyncio.to_thread(
-        post, base, "/tournaments",
+    created = await post(base, "/tournaments",
         {"name": "Arena night", "format": "arena", "duration": 300, "winnable": False},
     )  # fmt: skip
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     for name in ("bo", "cy"):
-        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+        await post(base, f"/tournaments/{tid}/players", {"name": name})
     page = await new_page(browser)
     await page.goto(f"{base}/tour/{tid}")
     await page.wait_for_selector("#standings")
-    await asyncio.to_thread(post, base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post(base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
     await page.wait_for_function(
         "() => /^Arena: [45]:\\d\\d left/.test(document.querySelector('#tour-status').textContent)"
     )

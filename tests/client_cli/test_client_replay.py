@@ -1,0 +1,114 @@
+"""`solrace replay`: a replay checked, then stepped through in the terminal (the model, the
+screen with its keys, a file, and a finished race fetched from a real server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.client_screen import screen_text, until
+from support.http import create_room
+from support.servers import MakeServer
+from support.wsclient import WsClient, race_alone
+
+import core
+import protocol as p
+from client_cli.__main__ import main
+from client_cli.replay import ReplayModel, ReplayUnavailable, load_replay
+from client_cli.replay_app import ReplayApp
+from core.replay import write_replay
+
+SEED = 617
+
+
+def two_racers() -> str:
+    """ann plays the solver's line a move a second, bo its first 20 moves two a second."""
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    moves = [(0, move, 1.0 * (i + 1)) for i, move in enumerate(line)]
+    moves += [(1, move, 0.5 * (i + 1)) for i, move in enumerate(line[:20])]
+    moves.sort(key=lambda m: m[2])
+    players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bo"}]
+    return write_replay({"game": "shaula", "seed": SEED, "players": players}, moves)
+
+
+def board_after(model: ReplayModel, n: int, seat: int) -> dict[str, list[str]]:
+    game = core.new_game("shaula", SEED)
+    for s, move, _t in model.replay.moves[:n]:
+        if s == seat:
+            game.apply(move)
+    return dict(game.state(view="player")["piles"])
+
+
+def test_the_model_stands_after_any_move_and_at_any_time() -> None:
+    model = ReplayModel.from_text(two_racers())
+    total = model.total
+    for n in (5, 40, 3, total, 0, 17):
+        model.go(n)
+        assert model.pos == n
+        for seat in (0, 1):
+            assert model.games[seat].state(view="player")["piles"] == board_after(model, n, seat)
+    assert model.at_time(10.0) == sum(1 for m in model.replay.moves if m[2] <= 10.0)
+    model.go(total)
+    assert model.games[0].won and model.splits_by(0, 1e9)[3] == model.replay.moves[-1][2]
+    assert model.splits_by(0, 0.5) == (None, None, None, None)
+
+
+def test_a_changed_replay_is_refused_with_where() -> None:
+    lines = two_racers().splitlines()
+    lines[3] = lines[3].replace('"t":', '"t":1')
+    with pytest.raises(ReplayUnavailable, match="does not verify: line 5"):
+        ReplayModel.from_text("\n".join(lines))
+
+
+async def test_the_keys_step_jump_and_play() -> None:
+    model = ReplayModel.from_text(two_racers())
+    app = ReplayApp(model, "test")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("right", "right", "right")
+        assert model.pos == 3
+        assert "move 3 of" in screen_text(app) and "verified" in screen_text(app)
+        await pilot.press("left")
+        assert model.pos == 2
+        await pilot.press("end")
+        assert model.pos == model.total
+        text = screen_text(app)
+        assert "won" in text and "1:" in text  # ann's splits beside her bar
+        await pilot.press("home")
+        assert model.pos == 0 and "the deal" in screen_text(app)
+        await pilot.press("b")
+        assert app.boards.shown() == [0]
+        await pilot.press("tab")
+        assert app.boards.shown() == [1]
+        # Play at 16x from a few moves before the end: it gets there by itself.
+        model.go(model.total - 6)
+        await pilot.press("s", "s", "space")
+        assert app.speed == 16 and app.playing
+        await until(pilot, lambda: model.pos == model.total, timeout=10)
+        await until(pilot, lambda: not app.playing)
+
+
+def test_the_command_refuses_a_changed_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "race.ndjson"
+    lines = two_racers().splitlines()
+    path.write_text("\n".join([*lines[:2], *lines[3:]]) + "\n")
+    assert main(["replay", str(path)]) == 1
+    assert "does not verify" in capsys.readouterr().err
+
+
+async def test_a_finished_race_comes_from_the_server(make_server: MakeServer) -> None:
+    url = await make_server()
+    room = (await create_room(url, seed=SEED, seats=1))["id"]
+    with pytest.raises(ReplayUnavailable, match="has not finished"):
+        await load_replay(url, room)
+    async with WsClient.connect(url) as ann:
+        await race_alone(ann, room)
+        await ann.send(p.Move(seq=1, move=core.new_game("shaula", SEED).legal_moves()[0]))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    model = ReplayModel.from_text(await load_replay(url, room.upper()))
+    assert model.total == 1 and model.players == [{"seat": 0, "name": "ann"}]
+    with pytest.raises(ReplayUnavailable, match="no such room"):
+        await load_replay(url, "0badc0de")

@@ -1,0 +1,180 @@
+"""The replay page (/replay/ROOM) in Chromium: stepping with the keys, the address at move
+N or time T, playing, one board or all, the hash chain checked in the page (a tampered
+replay is marked not verified), a phone-sized screen, and no console error."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.async_api import Browser, Page, Route
+from support.http import get_text
+from support.server_processes import ServerProcess
+from support.web import create_room, expected_board, new_page, page_errors, shown_board
+from support.wsclient import WsClient
+
+import core
+import protocol as p
+from core.replay import verify
+
+SEED = 617
+
+
+async def finished_race(base: str) -> tuple[str, str]:
+    """A two-player Shaula race, each player a few moves of the solver's line then resigned
+    (ann past the first split): the room and its replay's text."""
+    room = await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0)
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        for player, count in ((ann, 48), (bo, 6)):
+            for seq, move in enumerate(line[:count], start=1):
+                await player.send(p.Move(seq=seq, move=move))
+                assert isinstance(await player.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    status, text = await get_text(f"{base}/rooms/{room}/replay")
+    assert status == 200
+    return room, text
+
+
+def board_after(text: str, n: int, seat: int) -> dict[str, list[str]]:
+    """The seat's board after the replay's first `n` moves, by the engine."""
+    game = core.new_game("shaula", SEED)
+    for s, move, _t in verify(text).moves[:n]:
+        if s == seat:
+            game.apply(move)
+    return expected_board(game.state(view="player"))
+
+
+async def position(page: Page) -> int:
+    return int(await page.get_attribute("#main", "data-pos") or -1)
+
+
+async def board_of(page: Page, seat: int) -> dict[str, list[str]]:
+    return await shown_board(page, f'.watched[data-seat="{seat}"] .board')
+
+
+async def test_stepping_the_address_and_playing(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    room, text = await finished_race(base)
+    moves = verify(text).moves
+    total = len(moves)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    assert "Verified" in await page.inner_text("#verify")
+    assert await position(page) == 0
+    assert await board_of(page, 0) == board_after(text, 0, 0)  # the deal
+
+    for _ in range(3):
+        await page.keyboard.press("ArrowRight")
+    assert await position(page) == 3
+    assert await board_of(page, 0) == board_after(text, 3, 0)
+    assert page.url.endswith("?move=3")
+    await page.keyboard.press("ArrowLeft")
+    assert await position(page) == 2 and await board_of(page, 0) == board_after(text, 2, 0)
+    await page.keyboard.press("End")
+    assert await position(page) == total
+    for seat in (0, 1):
+        assert await board_of(page, seat) == board_after(text, total, seat)
+    # The splits at the end: ann's first, as the server recorded it; bo reached none.
+    ann_splits = await page.inner_text('#replay-bars .bar[data-seat="0"] .splits')
+    bo_splits = await page.inner_text('#replay-bars .bar[data-seat="1"] .splits')
+    assert ann_splits.startswith("13 0:") and bo_splits.startswith("13 \N{EN DASH}")
+    await page.keyboard.press("Home")
+    assert await position(page) == 0 and await board_of(page, 1) == board_after(text, 0, 1)
+
+    # An address at move N, and one at time T.
+    at_move = await new_page(browser)
+    await at_move.goto(f"{base}/replay/{room}?move=17")
+    await at_move.wait_for_selector("#verify")
+    assert await position(at_move) == 17
+    assert await board_of(at_move, 0) == board_after(text, 17, 0)
+    t = moves[9][2]
+    at_time = await new_page(browser)
+    await at_time.goto(f"{base}/replay/{room}?t={t}")
+    await at_time.wait_for_selector("#verify")
+    assert await position(at_time) == sum(1 for m in moves if m[2] <= t)
+
+    # One board at a time: bo's alone.
+    await page.click("#replay-layout")
+    await page.select_option("#replay-seat", "1")
+    assert await page.locator(".watched").count() == 1
+    await page.keyboard.press("End")
+    assert await board_of(page, 1) == board_after(text, total, 1)
+
+    # Playing at 16x from move 30 reaches the end by itself.
+    await page.keyboard.press("Home")
+    for _ in range(30):
+        await page.keyboard.press("ArrowRight")
+    await page.select_option("#replay-speed", "16")
+    await page.click("#replay-play")
+    await page.wait_for_function(
+        "n => document.querySelector('#main').dataset.pos === String(n)", arg=total
+    )
+    assert await page.inner_text("#replay-play") == "▶ play"
+    assert page_errors(page, at_move, at_time) == []
+
+
+async def test_a_tampered_replay_is_marked_not_verified(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    room, text = await finished_race(base)
+    lines = text.splitlines()
+    record = json.loads(lines[3])
+    record["t"] = record["t"] + 1.0  # a move said to be a second later
+    tampered = "\n".join([*lines[:3], json.dumps(record, separators=(",", ":")), *lines[4:]])
+
+    async def serve_tampered(route: Route) -> None:
+        await route.fulfill(status=200, content_type="application/x-ndjson", body=tampered + "\n")
+
+    page = await new_page(browser)
+    await page.route(f"**/rooms/{room}/replay", serve_tampered)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="false"]')
+    said = await page.inner_text("#verify")
+    assert "Not verified" in said and "line 5" in said
+    # Its hash chain rebuilt to match: still not the replay the server has.
+    rechained = [lines[0]]
+    edited = [*lines[1:3], json.dumps(record, separators=(",", ":")), *lines[4:]]
+    for line in edited:
+        data = json.loads(line)
+        data["prev"] = core.replay.line_hash(rechained[-1])
+        rechained.append(json.dumps(data, separators=(",", ":")))
+
+    async def serve_rechained(route: Route) -> None:
+        body = "\n".join(rechained) + "\n"
+        await route.fulfill(status=200, content_type="application/x-ndjson", body=body)
+
+    again = await new_page(browser)
+    await again.route(f"**/rooms/{room}/replay", serve_rechained)
+    await again.goto(f"{base}/replay/{room}")
+    await again.wait_for_selector('#verify[data-verified="false"]')
+    assert "not the replay the server" in await again.inner_text("#verify")
+    assert page_errors(page, again) == []
+
+
+async def test_the_replay_page_fits_a_phone(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    room, _text = await finished_race(base)
+    page = await new_page(browser, width=375, height=740)
+    await page.goto(f"{base}/replay/{room}?move=12")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    overflow = await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0
+    await page.click("#replay-next")
+    assert await position(page) == 13
+    status, _ = await get_text(f"{base}/replay/nosuchroom")
+    missing = await new_page(browser)
+    await missing.goto(f"{base}/replay/0badc0de")
+    await missing.wait_for_selector("#replay-error")
+    assert status == 200
+    assert page_errors(page) == []
