@@ -12,6 +12,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+import core
 from client_cli.board import Marks
 from client_cli.cards import CardStyle, cards_in_text
 from client_cli.help_screen import HelpScreen
@@ -120,7 +121,7 @@ class PlayApp(App[None]):
     def title_parts(self, state: dict[str, Any] | None) -> list[str]:
         if state is None:
             return [self.heading]
-        total = 48 if state["game"] == "stalactites" else 52
+        total = core.game_class(state["game"]).progress_total
         parts = [
             self.heading,
             f"{state['progress']}/{total} cards",

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core import Game, IllegalMove, from_state, new_game
+from core import GAME_CLASSES, Game, IllegalMove, from_state, new_game
 from protocol import (
     Accepted,
     Countdown,
@@ -41,7 +41,6 @@ from protocol import (
 __all__ = ["CARDS", "RaceView", "Racer", "visible_game"]
 
 CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
-TOTALS = {"stalactites": 48}
 SETTINGS = ("seats", "undo", "hints", "time_limit", "spectator_delay", "grace", "seed_mode")
 
 
@@ -129,7 +128,9 @@ class RaceView:
 
     @property
     def total(self) -> int:
-        return TOTALS.get(self.game, 52)
+        """The cards a racer puts up to win (the engine's count; 52 until the game is known)."""
+        game = GAME_CLASSES.get(self.game)
+        return 52 if game is None else game.progress_total
 
     @property
     def me(self) -> Racer | None:

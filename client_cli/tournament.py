@@ -15,7 +15,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -23,14 +23,14 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
+import core
 from client_cli.cards import CardStyle
 from client_cli.commands import ServerError, _request, default_name
 from client_cli.memory import state_file
 from client_cli.net import Link, ws_url
-from protocol import Message, TourState, TourWatch
+from protocol import FORMATS, Message, TourState, TourView, TourWatch
 
 __all__ = [
-    "FORMATS",
     "Follow",
     "add_tournament_parser",
     "recall_token",
@@ -40,9 +40,6 @@ __all__ = [
     "standings_text",
     "tournament_body",
 ]
-
-FORMATS = ("rounds", "arena", "knockout")
-GAMES = ("shaula", "stalactites", "moojub")
 
 
 # ---------------------------------------------------------------- tokens kept on disk
@@ -99,7 +96,7 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         "--game",
         action="append",
         type=str.lower,
-        choices=GAMES,
+        choices=core.GAMES,
         help="a game; repeat for a rotation",
     )
     create.add_argument("--rounds", type=int, help="Rounds: how many (default 3)")
@@ -324,7 +321,7 @@ class Follow:
 
 
 def standings_table(
-    tour: dict[str, Any], rows: list[dict[str, Any]], you: str | None = None
+    tour: TourView, rows: Sequence[Mapping[str, object]], you: str | None = None
 ) -> Table:
     """The standings with the format's columns."""
     fmt = tour.get("format", "rounds")
@@ -363,7 +360,9 @@ def standings_table(
     return table
 
 
-def standings_text(tour: dict[str, Any], rows: list[dict[str, Any]], you: str | None = None) -> str:
+def standings_text(
+    tour: TourView, rows: Sequence[Mapping[str, object]], you: str | None = None
+) -> str:
     """A narrow form of the standings for beside the race: rank, name, score."""
     fmt = tour.get("format", "rounds")
     key = {"rounds": "points", "arena": "score", "knockout": "wins"}.get(fmt, "points")

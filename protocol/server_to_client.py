@@ -7,6 +7,7 @@ from typing import Any, ClassVar, TypedDict, Union
 
 from protocol.codes import PROTOCOL_VERSION
 from protocol.message import Message
+from protocol.tournament import Standing, TourView, YouView
 
 __all__ = [
     "Accepted",
@@ -405,11 +406,11 @@ class TourState(Message):
 
     TYPE: ClassVar[str] = "tournament"
     version: int
-    tournament: dict[str, Any]
-    standings: list[dict[str, Any]]
+    tournament: TourView
+    standings: list[Standing]
     offset: int
     total: int
-    you: dict[str, Any] | None = None
+    you: YouView | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

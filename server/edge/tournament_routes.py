@@ -11,12 +11,12 @@ from typing import Any
 from aiohttp import web
 
 import core
-from protocol import ErrorCode
+from protocol import FORMATS, ErrorCode
 from server.edge.app_keys import SETTINGS
 from server.edge.routes import BadRequest, _error, _flag, _number, creation_limited
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
 from server.room.ids import clean_name
-from server.tournament.machine import FORMATS, TourConfig, TourError
+from server.tournament.model import TourConfig, TourError
 from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
 
 __all__ = ["config_from_body", "tour_routes"]

@@ -15,14 +15,14 @@ import contextlib
 import logging
 import time
 from dataclasses import dataclass
-from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
 from server.live.connection import Connection
 from server.storage.feed import Feed
 from server.storage.keys import TourKeys
-from server.tournament.machine import TourError, Tournament
+from server.tournament.machine import Tournament
+from server.tournament.model import TourError
 from server.tournament.runner import player_of
 from server.tournament.store import TourStore
 from server.tournament.views import tour_view, you_view
@@ -145,8 +145,8 @@ def state_for(
     tour: Tournament,
     rev: int,
     follow: _Follow,
-    rows: list[dict[str, Any]] | None = None,
-    view: dict[str, Any] | None = None,
+    rows: list[p.Standing] | None = None,
+    view: p.TourView | None = None,
 ) -> p.TourState:
     """One socket's `tournament` message; `rows` and `view` when already computed."""
     rows = tour.standings() if rows is None else rows

@@ -23,7 +23,8 @@ from protocol import ErrorCode
 from server.metrics import redis_error
 from server.room.race import RaceError
 from server.storage.store import hash_token
-from server.tournament.machine import Heat, TourConfig, TourError, Tournament
+from server.tournament.machine import Tournament
+from server.tournament.model import Heat, TourConfig, TourError
 from server.tournament.rooms import HeatSpec, RaceRecord, RaceRooms, heat_room
 from server.tournament.scoring import RaceResult
 from server.tournament.store import TourStore

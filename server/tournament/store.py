@@ -23,7 +23,8 @@ from server.redis_io.batcher import ScriptBatcher, load_script
 from server.redis_io.connect import AnyRedis
 from server.storage.keyed_locks import KeyedLocks
 from server.storage.keys import TOUR_DEADLINES, TOURS, TourKeys
-from server.tournament.machine import TourError, Tournament
+from server.tournament.machine import Tournament
+from server.tournament.model import TourError
 
 __all__ = ["TourStore", "Written"]
 

@@ -202,7 +202,8 @@ def test_the_http_error_example_has_the_documented_shape() -> None:
 
 
 def test_the_tournament_examples_have_the_server_s_keys() -> None:
-    from server.tournament.machine import TourConfig, Tournament
+    from server.tournament.machine import Tournament
+    from server.tournament.model import TourConfig
     from server.tournament.scoring import RaceResult
     from server.tournament.views import race_view, tour_view, you_view
 

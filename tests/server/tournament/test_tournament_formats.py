@@ -4,13 +4,9 @@ new deal for a tie. Synchronous and exact."""
 
 from __future__ import annotations
 
-from server.tournament.machine import (
-    Status,
-    TourConfig,
-    Tournament,
-    arena_groups,
-    bracket_order,
-)
+from server.tournament.formats import arena_groups, bracket_order
+from server.tournament.machine import Tournament
+from server.tournament.model import Status, TourConfig
 from server.tournament.scoring import FEW_MOVES, RaceResult, arena_standings, knockout_winner
 
 T0 = 1000.0

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 
 from protocol import ErrorCode
-from server.tournament.machine import Status, TourConfig, TourError, Tournament, split_evenly
+from server.tournament.formats import split_evenly
+from server.tournament.machine import Tournament
+from server.tournament.model import Status, TourConfig, TourError
 from server.tournament.scoring import RaceResult, places, round_points, rounds_standings
 
 T0 = 1000.0

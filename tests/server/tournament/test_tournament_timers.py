@@ -13,7 +13,7 @@ from support.servers import MakeServer
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Outcome, Race
 from server.storage.store import RedisRoomStore
-from server.tournament.machine import TourConfig
+from server.tournament.model import TourConfig
 from server.tournament.rooms import StoreRooms, heat_room
 from server.tournament.runner import TourRunner
 from server.tournament.store import TourStore
