@@ -17,7 +17,7 @@ from core.replay import ReplayError, line_hash, verify
 from core.replay_boards import board_steps
 from protocol import ErrorCode
 from server.edge.app_keys import STORE
-from server.edge.routes import _error
+from server.edge.routes import _error, race_replay
 from server.room.ids import room_key
 from server.room.race import RaceError
 from server.tournament.rooms import StoreRooms
@@ -45,7 +45,7 @@ async def get_replay_boards(request: web.Request) -> web.Response:
     if record is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
     try:
-        boards = replay_boards(record.replay())
+        boards = replay_boards(await race_replay(request.app, record))
     except ReplayError as err:  # the stored moves do not replay: a bug, said plainly
         return _error(500, ErrorCode.INTERNAL, f"the race's replay does not check: {err}")
     return web.json_response(boards)

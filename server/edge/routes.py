@@ -27,7 +27,7 @@ from server.room.ids import draw_seed, new_room_id, room_key
 from server.room.race import Race, RaceError, RoomConfig
 from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
-from server.tournament.rooms import StoreRooms
+from server.tournament.rooms import RaceRecord, StoreRooms
 
 __all__ = ["MAX_BODY", "count_errors", "json_errors", "metrics_text", "routes"]
 
@@ -311,9 +311,15 @@ async def get_replay(request: web.Request) -> web.Response:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if record is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-    runner = request.app.get(TOUR_RUNNER)  # a tournament's race: its heat's one replay
-    text = record.replay() if runner is None else await runner.replay(record)
+    text = await race_replay(request.app, record)
     return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
+
+
+async def race_replay(app: web.Application, record: RaceRecord) -> str:
+    """A finished race's one replay, whichever URL serves it: a tournament's race is its
+    heat's replay, with the tournament, round and heat in the header."""
+    runner = app.get(TOUR_RUNNER)
+    return record.replay() if runner is None else await runner.replay(record)
 
 
 @routes.get("/games/{game}/rules")

@@ -26,6 +26,7 @@ from support.tour_bots import (
 from support.wsclient import WsClient
 
 import protocol as p
+from core.replay import line_hash
 
 
 def assert_competition_ranks(rows: list[dict[str, object]], key: tuple[str, ...]) -> None:
@@ -183,5 +184,7 @@ async def test_a_tournament_race_has_one_replay_whichever_url_serves_it(server_u
     status, by_tour = await get_text(f"{server_url}/tournaments/{tid}/replays/{race['heat']}")
     assert status == 200
     assert by_room == by_tour
+    status, boards = await get_json(f"{server_url}/rooms/{race['room']}/replay/boards")
+    assert status == 200 and boards["replay_hash"] == line_hash(by_room.splitlines()[-1])
     header = json.loads(by_room.splitlines()[0])
     assert (header["tournament"], header["round"], header["heat"]) == (tid, 1, race["heat"])
