@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from server.edge.admission.flood_cooldown import FloodCooldown
 from server.edge.admission.limits import ConnectionCount
 from server.edge.admission.room_limit import RoomRateLimit
+from server.edge.dispatch import Dispatcher
 from server.edge.draining import Drain
 from server.handlers.service import RaceService
 from server.identity.accounts import Accounts
@@ -25,6 +26,7 @@ __all__ = [
     "ACCOUNTS",
     "CLEANUPS",
     "CLIENT_SOCKETS",
+    "DISPATCH",
     "DRAIN",
     "FLOODERS",
     "FLUSHER",
@@ -47,6 +49,7 @@ REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
 STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
 HUB = web.AppKey("hub", Hub)
 SERVICE = web.AppKey("service", RaceService)
+DISPATCH = web.AppKey("dispatch", Dispatcher)  # every client message goes through it
 LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)
 METRICS = web.AppKey("metrics", Metrics)
 SOCKETS: web.AppKey[set[Connection]] = web.AppKey("sockets")

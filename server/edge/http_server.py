@@ -14,7 +14,7 @@ below the request handlers, where no middleware reaches.
   `handshake_timeout` seconds of connecting, or the connection is closed.
 - **Connections per client address**, counted here by the peer's address and capped at
   `max_connections_per_address`, before a byte of HTTP is read. Trusted proxies (whose
-  clients are counted by their own address when they open a WebSocket, see server/edge/app.py)
+  clients are counted by their own address when they open a WebSocket, see server/edge/websocket.py)
   and loopback peers are not counted.
 
 `Runner` is aiohttp's `AppRunner` serving these; `python -m server` and the tests use it.

@@ -74,6 +74,11 @@ class RaceService:
             p.Resync: self.lobby.on_resync,
         }
 
+    @property
+    def answers(self) -> frozenset[type[p.Message]]:
+        """The client messages this service answers (the others: server/edge/dispatch.py)."""
+        return frozenset(self._handlers)
+
     async def handle(self, conn: Connection, message: p.Message) -> None:
         try:
             await self._handlers[type(message)](conn, message)

@@ -46,7 +46,7 @@ _PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
 
 
 def process_of(conn_id: str) -> str:
-    """The server process a socket id names: ids are "PROCESS-RANDOM" (server/edge/app.py)."""
+    """The server process a socket id names: ids are "PROCESS-RANDOM" (server/edge/websocket.py)."""
     return conn_id.split("-", 1)[0]
 
 

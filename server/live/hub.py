@@ -14,7 +14,7 @@ own answers never wait behind more than one such slice of a crowd's fan-out.
 Attaching a socket (after join or watch) runs in the same ordered task as deliveries, so
 a socket gets exactly the events after the snapshot or catch-up it was sent, no gap, no
 repeat. A room also arms a local timer for the race's next deadline (start, time limit,
-grace) so that it happens on time; the sweeper in server/edge/app.py is the crash-proof backup.
+grace) so that it happens on time; the sweeper (server/edge/sweeper.py) is the crash-proof backup.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ time (`now`, Unix seconds, passed in) and returns an `Outcome`: the events to ap
 room's log and send. Nothing here awaits, stores or reads a clock: the store
 (server/storage/store.py, `RoomStore.transact`) runs a method on the stored race and writes what
 it returns (Redis, pub/sub); the handlers (server/handlers/lobby.py, server/live/hub.py's deadlines
-and
-server/edge/app.py's sweeper) call it.
+and server/edge/sweeper.py) call it.
 
 A refused action raises `RaceError` (with a protocol `ErrorCode`) and changes nothing.
 

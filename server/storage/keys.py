@@ -84,19 +84,19 @@ def room_rate_key(address: str) -> str:
 
 
 def process_key(process: str) -> str:
-    """A server process's heartbeat: present while it lives (server/edge/app.py)."""
+    """A server process's heartbeat: present while it lives (server/edge/sweeper.py)."""
     return f"solrace:process:{process}"
 
 
 def process_reaped_key(process: str) -> str:
     """Present when the other processes took `process` for dead and let go of its sockets
-    (it may only have stalled): its next heartbeat reads and clears it (server/edge/app.py)."""
+    (it may only have stalled): its next heartbeat reads and clears it (server/edge/sweeper.py)."""
     return f"solrace:process:{process}:reaped"
 
 
 def process_rooms_key(process: str) -> str:
     """Set of the rooms where a socket of `process` took or took back a seat (since the
-    lobby TTL): the rooms to look at when the process dies (server/edge/app.py's reaper)."""
+    lobby TTL): the rooms to look at when the process dies (server/edge/sweeper.py's reaper)."""
     return f"solrace:process:{process}:rooms"
 
 

@@ -9,7 +9,7 @@ from redis.asyncio import Redis
 from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 
-from server.edge.app import reap_dead_seats
+from server.edge.sweeper import reap_dead_seats
 from server.live.hub import Hub
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RoomConfig, Status

@@ -18,7 +18,8 @@ from support.wsclient import WsClient
 
 import core
 import protocol as p
-from server.edge.app import PROCESS_TTL, REAP_EVERY, create_app
+from server.edge.app import create_app
+from server.edge.sweeper import PROCESS_TTL, REAP_EVERY
 from server.settings import Settings
 
 

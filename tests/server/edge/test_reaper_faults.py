@@ -1,5 +1,5 @@
-"""Seats left holding a socket that is gone: faults found by the session-5 audit, each
-on the memory store with the fault injected where it happens (server/edge/app.py's reaper,
+"""Seats left holding a socket that is gone: each fault on the memory store, injected where
+it happens (server/edge/sweeper.py's reaper,
 server/handlers/lobby.py's join, server/live/departures.py)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from support.in_memory import connection, settled, world
 
 import protocol as p
 from protocol import ErrorCode
-from server.edge.app import MISSING_FOR, reap_dead_seats
+from server.edge.sweeper import MISSING_FOR, reap_dead_seats
 from server.live.departures import Departures
 from server.room.race import Race, RaceError, RoomConfig
 from server.storage.memory_store import MemoryRoomStore

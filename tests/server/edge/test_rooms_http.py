@@ -9,7 +9,7 @@ from support.http import create_room, get_json, get_text, post_json
 from support.wsclient import WsClient, race_alone
 
 import protocol as p
-from server.edge.app import sweep_once
+from server.edge.sweeper import sweep_once
 from server.live.hub import Hub
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RoomConfig, Status

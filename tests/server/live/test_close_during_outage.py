@@ -19,7 +19,7 @@ from support.own_redis import OwnRedis
 from support.wsclient import WsClient
 
 import protocol as p
-from server.edge.app import OpenSockets
+from server.edge.sweeper import OpenSockets
 
 
 async def seen(client: WsClient, wanted: Callable[[p.Message], bool], timeout: float) -> p.Message:
