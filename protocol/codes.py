@@ -41,6 +41,7 @@ class ErrorCode(enum.StrEnum):
     REGISTRATION_CLOSED = "registration_closed"  # the tournament has started
     TOURNAMENT_FULL = "tournament_full"  # its maximum number of players registered
     NAME_TAKEN = "name_taken"  # another player (of the site, or of the tournament) has that name
+    ALREADY_STARTED = "already_started"  # start a tournament that has started
     NOT_ENOUGH_PLAYERS = "not_enough_players"  # start with too few active players
     TOURNAMENT_OVER = "tournament_over"  # the tournament finished (or you lost its knockout)
     REMOVED = "removed"  # the organiser removed this player

@@ -15,13 +15,15 @@ from protocol import FORMATS, ErrorCode
 from server.edge.app_keys import SETTINGS
 from server.edge.routes import BadRequest, _error, _flag, _number, creation_limited
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
-from server.room.ids import clean_name
+from server.room.ids import printable_name
 from server.tournament.model import TourConfig, TourError
 from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
 
 __all__ = ["config_from_body", "tour_routes"]
 
 tour_routes = web.RouteTableDef()
+
+TOUR_NAME_MOST = 64  # characters of a tournament's name (a player's: NAME_MOST, 32)
 
 _STATUS = {
     ErrorCode.UNKNOWN_TOURNAMENT: 404,
@@ -30,6 +32,7 @@ _STATUS = {
     ErrorCode.REMOVED: 403,
     ErrorCode.BAD_TOKEN: 403,
     ErrorCode.BAD_REQUEST: 400,
+    ErrorCode.BAD_NAME: 400,
     ErrorCode.BAD_GAME: 400,
     ErrorCode.NOT_PLAYER: 404,
     ErrorCode.INTERNAL: 500,
@@ -60,9 +63,13 @@ def _whole(body: dict[str, Any], name: str, default: int, low: int, high: int) -
 
 def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
     """The organiser's choices, checked (BadRequest says which field is wrong)."""
-    name = body.get("name")
-    if not isinstance(name, str) or not clean_name(name):
+    name = printable_name(body["name"]) if isinstance(body.get("name"), str) else ""
+    if not name:
         raise BadRequest("name must be a non-empty string")
+    if len(name) > TOUR_NAME_MOST:
+        raise TourError(
+            ErrorCode.BAD_NAME, f"a tournament's name is at most {TOUR_NAME_MOST} characters"
+        )
     fmt = body.get("format", "rounds")
     if fmt not in FORMATS:
         raise BadRequest(f"format must be one of {', '.join(FORMATS)}")
@@ -74,7 +81,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
             raise TourError(ErrorCode.BAD_GAME, f"games must be among {', '.join(core.GAMES)}")
     seats = _whole(body, "seats", max_seats, 2, max_seats)
     return TourConfig(
-        name=clean_name(name),
+        name=name,
         format=fmt,
         games=tuple(games),
         rounds=_whole(body, "rounds", 3, 1, 100),
@@ -136,7 +143,7 @@ async def register(request: web.Request) -> web.Response:
         if not isinstance(name, str):
             raise BadRequest("name must be a string")
         tour, pid, token = await request.app[TOUR_RUNNER].register(
-            request.match_info["tid"], clean_name(name), time.time()
+            request.match_info["tid"], printable_name(name), time.time()
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))

@@ -11,11 +11,13 @@ import secrets
 import core
 
 __all__ = [
+    "NAME_MOST",
     "ROOM_ID",
     "clean_name",
     "draw_seed",
     "new_room_id",
     "new_token",
+    "printable_name",
     "random_seed",
     "room_key",
 ]
@@ -38,10 +40,18 @@ def new_token() -> str:
     return secrets.token_urlsafe(18)
 
 
+NAME_MOST = 32  # characters of a player's name in a room
+
+
+def printable_name(name: str) -> str:
+    """A name fit to show: no control or format characters (an escape sequence in a name
+    would reach every other player's terminal), no spaces around it; not cut."""
+    return "".join(ch for ch in name if ch.isprintable()).strip()
+
+
 def clean_name(name: str) -> str:
-    """A player name fit to show: no control or format characters (an escape sequence in a
-    name would reach every other player's terminal), at most 32 characters."""
-    return "".join(ch for ch in name if ch.isprintable()).strip()[:32]
+    """A player name fit to show, at most NAME_MOST characters."""
+    return printable_name(name)[:NAME_MOST]
 
 
 def random_seed() -> int:

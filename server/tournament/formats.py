@@ -192,12 +192,12 @@ class Rounds(TourFormat[p.RoundsStanding]):
         ]
 
     def export_header(self, tour: Tournament) -> list[str]:
-        """A column per round raced, named with its game and deal."""
-        deals = sorted(tour.round_seeds.items())
-        return [f"round {r} ({tour.game_for(r)} #{seed})" for r, seed in deals]
+        """A column per round raced to its end, named with its game and deal."""
+        return [f"round {r} ({tour.game_for(r)} #{seed})" for r, seed in tour.raced_deals()]
 
     def export_cells(self, tour: Tournament, row: p.RoundsStanding) -> list[object]:
-        return [row["per_round"].get(str(r), "") for r in sorted(tour.round_seeds)]
+        """The points of each such round; empty for a round the player did not race."""
+        return [row["per_round"].get(str(r), "") for r, _ in tour.raced_deals()]
 
 
 class Arena(TourFormat[p.ArenaStanding]):
@@ -233,7 +233,13 @@ class Arena(TourFormat[p.ArenaStanding]):
             return False
         busy = {pid for heat in live for pid in heat.players}
         free = [pid for pid in tour.active_by_standing() if pid not in busy]
+        # Who was left out of the last pairing goes first: nobody waits twice in a row
+        # while another player is free (leaders with leaders only after them).
+        free = [pid for pid in tour.waiting if pid in free] + [
+            pid for pid in free if pid not in tour.waiting
+        ]
         tour.next_at = now + tour.config.wave
+        tour.waiting = free
         if len(free) < 2:
             return True
         wave = tour.round + 1
@@ -245,6 +251,7 @@ class Arena(TourFormat[p.ArenaStanding]):
                 tour.next_at = now  # deals are being drawn: pair the rest soon
                 break
             tour.open_heat(wave, game, seed, group, now)
+            tour.waiting = [pid for pid in tour.waiting if pid not in group]
             opened += 1
         if opened:
             tour.round = wave

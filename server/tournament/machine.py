@@ -22,6 +22,7 @@ from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
+from server.room.ids import NAME_MOST
 from server.tournament.formats import TourFormat, tour_format
 from server.tournament.model import Heat, Match, Player, Status, TourConfig, TourError
 from server.tournament.scoring import RaceResult
@@ -48,6 +49,7 @@ class Tournament:
     matches: list[Match] = field(default_factory=list)
     seeds: dict[str, list[int]] = field(default_factory=dict)  # drawn deals, per game
     round_seeds: dict[int, int] = field(default_factory=dict)  # Rounds: round -> its deal
+    waiting: list[int] = field(default_factory=list)  # Arena: free, left out of the last pairing
 
     # ------------------------------------------------------------ registration
 
@@ -58,6 +60,10 @@ class Tournament:
             raise TourError(ErrorCode.TOURNAMENT_FULL, "the tournament is full")
         if not name:
             raise TourError(ErrorCode.BAD_REQUEST, "a player needs a name")
+        if len(name) > NAME_MOST:  # the name of their seat in every race
+            raise TourError(
+                ErrorCode.BAD_NAME, f"a player's name is at most {NAME_MOST} characters"
+            )
         if any(p.name.casefold() == name.casefold() for p in self.players):
             raise TourError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken here")
         player = Player(len(self.players), name, token_hash, now)
@@ -65,16 +71,17 @@ class Tournament:
         return player
 
     def withdraw(self, pid: int, now: float) -> None:
-        """Leave for now: no new races, the score stays, `come_back` undoes it."""
+        """Leave for now: no new races, the score stays, `come_back` undoes it. Again
+        changes nothing."""
         player = self.player(pid)
-        if self.status is Status.FINISHED:
-            raise TourError(ErrorCode.TOURNAMENT_OVER, "the tournament is over")
+        self._not_over()
         player.withdrawn = True
 
     def come_back(self, pid: int, now: float) -> None:
+        """Race again from the next round (Arena: wave); a player who has not withdrawn
+        is back already."""
         player = self.player(pid)
-        if self.status is Status.FINISHED:
-            raise TourError(ErrorCode.TOURNAMENT_OVER, "the tournament is over")
+        self._not_over()
         if player.removed:
             raise TourError(ErrorCode.REMOVED, "the organiser removed you from this tournament")
         if player.out_round is not None:
@@ -84,7 +91,12 @@ class Tournament:
     def remove(self, pid: int, now: float) -> None:
         """The organiser's decision: no more races; ranked last; cannot come back."""
         player = self.player(pid)
+        self._not_over()
         player.removed = True
+
+    def _not_over(self) -> None:
+        if self.status is Status.FINISHED:
+            raise TourError(ErrorCode.TOURNAMENT_OVER, "the tournament is over")
 
     def player(self, pid: int) -> Player:
         if not 0 <= pid < len(self.players):
@@ -104,8 +116,9 @@ class Tournament:
         return tour_format(self.config.format)
 
     def start(self, now: float) -> None:
-        if self.status is not Status.REGISTRATION:
-            raise TourError(ErrorCode.NOT_RUNNING, "the tournament has started already")
+        self._not_over()
+        if self.status is Status.RUNNING:
+            raise TourError(ErrorCode.ALREADY_STARTED, "the tournament has started already")
         need = self.format.min_players
         if sum(p.active for p in self.players) < need:
             raise TourError(ErrorCode.NOT_ENOUGH_PLAYERS, f"at least {need} players are needed")
@@ -115,12 +128,12 @@ class Tournament:
 
     def pause(self, now: float) -> None:
         """No new round (Arena: no new heat) until `resume`; what is raced goes on."""
-        if self.status is Status.FINISHED:
-            raise TourError(ErrorCode.TOURNAMENT_OVER, "the tournament is over")
+        self._not_over()
         self.paused = True
         self.format.paused(self)
 
     def resume(self, now: float) -> None:
+        self._not_over()
         if not self.paused:
             return
         self.paused = False
@@ -159,6 +172,15 @@ class Tournament:
     def game_for(self, round_: int) -> str:
         """The game round (Arena: wave) `round_` deals: the games in turn."""
         return self.config.games[(round_ - 1) % len(self.config.games)]
+
+    def raced_deals(self) -> list[tuple[int, int]]:
+        """(round, seed) of every Rounds round raced to its end: a deal is public only
+        then (while it is raced, knowing it would let anyone look up its solution)."""
+        return [
+            (r, seed)
+            for r, seed in sorted(self.round_seeds.items())
+            if not any(h.live for h in self.heats if h.round == r)
+        ]
 
     def add_seeds(self, game: str, seeds: list[int]) -> bool:
         """Deals drawn by the runner, up to what is wanted now."""
@@ -264,6 +286,7 @@ class Tournament:
             "matches": [dataclasses.asdict(m) for m in self.matches],
             "seeds": self.seeds,
             "round_seeds": {str(k): v for k, v in self.round_seeds.items()},
+            "waiting": self.waiting,
         }
 
     @classmethod
@@ -295,6 +318,7 @@ class Tournament:
             matches=[Match(**m) for m in data["matches"]],
             seeds={g: list(s) for g, s in data["seeds"].items()},
             round_seeds={int(k): v for k, v in data["round_seeds"].items()},
+            waiting=list(data.get("waiting", [])),
         )
 
 

@@ -82,11 +82,7 @@ def tour_view(tour: Tournament) -> p.TourView:
         players=len(tour.players),
         active=sum(pl.active for pl in tour.players),
         live=[race_view(tour, h) for h in tour.live_heats() if h.opened],
-        deals=[
-            p.DealView(round=r, game=tour.game_for(r), seed=s)
-            for r, s in sorted(tour.round_seeds.items())
-            if not any(h.live for h in tour.heats if h.round == r)
-        ],
+        deals=[p.DealView(round=r, game=tour.game_for(r), seed=s) for r, s in tour.raced_deals()],
         matches=[
             p.MatchView(
                 id=m.id,

@@ -279,3 +279,25 @@ def test_removed_players_come_after_everyone_and_leave_no_hole_in_the_ranks() ->
         (2, "p3", "active"),
         (4, "p0", "removed"),
     ]
+
+
+def test_an_arena_player_left_alone_waits_for_the_next_pairing_with_another_free() -> None:
+    # Heats of 2 in rooms of 2: of three free players the third cannot join the heat, so
+    # waits; each pairing (every `wave`) finds them alone while the others race, and pairs
+    # them first as soon as one of those is free again (whatever the standings): the wait
+    # is at most one heat and a wave.
+    t = tour("arena", 3, duration=1000.0, wave=5.0, arena_heat=2, seats=2)
+    t.start(T0)
+    t.add_seeds("shaula", [1, 2, 3])
+    assert t.tick(T0)
+    assert [h.players for h in t.live_heats()] == [[0, 1]]
+    for at in (T0 + 5, T0 + 10):
+        assert t.tick(at) and [h.players for h in t.live_heats()] == [[0, 1]]
+    t.heat_finished(0, [win(0, 9), lose(1, 3, 2)], T0 + 12)
+    assert t.next_at == T0 + 15
+    assert t.tick(T0 + 15)  # 2 waited: first in the pairing, with the leader; 1 waits now
+    assert [h.players for h in t.live_heats()] == [[2, 0]] and t.waiting == [1]
+    t.heat_finished(1, [win(2, 9), lose(0, 3, 2)], T0 + 20)
+    t.add_seeds("shaula", [4])
+    assert t.tick(T0 + 20)
+    assert [h.players for h in t.live_heats()] == [[1, 0]] and t.waiting == [2]

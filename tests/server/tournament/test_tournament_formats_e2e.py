@@ -6,6 +6,8 @@ the final standings checked against the races' replays."""
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 
 from support.http import get_json, get_text, post_json
 from support.tour_bots import (
@@ -153,6 +155,27 @@ async def test_an_arena_from_registration_to_results(server_url: str) -> None:
         )
     again = {row.player: row.score for _, row in arena_standings(list(ids.values()), heats)}
     assert again == {row["player"]: row["score"] for row in rows.values()}
+    # The CSV: the standing's columns, then `races`: each heat of the player in order as
+    # GAME#SEED:SCORE (the points it gave, doubled in a streak), separated by spaces.
+    _, text = await get_text(f"{server_url}/tournaments/{tid}/standings?format=csv")
+    reader = csv.DictReader(io.StringIO(text))
+    table = {r["name"]: r for r in reader}
+    assert reader.fieldnames == [
+        "rank",
+        "name",
+        "status",
+        "score",
+        "wins",
+        "heats",
+        "progress",
+        "streak",
+        "races",
+    ]
+    for name, row in rows.items():
+        mine = sorted((r for r in doc["races"] if name in r["players"]), key=lambda r: r["heat"])
+        cells = [f"shaula#{r['seed']}:{s}" for r, s in zip(mine, row["scores"], strict=True)]
+        assert table[name]["races"] == " ".join(cells)
+        assert [table[name][k] for k in ("rank", "score")] == [str(row["rank"]), str(row["score"])]
 
 
 async def test_a_knockout_match_nobody_comes_to_ends(server_url: str) -> None:

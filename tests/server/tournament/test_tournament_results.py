@@ -154,8 +154,17 @@ async def test_walkovers_are_no_races_won_and_a_last_round_bye_is_in_the_bracket
         (5, "ed", 0, 1),
     ]
     _, text = await get_text(f"{server_url}/tournaments/{tid}/standings?format=csv")
-    table = {r["name"]: r for r in csv.DictReader(io.StringIO(text))}
+    reader = csv.DictReader(io.StringIO(text))
+    table = {r["name"]: r for r in reader}
+    assert reader.fieldnames == ["rank", "name", "status", "wins", "out_round", "races"]
     assert table["di"]["wins"] == "0" and ":won" not in table["di"]["races"]
+    # Each finished race of the player, in order, GAME#SEED:WHAT, separated by spaces.
+    deals = [f"shaula#{r['seed']}" for r in doc["races"]]
+    assert table["di"]["races"] == " ".join(
+        f"{d}:{w}" for d, w in zip(deals, ["tie", "tie", "lost"], strict=True)
+    )
+    assert table["ann"]["races"] == f"{deals[2]}:won" and table["bo"]["races"] == ""
+    assert table["ann"]["out_round"] == "" and table["ed"]["out_round"] == "1"
 
     # From the replays alone, with the public bracket for byes and walkovers.
     replays = []

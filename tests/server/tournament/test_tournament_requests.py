@@ -1,0 +1,130 @@
+"""What each tournament request answers, as docs/tournaments.md and docs/protocol.md
+section 10 promise, on a real server and a real Redis: names too long refused (not cut),
+withdrawing twice, `return` without a withdrawal, starting twice, a replay that does not
+exist, what answers `tournament_over` once it is over; the knockout's seeding and bracket
+order; a live round's deal kept out of the CSV; the start of a race and when `you.room`
+is cleared."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from support.http import get_json, get_text, post_json
+from support.tour_bots import create, register, wait_for
+from support.wsclient import WsClient
+
+import protocol as p
+
+
+async def test_names_longer_than_the_limits_are_refused_not_cut(server_url: str) -> None:
+    status, data = await post_json(f"{server_url}/tournaments", {"name": "c" * 65})
+    assert status == 400 and data["error"]["code"] == "bad_name"
+    status, data = await post_json(f"{server_url}/tournaments", {"name": "c" * 64})
+    assert status == 201 and data["tournament"]["name"] == "c" * 64
+    tid = data["tournament"]["id"]
+    url = f"{server_url}/tournaments/{tid}/players"
+    status, data = await post_json(url, {"name": "a" * 33})
+    assert status == 400 and data["error"]["code"] == "bad_name"
+    status, data = await post_json(url, {"name": " " + "a" * 32 + "\x1b "})
+    assert status == 201 and data["player"]["name"] == "a" * 32  # control characters dropped
+    _, doc = await get_json(f"{server_url}/tournaments/{tid}")
+    assert doc["tournament"]["players"] == 1
+
+
+async def test_the_answers_to_each_request_through_a_tournament(server_url: str) -> None:
+    # Two players who never come to their race: it ends when both have forfeited (after
+    # the grace), and the tournament of one round with it.
+    tid, organiser = await create(server_url, rounds=1, countdown=0.5, grace=0.5)
+    ann, bo = [await register(server_url, tid, name) for name in ("ann", "bo")]
+    base = f"{server_url}/tournaments/{tid}"
+
+    async def as_player(action: str, token: str) -> tuple[int, str]:
+        status, data = await post_json(f"{base}/{action}", {"token": token})
+        return status, data["player"]["status"] if status == 200 else data["error"]["code"]
+
+    async def organise(action: str, **body: object) -> tuple[int, str]:
+        status, data = await post_json(f"{base}/{action}", {"organiser_token": organiser, **body})
+        return status, data["tournament"]["status"] if status == 200 else data["error"]["code"]
+
+    # Withdrawing twice, returning twice, returning without a withdrawal: each answers the
+    # player's row as it now is; doing it again changes nothing.
+    assert await as_player("return", bo) == (200, "active")
+    assert await as_player("withdraw", bo) == (200, "withdrawn")
+    assert await as_player("withdraw", bo) == (200, "withdrawn")
+    assert await as_player("return", bo) == (200, "active")
+    assert await as_player("return", bo) == (200, "active")
+
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid, token=ann))
+        await watcher.expect(p.TourState)
+        assert await organise("start") == (200, "running")
+        assert await organise("start") == (409, "already_started")
+        status, data = await post_json(f"{base}/players", {"name": "cy"})
+        assert (status, data["error"]["code"]) == (409, "registration_closed")
+
+        racing = await wait_for(watcher, lambda s: s.you is not None and s.you["room"])
+        assert racing.you is not None
+        room = racing.you["room"]
+        (race,) = racing.tournament["live"]
+        assert race["room"] == room and race["seed"] is None
+        # The deal of a round being raced is in no export.
+        _, text = await get_text(f"{base}/standings?format=csv")
+        header = next(csv.reader(io.StringIO(text)))
+        assert header == ["rank", "name", "status", "points", "wins", "time", "progress", "rounds"]
+        status, data = await get_json(f"{base}/replays/{race['heat']}")
+        assert (status, data["error"]["code"]) == (409, "not_finished")
+
+        final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
+    # `you.room` names the race from its room's opening until the tournament has scored it.
+    states = [m for m in watcher.seen if isinstance(m, p.TourState)]
+    scored = [s for s in states if not s.tournament["racing"] and s.tournament["round"] == 1]
+    assert scored and all(s.you is not None and s.you["room"] is None for s in scored)
+    assert final.you is not None and final.you["room"] is None and final.you["seat"] is None
+
+    for heat in ("1", "99", "-1", "x"):
+        status, data = await get_json(f"{base}/replays/{heat}")
+        assert (status, data["error"]["code"]) == (404, "not_found"), heat
+
+    # Once it is over, every request that would change it answers tournament_over.
+    for action, token in (("withdraw", ann), ("return", bo)):
+        assert await as_player(action, token) == (409, "tournament_over")
+    for action in ("start", "pause", "resume"):
+        assert await organise(action) == (409, "tournament_over")
+    assert await organise("remove", player="bo") == (409, "tournament_over")
+    status, data = await post_json(f"{base}/players", {"name": "cy"})
+    assert (status, data["error"]["code"]) == (409, "registration_closed")
+
+    # The start is when the countdown ended: the replay's started_at is the room's
+    # start_at, and every time in it counts from there.
+    status, text = await get_text(f"{base}/replays/0")
+    assert status == 200
+    lines = [json.loads(line) for line in text.splitlines()]
+    _, doc = await get_json(f"{server_url}/rooms/{room}")
+    assert lines[0]["started_at"] == doc["room"]["start_at"]
+    assert all(r["reached"] >= 0 for r in lines[-1]["results"])
+
+
+async def test_the_knockout_bracket_is_seeded_by_registration_in_bracket_order(
+    server_url: str,
+) -> None:
+    # Seven players, one withdrawn before the start: six seeds in a bracket of 8, byes for
+    # seeds 1 and 2; seed k is the k-th registered of those still in.
+    tid, organiser = await create(server_url, format="knockout")
+    tokens = {
+        n: await register(server_url, tid, n) for n in ("s1", "x", "s2", "s3", "s4", "s5", "s6")
+    }
+    await post_json(f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["x"]})
+    status, data = await post_json(
+        f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
+    )
+    assert status == 200
+    matches = data["tournament"]["matches"]
+    assert [(m["slot"], m["a"], m["b"]) for m in matches if m["round"] == 1] == [
+        (0, "s1", None),  # 1 against 8: a bye
+        (1, "s4", "s5"),
+        (2, "s2", None),  # 2 against 7: a bye
+        (3, "s3", "s6"),
+    ]
+    assert [m["how"] for m in matches if m["b"] is None] == ["bye", "bye"]
