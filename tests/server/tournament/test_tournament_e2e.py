@@ -111,6 +111,10 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
     assert table[0][:3] == ["rank", "name", "status"]
     assert all(f"#{seed})" in " ".join(table[0]) for seed in seeds)
     assert [row[1] for row in table[1:]] == [r["name"] for r in doc["standings"]]
+    # A round's cell holds the player's points in it; cy did not race round 2: empty.
+    cells = {row[1]: row[8:] for row in table[1:]}
+    assert cells["cy"][1] == "" and float(cells["cy"][0]) == rows["cy"]["per_round"]["1"]
+    assert [float(c) for c in cells["ann"]] == list(rows["ann"]["per_round"].values())
     _, text = await get_text(f"{server_url}/tournaments/{tid}/standings?format=ndjson")
     lines = [json.loads(line) for line in text.splitlines()]
     assert lines[0]["type"] == "tournament" and lines[0]["deals"] == doc["tournament"]["deals"]
