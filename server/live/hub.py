@@ -6,10 +6,9 @@ one `SeatSession` per seat with sockets here (server/live/seats.py: the seat's t
 seq, sockets), and sends each event to each socket as server/room/view.py says that socket may
 see it. Each view of an event is built and encoded once, however many sockets get it.
 
-Racers first: the players' frames are written as the event arrives; spectators (a crowd of
-thousands, each event `spectator_delay` seconds late) are served from one room-wide queue,
-`CROWD_CHUNK` sockets per event-loop turn, each written as it is served, so that a racer's
-own answers never wait behind more than one such slice of a crowd's fan-out.
+Racers first: the players' frames are written as the event arrives; spectators get theirs
+from the room's `SpectatorFeed` (server/live/spectators.py: the crowd, its queue, delayed
+and masked boards), a slice of the crowd per event-loop turn.
 
 Attaching a socket (after join or watch) runs in the same ordered task as deliveries, so
 a socket gets exactly the events after the snapshot or catch-up it was sent, no gap, no
@@ -20,7 +19,6 @@ grace) so that it happens on time; the sweeper (server/edge/sweeper.py) is the c
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import time
@@ -32,14 +30,11 @@ import protocol as p
 from server.live.connection import Connection, Outgoing
 from server.live.departures import Departures
 from server.live.recent import RecentEvents, entry_of
-from server.live.seats import SeatSession, play, replay, timed_splits
+from server.live.seats import SeatSession, replay, timed_splits
+from server.live.spectators import SpectatorFeed
 from server.room.race import Race, Status
 from server.room.view import (
     Viewer,
-    deal_order,
-    hidden_cards,
-    room_as_of,
-    shown_board,
     spectator_due,
     view_event,
     viewer_of,
@@ -48,14 +43,11 @@ from server.storage.feed import Feed
 from server.storage.keys import RoomKeys
 from server.storage.store import RoomStore, parse_entry, parse_entry_wire
 
-__all__ = ["CROWD_CHUNK", "Hub", "LocalRoom"]
+__all__ = ["Hub", "LocalRoom"]
 
 log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
-# Spectator frames written per event-loop turn before the racers' sockets are read again:
-# about 0.25 ms of writes (bench/load.py's crowd: 1,000 spectators are 8-12 ms per event).
-CROWD_CHUNK = 24
 
 
 class LocalRoom:
@@ -71,7 +63,6 @@ class LocalRoom:
         # attach would wait for ever on its stopped task).
         self.entering = 0
         self.players: set[Connection] = set()
-        self.spectators: set[Connection] = set()
         self.sessions: dict[int, SeatSession] = {}
         self.recent = RecentEvents(RECENT)
         self._queue: asyncio.Queue[bytes | Callable[[], Awaitable[None]]] = asyncio.Queue()
@@ -79,20 +70,7 @@ class LocalRoom:
         self._busy = False  # the ordered task is in the middle of an item
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
-        # Hidden-card games, once a spectator came: each seat's accepted board, and the
-        # order the deal's cards are dealt in (to turn undealt ones face down).
-        self.boards: dict[int, core.Game] | None = None
-        self.order: tuple[str, ...] = ()
-        # The spectators' queue: (due, version, frame source), released in order.
-        self.crowd: collections.deque[tuple[float, int, Outgoing]] = collections.deque()
-        self._crowd_targets: list[Connection] | None = None
-        self._crowd_next = 0
-        self._crowd_handle: asyncio.Handle | None = None
-        # The last spectator snapshot, while the room has not changed since: a crowd that
-        # arrives together is sent one snapshot, built and encoded once (each was 8 reads
-        # from Redis and 8 replays of a board; 1,000 spectators held the room's events,
-        # racers' included, for seconds). Key, the message, the boards it shows.
-        self._shown: tuple[tuple[Any, ...], Outgoing, dict[int, core.Game]] | None = None
+        self.feed = SpectatorFeed(room, lambda seat: hub.store.moves(room, seat))
 
     async def open(self) -> bool:
         """Subscribe first, then load: no event can fall between the two."""
@@ -109,8 +87,7 @@ class LocalRoom:
     async def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
-        if self._crowd_handle is not None:
-            self._crowd_handle.cancel()
+        self.feed.close()
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=2.0)
@@ -196,13 +173,9 @@ class LocalRoom:
             return
         self.race, self.version = loaded.race, loaded.version
         self.recent.clear()
-        self.crowd.clear()
-        self._crowd_targets = None
         for session in self.sessions.values():
             session.stale = True
-        if self.boards is not None:
-            self.boards = None
-            await self._ensure_boards()
+        await self.feed.resync(self.race)
         for conn in list(self.conns):
             await self._send_snapshot(conn)
 
@@ -224,8 +197,7 @@ class LocalRoom:
         session = self.sessions.get(event.seat)
         if session is not None:
             session.follow(event)
-        if self.boards is not None:
-            self._advance_board(event)
+        self.feed.moved(event)
         self.version = event.version
         self.recent.append(entry if entry is not None else entry_of(event))
         self._fan_out(event, race, wire)
@@ -239,13 +211,11 @@ class LocalRoom:
         loaded = await self.hub.store.load(self.id)
         if loaded is not None:
             race = self.race = loaded.race
-        if isinstance(event, p.NewRound):
+        new_round = isinstance(event, p.NewRound)
+        if new_round:
             for session in self.sessions.values():
                 session.reset([], session.last_seq, seed=race.seed)
-            if self.boards is not None:
-                self.boards = {}
-        if race.config.hidden and self.boards is not None:
-            await self._ensure_boards()
+        await self.feed.changed(race, new_round)
         self.version = event.version
         self.recent.append(entry_of(event))
         self._fan_out(event, race)
@@ -291,111 +261,7 @@ class LocalRoom:
                 conn.last_version = version
                 out = as_opponent if mover is not None and mover != conn.seat else as_mover
                 conn.send_frame(out.frame(conn.binary))
-        if self.spectators:
-            board = self._spectator_board(event, race, self.boards)
-            shown = Outgoing(event, view_event(wire, Viewer.SPECTATOR, board))
-            self.crowd.append((spectator_due(event, race.config.spectator_delay), version, shown))
-            self._arm_crowd()
-
-    def _spectator_board(
-        self, event: p.Event, race: Race, boards: dict[int, core.Game] | None
-    ) -> dict[str, Any] | None:
-        """Hidden-card games: the board spectators get with `event` (the mover's after a
-        move, the starting one at the start), its undealt cards face down. `boards` are
-        the spectators' boards as of this event."""
-        if not race.config.hidden:
-            return None
-        if isinstance(event, p.RaceStarted):
-            start = core.new_game(race.config.game, race.seed).state(view="player")
-            return shown_board(start, self._hidden(race, boards))
-        if not isinstance(event, p.Progress) or boards is None:
-            return None
-        game = boards.get(event.seat)
-        if game is None or game.moves != event.moves:
-            return None
-        return shown_board(game.state(view="player"), self._hidden(race, boards))
-
-    def _advance_board(self, event: p.Progress, boards: dict[int, core.Game] | None = None) -> None:
-        """Play a move on the spectators' board of its seat."""
-        boards = self.boards if boards is None else boards
-        assert boards is not None
-        game = boards.get(event.seat)
-        if game is None or event.move is None or game.moves != event.moves - 1:
-            return
-        try:
-            play(game, event.move)
-        except ValueError:
-            log.warning("room %s: spectator board of seat %s diverged", self.id, event.seat)
-            boards.pop(event.seat, None)
-
-    def _hidden(self, race: Race, boards: dict[int, core.Game] | None = None) -> frozenset[str]:
-        """The cards spectators may not see now (server/room/view.py's rule)."""
-        if race.status is Status.FINISHED:
-            return frozenset()
-        boards = self.boards if boards is None else boards
-        if not self.order:
-            self.order = deal_order(race.config.game, race.seed)
-        talons = [
-            len(game.talon)
-            for seat, game in (boards or {}).items()
-            if (info := race.seats.get(seat)) is not None and info.racing
-        ]
-        return hidden_cards(self.order, talons)
-
-    async def _ensure_boards(self) -> None:
-        """Every seat has its spectator board (a seat taken after the first spectator came
-        too): from its accepted moves in the store."""
-        race = self.race
-        assert race is not None
-        if self.boards is None:
-            self.boards = {}
-        self.order = deal_order(race.config.game, race.seed)
-        for seat, info in race.seats.items():
-            if seat not in self.boards:
-                moves = [m for _, m in await self.hub.store.moves(self.id, seat)]
-                self.boards[seat] = replay(race.config.game, race.seed, moves[: info.moves])
-
-    def _arm_crowd(self) -> None:
-        if self._crowd_handle is not None or not self.crowd:
-            return
-        loop = asyncio.get_running_loop()
-        wait = self.crowd[0][0] - time.time()
-        self._crowd_handle = (
-            loop.call_soon(self._serve_crowd_next_round)
-            if wait <= 0
-            else loop.call_later(wait, self._serve_crowd)
-        )
-
-    def _serve_crowd_next_round(self) -> None:
-        """One round of callbacks later: the racers' own work of this turn (the mover's
-        answer wakes its task in the same turn as its event) goes before a slice."""
-        self._crowd_handle = asyncio.get_running_loop().call_soon(self._serve_crowd)
-
-    def _serve_crowd(self) -> None:
-        """Release the spectators' due frames, at most CROWD_CHUNK sockets this turn."""
-        self._crowd_handle = None
-        now = time.time()
-        budget = CROWD_CHUNK
-        while self.crowd and self.crowd[0][0] <= now and budget > 0:
-            due, version, out = self.crowd[0]
-            if self._crowd_targets is None:
-                self._crowd_targets, self._crowd_next = list(self.spectators), 0
-            targets = self._crowd_targets
-            end = min(len(targets), self._crowd_next + budget)
-            for conn in targets[self._crowd_next : end]:
-                if version > conn.last_version:
-                    conn.last_version = version
-                    if conn.delayed:  # its catch-up is still being released: after it
-                        conn.send_at(due, out)
-                    else:
-                        conn.send_frame_now(out.frame(conn.binary))
-            budget -= end - self._crowd_next
-            self._crowd_next = end
-            if end < len(targets):
-                break
-            self.crowd.popleft()
-            self._crowd_targets = None
-        self._arm_crowd()
+        self.feed.publish(event, race, wire)
 
     # ------------------------------------------------------------ attaching sockets
 
@@ -418,9 +284,7 @@ class LocalRoom:
             session.conns.add(conn)
             self.players.add(conn)
         else:
-            if race.config.hidden:
-                await self._ensure_boards()
-            self.spectators.add(conn)
+            await self.feed.add(conn, race)
         self.conns.add(conn)
         catch_up = None
         # Hidden games: a board after missed deals cannot be rebuilt from events, and
@@ -514,80 +378,15 @@ class LocalRoom:
             conn.last_version = self.version
             conn.send(p.Snapshot(version=self.version, room=view, board=board, moves=moves))
             return
-        await self._send_spectator_snapshot(conn, race, view)
+        await self.feed.send_snapshot(conn, race, view, self.version, self._history)
 
-    async def _send_spectator_snapshot(
-        self, conn: Connection, race: Race, view: p.RoomView
-    ) -> None:
-        """The room as a spectator sees it now: `spectator_delay` seconds ago. The events
-        after that are still in the crowd's queue and reach this socket when due."""
-        delay = race.config.spectator_delay
-        cutoff = time.time() - delay
-        version = self.version
-        pending: list[p.Event] = []
-        last_end = None
-        if delay > 0:
-            events = await self._events_between(0, self.version) or self.recent.events()
-            pending = [e for e in events if e.at > cutoff]
-            if pending:
-                version = pending[0].version - 1
-            ends = [e for e in events if isinstance(e, p.RaceFinished) and e.version <= version]
-            last_end = ends[-1] if ends else None
-        # The room as of `version` (the events after it are pending): the same for every
-        # spectator who comes before the room changes.
-        key = (id(race), self.version, version)
-        shown = self._shown
-        if shown is None or shown[0] != key:
-            room_as_of(view, pending, race.config.hidden, last_end)
-            shown = self._shown = (key, *await self._spectator_view(race, view, cutoff, version))
-        out, games = shown[1], shown[2]
-        conn.send(out)
-        # The events after the snapshot, each when due; in hidden games with the boards
-        # advanced from this snapshot's own (the live ones are ahead of them).
-        fresh = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
-        # A pending new round: the events before it are of the last round, whose boards
-        # are gone (`games` are the new deal's): they go without one.
-        own = None if any(isinstance(e, p.NewRound) for e in pending) else fresh
-        for event in pending:
-            if isinstance(event, p.NewRound) and event.round == race.round:
-                own = fresh
-            if isinstance(event, p.Progress) and own is not None:
-                self._advance_board(event, own)
-            board = self._spectator_board(event, race, own)
-            out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
-            conn.send_at(spectator_due(event, delay), out)
-        conn.last_version = self.version
-
-    async def _spectator_view(
-        self, race: Race, view: p.RoomView, cutoff: float, version: int
-    ) -> tuple[Outgoing, dict[int, core.Game]]:
-        """The spectators' snapshot (as of event `version`, the moves made by `cutoff`;
-        `view` already as of `version`), and the boards it shows."""
-        boards: dict[str, Any] = {}
-        games: dict[int, core.Game] = {}
-        if race.status in (Status.RUNNING, Status.FINISHED):
-            for seat, info in race.seats.items():
-                moves = await self.hub.store.moves(self.id, seat)
-                played = [m for t, m in moves if t <= cutoff][: info.moves]
-                games[seat] = replay(race.config.game, race.seed, played)
-        # Boards once the race has started as of `version` (before, the pending `started`
-        # brings the deal); `games` all the same, to advance along the pending moves.
-        # Not after a round that has since been dealt again: its moves are gone and the
-        # new deal is not due yet.
-        if view["status"] in (Status.RUNNING, Status.FINISHED) and view["round"] == race.round:
-            hidden = self._hidden(race, games) if race.config.hidden else frozenset[str]()
-            for seat, game in games.items():
-                boards[str(seat)] = shown_board(game.state(view="player"), hidden)
-                for player in view["players"]:
-                    if player["seat"] == seat:
-                        player["progress"], player["moves"] = game.progress, game.moves
-                        player["won"], player["stuck"] = game.won, game.stuck
-                        player["splits"] = _splits_by(player["splits"], race.start_at, cutoff)
-        return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
+    async def _history(self) -> list[p.Event]:
+        """The room's events up to now, as far as the log (or this process) has them."""
+        return await self._events_between(0, self.version) or self.recent.events()
 
     def detach(self, conn: Connection) -> None:
         self.conns.discard(conn)
-        self.spectators.discard(conn)
+        self.feed.discard(conn)
         if conn in self.players:
             self.players.discard(conn)
             for index, session in list(self.sessions.items()):
@@ -615,16 +414,6 @@ class LocalRoom:
         self._timer = None
         self._timer_at = None
         self.hub.spawn(self.hub.tick(self.id))
-
-
-def _splits_by(
-    splits: list[float | None], start_at: float | None, cutoff: float
-) -> list[float | None]:
-    """The splits reached by `cutoff` (a split, once reached, stays: the earlier ones are
-    those of the race as of then)."""
-    if start_at is None:
-        return splits
-    return [s if s is not None and start_at + s <= cutoff else None for s in splits]
 
 
 class Hub:

@@ -1,6 +1,7 @@
-"""A crowd arriving together: every spectator gets the room as it is, and the room builds
-that snapshot once (it used to read every seat's moves from Redis and replay every board
-for each spectator, holding the room's events, the racers' too, while 1,000 came in)."""
+"""A crowd arriving together, over a real Redis: every spectator gets the room as it is,
+and the room builds that snapshot once (reading every seat's moves from Redis and
+replaying every board for each spectator would hold the room's events, the racers' too,
+while 1,000 came in). The crowd's queue on its own: tests/server/live/test_spectators.py."""
 
 from __future__ import annotations
 
@@ -58,40 +59,3 @@ async def test_spectators_of_an_unchanged_room_share_one_snapshot(redis_url: str
             assert later.boards is not None and later.boards != snapshots[0].boards
     finally:
         await runner.cleanup()
-
-
-async def test_a_crowd_is_written_a_slice_per_loop_turn_after_the_racers() -> None:
-    """Between two slices of a crowd's fan-out the loop reads the racers' sockets again;
-    each slice's spectators are written at once, the rest wait for the next turns; the
-    racers' frames of the turn the event came in (the mover's answer too) go first."""
-    import asyncio
-
-    from support.in_memory import connection
-
-    from server.live.connection import Flusher, Outgoing
-    from server.live.hub import CROWD_CHUNK, LocalRoom
-
-    room = LocalRoom(None, "crowd")  # type: ignore[arg-type]
-    flusher = Flusher()
-    crowd = [connection(flusher=flusher) for _ in range(2 * CROWD_CHUNK + 5)]
-    room.spectators = {conn for conn, _ in crowd}
-    racer, racer_transport = connection(flusher=flusher)
-    order: list[bytes] = []  # every write, whoever's
-    for _, transport in [*crowd, (racer, racer_transport)]:
-        transport.write = lambda data, mine=transport.writes: (  # type: ignore[method-assign]
-            order.append(data),
-            mine.append(data),
-        )
-    # One turn: the event reaches the racers and the crowd, then the mover's answer.
-    racer.send_frame(b"progress ")
-    room.crowd.append((0.0, 1, Outgoing(p.Pong(id=1, server_time=0.0))))
-    room._arm_crowd()
-    racer.send_frame(b"accepted")
-    turns = []
-    for _ in range(4):  # a slice every other turn
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
-        turns.append(sum(1 for _, transport in crowd if transport.writes))
-    assert order[0] == b"progress accepted"  # the racer's, in one write, before the crowd
-    assert turns == [CROWD_CHUNK, 2 * CROWD_CHUNK, len(crowd), len(crowd)]
-    assert all(len(transport.writes) == 1 for _, transport in crowd)  # once each
