@@ -135,6 +135,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seats", type=int, help="seats in a new room (default 2)")
     play.add_argument(
+        "--ghost",
+        type=room_code,
+        metavar="ROOM",
+        help="race a ghost: the recorded run of ROOM's finished race, on its deal, by its "
+        "recorded times (never rated); its fastest winner unless --ghost-seat",
+    )
+    play.add_argument(
+        "--ghost-seat",
+        type=int,
+        metavar="N",
+        help="with --ghost: the racer of that race to race (seat 1, 2, ...)",
+    )
+    play.add_argument(
         "--undo",
         action=argparse.BooleanOptionalAction,
         help="a new room with (the default) or without undo",

@@ -148,12 +148,16 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
 def room_settings(args: argparse.Namespace) -> dict[str, Any]:
     """POST /rooms's body: only what was asked for, so that every other setting is the
     server's default, the same as for a room created with curl."""
-    settings: dict[str, Any] = {"game": args.game}
+    ghost = getattr(args, "ghost", None)
+    # A ghost race's game, deal and seats are its recorded race's.
+    settings: dict[str, Any] = {"ghost": ghost} if ghost else {"game": args.game}
     for option in ("seats", "hints", "undo", "time_limit", "spectator_delay"):
         value = getattr(args, option)
-        if value is not None:
+        if value is not None and not (ghost and option == "seats"):
             settings[option] = value
-    if args.seed is not None:
+    if ghost and getattr(args, "ghost_seat", None) is not None:
+        settings["ghost_seat"] = args.ghost_seat - 1  # people count seats from 1
+    if args.seed is not None and not ghost:
         settings["seed"] = int(args.seed) if args.seed.isdigit() else args.seed
     return settings
 

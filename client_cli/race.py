@@ -73,6 +73,7 @@ class Racer:
     finished_at: float | None = None  # server time of the last progress when it ended
     grace_until: float | None = None  # offline mid-race: forfeits at this server time
     rematch: bool = False  # voted for a rematch after the end
+    ghost: bool = False  # a recorded run raced again (docs/protocol.md "Ghost races")
     # Seconds since the start at each quarter of the cards up (docs/protocol.md "Splits").
     splits: list[float | None] = field(default_factory=lambda: [None] * 4)
 
@@ -88,9 +89,11 @@ class Racer:
     @property
     def status(self) -> str:
         if self.won:
-            return "finished"
+            return "finished (ghost)" if self.ghost else "finished"
         if self.out:
-            return self.out
+            return f"{self.out} (ghost)" if self.ghost else self.out
+        if self.ghost:
+            return "ghost"
         if self.stuck:
             return "stuck"
         if not self.connected:
@@ -224,7 +227,7 @@ class RaceView:
                 continue
             seat = int(p.get("seat", i))
             racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat + 1}")))
-            for key in ("ready", "connected", "won", "stuck", "rematch"):
+            for key in ("ready", "connected", "won", "stuck", "rematch", "ghost"):
                 if key in p:
                     setattr(racer, key, bool(p[key]))
             for key in ("progress", "moves"):

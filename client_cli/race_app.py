@@ -98,6 +98,8 @@ def rematch_text(view: RaceView) -> str:
 
 
 def lobby_status(racer: Racer) -> str:
+    if racer.ghost:
+        return "ghost"
     if not racer.connected:
         return "offline"
     return "ready" if racer.ready else "not ready"

@@ -62,6 +62,7 @@ class PlayerView(TypedDict):
     splits: list[float | None]  # seconds at each quarter of the cards up (core/splits.py)
     player: str | None  # the seated player's id (None: a seat taken with no identity)
     bot: bool
+    ghost: bool  # a recorded run raced again (a ghost race's last seat)
 
 
 class Result(TypedDict):
@@ -100,6 +101,7 @@ class RoomView(TypedDict):
     countdown: float
     seed_mode: str
     tournament: str | None
+    ghost: str | None  # a ghost race: the race whose recorded run the ghost replays
     created_at: float
     start_at: float | None
     ends_at: float | None

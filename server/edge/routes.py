@@ -20,6 +20,7 @@ import core
 from protocol import ErrorCode, socket_path
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.edge.ghost_rooms import GhostUnavailable, ghost_run
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.live.lobby_live import live_rooms
 from server.metrics import REDIS_DOWN, Metrics, redis_error
@@ -192,6 +193,15 @@ async def create_room(request: web.Request) -> web.Response:
         return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
     # A field given as null takes its default, as on the WebSocket (time_limit: none).
     body = {k: v for k, v in body.items() if v is not None}
+    ghost = None
+    if "ghost" in body:
+        try:
+            ghost = await ghost_run(request.app[STORE], body)
+        except GhostUnavailable as err:
+            return _error(err.status, err.code, err.message)
+        if body.setdefault("game", ghost.game) != ghost.game or body.get("seats", 2) != 2:
+            return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is 2 seats of its game")
+        body["seed"] = ghost.seed
     game = body.get("game")
     if game not in core.GAMES:
         return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
@@ -209,6 +219,7 @@ async def create_room(request: web.Request) -> web.Response:
             grace=_number(body, "grace", settings.grace, 0, 3600) or 0.0,
             countdown=_number(body, "countdown", settings.countdown, 0, 60) or 0.0,
             hidden=core.game_class(game).has_talon,
+            ghost=ghost.source if ghost else None,
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
@@ -226,6 +237,8 @@ async def create_room(request: web.Request) -> web.Response:
         return _error(400, ErrorCode.BAD_REQUEST, 'seed must be a number, "random" or "winnable"')
     config = dataclasses.replace(config, seed_mode=mode)
     race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
+    if ghost is not None:
+        race.add_ghost(ghost.name, ghost.steps, race.created_at)
     await request.app[STORE].create(race)
     request.app[METRICS].rooms_created.inc()
     # The room in the socket path lets a balancer send all of its sockets to one process.

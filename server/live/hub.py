@@ -201,6 +201,16 @@ class LocalRoom:
         self.version = event.version
         self.recent.append(entry if entry is not None else entry_of(event))
         self._fan_out(event, race, wire)
+        if seat is not None and seat.ghost:
+            self.run_in_order(self._follow_ghost)
+
+    async def _follow_ghost(self) -> None:
+        """The ghost moved (the race's own step): its next step is the room's next
+        deadline, which the mirror learns from the stored race."""
+        loaded = await self.hub.store.load(self.id)
+        if loaded is not None:
+            self.race = loaded.race
+            self._arm()
 
     async def _deliver(self, event: p.Event) -> None:
         race = self.race

@@ -216,7 +216,7 @@ class SpectatorFeed:
             self.boards = {}
         self.order = deal_order(race.config.game, race.seed)
         for seat, info in race.seats.items():
-            if seat not in self.boards:
+            if seat not in self.boards and not info.ghost:  # a ghost has progress, no board
                 moves = [m for _, m in await self._moves(seat)]
                 self.boards[seat] = replay(race.config.game, race.seed, moves[: info.moves])
 
@@ -281,6 +281,8 @@ class SpectatorFeed:
         games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
             for seat, info in race.seats.items():
+                if info.ghost:
+                    continue  # progress and splits only: its moves are not the room's
                 moves = await self._moves(seat)
                 played = [m for t, m in moves if t <= cutoff][: info.moves]
                 games[seat] = replay(race.config.game, race.seed, played)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -28,6 +29,7 @@ from typing import Any, cast
 import protocol as p
 from core import splits
 from protocol import ErrorCode
+from server.room.ghost import GHOST_OUT
 
 __all__ = [
     "Outcome",
@@ -43,6 +45,7 @@ __all__ = [
 _LOBBY_KEYS = tuple(k for k in p.LobbyRoom.__annotations__ if k != "players")
 _LOBBY_PLAYER_KEYS = tuple(p.LobbyPlayer.__annotations__)
 
+GHOST_TOKEN = "ghost"  # a ghost seat's token hash: no token hashes to it (SHA-256 hex)
 MAX_SOCKETS_PER_SEAT = 32  # recorded sockets of one seat; the oldest record goes first
 
 
@@ -77,6 +80,7 @@ class RoomConfig:
     countdown: float = 3.0
     hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
     tournament: str | None = None  # a tournament's race: one deal, no rematch
+    ghost: str | None = None  # a ghost race: the race whose recorded run the ghost seat replays
 
 
 @dataclass(slots=True)
@@ -95,6 +99,7 @@ class Seat:
     out: str | None = None  # "resigned" or "forfeit"
     done_at: float | None = None  # when it won, got stuck or went out
     rematch: bool = False
+    ghost: bool = False  # a recorded run, replayed by the race itself (server/room/ghost.py)
     # Seconds since the start at each quarter of the cards up (core/splits.py), None
     # where not reached: tracked by the seat's session, stored with each move.
     splits: list[float | None] = field(default_factory=lambda: list(splits.empty()))
@@ -105,7 +110,7 @@ class Seat:
 
     @property
     def connected(self) -> bool:
-        return bool(self.conns)
+        return self.ghost or bool(self.conns)
 
     @property
     def racing(self) -> bool:
@@ -203,6 +208,10 @@ class Race:
     finished_at: float | None = None
     finish_reason: str | None = None
     results: list[p.Result] | None = None
+    # A ghost race: the ghost seat's recorded steps ([t, progress, moves, won], t seconds
+    # since the start) and how many of them have been played.
+    ghost_steps: list[list[Any]] = field(default_factory=list)
+    ghost_pos: int = 0
 
     # ------------------------------------------------------------ views
 
@@ -227,6 +236,8 @@ class Race:
             times = [s.grace_until for s in self.seats.values() if s.grace_until and s.racing]
             if self.ends_at is not None:
                 times.append(self.ends_at)
+            if self.start_at is not None and self.ghost_pos < len(self.ghost_steps):
+                times.append(self.start_at + self.ghost_steps[self.ghost_pos][0])
             return min(times) if times else None
         return None
 
@@ -248,6 +259,7 @@ class Race:
             "countdown": self.config.countdown,
             "seed_mode": self.config.seed_mode,
             "tournament": self.config.tournament,
+            "ghost": self.config.ghost,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,
@@ -269,6 +281,7 @@ class Race:
                     "splits": list(s.splits),
                     "player": s.player,
                     "bot": s.bot,
+                    "ghost": s.ghost,
                 }
                 for i, s in sorted(self.seats.items())
             ],
@@ -328,11 +341,25 @@ class Race:
         )
         return index, out
 
+    def add_ghost(self, name: str, steps: list[list[Any]], now: float) -> Outcome:
+        """Seat the ghost (the last seat; nobody can hold it) with its recorded steps."""
+        if self.config.ghost is None or self.status is not Status.LOBBY or self.ghost_steps:
+            raise RaceError(ErrorCode.BAD_REQUEST, "this room has no ghost to seat")
+        index = self.config.seats - 1
+        self.seats[index] = Seat(name=name, token_hash=GHOST_TOKEN, ready=True, ghost=True)
+        self.ghost_steps = steps
+        return Outcome(
+            [
+                p.PlayerJoined(version=0, at=now, seat=index, name=name),
+                p.PlayerReady(version=0, at=now, seat=index, ready=True),
+            ]
+        )
+
     def holder(self, index: int | None, token_hash: str | None) -> Seat:
         """The seat `index` if `token_hash` holds it: asked before every action of a
         socket, so that a socket whose player gave the seat up acts for nobody."""
         seat = self.seats.get(index) if index is not None else None
-        if seat is None or token_hash is None or seat.token_hash != token_hash:
+        if seat is None or seat.ghost or token_hash is None or seat.token_hash != token_hash:
             raise RaceError(ErrorCode.NOT_JOINED, "this socket holds no seat here: join again")
         return seat
 
@@ -451,17 +478,59 @@ class Race:
             )
         if self.status is not Status.RUNNING:
             return out
+        out.events += self._ghost(now, now)
         for index, seat in sorted(self.seats.items()):
             if seat.racing and seat.grace_until is not None and now >= seat.grace_until:
                 seat.out = "forfeit"
                 seat.grace_until = None
                 seat.done_at = seat.done_at or now
                 out.events.append(p.PlayerOut(version=0, at=now, seat=index, reason="forfeit"))
+        if self.ghost_steps and all(s.done for s in self.seats.values() if not s.ghost):
+            # Nobody left to race the ghost: it runs to its end (its recorded times).
+            out.events += self._ghost(math.inf, now)
         if self.ends_at is not None and now >= self.ends_at:
             out.events.append(self._finish(now, "time_up"))
         elif all(s.done for s in self.seats.values()):
             out.events.append(self._finish(now, "all_done"))
         return out
+
+    def _ghost(self, until: float, now: float) -> list[p.Event]:
+        """The ghost's steps due by `until` (server time), as one `progress` (and its
+        `player_out` when its run ends without a win)."""
+        index = next((i for i, s in self.seats.items() if s.ghost), None)
+        if index is None or self.start_at is None:
+            return []
+        seat, steps, start = self.seats[index], self.ghost_steps, self.start_at
+        marks = splits.marks(self.config.game)
+        moved = reached = False
+        while self.ghost_pos < len(steps) and start + steps[self.ghost_pos][0] <= until:
+            t, progress, moves, won = steps[self.ghost_pos]
+            self.ghost_pos += 1
+            moved = True
+            after = list(splits.advance(tuple(seat.splits), marks, progress, t))
+            reached = reached or after != seat.splits
+            seat.splits, seat.progress, seat.moves = after, progress, moves
+            if won:
+                seat.won, seat.done_at = True, start + t
+        events: list[p.Event] = []
+        if moved:
+            events.append(
+                p.Progress(
+                    version=0,
+                    at=now,
+                    seat=index,
+                    progress=seat.progress,
+                    moves=seat.moves,
+                    won=seat.won,
+                    stuck=False,
+                    splits=list(seat.splits) if reached else None,
+                )
+            )
+        if self.ghost_pos >= len(steps) and seat.racing:
+            seat.out = GHOST_OUT
+            seat.done_at = start + (steps[-1][0] if steps else 0.0)
+            events.append(p.PlayerOut(version=0, at=now, seat=index, reason=GHOST_OUT))
+        return events
 
     def _finish(self, now: float, reason: str) -> p.RaceFinished:
         self.status = Status.FINISHED
@@ -483,6 +552,8 @@ class Race:
             raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
         if self.config.tournament is not None:
             raise RaceError(ErrorCode.NOT_RUNNING, "a tournament's race has no rematch")
+        if self.config.ghost is not None:
+            raise RaceError(ErrorCode.NOT_RUNNING, "a ghost race has no rematch: race it anew")
         out = Outcome()
         if not seat.rematch:
             seat.rematch = True

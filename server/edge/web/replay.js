@@ -10,7 +10,7 @@
 // rules engine: the boards are the server's (GET .../replay/boards), move by move.
 
 import { h, clear, fmtSeconds } from "./dom.js";
-import { games, parseJSON } from "./api.js";
+import { games, parseJSON, postJSON } from "./api.js";
 import { BoardView } from "./cards.js";
 import { fmtSplit, splitMarks } from "./widgets.js";
 
@@ -432,11 +432,23 @@ class ReplayPage {
     this.drawPosition(false);
   }
 
+  // A ghost race against this racer's run: a new room, then its race page.
+  async raceGhost(seat, button) {
+    button.disabled = true;
+    try {
+      const answer = await postJSON("/rooms", { ghost: this.header.room ?? this.race, ghost_seat: seat });
+      location.assign(`/play/${answer.room.id}`);
+    } catch (err) {
+      button.disabled = false;
+      button.after(h("span", { class: "error" }, ` ${err.message}`));
+    }
+  }
+
   resultsTable() {
     const rows = [...this.results].sort((a, b) => (b.won - a.won) || ((a.time ?? 0) - (b.time ?? 0)) || (b.progress - a.progress));
     return h("table", { class: "results", id: "replay-results" },
       h("caption", {}, "Results (as the moves give them)"),
-      h("thead", {}, h("tr", {}, ["Player", "Result", "Cards", "Moves", "Splits"].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ["Player", "Result", "Cards", "Moves", "Splits", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows.map((r) => {
         const splits = this.data.splits?.[String(r.seat)] ?? [];
         return h("tr", {},
@@ -444,7 +456,10 @@ class ReplayPage {
           h("td", {}, r.won ? `won in ${fmtSeconds(r.time)}` : "unfinished"),
           h("td", {}, `${r.progress}/${this.cards}`),
           h("td", {}, r.moves),
-          h("td", { class: "splits" }, splitMarks(this.cards).map((mark, i) => `${mark} ${fmtSplit(splits[i])}`).join(" · ")));
+          h("td", { class: "splits" }, splitMarks(this.cards).map((mark, i) => `${mark} ${fmtSplit(splits[i])}`).join(" · ")),
+          h("td", {}, h("button", { type: "button", class: "small race-ghost", dataset: { seat: String(r.seat) },
+            title: `race ${r.name}'s run on this deal, by its recorded times (never rated)`,
+            onclick: (event) => this.raceGhost(r.seat, event.currentTarget) }, "race this ghost")));
       })));
   }
 }

@@ -9,7 +9,14 @@ import json
 from playwright.async_api import Browser, Page, Route
 from support.http import get_text
 from support.server_processes import ServerProcess
-from support.web import create_room, expected_board, new_page, page_errors, shown_board
+from support.web import (
+    create_room,
+    expected_board,
+    new_page,
+    page_errors,
+    room_view,
+    shown_board,
+)
 from support.wsclient import WsClient
 
 import core
@@ -177,4 +184,35 @@ async def test_the_replay_page_fits_a_phone(server: ServerProcess, browser: Brow
     await missing.goto(f"{base}/replay/0badc0de")
     await missing.wait_for_selector("#replay-error")
     assert status == 200
+    assert page_errors(page) == []
+
+
+async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    room, _text = await finished_race(base)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    # ann's row (she went further): race her ghost.
+    await page.click('#replay-results button.race-ghost[data-seat="0"]')
+    await page.wait_for_url(f"{base}/play/*")
+    ghost_room = page.url.rsplit("/", 1)[1]
+    await page.fill("#seat-name", "cy")
+    await page.click("#take-seat")
+    await page.wait_for_selector("#ready")
+    assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    # The ghost's bar moves by itself, by its recorded run.
+    await page.wait_for_function(
+        """() => !document.querySelector('#players .bar[data-seat="1"] .num')
+              .textContent.startsWith('0/')"""
+    )
+    await page.click("#resign")
+    await page.click("#resign")  # the second click confirms
+    await page.wait_for_selector("#results-table")
+    rows = await page.locator("#results-table tbody tr").all_inner_texts()
+    assert rows[0].startswith("1") and "ann's ghost" in rows[0]
+    view = room_view(base, ghost_room)
+    assert view["ghost"] == room
     assert page_errors(page) == []

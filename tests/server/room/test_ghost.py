@@ -1,0 +1,100 @@
+"""A ghost race, pure: the ghost's steps fall due by their recorded times, its splits are
+the recorded ones, it can be neither held nor forfeited, and the results rank the live
+player and the ghost exactly as the recorded times imply."""
+
+import pytest
+
+import core
+import protocol as p
+from core import splits
+from core.replay import Verified, verify, write_replay
+from server.room.ghost import GHOST_OUT, best_seat, ghost_name, steps_of
+from server.room.race import Race, RaceError, RoomConfig, Status
+
+SEED = 617
+LINE = core.solve(core.new_game("shaula", SEED)).moves
+
+
+def recorded(count: int, pace: float = 1.0) -> Verified:
+    """ann plays `count` moves of the solver's line, one every `pace` seconds."""
+    moves = [(0, move, pace * (i + 1)) for i, move in enumerate(LINE[:count])]
+    header = {"game": "shaula", "seed": SEED, "players": [{"seat": 0, "name": "ann"}]}
+    return verify(write_replay(header, moves))
+
+
+def ghost_race(replay: Verified) -> Race:
+    race = Race(
+        room="g1",
+        config=RoomConfig(game="shaula", seed_mode="fixed", ghost="src", countdown=2.0),
+        seed=SEED,
+        created_at=0.0,
+    )
+    race.add_ghost(ghost_name(replay, 0), steps_of(replay, 0), 0.0)
+    index, _ = race.join("bo", "h0", 1.0, "c0")
+    assert index == 0  # the live player first; the ghost is the last seat
+    race.set_ready(0, True, 1.0)  # the ghost is always ready: the countdown starts
+    assert race.status is Status.COUNTDOWN and race.start_at == 3.0
+    race.tick(3.0)
+    assert race.status is Status.RUNNING
+    return race
+
+
+def test_the_ghost_moves_by_its_recorded_times_and_wins_as_recorded() -> None:
+    replay = recorded(len(LINE))
+    race = ghost_race(replay)
+    ghost = race.seats[1]
+    assert ghost.name == "ann's ghost" and ghost.ghost and ghost.connected
+    assert race.next_deadline() == 3.0 + 1.0  # its first recorded move
+    events = race.tick(3.0 + 5.5).events
+    assert [type(e) for e in events] == [p.Progress]
+    assert (ghost.moves, race.ghost_pos) == (5, 5)
+    assert race.next_deadline() == 3.0 + 6.0
+    # Nobody holds the ghost's seat, whatever token is offered.
+    with pytest.raises(RaceError):
+        race.holder(1, "ghost")
+    # bo resigns: the ghost runs to its end and wins in its recorded time.
+    race.resign(0, 3.0 + 7.0)
+    assert race.status is Status.FINISHED and race.results is not None
+    first, second = race.results
+    assert (first["seat"], first["rank"], first["won"]) == (1, 1, True)
+    assert first["time"] == replay.results[0]["time"] == float(len(LINE))
+    assert first["splits"] == list(splits.of_replay(replay)[0])
+    assert (second["seat"], second["rank"], second["out"]) == (0, 2, "resigned")
+
+
+def test_a_live_win_beats_a_ghost_whose_run_ended_short() -> None:
+    replay = recorded(30)
+    race = ghost_race(replay)
+    race.tick(3.0 + 10.0)
+    bo = race.seats[0]
+    bo.progress, bo.moves, bo.won, bo.done_at = 52, 120, True, 3.0 + 25.0
+    race.tick(3.0 + 25.0)
+    assert race.status is Status.FINISHED and race.results is not None
+    by_seat = {r["seat"]: r for r in race.results}
+    assert by_seat[0]["rank"] == 1 and by_seat[0]["time"] == 25.0
+    ghost = by_seat[1]
+    assert (ghost["rank"], ghost["out"], ghost["moves"]) == (2, GHOST_OUT, 30)
+    assert ghost["progress"] == replay.results[0]["progress"]
+
+
+def test_a_ghost_that_ran_out_leaves_the_live_player_racing() -> None:
+    race = ghost_race(recorded(3))
+    events = race.tick(3.0 + 3.0).events
+    assert [type(e) for e in events] == [p.Progress, p.PlayerOut]
+    assert race.status is Status.RUNNING and race.next_deadline() is None
+    with pytest.raises(RaceError):
+        race.rematch(0, 5, 3.0 + 4.0)
+
+
+def test_the_ghost_of_a_race_is_its_fastest_winner_else_its_furthest_racer() -> None:
+    header = {
+        "game": "shaula",
+        "seed": SEED,
+        "players": [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bo"}],
+    }
+    moves = [(0, m, 1.0 * (i + 1)) for i, m in enumerate(LINE[:50])]
+    moves += [(1, m, 0.5 * (i + 1)) for i, m in enumerate(LINE[:40])]
+    moves.sort(key=lambda m: m[2])
+    assert best_seat(verify(write_replay(header, moves))) == 0  # more cards up
+    won = [(1, m, 0.5 * (i + 1)) for i, m in enumerate(LINE)]
+    assert best_seat(verify(write_replay(header, won))) == 1

@@ -1,0 +1,73 @@
+"""A ghost race on a real server over real WebSockets: the ghost of a finished race moves
+by its recorded times, cannot be sat in, and the race ends with the result those recorded
+times imply."""
+
+import aiohttp
+from support.servers import MakeServer
+from support.wsclient import WsClient, create_room, get_json, get_text
+
+import core
+import protocol as p
+from core import splits
+from core.replay import verify
+from server.room.ghost import steps_of
+
+SEED = 617
+
+
+async def post(url: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
+    async with aiohttp.ClientSession() as http, http.post(f"{url}/rooms", json=body) as r:
+        return r.status, await r.json()
+
+
+async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeServer) -> None:
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    # The recorded race: ann wins it.
+    source = (await create_room(url, seed=SEED, seats=1))["id"]
+    status, body = await post(url, {"ghost": source})
+    assert status == 409 and body["error"]["code"] == "not_finished"  # type: ignore[index]
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(url) as ann:
+        await ann.join(source, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq, move in enumerate(line, start=1):
+            await ann.send(p.Move(seq=seq, move=move))
+            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ann.expect(p.RaceFinished)
+    _, text = await get_text(f"{url}/rooms/{source}/replay")
+    recorded = verify(text)
+    steps = steps_of(recorded, 0)
+
+    status, created = await post(url, {"ghost": source.upper(), "countdown": 0})
+    assert status == 201, created
+    room = created["room"]
+    assert isinstance(room, dict) and room["ghost"] == source and room["seed"] is None
+    assert [(pl["seat"], pl["name"], pl["ghost"]) for pl in room["players"]] == [
+        (1, "ann's ghost", True)
+    ]
+    async with WsClient.connect(url) as bo, WsClient.connect(url) as thief:
+        welcome = await bo.join(room["id"], "bo")
+        assert welcome.seat == 0
+        # Nobody takes the ghost's seat: the room is full.
+        await thief.send(p.Join(room=room["id"], name="thief"))
+        refused = await thief.expect(p.Error)
+        assert refused.code == "room_full"
+        await bo.send(p.Ready())
+        started = await bo.expect(p.RaceStarted)
+        assert started.seed == SEED
+        # The ghost's progress comes by its recorded times: what it shows at an event is
+        # the recorded run at that moment.
+        first = await bo.expect(p.Progress)
+        assert first.seat == 1 and first.move is None
+        snapshot = await get_json(f"{url}/rooms/{room['id']}")
+        start_at = snapshot[1]["room"]["start_at"]
+        done = [s for s in steps if s[0] <= first.at - start_at]
+        assert done and (first.progress, first.moves) == (done[-1][1], done[-1][2])
+        await bo.send(p.Resign())
+        finished = await bo.expect(p.RaceFinished)
+    by_seat = {r["seat"]: r for r in finished.results}
+    assert (by_seat[1]["rank"], by_seat[1]["won"]) == (1, True)
+    assert by_seat[1]["time"] == recorded.results[0]["time"]
+    assert by_seat[1]["splits"] == list(splits.of_replay(recorded)[0])
+    assert (by_seat[0]["rank"], by_seat[0]["out"]) == (2, "resigned")
