@@ -446,7 +446,8 @@ class ReplayPage {
 
   resultsTable() {
     const rows = [...this.results].sort((a, b) => (b.won - a.won) || ((a.time ?? 0) - (b.time ?? 0)) || (b.progress - a.progress));
-    return h("table", { class: "results", id: "replay-results" },
+    // In a box of its own width: on a phone the table scrolls, not the page.
+    return h("div", { class: "table-scroll" }, h("table", { class: "results", id: "replay-results" },
       h("caption", {}, "Results (as the moves give them)"),
       h("thead", {}, h("tr", {}, ["Player", "Result", "Cards", "Moves", "Splits", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows.map((r) => {
@@ -460,6 +461,6 @@ class ReplayPage {
           h("td", {}, h("button", { type: "button", class: "small race-ghost", dataset: { seat: String(r.seat) },
             title: `race ${r.name}'s run on this deal, by its recorded times (never rated)`,
             onclick: (event) => this.raceGhost(r.seat, event.currentTarget) }, "race this ghost")));
-      })));
+      }))));
   }
 }

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.http import get_text
+from support.http import create_room, get_text
 from support.server_processes import ServerProcess
 from support.web import (
-    create_room,
     expected_board,
     new_page,
     page_errors,
@@ -29,7 +28,7 @@ SEED = 617
 async def finished_race(base: str) -> tuple[str, str]:
     """A two-player Shaula race, each player a few moves of the solver's line then resigned
     (ann past the first split): the room and its replay's text."""
-    room = await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0)
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"])
     line = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
         await ann.join(room, "ann")
