@@ -34,7 +34,7 @@ _STATUS = {
     ErrorCode.BAD_REQUEST: 400,
     ErrorCode.BAD_NAME: 400,
     ErrorCode.BAD_GAME: 400,
-    ErrorCode.NOT_PLAYER: 404,
+    ErrorCode.UNKNOWN_PLAYER: 404,
     ErrorCode.INTERNAL: 500,
     ErrorCode.UNAVAILABLE: 503,  # busy or storage down: nothing changed, try again
 }
@@ -63,9 +63,11 @@ def _whole(body: dict[str, Any], name: str, default: int, low: int, high: int) -
 
 def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
     """The organiser's choices, checked (BadRequest says which field is wrong)."""
-    name = printable_name(body["name"]) if isinstance(body.get("name"), str) else ""
+    if not isinstance(body.get("name"), str):
+        raise BadRequest("name must be a string")
+    name = printable_name(body["name"])
     if not name:
-        raise BadRequest("name must be a non-empty string")
+        raise TourError(ErrorCode.BAD_NAME, "a tournament needs a name")
     if len(name) > TOUR_NAME_MOST:
         raise TourError(
             ErrorCode.BAD_NAME, f"a tournament's name is at most {TOUR_NAME_MOST} characters"

@@ -59,7 +59,7 @@ class Tournament:
         if len(self.players) >= self.config.max_players:
             raise TourError(ErrorCode.TOURNAMENT_FULL, "the tournament is full")
         if not name:
-            raise TourError(ErrorCode.BAD_REQUEST, "a player needs a name")
+            raise TourError(ErrorCode.BAD_NAME, "a player needs a name")
         if len(name) > NAME_MOST:  # the name of their seat in every race
             raise TourError(
                 ErrorCode.BAD_NAME, f"a player's name is at most {NAME_MOST} characters"
@@ -100,14 +100,14 @@ class Tournament:
 
     def player(self, pid: int) -> Player:
         if not 0 <= pid < len(self.players):
-            raise TourError(ErrorCode.NOT_PLAYER, f"there is no player {pid}")
+            raise TourError(ErrorCode.UNKNOWN_PLAYER, f"there is no player {pid}")
         return self.players[pid]
 
     def player_by_name(self, name: str) -> Player:
         for player in self.players:
             if player.name.casefold() == name.casefold():
                 return player
-        raise TourError(ErrorCode.NOT_PLAYER, f"there is no player named {name!r}")
+        raise TourError(ErrorCode.UNKNOWN_PLAYER, f"there is no player named {name!r}")
 
     # ------------------------------------------------------------ the organiser
 

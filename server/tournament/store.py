@@ -73,6 +73,8 @@ class TourStore:
         return Tournament.from_dict(json.loads(raw[0])), int(raw[1] or 0)
 
     async def get(self, tid: str) -> tuple[Tournament, int]:
+        """The tournament an id names, in whatever case it was typed (ids are lower case)."""
+        tid = tid.lower()
         loaded = await self.load(tid) if _valid_id(tid) else None
         if loaded is None:
             raise TourError(ErrorCode.UNKNOWN_TOURNAMENT, f"no tournament {tid[:40]!r}")
@@ -81,6 +83,7 @@ class TourStore:
     async def transact(self, tid: str, action: Callable[[Tournament], Any]) -> Written:
         """Load, apply `action` (pure; may raise TourError), write if it returned a true
         value and nobody wrote first (else load again and retry)."""
+        tid = tid.lower()
         async with self._turns.hold(tid):
             return await self._transact(tid, action)
 

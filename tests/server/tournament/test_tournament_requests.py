@@ -3,7 +3,7 @@ section 10 promise, on a real server and a real Redis: names too long refused (n
 withdrawing twice, `return` without a withdrawal, starting twice, a replay that does not
 exist, what answers `tournament_over` once it is over; the knockout's seeding and bracket
 order; a live round's deal kept out of the CSV; the start of a race and when `you.room`
-is cleared."""
+is cleared; empty names, ids in any case, an unknown player and a wrong watch token."""
 
 from __future__ import annotations
 
@@ -31,6 +31,53 @@ async def test_names_longer_than_the_limits_are_refused_not_cut(server_url: str)
     assert status == 201 and data["player"]["name"] == "a" * 32  # control characters dropped
     _, doc = await get_json(f"{server_url}/tournaments/{tid}")
     assert doc["tournament"]["players"] == 1
+
+
+async def test_an_empty_name_is_a_bad_name_and_a_name_of_another_type_a_bad_request(
+    server_url: str,
+) -> None:
+    for name in ("", "   ", "\x01\x1b"):  # nothing left once controls and spaces are gone
+        status, data = await post_json(f"{server_url}/tournaments", {"name": name})
+        assert (status, data["error"]["code"]) == (400, "bad_name"), repr(name)
+    status, data = await post_json(f"{server_url}/tournaments", {"name": 5})
+    assert (status, data["error"]["code"]) == (400, "bad_request")
+    tid, _ = await create(server_url)
+    url = f"{server_url}/tournaments/{tid}/players"
+    for name in ("", "   ", "\x01\x1b"):
+        status, data = await post_json(url, {"name": name})
+        assert (status, data["error"]["code"]) == (400, "bad_name"), repr(name)
+    status, data = await post_json(url, {"name": ["ann"]})
+    assert (status, data["error"]["code"]) == (400, "bad_request")
+
+
+async def test_a_tournament_id_in_any_case_an_unknown_player_and_a_wrong_watch_token(
+    server_url: str,
+) -> None:
+    tid, organiser = await create(server_url)
+    shout = tid.upper()
+    assert shout != tid  # ids hold letters: the test would prove nothing otherwise
+    status, data = await get_json(f"{server_url}/tournaments/{shout}")
+    assert status == 200 and data["tournament"]["id"] == tid
+    ann = await register(server_url, shout, "ann")
+    status, _ = await get_text(f"{server_url}/tournaments/{shout}/standings?format=csv")
+    assert status == 200
+    base = f"{server_url}/tournaments/{shout}"
+    for player in (99, "nobody"):
+        status, data = await post_json(
+            f"{base}/remove", {"organiser_token": organiser, "player": player}
+        )
+        assert (status, data["error"]["code"]) == (404, "unknown_player"), player
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=shout, token=ann))
+        state = await watcher.expect(p.TourState)
+        assert state.tournament["id"] == tid and state.you is not None
+        # A refused tour_watch leaves the one before it in place.
+        await watcher.send(p.TourWatch(tournament=tid, token="not a token"))
+        error = await watcher.expect(p.Error)
+        assert (error.code, error.request) == ("bad_token", "tour_watch")
+        await register(server_url, tid, "bo")
+        state = await wait_for(watcher, lambda s: s.tournament["players"] == 2)
+        assert state.you is not None and state.you["name"] == "ann"
 
 
 async def test_the_answers_to_each_request_through_a_tournament(server_url: str) -> None:
