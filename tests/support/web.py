@@ -52,15 +52,22 @@ def room_view(base: str, room: str) -> dict[str, object]:
 
 
 async def new_page(
-    browser: Browser, width: int = 1280, height: int = 860, beside: Page | None = None
+    browser: Browser,
+    width: int = 1280,
+    height: int = 860,
+    beside: Page | None = None,
+    touch: bool = False,
 ) -> Page:
     """A page in a fresh context, or `beside` another page (same context: same
-    localStorage, so the same seat tokens: a second window of one player)."""
+    localStorage, so the same seat tokens: a second window of one player). `touch`: a
+    phone's context (a touch screen, a mobile viewport)."""
     if beside is not None:
         context = beside.context
     else:
         context = await probe(
-            await browser.new_context(viewport={"width": width, "height": height})
+            await browser.new_context(
+                viewport={"width": width, "height": height}, has_touch=touch, is_mobile=touch
+            )
         )
         context.set_default_timeout(15_000)
     page = await context.new_page()
@@ -148,6 +155,8 @@ async def drag_move(page: Page, move: str) -> None:
     """Play `move` by dragging its card (and those on it) onto the target pile."""
     src, dst, *rest = move.split()
     n = int(rest[0]) if rest else 1
+    # Where the cards are once the last move's slide has ended (as a player sees them).
+    await page.wait_for_function("() => !document.getAnimations().length", polling=20)
     card = await page.locator(f"{pile(page, src)} .card").nth(-n).bounding_box()
     target = await page.locator(pile(page, dst)).bounding_box()
     assert card is not None and target is not None

@@ -6,6 +6,7 @@
 //   /replay/RACE     a finished race, move by move
 
 import { h, clear } from "./dom.js";
+import { setSounds, soundsOn } from "./sounds.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js"), []],
@@ -26,6 +27,8 @@ function header() {
     localStorage.setItem("solrace.fourColour", toggle.checked ? "1" : "0");
     document.body.classList.toggle("four-colour", toggle.checked);
   });
+  const sounds = h("input", { type: "checkbox", id: "sounds", checked: soundsOn() });
+  sounds.addEventListener("change", () => setSounds(sounds.checked));
   const here = location.pathname;
   const link = (href, text) =>
     h("a", { href, class: here === href || here.startsWith(`${href}/`) ? "here" : null }, text);
@@ -44,6 +47,7 @@ function header() {
         toggle,
         " four-colour suits",
       ),
+      h("label", { class: "toggle", title: "a tick for a move, a buzz for a refusal, a chord for a win" }, sounds, " sounds"),
     ),
   );
 }

@@ -7,6 +7,9 @@
 // is legal is never decided here: the server's engine does that.
 
 import { h, clear } from "./dom.js";
+import { listenKeys } from "./board_keys.js";
+import { animateFrom, positions } from "./motion.js";
+import { TABLEAU_GROUPS, emptyText, foundationNote, pileKind, pileName } from "./table.js";
 
 const SUITS = { C: "\u2663", D: "\u2666", H: "\u2665", S: "\u2660" };
 const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
@@ -17,6 +20,11 @@ export function cardLabel(card) {
   return `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[card[1]]}`;
 }
 
+// "Q♦" for "QD", "10♠" for "TS": a card as the board shows it.
+export function cardSymbol(card) {
+  return `${card[0] === "T" ? "10" : card[0]}${SUITS[card[1]]}`;
+}
+
 // One element per card: the corner index and the big suit are CSS pseudo-elements drawn
 // from data attributes (a watch page of 8 boards holds ~400 cards: fewer nodes, less
 // style, layout and paint per frame).
@@ -25,6 +33,7 @@ export function cardEl(card) {
     // A card a spectator may not see yet (hidden cards): drawn face down.
     const back = document.createElement("div");
     back.className = "card back";
+    back.setAttribute("role", "img");
     back.setAttribute("aria-label", "a face-down card");
     return back;
   }
@@ -85,8 +94,8 @@ export function historyOf(moves) {
   return history;
 }
 
-// A board drawn into `root`. Options: interactive (click/drag, calls onMove(text)),
-// small (the watch page's boards).
+// A board drawn into `root`. Options: interactive (click, drag or keys; calls
+// onMove(text)), and the watch page's small boards (not interactive: no names to keep).
 export class BoardView {
   constructor(root, { interactive = false, onMove = null, onDeal = null, onSelect = null } = {}) {
     this.root = root;
@@ -95,13 +104,21 @@ export class BoardView {
     this.onDeal = onDeal;
     this.onSelect = onSelect; // a card was picked up: the page may ask for its targets
     this.board = null;
+    this.game = null;
     this.pileEls = {};
     this.cardEls = {};
     this.countEls = {};
+    this.noteEl = null;
     this.selected = null; // {pile, index}
+    this.focused = null; // the pile the keyboard is on (one tab stop for the whole board)
     this.drag = null;
     this.lastClick = { card: null, at: 0 };
-    if (interactive) this.listen();
+    if (interactive) {
+      root.setAttribute("role", "group");
+      root.setAttribute("aria-label", "your board: arrow keys move between piles, Enter picks up and puts down, f sends to a foundation, Escape drops");
+      this.listen();
+      listenKeys(this);
+    }
   }
 
   set(board) {
@@ -117,9 +134,11 @@ export class BoardView {
       this.countEls = {};
       return;
     }
+    this.game = board.game ?? this.game;
     if (!same) this.layout();
     for (const pile of Object.keys(board.piles)) this.drawPile(pile);
     this.drawTalon();
+    this.drawNote();
   }
 
   layout() {
@@ -127,10 +146,25 @@ export class BoardView {
     this.pileEls = {};
     this.cardEls = {}; // pile -> its card elements, bottom first
     this.countEls = {}; // pile -> its card count (piles that show only their top card)
+    this.emptyEls = {}; // pile -> what an empty pile takes, in words
+    const game = this.game;
+    this.root.dataset.game = game ?? "";
     const groups = { foundation: [], cell: [], reserve: [], tableau: [], other: [] };
     for (const pile of Object.keys(this.board.piles)) groups[kindOf(pile)].push(pile);
     const make = (pile) => {
-      const el = h("div", { class: `pile ${kindOf(pile)}`, dataset: { pile } }, h("span", { class: "pile-id" }, pile));
+      const takes = emptyText(game, pile);
+      const empty = takes ? h("span", { class: "pile-empty", "aria-hidden": "true" }, takes) : null;
+      const el = h(
+        "div",
+        { class: `pile ${kindOf(pile)} kind-${pileKind(game, pile)}`, dataset: { pile } },
+        h("span", { class: "pile-id", "aria-hidden": "true" }, pile),
+        empty,
+      );
+      if (this.interactive) {
+        el.setAttribute("role", "button");
+        el.tabIndex = -1;
+      }
+      this.emptyEls[pile] = empty;
       this.pileEls[pile] = el;
       return el;
     };
@@ -139,10 +173,16 @@ export class BoardView {
     top.append(left);
     if ("talon_count" in this.board) {
       this.talonEl = h("div", { class: "pile talon", dataset: { pile: "talon" } });
+      if (this.interactive) {
+        this.talonEl.setAttribute("role", "button");
+        this.talonEl.tabIndex = -1;
+      }
+      this.pileEls.talon = this.talonEl;
       top.append(this.talonEl);
     } else {
       this.talonEl = null;
     }
+    this.noteEl = h("p", { class: "board-note", id: this.interactive ? "board-note" : null });
     const many = groups.foundation.length > 8;
     const foundations = h(
       "div",
@@ -150,13 +190,37 @@ export class BoardView {
       groups.foundation.map(make),
     );
     if (!many) top.append(h("div", { class: "spacer" }), foundations);
-    this.root.append(top);
+    this.root.append(top, this.noteEl);
     if (many) this.root.append(foundations);
-    if (groups.tableau.length || groups.other.length) {
-      this.root.append(
-        h("div", { class: "row tableau-row" }, [...groups.tableau, ...groups.other].map(make)),
-      );
+    const tableau = [...groups.tableau, ...groups.other];
+    if (tableau.length) {
+      const row = h("div", { class: "row tableau-row" });
+      const kinds = TABLEAU_GROUPS[game];
+      if (kinds) {
+        kinds.forEach((group, k) => {
+          if (k) row.append(h("div", { class: "divider", "aria-hidden": "true" }));
+          row.append(
+            h("div", { class: `tableau-group kind-${group.kind}` },
+              h("p", { class: "group-rule" }, h("strong", {}, group.title), ` ${group.rule}`),
+              h("div", { class: "group" }, group.piles.filter((p) => p in this.board.piles).map(make))),
+          );
+        });
+      } else {
+        row.append(...tableau.map(make));
+      }
+      this.root.append(row);
     }
+    if (this.interactive) {
+      const first = this.pileEls[this.focused] ? this.focused : Object.keys(this.pileEls)[0];
+      this.focusPile(first, false);
+    }
+  }
+
+  drawNote() {
+    if (!this.noteEl) return;
+    const text = foundationNote(this.game, this.board);
+    if (this.noteEl.textContent !== text) this.noteEl.textContent = text;
+    this.noteEl.hidden = !text;
   }
 
   // Bring a pile's cards in line with the board, touching only what changed: a move takes
@@ -167,25 +231,33 @@ export class BoardView {
     if (!el) return;
     const cards = this.board.piles[pile];
     const fanned = kindOf(pile) === "tableau";
-    const shown = fanned ? cards : cards.slice(-1);
-    const first = cards.length - shown.length;
+    // Stalactites' foundations keep their base in sight under the cards built on it.
+    const based = this.game === "stalactites" && pile.startsWith("f") && cards.length > 1;
+    const shown = fanned ? cards : based ? [cards[0], cards[cards.length - 1]] : cards.slice(-1);
+    const indexOf = (k) => (based && k === 0 ? 0 : cards.length - shown.length + k);
     const drawn = (this.cardEls[pile] ??= []);
     let keep = 0;
     while (
       keep < drawn.length &&
       keep < shown.length &&
       drawn[keep].dataset.card === shown[keep] &&
-      drawn[keep].dataset.index === String(first + keep)
+      drawn[keep].dataset.index === String(indexOf(keep))
     ) keep++;
     for (const card of drawn.splice(keep)) card.remove();
     const count = this.countEls[pile] ?? null;
     for (let k = keep; k < shown.length; k++) {
       const card = cardEl(shown[k]);
-      card.dataset.index = String(first + k);
+      card.dataset.index = String(indexOf(k));
       if (fanned) card.style.setProperty("--i", String(k));
+      if (this.game === "stalactites" && pile.startsWith("f") && indexOf(k) === 0) {
+        card.classList.add("base");
+        if (based) card.classList.add("under");
+      }
       el.insertBefore(card, count);
       drawn.push(card);
     }
+    el.classList.toggle("empty", !cards.length);
+    el.classList.toggle("based", based);
     if (fanned) {
       const n = String(Math.max(cards.length, 1));
       if (el.style.getPropertyValue("--n") !== n) el.style.setProperty("--n", n);
@@ -193,13 +265,26 @@ export class BoardView {
       if (count) {
         if (count.textContent !== String(cards.length)) count.textContent = String(cards.length);
       } else {
-        el.append((this.countEls[pile] = h("span", { class: "count" }, String(cards.length))));
+        el.append((this.countEls[pile] = h("span", { class: "count", "aria-hidden": "true" }, String(cards.length))));
       }
     } else if (count) {
       count.remove();
       delete this.countEls[pile];
     }
+    if (this.interactive) this.name(pile);
     if (this.selected && this.selected.pile === pile) this.markSelected();
+  }
+
+  // The words a screen reader speaks for a pile (the interactive board only).
+  name(pile) {
+    const el = this.pileEls[pile];
+    const cards = this.board.piles[pile];
+    let text = pileName(this.game, pile, cards, kindOf(pile) === "tableau");
+    if (this.selected?.pile === pile) {
+      const n = cards.length - this.selected.index;
+      text += `; picked up: ${n} card${n === 1 ? "" : "s"}`;
+    }
+    if (el.getAttribute("aria-label") !== text) el.setAttribute("aria-label", text);
   }
 
   drawTalon() {
@@ -207,15 +292,24 @@ export class BoardView {
     clear(this.talonEl);
     const count = this.board.talon_count ?? 0;
     this.talonEl.append(
+      h("span", { class: "pile-id", "aria-hidden": "true" }, "talon"),
       count
         ? h("div", { class: "card back", title: "deal" }, h("span", { class: "count-in" }, count))
-        : h("span", { class: "pile-id" }, "talon empty"),
+        : h("span", { class: "pile-empty" }, "empty"),
     );
+    if (this.interactive) {
+      this.talonEl.setAttribute("aria-label", count ? `talon, ${count} cards face down: deal` : "talon, empty");
+    }
   }
 
-  // Redraw only these piles of the board already drawn (what accepted moves changed).
+  // Redraw only these piles of the board already drawn (what accepted moves changed),
+  // the cards that moved sliding from where they were (not under reduced motion).
   drawPiles(piles) {
+    const els = this.interactive ? [...piles].map((p) => this.pileEls[p]) : null;
+    const before = els && positions(els);
     for (const pile of piles) this.drawPile(pile);
+    this.drawNote();
+    if (before) animateFrom(before, els);
   }
 
   highlight(text) {
@@ -226,11 +320,39 @@ export class BoardView {
     if (move.deal) this.talonEl?.classList.add("hinted");
   }
 
+  // A refused move: the cards picked up shake where they are, the target flashes.
+  refused(text) {
+    if (!text) return;
+    const move = readMove(text);
+    for (const pile of [move.src, move.dst]) {
+      const el = this.pileEls[pile];
+      if (!el) continue;
+      el.classList.remove("refused");
+      void el.offsetWidth; // restart the animation on a second refusal in a row
+      el.classList.add("refused");
+      setTimeout(() => el.classList.remove("refused"), 600);
+    }
+  }
+
+  // The keyboard's pile: one tab stop for the board (a roving tabindex).
+  focusPile(pile, focus = true) {
+    const el = this.pileEls[pile];
+    if (!el) return;
+    for (const other of Object.values(this.pileEls)) if (other !== el) other.tabIndex = -1;
+    el.tabIndex = 0;
+    this.focused = pile;
+    if (focus) el.focus();
+  }
+
   // ------------------------------------------------------------ input
 
   select(sel) {
+    const was = this.selected?.pile;
     this.selected = sel;
     this.markSelected();
+    if (this.interactive && this.board) {
+      for (const pile of new Set([was, sel?.pile])) if (pile && this.pileEls[pile] && pile !== "talon") this.name(pile);
+    }
     this.markTargets([]);
     if (sel) this.onSelect?.(sel, this.moveText(sel, "DST"));
   }

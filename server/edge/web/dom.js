@@ -39,8 +39,23 @@ export function fmtSeconds(s) {
   return `${m}:${sec}`;
 }
 
-export function copyButton(label, text) {
-  const button = h("button", { class: "small", type: "button", title: text }, label);
+// Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
+// the same control if it was in there: the element with the same class in the element of
+// the same data-room / data-tour / data-seat.
+export function keepFocus(container, redraw) {
+  const active = document.activeElement;
+  const inside = active && active !== document.body && container.contains(active);
+  const owner = inside ? active.closest("[data-room], [data-tour], [data-seat]") : null;
+  const key = owner ? Object.entries(owner.dataset)[0] : null;
+  const tag = inside ? active.tagName.toLowerCase() + [...active.classList].map((c) => `.${c}`).join("") : null;
+  redraw();
+  if (!inside || !key) return;
+  const again = container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
+  again?.focus();
+}
+
+export function copyButton(label, text, name = null) {
+  const button = h("button", { class: "small", type: "button", title: text, "aria-label": name }, label);
   button.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(text);

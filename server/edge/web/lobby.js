@@ -2,7 +2,7 @@
 // section 5), creating a room with every setting of POST /rooms, quick match, and a link to
 // share for each room.
 
-import { h, clear, copyButton } from "./dom.js";
+import { h, clear, copyButton, keepFocus } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { Socket } from "./net.js";
 import { tournamentsSection } from "./tournament.js";
@@ -11,6 +11,13 @@ import { tournamentsSection } from "./tournament.js";
 // over HTTP instead, and the page says so.
 const FALLBACK_AFTER = 3000; // ms the live list may be down before polling starts
 const FALLBACK_EVERY = 5000; // ms between two GET /rooms meanwhile
+
+// Each game in one line, for the one who has never played it.
+const BLURB = {
+  shaula: "Forty Thieves and FreeCell piles side by side, every card face up.",
+  stalactites: "Eight piles onto four foundations, by ones or by twos: you choose once.",
+  moojub: "Deal from a hidden talon onto a grid of 32 foundations.",
+};
 
 export async function render(root) {
   const known = await games();
@@ -21,7 +28,7 @@ export async function render(root) {
   nameInput.addEventListener("change", () => setPlayerName(nameInput.value.trim()));
 
   const quick = h("div", { class: "quick" });
-  const quickStatus = h("p", { class: "status", id: "quick-status" });
+  const quickStatus = h("p", { class: "status", id: "quick-status", role: "status" });
   let quickSocket = null;
   const stopQuick = () => {
     quickSocket?.close();
@@ -29,32 +36,39 @@ export async function render(root) {
     quickStatus.textContent = "";
   };
   for (const game of names) {
-    quick.append(
-      h(
-        "button",
-        {
-          type: "button",
-          dataset: { quick: game },
-          onclick: () => {
-            stopQuick();
-            quickStatus.textContent = `Looking for a ${known[game].title} opponent…`;
-            quickStatus.append(" ", h("button", { class: "small", onclick: stopQuick }, "cancel"));
-            quickSocket = new Socket({
-              hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
-              onMessage: (m) => {
-                if (m.type === "matched") {
-                  saveSeat(m.room, { token: m.token, seat: m.seat });
-                  quickSocket.close();
-                  location.assign(`/play/${m.room}`);
-                } else if (m.type === "error") {
-                  quickStatus.textContent = m.message;
-                }
-              },
-            });
-          },
+    const button = h(
+      "button",
+      {
+        type: "button",
+        dataset: { quick: game },
+        onclick: () => {
+          stopQuick();
+          quickStatus.textContent = `Looking for a ${known[game].title} opponent…`;
+          quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
+          quickSocket = new Socket({
+            hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
+            onStatus: (status) => {
+              if (status === "down" && quickSocket) quickStatus.firstChild.textContent = "The server cannot be reached; retrying…";
+            },
+            onMessage: (m) => {
+              if (m.type === "matched") {
+                saveSeat(m.room, { token: m.token, seat: m.seat });
+                quickSocket.close();
+                location.assign(`/play/${m.room}`);
+              } else if (m.type === "error") {
+                quickStatus.textContent = m.message;
+              }
+            },
+          });
         },
-        `Quick ${known[game].title}`,
-      ),
+      },
+      "Quick match",
+    );
+    quick.append(
+      h("article", { class: "game-card" },
+        h("h3", {}, known[game].title),
+        h("p", {}, BLURB[game] ?? ""),
+        h("div", { class: "game-actions" }, button, h("a", { href: `/rules/${game}` }, "Rules"))),
     );
   }
 
@@ -68,17 +82,19 @@ export async function render(root) {
         "p",
         {},
         "Everyone in a room gets the same deal; the first to put every card up wins. ",
-        "Read the ",
-        h("a", { href: "/rules" }, "rules"),
-        ", pick a game and race, or watch the closest race on ",
+        "Pick a game and race, or watch the closest race on ",
         h("a", { href: "/tv" }, "TV"),
         ".",
       ),
-      h("label", { class: "field" }, "Name ", nameInput),
+      h("label", { class: "field" }, "Your name ", nameInput),
     ),
-    h("section", {}, h("h2", {}, "Quick match"), quick, quickStatus),
-    h("section", {}, h("h2", {}, "Rooms"), list),
-    h("section", {}, h("h2", {}, "Create a room"), createForm(known, nameInput)),
+    h("section", { "aria-labelledby": "play-now" }, h("h2", { id: "play-now" }, "Play now"),
+      h("p", { class: "muted" }, "Quick match pairs you with the next player who asks for the same game."),
+      quick, quickStatus),
+    h("section", { "aria-labelledby": "create-title" }, h("h2", { id: "create-title" }, "Create a room"),
+      h("p", { class: "muted" }, "Your own room: choose the game and the seats, then send its link to your friends."),
+      createForm(known, nameInput)),
+    h("section", { "aria-labelledby": "rooms-title" }, h("h2", { id: "rooms-title" }, "Rooms"), list),
     await tournamentsSection(known),
   );
 
@@ -102,7 +118,7 @@ function liveRooms(list, known) {
       for (const room of body.rooms) rooms.set(room.id, room);
       redraw();
     } catch (err) {
-      clear(list).append(h("p", { class: "error" }, `Cannot list rooms: ${err.message}`));
+      clear(list).append(h("p", { class: "error" }, `${err.message} Trying again every ${FALLBACK_EVERY / 1000} s.`));
     }
   };
   const startPolling = () => {
@@ -177,20 +193,22 @@ function drawRooms(list, rooms, known) {
       h(
         "td",
         { class: "actions" },
-        free ? h("a", { class: "button", href: `/play/${room.id}` }, "Join") : null,
-        h("a", { class: "button secondary", href: `/watch/${room.id}` }, "Watch"),
-        copyButton("share", free ? play : watch),
+        free ? h("a", { class: "button join", href: `/play/${room.id}` }, "Join") : null,
+        h("a", { class: "button secondary watch", href: `/watch/${room.id}` }, "Watch"),
+        copyButton("share", free ? play : watch, `share room ${room.id}`),
       ),
     );
   });
-  clear(list).append(
+  // A live redraw every few seconds must not throw the keyboard focus back to the page:
+  // the same control of the same room gets it again.
+  keepFocus(list, () => clear(list).append(
     h(
       "table",
       { class: "rooms" },
       h("thead", {}, h("tr", {}, ["Room", "Game", "Status", "Players", "Settings", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows),
     ),
-  );
+  ));
 }
 
 function createForm(known, nameInput) {
@@ -218,14 +236,17 @@ function createForm(known, nameInput) {
     "form",
     { class: "create", id: "create" },
     field("Game", game),
-    field("Deal", h("span", { class: "inline" }, seedMode, seedNumber)),
     field("Seats", seats, "1 to 8 players"),
-    field("Undo", undo),
-    field("Hints", hints, "the solver's next move"),
-    field("Time limit (minutes)", timeLimit),
-    field("Spectator delay (s)", delay),
-    field("Grace after a drop (s)", grace),
-    field("Countdown (s)", countdown),
+    h("details", { class: "more", id: "more-settings" },
+      h("summary", {}, "More settings"),
+      h("div", { class: "more-fields" },
+        field("Deal", h("span", { class: "inline" }, seedMode, seedNumber)),
+        field("Undo", undo),
+        field("Hints", hints, "the solver's next move"),
+        field("Time limit (minutes)", timeLimit),
+        field("Spectator delay (s)", delay, "how far behind the racers watchers see"),
+        field("Grace after a drop (s)", grace, "how long a lost connection keeps its seat"),
+        field("Countdown (s)", countdown, "from everyone ready to the start"))),
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Create and take a seat"), status),
   );
   const num = (input, scale = 1) => (input.value === "" ? null : Number(input.value) * scale);

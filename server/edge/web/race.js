@@ -8,8 +8,16 @@
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, playerName, setPlayerName } from "./api.js";
 import { BoardView } from "./cards.js";
+import { Announcer } from "./feedback.js";
+import { Moments } from "./moments.js";
 import { Seat } from "./seat.js";
+import { showShortcuts } from "./shortcuts.js";
+import { play as sound } from "./sounds.js";
+import { moveWords, withSymbols } from "./table.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+
+// Moves of each game's own kinds, as examples in the move box.
+const PLACEHOLDER = { shaula: "t5 t2 3, c1 f", stalactites: "t3 f2, t3 c1", moojub: "r1 f1, deal" };
 
 export async function render(root, { room: roomId }) {
   const known = await games();
@@ -36,6 +44,10 @@ export async function render(root, { room: roomId }) {
   );
   el.side.append(el.players, el.controls, el.message, el.results);
   const bars = new Bars(el.players, known);
+  const announcer = new Announcer(root);
+  const moments = new Moments({
+    announcer, over: el.board.parentElement, cards: (room) => known[room.game]?.cards || 52,
+  });
 
   const say = (text, kind = "") => {
     message = { text, kind };
@@ -53,10 +65,18 @@ export async function render(root, { room: roomId }) {
       if (message.kind === "warn") say("");
     },
     onChange: (now) => (now ? draw() : drawSoon()),
-    onAccepted: () => say(""),
-    onRefused: (m) => {
-      say(m.reason, "refused");
+    onAccepted: (m) => {
+      say("");
+      sound("move");
+      announcer.announce(moveWords(model.boards[model.seat], m.move));
+    },
+    onRefused: (m, msg) => {
+      // The reason with its cards as on the board ("Q♦ does not go on J♥"); the cards
+      // that were picked up shake where they stayed.
+      say(withSymbols(m.reason), "refused");
       el.message.dataset.code = m.code;
+      view.refused(msg?.move);
+      sound("refused");
     },
     onHint: (move) => {
       view.highlight(move);
@@ -160,7 +180,7 @@ export async function render(root, { room: roomId }) {
     if (status === "running" && me && !me.out && !me.won) {
       const input = h("input", {
         id: "move-input", autocomplete: "off", spellcheck: "false",
-        placeholder: known[room.game]?.hidden ? "r1 f1, deal" : "t5 t2 3, t1 f",
+        placeholder: PLACEHOLDER[room.game] ?? "",
         "aria-label": "type a move",
       });
       const form = h("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); play(input.value); input.value = ""; } },
@@ -227,7 +247,8 @@ export async function render(root, { room: roomId }) {
         h("span", { class: "links" },
           h("a", { href: `/rules/${room.game}`, target: "_blank" }, `Rules of ${known[room.game]?.title}`),
           copyButton("share link", `${location.origin}/play/${room.id}`),
-          copyButton("watch link", `${location.origin}/watch/${room.id}`)),
+          copyButton("watch link", `${location.origin}/watch/${room.id}`),
+          h("button", { type: "button", class: "small", id: "keys", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "keys ?")),
       );
       clear(el.results);
       if (room.results) el.results.append(resultsTable(room, known, me));
@@ -239,20 +260,36 @@ export async function render(root, { room: roomId }) {
       view.drawPiles(piles); // an accepted move: its two piles, nothing else
     }
     bars.update(room, me);
+    moments.update(room, me, seat.now());
   }
 
   // The clock: countdown to the start and the race's time, on server time.
   function tick() {
     const room = model.room;
-    if (room) statusLine(el.status, el.overlay, room, seat.now(), model.player(model.seat));
+    if (room) {
+      statusLine(el.status, el.overlay, room, seat.now(), model.player(model.seat));
+      moments.tick(el.overlay.textContent);
+    }
     requestAnimationFrame(tick);
   }
   requestAnimationFrame(tick);
 
+  // The terminal client's keys (shortcuts.js lists them on `?`); the board's own keys
+  // (arrows, Enter, f) are in board_keys.js.
   document.addEventListener("keydown", (e) => {
-    if (e.target instanceof HTMLInputElement) return;
-    if (e.key === "u" && model.room?.undo) seat.undo();
-    if (e.key === "Escape") view.select(null);
+    if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
+    const room = model.room;
+    const running = room?.status === "running";
+    if (e.key === "?") showShortcuts();
+    else if (e.key === "Escape") view.select(null);
+    else if (e.key === "u" && running && room.undo) seat.undo();
+    else if (e.key === "h" && running && room.hints) seat.hint();
+    else if (e.key === "a" && running && !known[room.game]?.hidden) autoplay();
+    else if (e.key === "n" && running && known[room.game]?.hidden) play("deal");
+    else if (e.key === "m" && document.getElementById("move-input")) {
+      e.preventDefault();
+      document.getElementById("move-input").focus();
+    }
   });
 
   if (!seat.seated) seatForm();

@@ -10,7 +10,7 @@
 //   onChange(now)      the model changed: now=true for this seat's own board (draw at once),
 //                      false for the rest (draw in the next frame)
 //   onAccepted(m)      one of this seat's moves was accepted (after onChange(true))
-//   onRefused(m)       a move was refused for good (m.reason, m.code)
+//   onRefused(m, sent) a move was refused for good (m.reason, m.code; what was sent)
 //   onHint(move|null)  the answer to hint()
 //   onNotice(text, kind)  a passing state in words ("warn"), or "" when it is over
 //   onSeatless(reason) the page has no seat here: offer one ("" when there is no reason)
@@ -194,7 +194,7 @@ export class Seat {
       this.socket.send(again, false);
       return;
     }
-    this.emit("onRefused", m);
+    this.emit("onRefused", m, msg);
   }
 
   error(m) {

@@ -142,13 +142,15 @@ export function statusLine(line, overlay, room, now, me) {
   }
 }
 
+// The results, narrow enough for the race page's side panel and a phone: the result, the
+// moves and the splits under the name; a time only for those who finished (no "0:00" for the rest).
 export function resultsTable(room, known, me = null) {
   const cards = known[room.game]?.cards || 52;
   return h(
     "table",
     { class: "results", id: "results-table" },
     h("caption", {}, "Results"),
-    h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Cards", "Moves", "Time", "Splits"].map((t) => h("th", {}, t)))),
+    h("thead", {}, h("tr", {}, [["#", "Place"], ["Player"], ["Cards"], ["Time"]].map(([t, name]) => h("th", { scope: "col", "aria-label": name ?? null }, t)))),
     h(
       "tbody",
       {},
@@ -156,13 +158,12 @@ export function resultsTable(room, known, me = null) {
         h(
           "tr",
           { class: r.seat === me ? "me" : null },
-          h("td", {}, r.rank),
-          h("td", {}, r.name),
-          h("td", {}, r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")),
+          h("td", { class: "rank" }, r.rank),
+          h("td", { class: "who" }, h("span", { class: "name" }, r.name),
+            h("small", {}, `${r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")} · ${r.moves} move${r.moves === 1 ? "" : "s"}`),
+            h("small", { class: "splits" }, splitsText(r.splits, cards))),
           h("td", {}, `${r.progress}/${cards}`),
-          h("td", {}, r.moves),
-          h("td", {}, r.time !== null && r.time !== undefined ? fmtSeconds(r.time) : ""),
-          h("td", { class: "splits" }, splitsText(r.splits, cards)),
+          h("td", {}, r.won && r.time !== null && r.time !== undefined ? fmtSeconds(r.time) : "–"),
         ),
       ),
     ),

@@ -18,6 +18,7 @@ async def test_a_deal_number_past_2_53_is_sent_and_shown_exactly(
     page = await new_page(browser)
     await page.goto(base)
     await page.fill("#name", "ann")
+    await page.click("#more-settings summary")
     await page.select_option("select[name=seed_mode]", "number")
     await page.fill("input[name=seed]", str(BIG))
     await page.fill("input[name=seats]", "1")

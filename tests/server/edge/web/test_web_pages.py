@@ -50,6 +50,7 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     await page.goto(base)
     await page.fill("#name", "ann")
     await page.select_option("select[name=game]", "stalactites")
+    await page.click("#more-settings summary")  # the technical settings are folded
     await page.select_option("select[name=seed_mode]", "number")
     await page.fill("input[name=seed]", "5")
     await page.fill("input[name=seats]", "3")
@@ -89,6 +90,7 @@ async def test_the_lobby_creates_a_room_with_every_setting(
         assert "null" not in await each.inner_text("main")
     # A bad setting is refused with the server's reason, on the page.
     await page.goto(base)
+    await page.click("#more-settings summary")
     await page.fill("input[name=time_limit]", "100000")  # minutes: over the server's day
     await page.click("#create button[type=submit]")
     await page.wait_for_selector("#create-error:not(:empty)")

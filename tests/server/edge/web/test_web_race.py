@@ -3,7 +3,7 @@ bot, watched by a browser spectator; refused moves; the page's weight and errors
 
 from __future__ import annotations
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 from support.http import create_room
 from support.server_processes import ServerProcess
 from support.web import (
@@ -24,9 +24,21 @@ from support.web import (
 )
 
 import core
+from client_cli.cards import CardStyle, cards_in_text
 from client_cli.widgets import split_clock
 
 SEED = 617  # Shaula: the solver's line is 110 moves, single and multi-card
+
+
+async def cards_html(page: Page) -> list[list[str]]:
+    """Each pile's id and its card elements as HTML: what the board shows (the piles' own
+    marks, such as the keyboard's focus or a refusal's flash, left out)."""
+    cards: list[list[str]] = await page.eval_on_selector_all(
+        "#board .pile",
+        "piles => piles.map(p => [p.dataset.pile, ...[...p.querySelectorAll('.card')]"
+        ".map(c => c.outerHTML)])",
+    )
+    return cards
 
 
 async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
@@ -93,7 +105,7 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
 ) -> None:
     base = server.url
     _, page = await solo_race(browser, base, game="shaula", seed=SEED)
-    before = await page.inner_html("#board")
+    before = await cards_html(page)
     game = core.new_game("shaula", SEED)
     try:
         game.apply("t1 t2")
@@ -102,18 +114,24 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
         reason = str(err)
     await click_move(page, "t1 t2")  # by clicking
     await page.wait_for_selector("#message.refused")
-    assert await page.inner_text("#message") == reason
+    # The engine's reason with its cards as on the board, as the terminal client says it.
+    assert "4S" in reason
+    shown = cards_in_text(reason, CardStyle(color=False)).plain
+    assert "4♠" in shown and "4S" not in shown
+    assert await page.inner_text("#message") == shown
+    # The piles of the refused move flash where they are.
+    assert await page.locator('#board .pile.refused[data-pile="t1"]').count() == 1
     assert await page.get_attribute("#message", "data-code") == "illegal_move"
-    assert await page.inner_html("#board") == before
+    assert await cards_html(page) == before
     await typed_move(page, "t9 t1")  # typed: a pile Shaula does not have
     await page.wait_for_function(
         "() => document.querySelector('#message').textContent.includes('no pile t9')"
     )
-    assert await page.inner_html("#board") == before
+    assert await cards_html(page) == before
     await page.evaluate("() => document.querySelectorAll('#board .card').forEach(c => c.kept = 1)")
     await typed_move(page, "t2 t5")  # and a legal one is still accepted
     await wait_acks(page, 1)
-    assert await page.inner_html("#board") != before
+    assert await cards_html(page) != before
     # Drawn by changing only what the move changed: one new card element on t5, the same
     # elements as before for every other card (no pile rebuilt).
     fresh = await page.eval_on_selector_all(

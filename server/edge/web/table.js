@@ -1,0 +1,110 @@
+// Each game's table as its players know it (docs/rules.md): what a pile is called, what an
+// empty one takes, the one-line reminders drawn on the board, and the words a screen reader
+// speaks. Words only: whether a move is legal is decided by the server's engine alone.
+
+import { cardLabel, cardSymbol } from "./cards.js";
+
+const SHAULA_TABLEAU = (n) => (n <= 4 ? "fortythieves" : "freecell");
+
+// kind -> [the pile's name in words, what an empty one takes]
+const KINDS = {
+  shaula: {
+    f: ["foundation", "an Ace"],
+    c: ["cell", "any card"],
+    fortythieves: ["Forty Thieves pile", "a King"],
+    freecell: ["FreeCell pile", "any card"],
+  },
+  stalactites: {
+    f: ["foundation", ""],
+    c: ["cell", "any card"],
+    t: ["tableau pile", "nothing: stays empty"],
+  },
+  moojub: {
+    f: ["foundation", "opens in order"],
+    r: ["reserve", "the next deal"],
+  },
+};
+
+// The tableau's groups, each with its reminder of how it builds (as PySolFC draws Shaula).
+export const TABLEAU_GROUPS = {
+  shaula: [
+    { piles: ["t1", "t2", "t3", "t4"], kind: "fortythieves", title: "Forty Thieves", rule: "down in suit · empty: a King" },
+    { piles: ["t5", "t6", "t7", "t8"], kind: "freecell", title: "FreeCell", rule: "down, alternate colours · empty: any card" },
+  ],
+};
+
+export function pileKind(game, pile) {
+  const letters = pile.replace(/[0-9]+$/, "");
+  if (game === "shaula" && letters === "t") return SHAULA_TABLEAU(Number(pile.slice(1)));
+  return letters;
+}
+
+function kindWords(game, pile) {
+  return KINDS[game]?.[pileKind(game, pile)] ?? ["pile", ""];
+}
+
+// What may go on this pile while it is empty ("a King"), "" when nothing is worth saying.
+export function emptyText(game, pile) {
+  return kindWords(game, pile)[1];
+}
+
+// "t5, FreeCell pile, 6 cards, top: queen of spades" (and, for a fanned pile, the cards
+// under the top one, top down, so that a covered card can be found by ear too).
+export function pileName(game, pile, cards, fanned) {
+  const [kind] = kindWords(game, pile);
+  const count = cards.length;
+  let text = `${pile}, ${kind}, `;
+  if (!count) {
+    const takes = emptyText(game, pile);
+    return `${text}empty${takes ? `, takes ${takes}` : ""}`;
+  }
+  text += `${count} card${count === 1 ? "" : "s"}, top: ${spoken(cards[count - 1])}`;
+  if (game === "stalactites" && pile.startsWith("f")) text += `, base: ${spoken(cards[0])}`;
+  if (fanned && count > 1) {
+    text += `; under it: ${cards.slice(0, -1).reverse().map(spoken).join(", ")}`;
+  }
+  return text;
+}
+
+function spoken(card) {
+  return typeof card === "string" && card.length === 2 ? cardLabel(card) : "a face-down card";
+}
+
+// Stalactites: how the race builds its foundations, read off the cards already on them
+// (the first card put on any foundation decided it for the game), or null before that.
+export function stalactitesStep(piles) {
+  const ranks = "A23456789TJQK";
+  for (const [pile, cards] of Object.entries(piles)) {
+    if (!pile.startsWith("f") || cards.length < 2) continue;
+    const step = (ranks.indexOf(cards[1][0]) - ranks.indexOf(cards[0][0]) + 13) % 13;
+    if (step === 1 || step === 2) return step;
+  }
+  return null;
+}
+
+// The line over a game's foundations: how they build.
+export function foundationNote(game, board) {
+  if (game !== "stalactites") return "";
+  const step = board.step ?? stalactitesStep(board.piles);
+  if (step === 1) return "Foundations build by ones (7, 8, 9 …), any suit, K then A";
+  if (step === 2) return "Foundations build by twos (7, 9, J …), any suit, round the corner";
+  return "By ones or by twos: the first card you put on a foundation decides";
+}
+
+// A refusal's reason with its cards as on the board: "Q♦ does not go on J♥".
+export function withSymbols(text) {
+  return text.replace(/\b([A2-9TJQK])([CDHS])\b/g, (card) => cardSymbol(card));
+}
+
+// An accepted move in words, read on the board after it: "queen of spades, t5 to t2".
+export function moveWords(board, text) {
+  if (text === "deal") return "Dealt a card to each reserve.";
+  if (text === "undo") return "Move undone.";
+  const [src, dst, n] = text.split(" ");
+  const pile = board?.piles?.[dst];
+  const count = n ? Number(n) : 1;
+  if (!pile || pile.length < count) return `${src} to ${dst}.`;
+  const first = pile[pile.length - count];
+  const what = count > 1 ? `${count} cards from ${spoken(first)}` : spoken(first);
+  return `${what}, ${src} to ${dst}.`;
+}

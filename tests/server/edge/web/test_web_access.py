@@ -1,0 +1,253 @@
+"""Every page for everyone: axe-core (axe-playwright-python) finds no serious or critical
+violation, nothing scrolls sideways on a 390x844 phone, the board plays from the keyboard
+alone and by touch (tap, drag), and a live region says what happens."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+from axe_playwright_python.async_playwright import Axe
+from playwright.async_api import Browser, Page
+from support.server_processes import ServerProcess
+from support.web import create_room, new_page, page_errors, shown_board, wait_acks
+
+import core
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+SEED = 617
+PHONE = (390, 844)
+
+
+def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(
+        base + path, json.dumps(body).encode(), {"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return dict(json.load(answer))
+
+
+async def serious(page: Page) -> list[str]:
+    """axe-core's serious and critical violations on the page as it is now."""
+    results = await Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+async def pages(base: str, page: Page) -> Any:
+    """Visit every page (and the race page in each state): yields its name, once ready."""
+    waiting = await create_room(base, game="shaula", seats=2)
+    await page.goto(f"{base}/")
+    await page.wait_for_selector("#rooms[data-feed=live] table")
+    yield "lobby"
+    await page.goto(f"{base}/play/{waiting}")
+    await page.wait_for_selector("#take-seat")
+    yield "seat form"
+    await page.click("#take-seat")
+    await page.wait_for_selector("#ready")
+    yield "waiting room"
+    for game in core.GAMES:
+        room = await create_room(base, game=game, seed=SEED, seats=1, countdown=0)
+        await page.goto(f"{base}/play/{room}?sit=1")
+        await page.click("#ready")
+        await page.wait_for_selector("#board .card")
+        yield f"race ({game})"
+        await page.goto(f"{base}/watch/{room}")
+        await page.wait_for_selector(".watched .card")
+        yield f"watch ({game})"
+        await page.goto(f"{base}/play/{room}")
+        await page.click("#resign")
+        await page.click("#resign")
+        await page.wait_for_selector("#results-table")
+        yield f"results ({game})"
+    running = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0)
+    other = await new_page(page.context.browser)  # type: ignore[arg-type]
+    await other.goto(f"{base}/play/{running}?sit=1")
+    await other.click("#ready")
+    await other.wait_for_selector("#board .card")
+    await page.goto(f"{base}/tv")
+    await page.wait_for_selector("#tv .watched .card")
+    yield "tv"
+    await other.context.close()
+    created = await asyncio.to_thread(
+        post, base, "/tournaments", {"name": "Access cup", "format": "rounds", "games": ["shaula"]}
+    )
+    await page.goto(f"{base}/tour/{created['tournament']['id']}")
+    await page.wait_for_selector("#register")
+    yield "tournament"
+    await page.goto(f"{base}/rules/moojub")
+    await page.wait_for_selector("#rules h2")
+    yield "rules"
+
+
+@pytest.mark.parametrize("size", [(1280, 800), PHONE], ids=["desktop", "phone"])
+async def test_every_page_passes_axe_and_fits_the_screen(
+    module_server: ServerProcess, module_browser: Browser, size: tuple[int, int]
+) -> None:
+    width, height = size
+    page = await new_page(module_browser, width, height, touch=size == PHONE)
+    problems: dict[str, list[str]] = {}
+    visited = []
+    async for name in pages(module_server.url, page):
+        visited.append(name)
+        found = await serious(page)
+        scroll = await page.evaluate("() => document.documentElement.scrollWidth")
+        if scroll > width:
+            found.append(f"{scroll} px wide on a {width} px screen")
+        if found:
+            problems[name] = found
+    assert len(visited) == 15
+    assert not problems, json.dumps(problems, indent=1)
+    assert page_errors(page) == []
+    await page.context.close()
+
+
+async def test_the_board_plays_from_the_keyboard_and_says_what_happened(
+    module_server: ServerProcess, module_browser: Browser
+) -> None:
+    base = module_server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=1)
+    page = await new_page(module_browser)
+    await page.goto(f"{base}/play/{room}?sit=1")
+    await page.click("#ready")
+    # The countdown is spoken.
+    await page.wait_for_function(
+        "() => /Starting in|Go!/.test(document.querySelector('#announce').textContent)"
+    )
+    await page.wait_for_selector("#board .card")
+    game = core.new_game("shaula", SEED)
+    # Tab reaches the board (one tab stop), then the arrows walk the piles: from c1,
+    # down to t1, right to t2.
+    await page.focus("#board .pile[tabindex='0']")
+    focused = "() => document.activeElement.dataset.pile"
+    assert await page.evaluate(focused) == "c1"
+    name = await page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert name == "c1, cell, empty, takes any card"
+    await page.keyboard.press("ArrowDown")
+    assert await page.evaluate(focused) == "t1"
+    await page.keyboard.press("ArrowRight")
+    assert await page.evaluate(focused) == "t2"
+    assert game.state()["piles"]["t2"] == ["AD", "7S", "QC", "5H", "QS", "TS"]
+    name = await page.evaluate("() => document.activeElement.getAttribute('aria-label')")
+    assert name == (
+        "t2, Forty Thieves pile, 6 cards, top: 10 of spades; under it: queen of spades, "
+        "5 of hearts, queen of clubs, 7 of spades, ace of diamonds"
+    )
+    # Enter picks t2's top card up; over to t5 (a FreeCell pile) and Enter puts it there.
+    await page.keyboard.press("Enter")
+    assert "picked up: 1 card" in await page.evaluate(
+        "() => document.activeElement.getAttribute('aria-label')"
+    )
+    for _ in range(3):
+        await page.keyboard.press("ArrowRight")
+    assert await page.evaluate(focused) == "t5"
+    await page.keyboard.press("Enter")
+    await wait_acks(page, 1)
+    game.apply("t2 t5")
+    assert await shown_board(page) == {
+        pid: cards if pid.startswith("t") else cards[-1:]
+        for pid, cards in game.state()["piles"].items()
+    }
+    await page.wait_for_function(
+        "() => document.querySelector('#announce').textContent === '10 of spades, t2 to t5.'"
+    )
+    # `?` lists the shortcuts; Escape closes the list.
+    await page.keyboard.press("?")
+    await page.wait_for_selector("#shortcuts[open]")
+    assert "arrow" in (await page.inner_text("#shortcuts")).lower() or "←" in (
+        await page.inner_text("#shortcuts")
+    )
+    await page.keyboard.press("Escape")
+    await page.wait_for_selector("#shortcuts:not([open])", state="attached")
+    # The end is spoken too.
+    await page.click("#resign")
+    await page.click("#resign")
+    await page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.startsWith('The race is over')"
+    )
+    assert page_errors(page) == []
+    await page.context.close()
+
+
+async def swipe(page: Page, start: tuple[float, float], end: tuple[float, float]) -> None:
+    """A finger put down at `start`, moved to `end` and lifted (Chrome's own touch events,
+    through the DevTools protocol: the page sees them as a phone's)."""
+    session = await page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = start, end
+    send = session.send
+    await send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
+    for k in range(1, 6):
+        point = {"x": x0 + (x1 - x0) * k / 5, "y": y0 + (y1 - y0) * k / 5}
+        await send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [point]})
+    await send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    await session.detach()
+
+
+async def test_a_phone_plays_by_tapping_and_by_dragging_with_a_finger(
+    module_server: ServerProcess, module_browser: Browser
+) -> None:
+    base = module_server.url
+    room = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0)
+    page = await new_page(module_browser, *PHONE, touch=True)
+    await page.goto(f"{base}/play/{room}?sit=1")
+    await page.tap("#ready")
+    await page.wait_for_selector("#board .card")
+    game = core.new_game("shaula", SEED)
+    # Tap t2's top card, then tap t5.
+    await page.locator('#board .pile[data-pile="t2"] .card').last.tap()
+    await page.locator('#board .pile[data-pile="t5"]').tap(position={"x": 10, "y": 10})
+    await wait_acks(page, 1)
+    game.apply("t2 t5")
+    # Drag t2's next top card to c1 with a finger.
+    await page.wait_for_function("() => !document.getAnimations().length")
+    card = await page.locator('#board .pile[data-pile="t2"] .card').last.bounding_box()
+    cell = await page.locator('#board .pile[data-pile="c1"]').bounding_box()
+    assert card and cell
+    # Every card shows at least a 24 px strip to tap, a covered one too.
+    assert card["width"] >= 24
+    start = (card["x"] + card["width"] / 2, card["y"] + 10)
+    await swipe(page, start, (cell["x"] + cell["width"] / 2, cell["y"] + cell["height"] / 2))
+    await wait_acks(page, 2)
+    game.apply("t2 c1")
+    assert await shown_board(page) == {
+        pid: cards if pid.startswith("t") else cards[-1:]
+        for pid, cards in game.state()["piles"].items()
+    }
+    strips = await page.eval_on_selector_all(
+        "#board .pile.tableau",
+        """piles => piles.map(p => { const cs = [...p.querySelectorAll('.card')];
+            return cs.length > 1 ? cs[1].getBoundingClientRect().top
+              - cs[0].getBoundingClientRect().top : 99; })""",
+    )
+    assert min(strips) >= 24  # the strip of a covered card: a finger's target
+    assert page_errors(page) == []
+    await page.context.close()
+
+
+async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
+    module_server: ServerProcess, module_browser: Browser
+) -> None:
+    base = module_server.url
+    room = await create_room(base, game="moojub", seats=2)
+    page = await new_page(module_browser)
+    await page.goto(f"{base}/")
+    await page.wait_for_selector(f'#rooms tr[data-room="{room}"]')
+    await page.focus(f'#rooms tr[data-room="{room}"] a.watch')
+    before = await page.evaluate("() => document.activeElement.outerHTML")
+    await create_room(base, game="stalactites", seats=3)  # the list is drawn again
+    await page.wait_for_function("() => document.querySelectorAll('#rooms tbody tr').length > 1")
+    await page.wait_for_function(
+        "room => document.activeElement.closest('tr')?.dataset.room === room", arg=room
+    )
+    assert await page.evaluate("() => document.activeElement.outerHTML") == before
+    assert page_errors(page) == []
+    await page.context.close()
