@@ -43,7 +43,7 @@ async def serious(page: Page) -> list[str]:
 
 async def pages(base: str, page: Page) -> Any:
     """Visit every page (and the race page in each state): yields its name, once ready."""
-    waiting = await create_room(base, game="shaula", seats=2)
+    waiting = (await create_room(base, game="shaula", seats=2))["id"]
     await page.goto(f"{base}/")
     await page.wait_for_selector("#rooms[data-feed=live] table")
     yield "lobby"
@@ -54,7 +54,7 @@ async def pages(base: str, page: Page) -> Any:
     await page.wait_for_selector("#ready")
     yield "waiting room"
     for game in core.GAMES:
-        room = await create_room(base, game=game, seed=SEED, seats=1, countdown=0)
+        room = (await create_room(base, game=game, seed=SEED, seats=1, countdown=0))["id"]
         await page.goto(f"{base}/play/{room}?sit=1")
         await page.click("#ready")
         await page.wait_for_selector("#board .card")
@@ -67,7 +67,7 @@ async def pages(base: str, page: Page) -> Any:
         await page.click("#resign")
         await page.wait_for_selector("#results-table")
         yield f"results ({game})"
-    running = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0)
+    running = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
     other = await new_page(page.context.browser)  # type: ignore[arg-type]
     await other.goto(f"{base}/play/{running}?sit=1")
     await other.click("#ready")
@@ -113,7 +113,7 @@ async def test_the_board_plays_from_the_keyboard_and_says_what_happened(
     module_server: ServerProcess, module_browser: Browser
 ) -> None:
     base = module_server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=1)
+    room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=1))["id"]
     page = await new_page(module_browser)
     await page.goto(f"{base}/play/{room}?sit=1")
     await page.click("#ready")
@@ -196,7 +196,7 @@ async def test_a_phone_plays_by_tapping_and_by_dragging_with_a_finger(
     module_server: ServerProcess, module_browser: Browser
 ) -> None:
     base = module_server.url
-    room = await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0)
+    room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
     page = await new_page(module_browser, *PHONE, touch=True)
     await page.goto(f"{base}/play/{room}?sit=1")
     await page.tap("#ready")
@@ -237,7 +237,7 @@ async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
     module_server: ServerProcess, module_browser: Browser
 ) -> None:
     base = module_server.url
-    room = await create_room(base, game="moojub", seats=2)
+    room = (await create_room(base, game="moojub", seats=2))["id"]
     page = await new_page(module_browser)
     await page.goto(f"{base}/")
     await page.wait_for_selector(f'#rooms tr[data-room="{room}"]')
