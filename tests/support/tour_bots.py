@@ -26,7 +26,6 @@ import websockets
 import core
 import protocol as p
 from core.replay import verify
-from server.tournament.scoring import RaceResult, knockout_standings, rounds_standings
 from support.http import post_json
 from support.wsclient import WsClient
 
@@ -222,27 +221,60 @@ class TourBot:
             await c.expect(p.RaceFinished, timeout=60)
 
 
-def _results(text: str, ids: dict[str, int]) -> tuple[dict[str, Any], list[RaceResult]]:
-    """A replay's header and results, checked by the engine, as the scoring reads them."""
+# The standings below are recomputed from docs/tournaments.md alone, not with the server's
+# scoring: a check that called the code it checks would agree with any fault of it.
+
+
+def _results(text: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A replay's header and results, checked by the engine."""
     checked = verify(text)
-    return checked.header, [
-        RaceResult(ids[r["name"]], r["won"], r["time"], r["progress"], r["reached"], r["moves"])
-        for r in checked.results
-    ]
+    return checked.header, list(checked.results)
+
+
+def _place_key(result: dict[str, Any]) -> tuple[float, ...]:
+    """How a race places a player: finishers by time, then progress, then who reached it
+    first (to the millisecond); equal keys share the place."""
+    if result["won"]:
+        return (0, round(result["time"], 3))
+    return (1, -result["progress"], round(result["reached"], 3))
+
+
+def _ranks(keys: dict[str, tuple[Any, ...]], last: set[str]) -> dict[str, int]:
+    """name -> rank: by key, the names in `last` after the others; equal rows share it."""
+    ordered = sorted(keys, key=lambda n: (n in last, keys[n]))
+    ranks: dict[str, int] = {}
+    for i, name in enumerate(ordered):
+        before = ordered[i - 1] if i else None
+        same = before is not None and (before in last, keys[before]) == (name in last, keys[name])
+        ranks[name] = ranks[before] if same and before is not None else i + 1
+    return ranks
 
 
 def recomputed_rounds(
     replays: list[str], ids: dict[str, int], removed: frozenset[str] | set[str] = frozenset()
 ) -> dict[str, tuple[int, float]]:
     """name -> (rank, Rounds points), from the replays alone (and who was removed)."""
-    by_round: dict[int, list[RaceResult]] = {}
+    by_round: dict[int, list[dict[str, Any]]] = {}
     for text in replays:
-        header, results = _results(text, ids)
+        header, results = _results(text)
         by_round.setdefault(header["round"], []).extend(results)
-    names = {v: k for k, v in ids.items()}
-    last = {ids[name] for name in removed}
-    ranked = rounds_standings(list(names), by_round, last=last)
-    return {names[row.player]: (rank, row.points) for rank, row in ranked}
+    points = dict.fromkeys(ids, 0.0)
+    wins = dict.fromkeys(ids, 0)
+    time = dict.fromkeys(ids, 0.0)
+    progress = dict.fromkeys(ids, 0)
+    for results in by_round.values():
+        ordered = sorted(results, key=_place_key)
+        size = len(ordered)
+        for r in ordered:
+            # Place p is worth N - p + 1; the places a tie spans share their points.
+            tied = [i for i, o in enumerate(ordered) if _place_key(o) == _place_key(r)]
+            points[r["name"]] += sum(size - i for i in tied) / len(tied)
+            wins[r["name"]] += tied[0] == 0
+            time[r["name"]] += r["time"] if r["won"] else 0.0
+            progress[r["name"]] += r["progress"]
+    keys = {n: (-points[n], -wins[n], round(time[n], 3), -progress[n]) for n in ids}
+    ranks = _ranks(keys, set(removed))
+    return {name: (ranks[name], points[name]) for name in ids}
 
 
 def recomputed_points(replays: list[str], ids: dict[str, int]) -> dict[str, float]:
@@ -254,20 +286,23 @@ def recomputed_knockout(
     replays: list[str], matches: list[dict[str, Any]], ids: dict[str, int]
 ) -> dict[str, tuple[int, int]]:
     """name -> (rank, races won) of a Knockout, from the replays (who won each race) and
-    the public bracket (the round each player went out in, by a race, a walkover or
-    both sides withdrawn)."""
-    races = [_results(text, ids)[1] for text in replays]
+    the public bracket (the champion, and the round each player went out in, by a race,
+    a walkover or both sides withdrawn)."""
+    wins = dict.fromkeys(ids, 0)
+    for text in replays:
+        first, second = sorted(_results(text)[1], key=_place_key)
+        if _place_key(first) != _place_key(second):  # a tie is no race won
+            wins[first["name"]] += 1
     # Withdrawn before the draw: in no match, out before round 1.
     drawn = {side for m in matches for side in (m["a"], m["b"]) if side is not None}
-    out_round: dict[int, int | None] = {
-        pid: None if name in drawn else 0 for name, pid in ids.items()
-    }
+    out_round: dict[str, int | None] = {n: None if n in drawn else 0 for n in ids}
     for match in matches:
         if match["how"] is None:
             continue
         for side in (match["a"], match["b"]):
             if side is not None and side != match["winner"]:
-                out_round[ids[side]] = match["round"]
-    names = {v: k for k, v in ids.items()}
-    ranked = knockout_standings(list(names), races, out_round)
-    return {names[row.player]: (rank, row.wins) for rank, row in ranked}
+                out_round[side] = match["round"]
+    # The champion (still in), then by the round reached, then races won.
+    keys = {n: (-(out_round[n] if out_round[n] is not None else 1 << 30), -wins[n]) for n in ids}
+    ranks = _ranks(keys, set())
+    return {name: (ranks[name], wins[name]) for name in ids}
