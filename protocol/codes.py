@@ -37,6 +37,7 @@ class ErrorCode(enum.StrEnum):
     BAD_REQUEST = "bad_request"  # HTTP body is wrong
     NOT_FOUND = "not_found"  # HTTP: no such path
     UNKNOWN_TOURNAMENT = "unknown_tournament"
+    UNKNOWN_RACE = "unknown_race"  # HTTP: no archived race has that id
     NOT_ORGANISER = "not_organiser"  # the organiser token is missing or wrong
     REGISTRATION_CLOSED = "registration_closed"  # the tournament has started
     TOURNAMENT_FULL = "tournament_full"  # its maximum number of players registered

@@ -102,6 +102,8 @@ class RoomView(TypedDict):
     seed_mode: str
     tournament: str | None
     ghost: str | None  # a ghost race: the race whose recorded run the ghost replays
+    kind: str  # "room", "quick", "tournament" or "ghost"
+    rated: bool
     created_at: float
     start_at: float | None
     ends_at: float | None
@@ -142,6 +144,8 @@ class LobbyRoom(TypedDict):
     countdown: float
     seed_mode: str
     tournament: str | None
+    kind: str  # "room", "quick" or "tournament"
+    rated: bool
     created_at: float
     start_at: float | None
     ends_at: float | None

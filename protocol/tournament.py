@@ -92,6 +92,7 @@ class TourView(TypedDict):
     pause: float
     countdown: float
     grace: float
+    rated: bool
     status: str  # "registration", "running" or "finished"
     round: int
     racing: bool

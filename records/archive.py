@@ -23,7 +23,7 @@ from records.ratings import START, Rating, rate
 from records.schema import players, race_results, races, rating_history, ratings
 from records.sql import insert_ignore
 
-__all__ = ["FinishedRace", "RaceArchive", "SeatResult"]
+__all__ = ["FinishedRace", "RaceArchive", "SeatResult", "race_id"]
 
 KINDS = ("room", "quick", "tournament", "daily", "ghost")
 

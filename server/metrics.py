@@ -188,6 +188,14 @@ class Metrics:
         self.dropped = r.add(
             Counter("solrace_slow_clients_dropped_total", "sockets closed for not reading")
         )
+        self.races_archived = r.add(
+            LabelledCounter(
+                "solrace_races_archived_total",
+                "finished races this process took from the outbox, by result: archived "
+                "(written and rated here) or already (another process had written it)",
+                "result",
+            )
+        )
         self.move_latency = r.add(
             Histogram(
                 "solrace_move_latency_seconds",

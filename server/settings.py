@@ -64,6 +64,11 @@ class Settings:
         "start and supervise a local redis-server",
         "REDIS_URL",
     )
+    archive_lease: float = _setting(
+        30.0,
+        "seconds a process has to archive a room's finished races before another process "
+        "takes the job over (a process killed meanwhile delays its races by this much)",
+    )
     data_dir: str = _setting(
         ".data",
         "where a self-started redis-server keeps its data, and the records' SQLite file "
@@ -168,7 +173,7 @@ class Settings:
         for name in ("max_frame", "send_buffer", "event_log", "max_seats", "batch_max"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
-        for name in ("rate_per_second", "rate_burst", "sweep_interval"):
+        for name in ("rate_per_second", "rate_burst", "sweep_interval", "archive_lease"):
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
         for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):

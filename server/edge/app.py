@@ -43,11 +43,13 @@ from server.edge.app_keys import (
     SOCKETS,
     STORE,
 )
+from server.edge.archiving import archiving_ctx
 from server.edge.dispatch import Dispatcher
 from server.edge.draining import Drain
 from server.edge.identity_routes import identity_routes
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.records_lifecycle import records_ctx
+from server.edge.records_routes import records_routes
 from server.edge.replay_routes import replay_routes
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
 from server.edge.sweeper import sweeper_ctx
@@ -91,6 +93,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(_redis_ctx)
     app.cleanup_ctx.append(sweeper_ctx)
     app.cleanup_ctx.append(tournaments_ctx)
+    app.cleanup_ctx.append(archiving_ctx)  # after tournaments: a heat's one replay is theirs
     app.cleanup_ctx.append(_dispatch_ctx)  # after both: it routes to their parts
     app.cleanup_ctx.append(liveness_ctx)
     app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
@@ -99,6 +102,7 @@ def create_app(settings: Settings) -> web.Application:
     app.router.add_routes(tour_routes)
     app.router.add_routes(replay_routes)
     app.router.add_routes(identity_routes)
+    app.router.add_routes(records_routes)
     app.router.add_get(p.WS_PATH, websocket)
     add_web_client(app)
     return app

@@ -7,6 +7,7 @@ import asyncio
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from records.archive import RaceArchive
 from server.edge.admission.flood_cooldown import FloodCooldown
 from server.edge.admission.limits import ConnectionCount
 from server.edge.admission.room_limit import RoomRateLimit
@@ -24,6 +25,7 @@ from server.storage.store import RoomStore
 
 __all__ = [
     "ACCOUNTS",
+    "ARCHIVE",
     "CLEANUPS",
     "CLIENT_SOCKETS",
     "DISPATCH",
@@ -64,3 +66,4 @@ CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-up
 RECORDS_DB = web.AppKey("records_db", AsyncEngine)
 # Players' accounts (server/identity/accounts.py) over the records' PlayerStore.
 ACCOUNTS = web.AppKey("accounts", Accounts)
+ARCHIVE = web.AppKey("archive", RaceArchive)  # finished races (server/edge/archiving.py)

@@ -19,7 +19,16 @@ from aiohttp import web
 import core
 from protocol import ErrorCode, socket_path
 from server.edge.admission.client_address import client_address
-from server.edge.app_keys import DRAIN, METRICS, ROOM_LIMIT, SERVICE, SETTINGS, SOCKETS, STORE
+from server.edge.app_keys import (
+    ARCHIVE,
+    DRAIN,
+    METRICS,
+    ROOM_LIMIT,
+    SERVICE,
+    SETTINGS,
+    SOCKETS,
+    STORE,
+)
 from server.edge.ghost_rooms import GhostUnavailable, ghost_run
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.live.lobby_live import live_rooms
@@ -173,7 +182,8 @@ async def creation_limited(request: web.Request, what: str) -> web.Response | No
 @routes.post("/rooms")
 async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
-    "time_limit", "spectator_delay", "grace", "countdown"}; every field but game optional."""
+    "time_limit", "spectator_delay", "grace", "countdown", "rated"}; every field but game
+    optional."""
     settings = request.app[SETTINGS]
     limited = await creation_limited(request, "rooms")
     if limited is not None:
@@ -220,6 +230,7 @@ async def create_room(request: web.Request) -> web.Response:
             countdown=_number(body, "countdown", settings.countdown, 0, 60) or 0.0,
             hidden=core.game_class(game).has_talon,
             ghost=ghost.source if ghost else None,
+            kind="ghost" if ghost else "room",
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
@@ -235,7 +246,14 @@ async def create_room(request: web.Request) -> web.Response:
             notice = "no winnable deal was found in time: this deal is random"
     else:
         return _error(400, ErrorCode.BAD_REQUEST, 'seed must be a number, "random" or "winnable"')
-    config = dataclasses.replace(config, seed_mode=mode)
+    # A deal the host picked may be one they know: rated races deal a deal nobody chose.
+    try:
+        rated = _flag(body, "rated", mode != "fixed")
+    except BadRequest as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    if rated and mode == "fixed":
+        return _error(400, ErrorCode.BAD_REQUEST, "a deal chosen by its number is never rated")
+    config = dataclasses.replace(config, seed_mode=mode, rated=rated)
     race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
     if ghost is not None:
         race.add_ghost(ghost.name, ghost.steps, race.created_at)
@@ -316,15 +334,25 @@ async def get_results(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}/replay")
 async def get_replay(request: web.Request) -> web.Response:
-    """The finished race as NDJSON (core/replay.py): header, every accepted move, results,
-    each line chained to the previous one by its hash."""
+    """The room's finished race as NDJSON (core/replay.py): header, every accepted move,
+    results, each line chained to the previous one by its hash. Once the room has expired
+    from Redis (or while its next round runs), its latest archived race."""
+    room = room_key(request.match_info["room"])
     try:
-        record = await StoreRooms(request.app[STORE]).record(room_key(request.match_info["room"]))
+        record = await StoreRooms(request.app[STORE]).record(room)
     except RaceError:
-        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
-    if record is None:
-        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-    text = await race_replay(request.app, record)
+        record, live = None, False
+    else:
+        live = True
+    if record is not None:
+        text = await race_replay(request.app, record)
+    else:
+        archived = await request.app[ARCHIVE].room_replay(room)
+        if archived is None and not live:
+            return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+        if archived is None:
+            return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+        text = archived
     return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
 
 

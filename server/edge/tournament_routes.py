@@ -98,6 +98,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
         pause=_number(body, "pause", 30.0, 0, 3600) or 0.0,
         countdown=_number(body, "countdown", 5.0, 0, 60) or 0.0,
         grace=_number(body, "grace", 60.0, 0, 3600) or 0.0,
+        rated=_flag(body, "rated", True),
     )
 
 

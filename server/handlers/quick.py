@@ -103,6 +103,8 @@ class QuickMatch:
             grace=settings.grace,
             countdown=settings.countdown,
             hidden=core.game_class(game).has_talon,
+            kind="quick",
+            rated=True,
         )
         race = Race(room=new_room_id(), config=config, seed=random_seed(), created_at=now)
         await self.ctx.store.create(race)

@@ -81,6 +81,10 @@ class RoomConfig:
     hidden: bool = False  # the game hides information (Moojub's talon): seed secret, boards sent
     tournament: str | None = None  # a tournament's race: one deal, no rematch
     ghost: str | None = None  # a ghost race: the race whose recorded run the ghost seat replays
+    # What kind of race it is: "room" (made by someone), "quick" (a quick match),
+    # "tournament" or "ghost"; and whether it moves the players' ratings (records/ratings.py).
+    kind: str = "room"
+    rated: bool = True
 
 
 @dataclass(slots=True)
@@ -260,6 +264,8 @@ class Race:
             "seed_mode": self.config.seed_mode,
             "tournament": self.config.tournament,
             "ghost": self.config.ghost,
+            "kind": self.config.kind,
+            "rated": self.config.rated,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,

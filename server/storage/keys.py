@@ -15,6 +15,10 @@ node, so one script can touch them all):
     {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
     {room:ID}:seq:S      hash: seq -> "VERSION|event body" of its move (the answer to a
                          re-send is built from it), and "last" (highest accepted seq)
+    {room:ID}:ended      hash: the room's finished races not archived yet (the outbox):
+                         ROUND -> the finished race as JSON, ROUND:S -> seat S's moves
+                         ("MILLISECONDS MOVE" lines); written by the transition that ends
+                         the race, emptied as each is archived; never expires
     channel {room:ID}:events   pub/sub: each event as it is logged
 
 Global keys (no room tag; each is touched by one command on its own): `ROOMS` (zset of
@@ -23,9 +27,12 @@ every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` 
 process's heartbeat), `PROCESSES` (set of the processes that have beaten and are not yet
 reaped), `process_rooms_key(PROCESS)` (set of the rooms where its sockets held seats),
 `process_reaped_key(PROCESS)` (it was taken for dead: told at its next heartbeat),
-`room_rate_key(ADDRESS)` (the room-creation limit of a client
-address), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY` (every room
-transition: "REV|msgpack lobby entry", for the lobby feed, server/live/lobby_live.py).
+`room_rate_key(ADDRESS)` (the room-creation limit of a client address), `OUTBOX` (zset of
+the rooms with a race to archive, by when it ended; every process drains it,
+server/edge/archiving.py), `outbox_claim_key(ROOM)` (which process is archiving the room's
+races now: a short lease), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY`
+(every room transition: "REV|msgpack lobby entry", for the lobby feed,
+server/live/lobby_live.py).
 
 Tournaments (server/tournament/store.py), per tournament under the hash tag `{tour:ID}`:
 
@@ -47,12 +54,14 @@ __all__ = [
     "CONTROL",
     "DEADLINES",
     "LOBBY",
+    "OUTBOX",
     "PROCESSES",
     "ROOMS",
     "TOURS",
     "TOUR_DEADLINES",
     "RoomKeys",
     "TourKeys",
+    "outbox_claim_key",
     "process_key",
     "process_reaped_key",
     "process_rooms_key",
@@ -67,6 +76,12 @@ DEADLINES = "solrace:deadlines"
 PROCESSES = "solrace:processes"  # set: every process that has beaten, until it is reaped
 LOBBY = "solrace:lobby"  # channel: each room transition's lobby entry (server/live/lobby_live.py)
 CONTROL = "solrace:control"  # always subscribed: redis-py's listener needs one channel
+OUTBOX = "solrace:records:outbox"  # zset: rooms with a finished race to archive
+
+
+def outbox_claim_key(room: str) -> str:
+    """Which process archives the room's finished races now (a lease, RoomStore.claim_ended)."""
+    return f"solrace:records:claim:{room}"
 
 
 def quick_queue(game: str) -> str:
@@ -101,7 +116,7 @@ def process_rooms_key(process: str) -> str:
 
 
 class RoomKeys:
-    __slots__ = ("_move_keys", "channel", "log", "meta", "race", "tag")
+    __slots__ = ("_move_keys", "channel", "ended", "log", "meta", "race", "tag")
 
     def __init__(self, room: str) -> None:
         self.tag = tag = f"{{room:{room}}}"
@@ -109,6 +124,7 @@ class RoomKeys:
         self.race = f"{tag}:race"
         self.log = f"{tag}:log"
         self.channel = f"{tag}:events"
+        self.ended = f"{tag}:ended"
         self._move_keys: dict[int, tuple[str, ...]] = {}
 
     def moves(self, seat: int) -> str:

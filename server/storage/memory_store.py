@@ -22,16 +22,19 @@ import protocol as p
 from protocol import ErrorCode
 from server.room.checklist import Verdict
 from server.room.matching import Ticket, partner
-from server.room.race import Outcome, Race, RaceError
+from server.room.race import Outcome, Race, RaceError, Status
 from server.storage.keys import LOBBY, RoomKeys, ticket_channel
 from server.storage.store import (
     Applied,
+    EndedRace,
     Loaded,
     MoveResult,
     MoveWrite,
     RedisRoomStore,
     RoomStore,
     answer_to,
+    ended_fields,
+    ended_races,
     entry_body,
     events_after,
     lobby_body,
@@ -102,6 +105,9 @@ class MemoryRoomStore:
         self._reaped: set[str] = set()  # processes taken for dead since their heartbeat
         self._queues: dict[str, list[str]] = {}
         self._creations: dict[str, float] = {}  # address -> when its next creation is due
+        self._ended: dict[str, dict[str, str]] = {}  # room -> its outbox hash
+        self._outbox: dict[str, float] = {}  # room -> when its last race ended
+        self._claims: dict[str, tuple[str, float]] = {}  # room -> (owner, until, loop time)
         self._lock = asyncio.Lock()
 
     # ------------------------------------------------------------ rooms and their race
@@ -132,12 +138,24 @@ class MemoryRoomStore:
             if loaded is None:
                 raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")
             race = loaded.race
-            old_round = race.round
+            old_round, old_status = race.round, race.status
             outcome = action(race)
             if not outcome:
                 return Applied(race, [], loaded.version)
             events, version = self._write(race, outcome.events, reset=race.round != old_round)
+            if race.status is Status.FINISHED and old_status is not Status.FINISHED:
+                self._keep_ended(race, now)
             return Applied(race, events, version)
+
+    def _keep_ended(self, race: Race, now: float) -> None:
+        """transition.lua's outbox: the finished race and its seats' moves, kept whole."""
+        stored = self._rooms[race.room]
+        fields = self._ended.setdefault(race.room, {})
+        fields[str(race.round)] = stored.race
+        for seat in range(race.config.seats):
+            lines = (f"{ms} {move}" for ms, move in stored.moves.get(seat, []))
+            fields[f"{race.round}:{seat}"] = "\n".join(lines)
+        self._outbox[race.room] = now
 
     def _write(
         self, race: Race, events: list[p.Event], *, reset: bool
@@ -323,6 +341,38 @@ class MemoryRoomStore:
             self._creations = {a: t for a, t in self._creations.items() if t > now}
         self._creations[address] = due + interval
         return 0.0
+
+    # ------------------------------------------------------------ the outbox
+
+    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]:
+        return sorted(self._outbox.items(), key=lambda item: (item[1], item[0]))[:limit]
+
+    async def ended(self, room: str) -> list[EndedRace]:
+        return ended_races(dict(self._ended.get(room, {})))
+
+    async def forget_ended(self, room: str, ended: EndedRace) -> None:
+        fields = self._ended.get(room, {})
+        for name in ended_fields(ended):
+            fields.pop(name, None)
+        if not fields:
+            self._ended.pop(room, None)
+
+    async def outbox_done(self, room: str, score: float) -> None:
+        if room in self._outbox and self._outbox[room] <= score:
+            del self._outbox[room]
+
+    async def claim_ended(self, room: str, owner: str, seconds: float) -> bool:
+        now = asyncio.get_running_loop().time()
+        held = self._claims.get(room)
+        if held is not None and held[1] > now:
+            return False
+        self._claims[room] = (owner, now + seconds)
+        return True
+
+    async def release_ended(self, room: str, owner: str) -> None:
+        held = self._claims.get(room)
+        if held is not None and held[0] == owner:
+            del self._claims[room]
 
 
 if TYPE_CHECKING:  # mypy holds both stores to the one contract

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -37,9 +38,11 @@ from server.storage.keyed_locks import KeyedLocks
 from server.storage.keys import (
     DEADLINES,
     LOBBY,
+    OUTBOX,
     PROCESSES,
     ROOMS,
     RoomKeys,
+    outbox_claim_key,
     process_key,
     process_reaped_key,
     process_rooms_key,
@@ -52,6 +55,7 @@ from server.storage.keys import (
 __all__ = [
     "UNAVAILABLE_ERRORS",
     "Applied",
+    "EndedRace",
     "Loaded",
     "MoveResult",
     "MoveWrite",
@@ -169,6 +173,15 @@ class Loaded:
     version: int  # last event version
 
 
+@dataclass(frozen=True, slots=True)
+class EndedRace:
+    """A finished race waiting in the outbox to be archived: the race as it ended and each
+    seat's moves (seconds, move), kept by the transition that ended it."""
+
+    race: Race
+    moves: dict[int, list[tuple[float, str]]]
+
+
 @dataclass(slots=True)
 class Applied:
     race: Race
@@ -242,6 +255,13 @@ class RoomStore(Protocol):
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
     async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
+    # the outbox of finished races, for the archive (server/edge/archiving.py)
+    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]: ...
+    async def ended(self, room: str) -> list[EndedRace]: ...
+    async def forget_ended(self, room: str, ended: EndedRace) -> None: ...
+    async def outbox_done(self, room: str, score: float) -> None: ...
+    async def claim_ended(self, room: str, owner: str, seconds: float) -> bool: ...
+    async def release_ended(self, room: str, owner: str) -> None: ...
 
 
 class RedisRoomStore:
@@ -299,28 +319,36 @@ class RedisRoomStore:
         another process can make the compare-and-set fail: no retry storms when eight
         players join or leave at once."""
         async with self._turns.hold(room):
-            return await self._transact(room, action)
+            return await self._transact(room, action, now)
 
-    async def _transact(self, room: str, action: Callable[[Race], Outcome]) -> Applied:
+    async def _transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
         for _ in range(20):
             loaded = await self.load(room)
             if loaded is None:
                 raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")
             race = loaded.race
-            old_round = race.round
+            old_round, old_status = race.round, race.status
             outcome = action(race)
             if not outcome:
                 return Applied(race, [], loaded.version)
+            ends = race.status is Status.FINISHED and old_status is not Status.FINISHED
+            if ends:
+                # Listed before the write that keeps the race for the archive, and again
+                # after it: a process dying in between leaves an entry the drain finds
+                # empty and drops once it is old, never a kept race nobody looks for.
+                await self.redis.zadd(OUTBOX, {room: now})
             written = await self._write(
-                race, loaded.rev, outcome.events, reset=race.round != old_round
+                race, loaded.rev, outcome.events, reset=race.round != old_round, ends=ends
             )
             if written is not None:
+                if ends:
+                    await self.redis.zadd(OUTBOX, {room: max(now, time.time())})
                 log_events(race, written[0])  # operators' log: started, finished
                 return Applied(race, written[0], written[1])
         raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
 
     async def _write(
-        self, race: Race, rev: int, events: list[p.Event], *, reset: bool
+        self, race: Race, rev: int, events: list[p.Event], *, reset: bool, ends: bool = False
     ) -> tuple[list[p.Event], int] | None:
         deadline = race.next_deadline()
         if deadline is not None:
@@ -336,7 +364,7 @@ class RedisRoomStore:
             outs += [f"tok:{index}", seat.token_hash if seat else ""]
         result = await self.batcher.call(
             TRANSITION,
-            (keys.meta, keys.race, keys.log, *keys.per_seat(race.config.seats)),
+            (keys.meta, keys.race, keys.log, keys.ended, *keys.per_seat(race.config.seats)),
             (
                 rev,
                 json.dumps(race.to_dict(), separators=(",", ":")),
@@ -351,6 +379,7 @@ class RedisRoomStore:
                 len(outs) // 2,
                 LOBBY,
                 lobby_body(race),
+                "1" if ends else "0",
                 *outs,
                 *(entry_body(e) for e in events),
             ),
@@ -467,6 +496,36 @@ class RedisRoomStore:
         """What is wrong with Redis, or None when every node answers (the health check)."""
         return await redis_problem(self.redis)
 
+    # ------------------------------------------------------------ the outbox
+
+    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]:
+        """Rooms with a finished race to archive, and when it ended, oldest first."""
+        raw = await self.redis.zrange(OUTBOX, 0, limit - 1, withscores=True)
+        return [(room.decode(), score) for room, score in raw]
+
+    async def ended(self, room: str) -> list[EndedRace]:
+        """The room's finished races not archived yet, oldest round first."""
+        raw = await self.redis.hgetall(RoomKeys(room).ended)
+        return ended_races({k.decode(): v.decode() for k, v in raw.items()})
+
+    async def forget_ended(self, room: str, ended: EndedRace) -> None:
+        await self.redis.hdel(RoomKeys(room).ended, *ended_fields(ended))
+
+    async def outbox_done(self, room: str, score: float) -> None:
+        """Drop the room from the outbox unless a race of it ended again since `score`."""
+        await self.batcher.call(UNSCHEDULE, (OUTBOX,), (room, repr(score)))
+
+    async def claim_ended(self, room: str, owner: str, seconds: float) -> bool:
+        """A short lease: one process archives a room's races at a time (the archive is
+        idempotent anyway; this only saves the others the work)."""
+        key = outbox_claim_key(room)
+        return bool(await self.redis.set(key, owner, px=round(seconds * 1000), nx=True))
+
+    async def release_ended(self, room: str, owner: str) -> None:
+        key = outbox_claim_key(room)
+        if (await self.redis.get(key)) == owner.encode():
+            await self.redis.delete(key)
+
     async def load_scripts(self) -> None:
         for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
             await self.redis.script_load(script.source)
@@ -496,6 +555,33 @@ class RedisRoomStore:
         once, then one every `interval` seconds."""
         wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
         return float(wait)
+
+
+def ended_races(fields: dict[str, str]) -> list[EndedRace]:
+    """The outbox hash of a room (server/storage/keys.py, `ended`) as races, oldest first;
+    a race whose JSON cannot be read is left out (and stays in the hash)."""
+    found: list[EndedRace] = []
+    for field, text in fields.items():
+        if not field.isdigit():
+            continue
+        try:
+            race = Race.from_dict(json.loads(text))
+        except (ValueError, KeyError, TypeError):
+            continue
+        moves = {
+            seat: parse_moves(
+                [e.encode() for e in fields.get(f"{field}:{seat}", "").split("\n") if e]
+            )
+            for seat in race.seats
+        }
+        found.append(EndedRace(race, moves))
+    return sorted(found, key=lambda e: e.race.round)
+
+
+def ended_fields(ended: EndedRace) -> list[str]:
+    """The outbox hash's fields of one ended race."""
+    round_ = str(ended.race.round)
+    return [round_, *(f"{round_}:{seat}" for seat in range(ended.race.config.seats))]
 
 
 def move_call(

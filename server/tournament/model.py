@@ -47,6 +47,7 @@ class TourConfig:
     pause: float = 30.0  # Rounds, Knockout: the break between rounds
     countdown: float = 5.0  # a heat's room counts down this long before its race
     grace: float = 60.0  # a racer whose connection drops keeps their seat this long
+    rated: bool = True  # its races move the players' ratings (records/ratings.py)
 
 
 @dataclass(slots=True)

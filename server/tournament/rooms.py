@@ -19,7 +19,7 @@ from protocol import ErrorCode
 from server.room.race import Outcome, Race, RaceError, RoomConfig, Status
 from server.storage.store import RoomStore
 
-__all__ = ["HeatSpec", "RaceRecord", "RaceRooms", "StoreRooms", "heat_room"]
+__all__ = ["HeatSpec", "RaceRecord", "RaceRooms", "StoreRooms", "heat_room", "record_of"]
 
 
 def heat_room(tournament: str, heat: int) -> str:
@@ -37,6 +37,7 @@ class HeatSpec:
     spectator_delay: float
     countdown: float
     grace: float
+    rated: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +94,8 @@ class StoreRooms:
             countdown=spec.countdown,
             hidden=core.game_class(spec.game).has_talon,
             tournament=spec.tournament,
+            kind="tournament",
+            rated=spec.rated,
         )
         race = Race(room=spec.room, config=config, seed=spec.seed, created_at=now)
         await self.store.create(race)  # a no-op if another process created it first
@@ -120,19 +123,28 @@ class StoreRooms:
         race = loaded.race
         if race.status is not Status.FINISHED or race.start_at is None:
             return None  # the rooms' own sweeper ends it on time
-        moves: list[tuple[int, str, float]] = []
-        for seat in sorted(race.seats):
-            for at, move in await self.store.moves(room, seat):
-                moves.append((seat, move, at - race.start_at))
-        moves.sort(key=lambda m: m[2])  # stable: one seat's order is kept on equal times
-        return RaceRecord(
-            room=room,
-            game=race.config.game,
-            seed=race.seed,
-            players=[(seat, s.name) for seat, s in sorted(race.seats.items())],
-            moves=moves,
-            started_at=race.start_at,
-            finished_at=race.finished_at or race.start_at,
-            finish_reason=race.finish_reason or "",
-            tournament=race.config.tournament,
-        )
+        moves = {seat: await self.store.moves(room, seat) for seat in sorted(race.seats)}
+        return record_of(race, moves)
+
+
+def record_of(race: Race, moves: dict[int, list[tuple[float, str]]]) -> RaceRecord | None:
+    """The record of a finished race from its seats' moves (seconds, move); None if the race
+    has not finished (or never started)."""
+    if race.status is not Status.FINISHED or race.start_at is None:
+        return None
+    timed: list[tuple[int, str, float]] = []
+    for seat in sorted(race.seats):
+        for at, move in moves.get(seat, []):
+            timed.append((seat, move, at - race.start_at))
+    timed.sort(key=lambda m: m[2])  # stable: one seat's order is kept on equal times
+    return RaceRecord(
+        room=race.room,
+        game=race.config.game,
+        seed=race.seed,
+        players=[(seat, s.name) for seat, s in sorted(race.seats.items())],
+        moves=timed,
+        started_at=race.start_at,
+        finished_at=race.finished_at or race.start_at,
+        finish_reason=race.finish_reason or "",
+        tournament=race.config.tournament,
+    )

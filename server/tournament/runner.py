@@ -243,6 +243,7 @@ class TourRunner:
             spectator_delay=c.spectator_delay,
             countdown=c.countdown,
             grace=c.grace,
+            rated=c.rated,
         )
 
     async def _draw(self, config: TourConfig, game: str) -> int:

@@ -70,6 +70,7 @@ def tour_view(tour: Tournament) -> p.TourView:
         pause=c.pause,
         countdown=c.countdown,
         grace=c.grace,
+        rated=c.rated,
         status=tour.status.value,
         round=tour.round,
         racing=tour.racing,

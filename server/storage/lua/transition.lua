@@ -1,9 +1,10 @@
 -- Write a race transition if nobody else wrote one first (compare-and-set on rev).
--- KEYS: 1 meta, 2 race, 3 event log, 4.. the seats' keys (moves, seq answers)
+-- KEYS: 1 meta, 2 race, 3 event log, 4 the room's ended races (for the archive),
+--       5.. the seats' keys (moves, seq answers)
 -- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
 --       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': new round,
---       11 k, 12 the lobby channel, 13 the room's lobby entry (msgpack), then k (field,
---       value) pairs for meta, then event bodies
+--       11 k, 12 the lobby channel, 13 the room's lobby entry (msgpack), 14 '1': this write
+--       ends the race, then k (field, value) pairs for meta, then event bodies
 local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
 if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
 rev = rev + 1
@@ -12,10 +13,10 @@ redis.call('HSET', KEYS[1], 'rev', rev, 'status', ARGV[3], 'round', ARGV[4],
   'start_at', ARGV[5], 'ends_at', ARGV[6])
 local k = tonumber(ARGV[11])
 for i = 0, k - 1 do
-  redis.call('HSET', KEYS[1], ARGV[14 + 2 * i], ARGV[15 + 2 * i])
+  redis.call('HSET', KEYS[1], ARGV[15 + 2 * i], ARGV[16 + 2 * i])
 end
 if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-send is a re-send)
-  for i = 4, #KEYS do
+  for i = 5, #KEYS do
     local seat = string.match(KEYS[i], ':moves:(%d+)$')
     if seat then
       redis.call('DEL', KEYS[i])
@@ -23,8 +24,20 @@ if ARGV[10] == '1' then  -- a new round: boards restart; seq answers stay (a re-
     end
   end
 end
+if ARGV[14] == '1' then
+  -- The race ends: it is kept whole for the archive in the same step (the outbox), the
+  -- finished race and every seat's moves, until a process has archived it. No expiry.
+  redis.call('HSET', KEYS[4], ARGV[4], ARGV[2])
+  for i = 5, #KEYS do
+    local seat = string.match(KEYS[i], ':moves:(%d+)$')
+    if seat then
+      local moves = redis.call('LRANGE', KEYS[i], 0, -1)
+      redis.call('HSET', KEYS[4], ARGV[4] .. ':' .. seat, table.concat(moves, '\n'))
+    end
+  end
+end
 local first = nil
-for i = 14 + 2 * k, #ARGV do
+for i = 15 + 2 * k, #ARGV do
   local v = redis.call('HINCRBY', KEYS[1], 'ver', 1)
   first = first or v
   local entry = v .. '|' .. ARGV[i]
@@ -36,6 +49,8 @@ redis.call('LTRIM', KEYS[3], -tonumber(ARGV[7]), -1)
 -- script as the write: no lobby can miss a change that was made.
 redis.call('PUBLISH', ARGV[12], rev .. '|' .. ARGV[13])
 for i = 1, #KEYS do
-  redis.call('PEXPIRE', KEYS[i], ARGV[9])
+  if i ~= 4 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[9])
+  end
 end
 return {'ok', rev, first or 0, redis.call('HGET', KEYS[1], 'ver') or '0'}

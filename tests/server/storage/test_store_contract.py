@@ -223,3 +223,54 @@ async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomS
     # No rating counts as 1500: the last one left, uncovered, is theirs all the same.
     assert await store.quick_pair(game, ticket("n3", None, 20.0), 20.0) == top
     assert await store.quick_pair(game, ticket("n4", 1500, 20.0), 20.0) is None
+
+
+async def _outbox_score(store: RoomStore, room: str) -> float | None:
+    return dict(await store.outbox(limit=100_000)).get(room)
+
+
+async def test_a_race_that_ends_is_kept_whole_in_the_outbox_until_archived(
+    store: RoomStore,
+) -> None:
+    room = await running_room(store)
+    assert (await store.submit_move(move(room, 0, 1, 0))).kind is Verdict.OK
+    assert (await store.submit_move(move(room, 0, 2, 1, "t2 c2"))).kind is Verdict.OK
+    await store.transact(room, lambda r: r.resign(1, 4.0), 4.0)
+    assert await _outbox_score(store, room) is None  # still running: nothing to archive
+    await store.transact(room, lambda r: r.resign(0, 5.0), 5.0)
+    first_end = await _outbox_score(store, room)
+    assert first_end is not None
+    # A rematch restarts the boards; the first race is still kept whole.
+    for seat in (0, 1):
+        await store.transact(room, lambda r, s=seat: r.rematch(s, 77, 6.0), 6.0)
+    await store.transact(room, lambda r: r.tick(6.0), 6.0)
+    [ended] = await store.ended(room)
+    assert ended.race.round == 1 and ended.race.status is Status.FINISHED
+    assert ended.race.results is not None and ended.race.finish_reason == "all_done"
+    assert ended.moves == {0: [(3.0, "t1 c1"), (3.0, "t2 c2")], 1: []}
+    # The second race ends too: both wait, oldest first, and the room is listed again.
+    await store.transact(room, lambda r: r.resign(0, 8.0), 8.0)
+    await store.transact(room, lambda r: r.resign(1, 8.0), 8.0)
+    assert [e.race.round for e in await store.ended(room)] == [1, 2]
+    await store.forget_ended(room, ended)
+    assert [e.race.round for e in await store.ended(room)] == [2]
+    # Done as of the first end: the room stays listed, a race of it ended since.
+    await store.outbox_done(room, first_end)
+    second_end = await _outbox_score(store, room)
+    assert second_end is not None
+    await store.forget_ended(room, (await store.ended(room))[0])
+    await store.outbox_done(room, second_end)
+    assert await _outbox_score(store, room) is None
+    assert await store.ended(room) == []
+
+
+async def test_one_owner_at_a_time_archives_a_room(store: RoomStore) -> None:
+    room = uuid.uuid4().hex[:8]
+    assert await store.claim_ended(room, "a", 30.0)
+    assert not await store.claim_ended(room, "b", 30.0)
+    await store.release_ended(room, "b")  # not b's to release
+    assert not await store.claim_ended(room, "b", 30.0)
+    await store.release_ended(room, "a")
+    assert await store.claim_ended(room, "b", 0.05)
+    await asyncio.sleep(0.2)  # the lease lapses (its owner died)
+    assert await store.claim_ended(room, "a", 30.0)

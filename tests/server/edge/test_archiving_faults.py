@@ -1,0 +1,68 @@
+"""A process killed between a race's end and its archive loses nothing: the race was kept
+whole in Redis by the transition that ended it, and another process archives it once the
+dead one's lease lapses. Real `python -m server` processes, a real SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import sqlalchemy as sa
+from redis.asyncio import Redis
+from support.finished import archived_replay, finish_race
+from support.ports import free_port
+from support.records import migrated
+from support.server_processes import ServerProcess, environment
+
+from core.replay import verify
+from records.schema import race_results, races
+from server.storage.keys import OUTBOX, RoomKeys, outbox_claim_key
+
+
+async def test_a_process_killed_between_the_end_and_the_archive_loses_nothing(
+    redis_url: str, tmp_path: Path
+) -> None:
+    database = tmp_path / "records.sqlite3"
+    env = environment(
+        REDIS_URL=redis_url,
+        SOLRACE_DATABASE_URL=f"sqlite+aiosqlite:///{database}",
+        SOLRACE_ARCHIVE_LEASE="2",
+    )
+    first = ServerProcess(free_port(), env, log=tmp_path / "first.log")
+    second = ServerProcess(free_port(), env, log=tmp_path / "second.log")
+    redis = Redis.from_url(redis_url)
+    await first.start()
+    # The database stalls: the first process's archive waits for its write lock.
+    stall = sqlite3.connect(database, isolation_level=None)
+    try:
+        stall.execute("BEGIN IMMEDIATE")
+        room = await finish_race(first.url)
+        async with asyncio.timeout(20):  # the first process took the job, and waits
+            while not await redis.exists(outbox_claim_key(room)):
+                await asyncio.sleep(0.05)
+        first.kill()
+        assert first.process is not None and await first.process.wait() == -9
+        assert await redis.zscore(OUTBOX, room) is not None
+        assert await redis.hexists(RoomKeys(room).ended, "1")
+        stall.execute("ROLLBACK")
+    finally:
+        stall.close()
+    try:
+        await second.start()
+        replay = await archived_replay(second.url, f"{room}.1")
+        assert [r["name"] for r in verify(replay).results] == ["ann", "bo"]
+        async with asyncio.timeout(20):  # and the outbox is emptied
+            while await redis.zscore(OUTBOX, room) is not None:
+                await asyncio.sleep(0.1)
+        assert not await redis.exists(RoomKeys(room).ended)
+        url = f"sqlite+aiosqlite:///{database}"
+        async with migrated(url) as engine, engine.connect() as conn:
+            count = sa.select(sa.func.count())
+            assert await conn.scalar(count.select_from(races).where(races.c.room == room)) == 1
+            mine = race_results.c.race_id == f"{room}.1"
+            assert await conn.scalar(count.select_from(race_results).where(mine)) == 2
+    finally:
+        await second.stop()
+        await redis.aclose()
+        print(first.text(), second.text())
