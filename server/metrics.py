@@ -192,7 +192,8 @@ class Metrics:
             LabelledCounter(
                 "solrace_races_archived_total",
                 "finished races this process took from the outbox, by result: archived "
-                "(written and rated here) or already (another process had written it)",
+                "(written and rated here), already (another process had written it) or "
+                "failed (set aside: not an outage, a bug; kept and tried again later)",
                 "result",
             )
         )

@@ -16,12 +16,13 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from records.archive import RaceArchive
 from server.edge.app_keys import ARCHIVE, METRICS, PROCESS, RECORDS_DB, SETTINGS, STORE
 from server.edge.periodic import Periodic
 from server.edge.routes import race_replay
-from server.metrics import Metrics
+from server.metrics import Metrics, redis_error
 from server.room.archived import archived_race
 from server.storage.store import RoomStore
 from server.tournament.rooms import RaceRecord, record_of
@@ -34,6 +35,10 @@ ARCHIVE_EVERY = 1.0  # seconds between looks at the outbox
 # Seconds after which an outbox entry with nothing kept is dropped: a transition listed it
 # and then lost its compare-and-set, or died before writing (a kept race is never dropped).
 STALE = 120.0
+# Seconds before a room whose race could not be archived for a reason other than an outage
+# (a bug: its moves do not replay, the database refuses a row) is tried again; its race is
+# kept meanwhile, and the other rooms go on being archived.
+RETRY = 600.0
 BATCH = 100  # rooms looked at per drain
 
 
@@ -51,13 +56,21 @@ class Archiver:
         self.owner, self.metrics, self.lease = owner, metrics, lease
 
     async def drain(self, now: float) -> int:
-        """Archive what the outbox holds; how many races this call wrote."""
+        """Archive what the outbox holds; how many races this call wrote. An outage
+        (Redis, the database) stops the drain, to be tried again at the next; any other
+        failure sets that room aside for `RETRY` seconds, logged, and the drain goes on."""
         written = 0
-        for room, score in await self.store.outbox(BATCH):
+        for room, score in await self.store.outbox(now, BATCH):
             if not await self.store.claim_ended(room, self.owner, self.lease):
                 continue  # another process is at it
             try:
                 written += await self._room(room, score, now)
+            except Exception as exc:
+                if outage(exc):
+                    raise
+                log.exception("room %s: its finished race could not be archived", room)
+                self.metrics.races_archived.inc("failed")
+                await self.store.outbox_later(room, now + RETRY)
             finally:
                 await self.store.release_ended(room, self.owner)
         return written
@@ -82,6 +95,12 @@ class Archiver:
             await self.store.forget_ended(room, ended)  # only once the archive committed
         await self.store.outbox_done(room, score)
         return written
+
+
+def outage(error: BaseException) -> bool:
+    """Whether `error` says Redis or the database cannot be reached now (try again soon)
+    rather than that this race cannot be archived (a bug, to be looked at)."""
+    return redis_error(error) or isinstance(error, OperationalError | InterfaceError)
 
 
 async def archiving_ctx(app: web.Application) -> AsyncIterator[None]:

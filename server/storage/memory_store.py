@@ -25,6 +25,7 @@ from server.room.matching import Ticket, partner
 from server.room.race import Outcome, Race, RaceError, Status
 from server.storage.keys import LOBBY, RoomKeys, ticket_channel
 from server.storage.store import (
+    OUTBOX_AGAIN,
     Applied,
     EndedRace,
     Loaded,
@@ -155,7 +156,7 @@ class MemoryRoomStore:
         for seat in range(race.config.seats):
             lines = (f"{ms} {move}" for ms, move in stored.moves.get(seat, []))
             fields[f"{race.round}:{seat}"] = "\n".join(lines)
-        self._outbox[race.room] = now
+        self._outbox[race.room] = now + OUTBOX_AGAIN
 
     def _write(
         self, race: Race, events: list[p.Event], *, reset: bool
@@ -344,8 +345,9 @@ class MemoryRoomStore:
 
     # ------------------------------------------------------------ the outbox
 
-    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]:
-        return sorted(self._outbox.items(), key=lambda item: (item[1], item[0]))[:limit]
+    async def outbox(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        due = [(room, at) for room, at in self._outbox.items() if at <= now]
+        return sorted(due, key=lambda item: (item[1], item[0]))[:limit]
 
     async def ended(self, room: str) -> list[EndedRace]:
         return ended_races(dict(self._ended.get(room, {})))
@@ -360,6 +362,10 @@ class MemoryRoomStore:
     async def outbox_done(self, room: str, score: float) -> None:
         if room in self._outbox and self._outbox[room] <= score:
             del self._outbox[room]
+
+    async def outbox_later(self, room: str, at: float) -> None:
+        if room in self._outbox:
+            self._outbox[room] = max(self._outbox[room], at)
 
     async def claim_ended(self, room: str, owner: str, seconds: float) -> bool:
         now = asyncio.get_running_loop().time()

@@ -15,7 +15,6 @@ import dataclasses
 import hashlib
 import json
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -81,6 +80,8 @@ QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
 ROOM_RATE = load_script("room_rate")
 
+
+OUTBOX_AGAIN = 0.001  # seconds after the first listing of an ended race its second one is
 
 # What a store raises when Redis does not answer (down, restarting, or past the reply
 # deadline): the caller answers "unavailable", and nothing is known to have changed.
@@ -256,10 +257,11 @@ class RoomStore(Protocol):
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
     async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
     # the outbox of finished races, for the archive (server/edge/archiving.py)
-    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]: ...
+    async def outbox(self, now: float, limit: int = 100) -> list[tuple[str, float]]: ...
     async def ended(self, room: str) -> list[EndedRace]: ...
     async def forget_ended(self, room: str, ended: EndedRace) -> None: ...
     async def outbox_done(self, room: str, score: float) -> None: ...
+    async def outbox_later(self, room: str, at: float) -> None: ...
     async def claim_ended(self, room: str, owner: str, seconds: float) -> bool: ...
     async def release_ended(self, room: str, owner: str) -> None: ...
 
@@ -334,15 +336,17 @@ class RedisRoomStore:
             ends = race.status is Status.FINISHED and old_status is not Status.FINISHED
             if ends:
                 # Listed before the write that keeps the race for the archive, and again
-                # after it: a process dying in between leaves an entry the drain finds
-                # empty and drops once it is old, never a kept race nobody looks for.
+                # after it, a little later: a process dying in between leaves an entry the
+                # drain finds empty and drops once it is old, and a drain that read the first
+                # listing cannot drop the second (`outbox_done`): never a kept race that
+                # nobody looks for.
                 await self.redis.zadd(OUTBOX, {room: now})
             written = await self._write(
                 race, loaded.rev, outcome.events, reset=race.round != old_round, ends=ends
             )
             if written is not None:
                 if ends:
-                    await self.redis.zadd(OUTBOX, {room: max(now, time.time())})
+                    await self.redis.zadd(OUTBOX, {room: now + OUTBOX_AGAIN})
                 log_events(race, written[0])  # operators' log: started, finished
                 return Applied(race, written[0], written[1])
         raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
@@ -498,9 +502,9 @@ class RedisRoomStore:
 
     # ------------------------------------------------------------ the outbox
 
-    async def outbox(self, limit: int = 100) -> list[tuple[str, float]]:
-        """Rooms with a finished race to archive, and when it ended, oldest first."""
-        raw = await self.redis.zrange(OUTBOX, 0, limit - 1, withscores=True)
+    async def outbox(self, now: float, limit: int = 100) -> list[tuple[str, float]]:
+        """Rooms with a finished race to archive by `now`, and when, oldest first."""
+        raw = await self.redis.zrangebyscore(OUTBOX, "-inf", now, 0, limit, withscores=True)
         return [(room.decode(), score) for room, score in raw]
 
     async def ended(self, room: str) -> list[EndedRace]:
@@ -514,6 +518,10 @@ class RedisRoomStore:
     async def outbox_done(self, room: str, score: float) -> None:
         """Drop the room from the outbox unless a race of it ended again since `score`."""
         await self.batcher.call(UNSCHEDULE, (OUTBOX,), (room, repr(score)))
+
+    async def outbox_later(self, room: str, at: float) -> None:
+        """Look at the room again at `at` (not sooner; a race that ended since is kept)."""
+        await self.redis.zadd(OUTBOX, {room: at}, xx=True, gt=True)
 
     async def claim_ended(self, room: str, owner: str, seconds: float) -> bool:
         """A short lease: one process archives a room's races at a time (the archive is

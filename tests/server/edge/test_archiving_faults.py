@@ -1,11 +1,14 @@
 """A process killed between a race's end and its archive loses nothing: the race was kept
 whole in Redis by the transition that ended it, and another process archives it once the
-dead one's lease lapses. Real `python -m server` processes, a real SIGKILL."""
+dead one's lease lapses. Real `python -m server` processes, a real SIGKILL. A race that
+cannot be archived (a bug) is kept and set aside, and blocks no other."""
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
+import uuid
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -14,10 +17,17 @@ from support.finished import archived_replay, finish_race
 from support.ports import free_port
 from support.records import migrated
 from support.server_processes import ServerProcess, environment
+from support.servers import MakeServer
+from support.wsclient import get_text
 
+import protocol as p
 from core.replay import verify
 from records.schema import race_results, races
+from server.redis_io.batcher import ScriptBatcher
+from server.room.checklist import Verdict
+from server.room.race import Race, RoomConfig
 from server.storage.keys import OUTBOX, RoomKeys, outbox_claim_key
+from server.storage.store import MoveWrite, RedisRoomStore
 
 
 async def test_a_process_killed_between_the_end_and_the_archive_loses_nothing(
@@ -66,3 +76,49 @@ async def test_a_process_killed_between_the_end_and_the_archive_loses_nothing(
         await second.stop()
         await redis.aclose()
         print(first.text(), second.text())
+
+
+async def _bad_race(redis_url: str) -> str:
+    """A finished race whose moves no engine accepts (written past the server's checks, as
+    only a bug could): its replay cannot be made."""
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    store = RedisRoomStore(redis, batcher)
+    try:
+        now = time.time()
+        room = uuid.uuid4().hex[:8]
+        config = RoomConfig(game="shaula", seats=1, countdown=0.0)
+        await store.create(Race(room=room, config=config, seed=5, created_at=now))
+        await store.transact(room, lambda r: r.join("x", "h", now)[1], now)
+        await store.transact(room, lambda r: r.start(0, now), now)
+        await store.transact(room, lambda r: r.tick(now), now)
+        for seq in (1, 2):  # the same cell filled twice
+            event = p.Progress(
+                version=0, at=now, seat=0, progress=0, moves=seq, won=False, stuck=False
+            )
+            write = MoveWrite(room, 1, 0, seq, seq - 1, "t1 c1", now, event, None, "h")
+            assert (await store.submit_move(write)).kind is Verdict.OK
+        await store.transact(room, lambda r: r.resign(0, now), now)
+        return room
+    finally:
+        await batcher.close()
+        await redis.aclose()
+
+
+async def test_a_race_that_cannot_be_archived_is_kept_and_blocks_no_other(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    bad = await _bad_race(redis_url)
+    server = await make_server()
+    room = await finish_race(server)
+    await archived_replay(server, f"{room}.1")
+    redis = Redis.from_url(redis_url)
+    try:
+        assert await redis.hexists(RoomKeys(bad).ended, "1")  # kept, not lost
+        later = await redis.zscore(OUTBOX, bad)
+        assert later is not None and later > time.time() + 60  # set aside for a while
+        _, metrics = await get_text(f"{server}/metrics")
+        assert 'solrace_races_archived_total{result="failed"} 1' in metrics
+    finally:
+        await redis.zrem(OUTBOX, bad)
+        await redis.aclose()

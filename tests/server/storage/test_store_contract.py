@@ -16,6 +16,7 @@ from server.redis_io.batcher import ScriptBatcher
 from server.room.checklist import Verdict
 from server.room.matching import Ticket
 from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.keys import OUTBOX
 from server.storage.memory_store import MemoryFeed, MemoryRoomStore
 from server.storage.store import MoveWrite, RedisRoomStore, RoomStore
 
@@ -28,6 +29,9 @@ async def store(request: pytest.FixtureRequest, redis_url: str) -> AsyncIterator
     redis = Redis.from_url(redis_url)
     batcher = ScriptBatcher(redis)
     yield RedisRoomStore(redis, batcher, event_log=8)
+    # The races these tests end (with moves no engine would accept) are not for the
+    # archive of the servers later tests start on this Redis.
+    await redis.delete(OUTBOX)
     await batcher.close()
     await redis.aclose()
 
@@ -226,7 +230,7 @@ async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomS
 
 
 async def _outbox_score(store: RoomStore, room: str) -> float | None:
-    return dict(await store.outbox(limit=100_000)).get(room)
+    return dict(await store.outbox(1e12, limit=100_000)).get(room)
 
 
 async def test_a_race_that_ends_is_kept_whole_in_the_outbox_until_archived(
@@ -262,6 +266,31 @@ async def test_a_race_that_ends_is_kept_whole_in_the_outbox_until_archived(
     await store.outbox_done(room, second_end)
     assert await _outbox_score(store, room) is None
     assert await store.ended(room) == []
+
+
+async def test_a_room_set_aside_is_listed_again_when_due_or_when_a_race_ends(
+    store: RoomStore,
+) -> None:
+    room = await running_room(store)
+    for seat in (0, 1):
+        await store.transact(room, lambda r, s=seat: r.resign(s, 5.0), 5.0)
+    ended_at = await _outbox_score(store, room)
+    assert ended_at is not None
+    assert room in dict(await store.outbox(ended_at))
+    await store.outbox_later(room, ended_at + 600)
+    assert room not in dict(await store.outbox(ended_at + 599, limit=100_000))
+    assert room in dict(await store.outbox(ended_at + 600, limit=100_000))
+    await store.outbox_later(room, ended_at + 10)  # never sooner than it was
+    assert await _outbox_score(store, room) == ended_at + 600
+    for seat in (0, 1):  # another race ends: due at once
+        await store.transact(room, lambda r, s=seat: r.rematch(s, 77, 6.0), 6.0)
+    await store.transact(room, lambda r: r.tick(6.0), 6.0)
+    for seat in (0, 1):
+        await store.transact(room, lambda r, s=seat: r.resign(s, 7.0), 7.0)
+    assert room in dict(await store.outbox(8.0, limit=100_000))
+    gone = uuid.uuid4().hex[:8]
+    await store.outbox_later(gone, 1.0)  # a room not listed stays unlisted
+    assert await _outbox_score(store, gone) is None
 
 
 async def test_one_owner_at_a_time_archives_a_room(store: RoomStore) -> None:
