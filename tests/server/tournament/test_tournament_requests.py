@@ -130,6 +130,14 @@ async def test_the_answers_to_each_request_through_a_tournament(server_url: str)
     assert scored and all(s.you is not None and s.you["room"] is None for s in scored)
     assert final.you is not None and final.you["room"] is None and final.you["seat"] is None
 
+    # The CSV's numbers are written as in the JSON: the two no-shows share 1st and 2nd,
+    # 1.5 points and a round win each (a shared 1st place is one), and finished nothing
+    # (time 0.0, in seconds).
+    _, text = await get_text(f"{base}/standings?format=csv")
+    header, *rows = list(csv.reader(io.StringIO(text)))
+    assert [row[3:6] for row in rows] == [["1.5", "1", "0.0"], ["1.5", "1", "0.0"]]
+    assert [row[8:] for row in rows] == [["1.5"], ["1.5"]] and len(header) == 9
+
     for heat in ("1", "99", "-1", "x"):
         status, data = await get_json(f"{base}/replays/{heat}")
         assert (status, data["error"]["code"]) == (404, "not_found"), heat
