@@ -228,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument(
         "--name",
         help="rename the bot's player (a bot of its own on this machine, named Bot-NNNN "
-        "at first; 3 to 20 letters, digits, _ and -, unique on the server)",
+        "at first; 2 to 20 letters, digits, _ and -, unique on the server)",
     )
     bot.add_argument(
         "--pace", type=float, default=1.0, help="seconds between moves (default 1.0, at least 0.05)"

@@ -81,7 +81,7 @@ def add_account_parser(
     name = sub.add_parser(
         "name",
         help="choose your display name",
-        description="Choose the name other players see: 3 to 20 letters (A-Z), digits, _ "
+        description="Choose the name other players see: 2 to 20 letters (A-Z), digits, _ "
         "and -, unique whatever the case. Your earlier names stay in your profile's history.",
     )
     name.add_argument("name", help="the new name")

@@ -128,7 +128,11 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         "join", help="register and race every round you are given (again: take your place back)"
     )
     join.add_argument("tournament")
-    join.add_argument("--name", help="your name in the tournament (default: your account's)")
+    join.add_argument(
+        "--name",
+        help="register anonymously under this name (default: as this machine's player, "
+        "solrace whoami)",
+    )
     join.add_argument("--bot", action="store_true", help="let the solver bot race for you")
     join.add_argument("--pace", type=float, default=0.5, help="the bot's seconds between moves")
     leaving = []
@@ -402,11 +406,18 @@ async def _watch(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _join(args: argparse.Namespace, style: CardStyle, console: Console) -> int:
-    name = args.name or default_name() or "player"
+    key = None
+    if args.name is None:  # as this machine's player: the registration is theirs
+        from client_cli.account import ensure_player
+
+        me = await ensure_player(args.server)
+        key, name = me.key, str(me["name"])
+    else:
+        name = args.name
     token = recall_token(args.server, args.tournament, f"player {name}")
     if token is None:
         data = await _request(
-            "POST", args.server, _path(args.tournament, "/players"), {"name": name}
+            "POST", args.server, _path(args.tournament, "/players"), {"name": name}, key=key
         )
         token = str(data["token"])
         remember_token(args.server, args.tournament, f"player {name}", token)

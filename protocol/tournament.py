@@ -93,6 +93,7 @@ class TourView(TypedDict):
     countdown: float
     grace: float
     rated: bool
+    seeding: str  # Knockout's bracket: "registration" (order) or "rating"
     status: str  # "registration", "running" or "finished"
     round: int
     racing: bool
@@ -118,6 +119,8 @@ class StandingBase(TypedDict):
     name: str
     status: str  # "active", "withdrawn" or "removed"
     wins: int
+    rating: int | None  # their rating in the tournament's first game when they registered
+    bot: bool
 
 
 class RoundsStanding(StandingBase):

@@ -1,6 +1,6 @@
 """Display names: what a player may be called, and the key that makes names unique.
 
-A name is 3 to 20 characters: ASCII letters and digits, `_` and `-`, beginning with a
+A name is 2 to 20 characters: ASCII letters and digits, `_` and `-`, beginning with a
 letter or a digit (it appears in URLs, `/p/NAME`, and in every other player's terminal,
 so nothing that needs quoting or could draw on a screen). Names are unique whatever
 their case: `Ann` and `ann` are one name, and its key (`name_key`) is what the records
@@ -25,7 +25,7 @@ __all__ = [
     "name_key",
 ]
 
-NAME_MIN = 3
+NAME_MIN = 2
 NAME_MAX = 20
 GUEST_PREFIX = "Guest-"
 BOT_PREFIX = "Bot-"

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from protocol import ErrorCode
 from records.players import Player
+from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import ACCOUNTS, SETTINGS
 from server.edge.routes import _error, creation_limited
@@ -181,3 +182,46 @@ async def sign_out(request: web.Request) -> web.Response:
     except IdentityError as err:
         return _refusal(err)
     return web.json_response({"signed_out": True})
+
+
+def _page_number(request: web.Request, name: str, default: int, high: int) -> int:
+    text = request.query.get(name, str(default))
+    if not text.isdigit() or not 1 <= int(text) <= high:
+        raise IdentityError(ErrorCode.BAD_REQUEST, f"{name} must be a whole number 1..{high}")
+    return int(text)
+
+
+@identity_routes.get("/players/{name}")
+async def profile(request: web.Request) -> web.Response:
+    """A player's public profile: who they are, ratings per game with their history,
+    races played and won, best times, their races a page at a time (`page`, `per_page`)."""
+    accounts = request.app[ACCOUNTS]
+    try:
+        page = _page_number(request, "page", 1, 10_000)
+        per_page = _page_number(request, "per_page", 20, PER_PAGE_MAX)
+        player = await accounts.players.by_name(request.match_info["name"][:40])
+        if player is None:
+            raise IdentityError(ErrorCode.UNKNOWN_PLAYER, "no player has that name", 404)
+    except IdentityError as err:
+        return _refusal(err)
+    profiles = accounts.profiles
+    names = await accounts.names(player)
+    races = await profiles.races_of(player.id, page, per_page)
+    return web.json_response(
+        {
+            "player": {
+                **player_ref(player),
+                "created_at": player.created_at,
+                "names": [{"name": n.name, "until_at": n.until_at} for n in names],
+            },
+            "ratings": await profiles.ratings_of(player.id, time.time()),
+            "stats": await profiles.stats_of(player.id),
+            "best": await profiles.best_times(player.id),
+            "races": {
+                "items": races.items,
+                "page": races.page,
+                "per_page": races.per_page,
+                "more": races.more,
+            },
+        }
+    )

@@ -12,9 +12,11 @@ from aiohttp import web
 
 import core
 from protocol import FORMATS, ErrorCode
-from server.edge.app_keys import SETTINGS
+from server.edge.app_keys import ACCOUNTS, SETTINGS
+from server.edge.identity_routes import bearer_key
 from server.edge.routes import BadRequest, _error, _flag, _number, creation_limited
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
+from server.identity.accounts import IdentityError
 from server.room.ids import printable_name
 from server.tournament.model import TourConfig, TourError
 from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
@@ -82,6 +84,9 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
         if game not in core.GAMES:
             raise TourError(ErrorCode.BAD_GAME, f"games must be among {', '.join(core.GAMES)}")
     seats = _whole(body, "seats", max_seats, 2, max_seats)
+    seeding = body.get("seeding", "registration")
+    if seeding not in ("registration", "rating"):
+        raise BadRequest('seeding must be "registration" or "rating"')
     return TourConfig(
         name=name,
         format=fmt,
@@ -99,6 +104,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
         countdown=_number(body, "countdown", 5.0, 0, 60) or 0.0,
         grace=_number(body, "grace", 60.0, 0, 3600) or 0.0,
         rated=_flag(body, "rated", True),
+        seeding=seeding,
     )
 
 
@@ -140,18 +146,33 @@ async def get_tournament(request: web.Request) -> web.Response:
 
 @tour_routes.post("/tournaments/{tid}/players")
 async def register(request: web.Request) -> web.Response:
+    """Register under `name`; with a player key (Authorization: Bearer), the registration
+    is that player's, under their name, with their rating (docs/protocol.md section 11)."""
+    tid = request.match_info["tid"]
     try:
         body = await _body(request)
-        name = body.get("name")
-        if not isinstance(name, str):
-            raise BadRequest("name must be a string")
-        tour, pid, token = await request.app[TOUR_RUNNER].register(
-            request.match_info["tid"], printable_name(name), time.time()
-        )
+        key = bearer_key(request)
+        if key is not None:
+            accounts = request.app[ACCOUNTS]
+            player = await accounts.who(key, time.time())
+            tour, _ = await request.app[TOUR_STORE].get(tid)
+            rating = None if player.bot else await accounts.rating(player.id, tour.config.games[0])
+            tour, pid, token = await request.app[TOUR_RUNNER].register(
+                tid, player.name, time.time(), account=player.id, bot=player.bot, rating=rating
+            )
+        else:
+            name = body.get("name")
+            if not isinstance(name, str):
+                raise BadRequest("name must be a string")
+            tour, pid, token = await request.app[TOUR_RUNNER].register(
+                tid, printable_name(name), time.time()
+            )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
     except TourError as err:
         return _tour_error(err)
+    except IdentityError as err:
+        return _error(err.status, err.code, err.message)
     return web.json_response(
         {"player": {"id": pid, "name": tour.players[pid].name}, "token": token}, status=201
     )

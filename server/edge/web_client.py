@@ -26,6 +26,10 @@ PAGES = (
     "/rules/{game}",
     "/tour/{tour}",
     "/replay/{race}",
+    "/p/{name}",
+    "/top",
+    "/top/{game}",
+    "/account",
 )
 
 SECURITY = {

@@ -10,7 +10,7 @@ a new key or link code is handed to the caller once, to give to the device it is
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+import time
 
 import protocol as p
 from protocol import ErrorCode
@@ -23,6 +23,7 @@ from records.keys import (
 from records.names import GUEST_PREFIX, BadName, check_name
 from records.passwords import BadPassword, check_password, hash_password, verify_password
 from records.players import AlreadyClaimed, NameTaken, PastName, Player, PlayerStore
+from records.profiles import Profiles
 from server.identity.signin_limit import SignInLimit
 
 __all__ = ["LINK_CODE_TTL", "Accounts", "IdentityError", "player_ref"]
@@ -53,25 +54,20 @@ def _label(label: object) -> str | None:
     return "".join(ch for ch in label if ch.isprintable()).strip()[:LABEL_MAX] or None
 
 
-RatingOf = Callable[[str, str], Awaitable[int | None]]  # (player id, game) -> rating
-
-
 class Accounts:
     def __init__(
         self,
         players: PlayerStore,
+        profiles: Profiles | None = None,
         limit: SignInLimit | None = None,
-        rating_of: RatingOf | None = None,
     ) -> None:
         self.players = players
+        self.profiles = profiles or Profiles(players.engine)
         self.limit = limit or SignInLimit()
-        self._rating_of = rating_of
 
     async def rating(self, player_id: str, game: str) -> int | None:
-        """The player's displayed rating in `game`, if they have one."""
-        if self._rating_of is None:
-            return None
-        return await self._rating_of(player_id, game)
+        """The player's displayed rating in `game` now, if they have one."""
+        return await self.profiles.rating(player_id, game, time.time())
 
     async def create(
         self, now: float, *, bot: bool = False, label: object = None

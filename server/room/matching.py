@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from records.ratings import START
+
 __all__ = ["RANGE_START", "RANGE_WIDENS", "UNRATED", "Ticket", "partner"]
 
 RANGE_START = 100.0  # rating points either way a player accepts as soon as they ask
 RANGE_WIDENS = 50.0  # more points every second waited
-UNRATED = 1500  # the rating of a player with none in the game yet
+UNRATED = START.display  # a player with no rating in the game: where everyone starts
 
 
 @dataclass(frozen=True, slots=True)

@@ -181,6 +181,8 @@ class Rounds(TourFormat[p.RoundsStanding]):
                 player=row.player,
                 name=tour.players[row.player].name,
                 status=tour.status_of(row.player),
+                rating=tour.players[row.player].rating,
+                bot=tour.players[row.player].bot,
                 points=row.points,
                 wins=row.wins,
                 time=round(row.time, 3),
@@ -275,6 +277,8 @@ class Arena(TourFormat[p.ArenaStanding]):
                 player=row.player,
                 name=tour.players[row.player].name,
                 status=tour.status_of(row.player),
+                rating=tour.players[row.player].rating,
+                bot=tour.players[row.player].bot,
                 score=row.score,
                 wins=row.wins,
                 heats=row.heats,
@@ -290,6 +294,15 @@ class Arena(TourFormat[p.ArenaStanding]):
         return f"{heat.game}#{heat.seed}:{row['scores'][index]}"
 
 
+def seed_key(tour: Tournament, pid: int) -> tuple[int, int, int]:
+    """A Knockout seed's sort key, best first: by registration order, or by rating when
+    the organiser chose so (the unrated after everyone, in registration order)."""
+    rating = tour.players[pid].rating
+    if tour.config.seeding != "rating" or rating is None:
+        return (1, 0, pid)
+    return (0, -rating, pid)
+
+
 class Knockout(TourFormat[p.KnockoutStanding]):
     """Head to head in a bracket seeded by registration order; the loser of each match is
     out; a tied race is raced again on a new deal."""
@@ -298,9 +311,12 @@ class Knockout(TourFormat[p.KnockoutStanding]):
     columns = ("wins", "out_round")
 
     def started(self, tour: Tournament, now: float) -> None:
-        """The bracket: seeds by registration order, byes for the best seeds (its size a
-        power of two), placed by `bracket_order`."""
+        """The bracket: seeds by registration order (or by rating, when the organiser
+        chose so: the highest first, the unrated after in registration order), byes for
+        the best seeds (its size a power of two), placed by `bracket_order`."""
         entrants = [pl.id for pl in tour.players if pl.active]
+        if tour.config.seeding == "rating":
+            entrants.sort(key=lambda pid: seed_key(tour, pid))
         for player in tour.players:
             if not player.active:
                 player.out_round = 0
@@ -336,10 +352,11 @@ class Knockout(TourFormat[p.KnockoutStanding]):
         elif len(raced) >= NO_SHOW_RACES and all(
             r.moves == 0 for race in raced[-NO_SHOW_RACES:] for r in race
         ):
-            # Nobody came (or moved): new deals would be raced for ever. The better seed,
-            # registered first, goes through.
+            # Nobody came (or moved): new deals would be raced for ever. The better seed
+            # goes through.
             assert match.a is not None and match.b is not None
-            self._decide(tour, match, min(match.a, match.b), "walkover", now)
+            better = min(match.a, match.b, key=lambda pid: seed_key(tour, pid))
+            self._decide(tour, match, better, "walkover", now)
         else:
             tour.next_at = now  # a new deal for the tie, at the next tick
 
@@ -364,6 +381,8 @@ class Knockout(TourFormat[p.KnockoutStanding]):
                 player=row.player,
                 name=tour.players[row.player].name,
                 status=tour.status_of(row.player),
+                rating=tour.players[row.player].rating,
+                bot=tour.players[row.player].bot,
                 wins=row.wins,
                 out_round=row.out_round,
             )

@@ -53,7 +53,17 @@ class Tournament:
 
     # ------------------------------------------------------------ registration
 
-    def register(self, name: str, token_hash: str, now: float) -> Player:
+    def register(
+        self,
+        name: str,
+        token_hash: str,
+        now: float,
+        *,
+        account: str | None = None,
+        bot: bool = False,
+        rating: int | None = None,
+    ) -> Player:
+        """A new player; `account`: the registering player's id, one registration each."""
         if self.status is not Status.REGISTRATION:
             raise TourError(ErrorCode.REGISTRATION_CLOSED, "registration closed at the start")
         if len(self.players) >= self.config.max_players:
@@ -64,9 +74,13 @@ class Tournament:
             raise TourError(
                 ErrorCode.BAD_NAME, f"a player's name is at most {NAME_MOST} characters"
             )
+        if account is not None and any(p.account == account for p in self.players):
+            raise TourError(ErrorCode.ALREADY_JOINED, "you are registered here already")
         if any(p.name.casefold() == name.casefold() for p in self.players):
             raise TourError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken here")
-        player = Player(len(self.players), name, token_hash, now)
+        player = Player(
+            len(self.players), name, token_hash, now, account=account, bot=bot, rating=rating
+        )
         self.players.append(player)
         return player
 

@@ -48,6 +48,7 @@ class TourConfig:
     countdown: float = 5.0  # a heat's room counts down this long before its race
     grace: float = 60.0  # a racer whose connection drops keeps their seat this long
     rated: bool = True  # its races move the players' ratings (records/ratings.py)
+    seeding: str = "registration"  # Knockout's bracket: by "registration" order or "rating"
 
 
 @dataclass(slots=True)
@@ -59,6 +60,12 @@ class Player:
     withdrawn: bool = False
     removed: bool = False
     out_round: int | None = None  # Knockout: the round they lost (None: still in)
+    # Whose registration it is: the player's id (None: registered with no identity),
+    # whether they are a bot, and their rating (in the tournament's first game) when they
+    # registered: seeds a Knockout by rating, shown in the standings.
+    account: str | None = None
+    bot: bool = False
+    rating: int | None = None
 
     @property
     def active(self) -> bool:

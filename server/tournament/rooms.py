@@ -10,7 +10,7 @@ compare-and-set on a room that does not exist yet).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import core
@@ -38,6 +38,8 @@ class HeatSpec:
     countdown: float
     grace: float
     rated: bool = True
+    # Whose seats they are, in seat order: (player id or None, bot); empty: nobody's.
+    owners: list[tuple[str | None, bool]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +106,9 @@ class StoreRooms:
             out = Outcome()
             if race.seats:
                 return out  # seated already (by whoever created it)
-            for name, token_hash in spec.players:
-                out.events += race.join(name, token_hash, now)[1].events
+            owners = spec.owners or [(None, False)] * len(spec.players)
+            for (name, token_hash), (player, bot) in zip(spec.players, owners, strict=True):
+                out.events += race.join(name, token_hash, now, player=player, bot=bot)[1].events
             for seat in list(race.seats):
                 out.events += race.set_ready(seat, True, now).events
             return out

@@ -105,13 +105,23 @@ class TourRunner:
                 log.exception("tournament %s: the first advance failed", tid)
         return written.tour
 
-    async def register(self, tid: str, name: str, now: float) -> tuple[Tournament, int, str]:
+    async def register(
+        self,
+        tid: str,
+        name: str,
+        now: float,
+        *,
+        account: str | None = None,
+        bot: bool = False,
+        rating: int | None = None,
+    ) -> tuple[Tournament, int, str]:
         token = secrets.token_urlsafe(18)
         token_hash = hash_token(token)
         taken: list[int] = []
 
         def act(t: Tournament) -> bool:
-            taken[:] = [t.register(name, token_hash, now).id]
+            player = t.register(name, token_hash, now, account=account, bot=bot, rating=rating)
+            taken[:] = [player.id]
             return True
 
         written = await self.store.transact(tid, act)
@@ -239,6 +249,7 @@ class TourRunner:
             game=heat.game,
             seed=heat.seed,
             players=[(tour.players[p].name, tour.players[p].token_hash) for p in heat.players],
+            owners=[(tour.players[p].account, tour.players[p].bot) for p in heat.players],
             time_limit=c.time_limit,
             spectator_delay=c.spectator_delay,
             countdown=c.countdown,

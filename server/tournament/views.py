@@ -71,6 +71,7 @@ def tour_view(tour: Tournament) -> p.TourView:
         countdown=c.countdown,
         grace=c.grace,
         rated=c.rated,
+        seeding=c.seeding,
         status=tour.status.value,
         round=tour.round,
         racing=tour.racing,

@@ -4,9 +4,12 @@
 //   /rules, /rules/GAME             each game's rules
 //   /tour/ID         a tournament: registration, standings, races, bracket
 //   /replay/RACE     a finished race, move by move
+//   /p/NAME          a player's profile    /top/GAME   a game's leaderboard
+//   /account         your name, password, devices (identity.js keeps the player key)
 
 import { h, clear } from "./dom.js";
 import { setSounds, soundsOn } from "./sounds.js";
+import { me, shownName } from "./identity.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js"), []],
@@ -16,6 +19,9 @@ const ROUTES = [
   [/^\/tour\/([^/]+)$/, () => import("./tournament.js"), ["tour"]],
   [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"]],
   [/^\/replay\/([^/]+)$/, () => import("./replay.js"), ["race"]],
+  [/^\/p\/([^/]+)$/, () => import("./profile.js"), ["name"]],
+  [/^\/top(?:\/([^/]+))?$/, () => import("./leaderboard.js"), ["game"]],
+  [/^\/account$/, () => import("./account.js"), []],
 ];
 
 function header() {
@@ -40,7 +46,9 @@ function header() {
       link("/", "Lobby"),
       link("/tv", "TV"),
       link("/rules", "Rules"),
+      link("/top", "Leaderboards"),
       h("span", { class: "spacer" }),
+      h("a", { href: "/account", id: "who", class: here === "/account" ? "here" : null }, "Account"),
       h(
         "label",
         { class: "toggle", title: "clubs green, diamonds blue" },
@@ -54,6 +62,9 @@ function header() {
 
 async function main() {
   header();
+  // A first visit makes an anonymous player at once: nothing to fill in before a race.
+  const player = await me();
+  if (player) document.getElementById("who").textContent = shownName(player);
   const root = document.getElementById("main");
   for (const [pattern, load, names] of ROUTES) {
     const match = location.pathname.match(pattern);

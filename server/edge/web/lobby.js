@@ -4,6 +4,7 @@
 
 import { h, clear, copyButton, keepFocus } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
+import { shownName, useName } from "./identity.js";
 import { Socket } from "./net.js";
 import { tournamentsSection } from "./tournament.js";
 
@@ -41,9 +42,10 @@ export async function render(root) {
       {
         type: "button",
         dataset: { quick: game },
-        onclick: () => {
+        onclick: async () => {
           stopQuick();
-          quickStatus.textContent = `Looking for a ${known[game].title} opponent…`;
+          const problem = await useName(nameInput.value.trim());
+          quickStatus.textContent = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
           quickSocket = new Socket({
             hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
@@ -188,7 +190,7 @@ function drawRooms(list, rooms, known) {
       h("td", {}, known[room.game]?.title || room.game),
       h("td", {}, h("span", { class: `status-${room.status}` }, room.status)),
       h("td", {}, `${room.players.length}/${room.seats}`, " ",
-        h("span", { class: "muted" }, room.players.map((p) => p.name).join(", "))),
+        h("span", { class: "muted" }, room.players.map(shownName).join(", "))),
       h("td", { class: "muted" }, settingsText(room)),
       h(
         "td",

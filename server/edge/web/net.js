@@ -8,6 +8,7 @@
 // longer, delay (protocol section 6).
 
 import { parseJSON } from "./api.js";
+import { identifyMessage } from "./identity.js";
 
 // The hello's refusals that mean "not now", not "never".
 export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
@@ -49,6 +50,8 @@ export class Socket {
       this.delayBefore = this.delay;
       this.delay = 250;
       this.onStatus("open");
+      const identify = identifyMessage(); // first: seats and matches are the player's
+      if (identify) ws.send(JSON.stringify({ v: 1, ...identify }));
       const hello = this.hello();
       if (hello) ws.send(JSON.stringify({ v: 1, ...hello }));
       this.ping();

@@ -7,6 +7,7 @@
 
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, playerName, setPlayerName } from "./api.js";
+import { useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -144,8 +145,10 @@ export async function render(root, { room: roomId }) {
       return;
     }
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
-    const take = () => {
-      setPlayerName(name.value.trim());
+    const take = async () => {
+      const problem = await useName(name.value.trim()); // the seat shows the player's name
+      if (problem) el.seatForm.append(h("p", { class: "notice" }, problem));
+      setPlayerName(playerName() || name.value.trim());
       seat.take(name.value.trim());
     };
     el.seatForm.append(

@@ -79,7 +79,7 @@ export class RoomModel {
         room.players.push({
           seat: m.seat, name: m.name, ready: false, connected: true, grace_until: null,
           progress: 0, moves: 0, won: false, stuck: false, out: null, rematch: false,
-          splits: [null, null, null, null],
+          splits: [null, null, null, null], player: m.player ?? null, bot: m.bot ?? false,
         });
         room.players.sort((a, b) => a.seat - b.seat);
         room.host = Math.min(...room.players.map((x) => x.seat));

@@ -52,7 +52,7 @@ export class Seat {
   hello() {
     this.joined = false;
     if (!this.token) return null;
-    return { type: "join", room: this.roomId, token: this.token.token, since: this.model.version ?? undefined };
+    return { type: "join", room: this.roomId, token: this.token.token ?? undefined, since: this.model.version ?? undefined };
   }
 
   // Above every seq this seat has used, also from another window on the same seat (the
@@ -130,8 +130,10 @@ export class Seat {
     switch (m.type) {
       case "welcome":
         this.joined = true;
-        if (m.token) {
-          this.token = { token: m.token, seat: m.seat };
+        if (m.token || (m.role === "player" && !this.token)) {
+          // No token: the player's identity gave the seat back (protocol section 11); the
+          // same join without a token does again after a drop or a reload.
+          this.token = { token: m.token ?? null, seat: m.seat };
           saveSeat(this.roomId, this.token);
         }
         this.seq = Math.max(this.seq, m.last_seq ?? 0);

@@ -4,6 +4,7 @@
 
 import { h, clear, copyButton, fmtSeconds } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
+import { authed, useName } from "./identity.js";
 import { Socket } from "./net.js";
 
 // The tournament token of this browser's player, and the organiser token of its creator.
@@ -60,7 +61,8 @@ export async function render(root, { tour: id }) {
 
   async function act(path, body) {
     try {
-      const answer = await postJSON(`/tournaments/${id}/${path}`, body);
+      // With the player key: the registration is this browser's player's (section 11).
+      const answer = await authed("POST", `/tournaments/${id}/${path}`, body);
       say("", "");
       return answer;
     } catch (err) {
@@ -96,6 +98,8 @@ export async function render(root, { tour: id }) {
       el.mine.append(
         h("form", { class: "seat", onsubmit: async (e) => {
           e.preventDefault();
+          const problem = await useName(name.value.trim());
+          if (problem) say(problem);
           setPlayerName(name.value.trim());
           const answer = await act("players", { name: name.value.trim() });
           if (answer) {

@@ -56,7 +56,7 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
   function boardCard(seat) {
     const p = model.player(seat);
     const boardEl = h("div", { class: "board small" });
-    const card = h("section", { class: "watched", dataset: { seat: String(seat) } }, h("h3", {}, p?.name ?? `seat ${seat}`), boardEl);
+    const card = h("section", { class: "watched", dataset: { seat: String(seat) } }, h("h3", {}, p?.name ?? `seat ${seat}`, p?.bot ? h("span", { class: "tag bot" }, "bot") : null), boardEl);
     return { view: new BoardView(boardEl), card };
   }
 

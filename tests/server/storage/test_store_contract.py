@@ -224,7 +224,7 @@ async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomS
     # 1700: 1880 is 180 away (its range: 100); 1200 has waited 20 s (range 1100) and
     # covers 500: the one whose range covers the newcomer goes first.
     assert await store.quick_pair(game, ticket("n2", 1700, 20.0), 20.0) == old
-    # No rating counts as 1500: the last one left, uncovered, is theirs all the same.
+    # No rating (1000, the start): the last one left, uncovered, is theirs all the same.
     assert await store.quick_pair(game, ticket("n3", None, 20.0), 20.0) == top
     assert await store.quick_pair(game, ticket("n4", 1500, 20.0), 20.0) is None
 

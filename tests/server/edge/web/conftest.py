@@ -23,8 +23,16 @@ from bench.browser import CHROMIUM, launch_chromium
 
 
 async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
+    # Records of the test's own: the players' names a test's pages choose are free.
+    records = f"sqlite+aiosqlite:///{log.parent}/records.sqlite3"
     proc = ServerProcess(
-        free_port(), environment(), "--redis-url", redis_url, "--countdown", "1", log=log
+        free_port(),
+        environment(SOLRACE_DATABASE_URL=records),
+        "--redis-url",
+        redis_url,
+        "--countdown",
+        "1",
+        log=log,
     )
     await proc.start()
     yield proc

@@ -1,0 +1,208 @@
+"""What a player's profile shows, read from the records: ratings per game with their
+history, races played and won, best winning times, and the latest races a page at a time.
+
+Read-only queries over the archive's tables (records/schema.py); ratings are shown as
+records/ratings.py says (the displayed number, provisional, sigma grown with inactivity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from records.ratings import Rating
+from records.schema import race_results, races, rating_history, ratings
+
+__all__ = ["HISTORY_POINTS", "PER_PAGE_MAX", "Profiles", "RacePage"]
+
+HISTORY_POINTS = 100  # the latest rating changes drawn per game
+PER_PAGE_MAX = 100
+
+
+@dataclass(frozen=True, slots=True)
+class RacePage:
+    items: list[dict[str, Any]]
+    page: int
+    per_page: int
+    more: bool
+
+
+def _shown(mu: float, sigma: float, last_rated_at: float, now: float) -> Rating:
+    return Rating(mu, sigma).aged(now - last_rated_at)
+
+
+class Profiles:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def rating(self, player_id: str, game: str, now: float) -> int | None:
+        """The player's displayed rating in `game` now, or None if never rated in it."""
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(
+                    sa.select(ratings.c.mu, ratings.c.sigma, ratings.c.last_rated_at).where(
+                        ratings.c.player_id == player_id, ratings.c.game == game
+                    )
+                )
+            ).first()
+        if row is None:
+            return None
+        return _shown(row.mu, row.sigma, row.last_rated_at, now).display
+
+    async def ratings_of(self, player_id: str, now: float) -> list[dict[str, Any]]:
+        """Each game the player is rated in: the rating now, whether it is provisional,
+        rated races, and the history (oldest first, the latest HISTORY_POINTS)."""
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(ratings)
+                    .where(ratings.c.player_id == player_id)
+                    .order_by(ratings.c.game)
+                )
+            ).all()
+            shown = []
+            for row in rows:
+                history = (
+                    await db.execute(
+                        sa.select(
+                            rating_history.c.at,
+                            rating_history.c.display,
+                            rating_history.c.race_id,
+                        )
+                        .where(
+                            rating_history.c.player_id == player_id,
+                            rating_history.c.game == row.game,
+                        )
+                        .order_by(rating_history.c.at.desc())
+                        .limit(HISTORY_POINTS)
+                    )
+                ).all()
+                rating = _shown(row.mu, row.sigma, row.last_rated_at, now)
+                shown.append(
+                    {
+                        "game": row.game,
+                        "rating": rating.display,
+                        "provisional": rating.provisional,
+                        "races": row.races,
+                        "last_rated_at": row.last_rated_at,
+                        "history": [
+                            {"at": h.at, "rating": h.display, "race": h.race_id}
+                            for h in reversed(history)
+                        ],
+                    }
+                )
+        return shown
+
+    async def stats_of(self, player_id: str) -> dict[str, int]:
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(
+                    sa.select(
+                        sa.func.count().label("races"),
+                        sa.func.coalesce(
+                            sa.func.sum(sa.case((race_results.c.won, 1), else_=0)), 0
+                        ).label("won"),
+                    ).where(race_results.c.player_id == player_id)
+                )
+            ).one()
+        return {"races": int(row.races), "won": int(row.won)}
+
+    async def best_times(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's fastest win in each game: its time, race and deal."""
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(
+                        races.c.game,
+                        race_results.c.time_ms,
+                        races.c.id,
+                        races.c.seed,
+                        races.c.ended_at,
+                    )
+                    .join(races, races.c.id == race_results.c.race_id)
+                    .where(
+                        race_results.c.player_id == player_id,
+                        race_results.c.won,
+                        race_results.c.time_ms.is_not(None),
+                    )
+                    .order_by(races.c.game, race_results.c.time_ms, races.c.ended_at)
+                )
+            ).all()
+        best: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            best.setdefault(
+                row.game,
+                {
+                    "game": row.game,
+                    "time": row.time_ms / 1000,
+                    "race": row.id,
+                    "seed": row.seed,
+                    "at": row.ended_at,
+                },
+            )
+        return list(best.values())
+
+    async def races_of(self, player_id: str, page: int = 1, per_page: int = 20) -> RacePage:
+        """The player's races, the latest first, `per_page` from page `page` (1-based)."""
+        page = max(1, page)
+        per_page = min(max(1, per_page), PER_PAGE_MAX)
+        seats = (
+            sa.select(sa.func.count())
+            .where(race_results.c.race_id == races.c.id)
+            .correlate(races)
+            .scalar_subquery()
+        )
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(
+                        races.c.id,
+                        races.c.game,
+                        races.c.seed,
+                        races.c.kind,
+                        races.c.rated,
+                        races.c.tournament,
+                        races.c.ended_at,
+                        race_results.c.seat,
+                        race_results.c.name,
+                        race_results.c.place,
+                        race_results.c.won,
+                        race_results.c.time_ms,
+                        race_results.c.progress,
+                        race_results.c.rating_before,
+                        race_results.c.rating_after,
+                        seats.label("seats"),
+                    )
+                    .join(races, races.c.id == race_results.c.race_id)
+                    .where(race_results.c.player_id == player_id)
+                    .order_by(races.c.ended_at.desc(), races.c.id)
+                    .offset((page - 1) * per_page)
+                    .limit(per_page + 1)
+                )
+            ).all()
+        items = [
+            {
+                "race": row.id,
+                "game": row.game,
+                "seed": row.seed,
+                "kind": row.kind,
+                "rated": bool(row.rated),
+                "tournament": row.tournament,
+                "ended_at": row.ended_at,
+                "seat": row.seat,
+                "name": row.name,
+                "place": row.place,
+                "seats": int(row.seats),
+                "won": bool(row.won),
+                "time": None if row.time_ms is None else row.time_ms / 1000,
+                "progress": row.progress,
+                "rating_before": row.rating_before,
+                "rating_after": row.rating_after,
+                "replay": f"/races/{row.id}/replay",
+            }
+            for row in rows[:per_page]
+        ]
+        return RacePage(items, page, per_page, more=len(rows) > per_page)

@@ -1,0 +1,111 @@
+// Who this browser plays as (docs/protocol.md section 11): a player key kept in
+// localStorage, made at the first visit (POST /players), sent as `identify` first on every
+// WebSocket and as `Authorization: Bearer` on every request that acts as the player —
+// never in a URL. The pages ask `me()` for the player, `authed()` to act as them.
+
+import { parseJSON, setPlayerName, toJSON } from "./api.js";
+
+const STORE = "solrace.player"; // {key, id, name, bot, claimed}
+
+function kept() {
+  try {
+    const value = JSON.parse(localStorage.getItem(STORE) || "null");
+    return value && typeof value.key === "string" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function keep(key, player) {
+  const entry = { key, id: player.id, name: player.name, bot: player.bot, claimed: player.claimed };
+  localStorage.setItem(STORE, JSON.stringify(entry));
+  // The pages' name fields show the player's chosen name (a guest's stays as typed: it
+  // becomes the player's name when a seat is taken, `useName`).
+  if (!/^(Guest|Bot)-/.test(player.name)) setPlayerName(player.name);
+  return entry;
+}
+
+// A request acting as this browser's player: the answer's JSON, or an Error with `code`.
+export async function authed(method, path, data) {
+  const headers = { Accept: "application/json" };
+  const me = kept();
+  if (me) headers.Authorization = `Bearer ${me.key}`;
+  if (data !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
+  const body = parseJSON(await response.text());
+  if (!response.ok) {
+    const error = new Error(body?.error?.message || `HTTP ${response.status}`);
+    error.code = body?.error?.code;
+    throw error;
+  }
+  return body;
+}
+
+let ready = null;
+
+// This browser's player, made now if there is none (or the kept key signs nobody in any
+// more); null when the server could not be asked (the pages then work anonymously).
+export function me() {
+  ready ??= (async () => {
+    const entry = kept();
+    if (entry) {
+      try {
+        return keep(entry.key, (await authed("GET", "/me")).player);
+      } catch (error) {
+        if (error.code !== "bad_key") return entry; // the server is down: keep the key
+        localStorage.removeItem(STORE);
+      }
+    }
+    try {
+      const made = await authed("POST", "/players", {});
+      return keep(made.key, made.player);
+    } catch {
+      return null;
+    }
+  })();
+  return ready;
+}
+
+// The message every socket sends first, if this browser has a player.
+export function identifyMessage() {
+  const entry = kept();
+  return entry ? { type: "identify", key: entry.key } : null;
+}
+
+// After a rename, a sign-in or a link: the new key (if any) and player.
+export function signedIn(key, player) {
+  ready = Promise.resolve(keep(key ?? kept()?.key, player));
+  return ready;
+}
+
+export async function signOut() {
+  try {
+    await authed("POST", "/sign-out");
+  } catch {
+    // a key the server no longer knows is signed out already
+  }
+  localStorage.removeItem(STORE);
+  ready = null;
+}
+
+// A name with a bot's mark (bots are shown as bots everywhere).
+export function shownName(player) {
+  return player?.bot ? `${player.name} (bot)` : player?.name ?? "";
+}
+
+// The name typed in a page's name field becomes the player's name before a seat is taken
+// (a seat shows its player's name, unique on the server): "" when it is (or already
+// was), else why not (taken, against the rules), and the seat takes the current name.
+export async function useName(typed) {
+  const player = await me();
+  if (!typed || !player || typed === player.name) return "";
+  try {
+    const answer = await authed("POST", "/me/name", { name: typed });
+    await signedIn(null, answer.player);
+    const who = document.getElementById("who");
+    if (who) who.textContent = shownName(answer.player);
+    return "";
+  } catch (error) {
+    return `${error.message}: you play as ${player.name}`;
+  }
+}

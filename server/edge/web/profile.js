@@ -1,0 +1,82 @@
+// A player's profile (/p/NAME, over GET /players/NAME): ratings per game with their history
+// drawn as a small chart, races played and won, best times, and the latest races with
+// links to their replays, a page at a time (?page=N).
+
+import { h, clear, fmtSeconds } from "./dom.js";
+import { getJSON } from "./api.js";
+
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) el.setAttribute(key, value);
+  el.append(...children);
+  return el;
+}
+
+// The rating history as a line: oldest left, newest right, lowest at the bottom.
+export function chart(history, width = 160, height = 36) {
+  const points = history.map((p) => p.rating);
+  const title = svg("title");
+  title.textContent = points.length ? `rating history: ${points.join(", ")}` : "no history yet";
+  const el = svg("svg", { class: "spark", width, height, viewBox: `0 0 ${width} ${height}`, role: "img" }, title);
+  if (points.length < 2) return el;
+  const low = Math.min(...points);
+  const span = Math.max(1, Math.max(...points) - low);
+  const step = (width - 4) / (points.length - 1);
+  const xy = points.map((p, i) => `${(2 + i * step).toFixed(1)},${(height - 2 - ((p - low) / span) * (height - 4)).toFixed(1)}`);
+  el.append(svg("polyline", { points: xy.join(" ") }));
+  return el;
+}
+
+const when = (at) => new Date(at * 1000).toLocaleString();
+const rating = (r) => (r === null || r === undefined ? "–" : String(r));
+
+export async function render(root, { name }) {
+  const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
+  let data;
+  try {
+    data = await getJSON(`/players/${encodeURIComponent(name)}?page=${page}`);
+  } catch (error) {
+    root.append(h("h1", {}, name), h("p", { class: "error" }, error.message));
+    return;
+  }
+  const { player, stats, ratings, best, races } = data;
+  document.title = `${player.name} · solrace`;
+  root.append(
+    h("h1", {}, player.name, player.bot ? h("span", { class: "tag bot" }, "bot") : null),
+    player.names.length ? h("p", { class: "muted" }, `Formerly ${player.names.map((n) => n.name).join(", ")}`) : null,
+    h("p", {}, `${stats.races} races, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
+    h("h2", {}, "Ratings"),
+    ratings.length
+      ? h("table", { class: "ratings" },
+        h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "rating"), h("th", {}, "races"), h("th", {}, "history"))),
+        h("tbody", {}, ratings.map((r) => h("tr", { dataset: { game: r.game } },
+          h("td", {}, h("a", { href: `/top/${r.game}` }, r.game)),
+          h("td", { title: r.provisional ? "provisional: not settled yet" : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
+          h("td", {}, r.races),
+          h("td", {}, chart(r.history))))))
+      : h("p", { class: "muted" }, player.bot ? "Bots are not rated." : "No rated races yet."),
+    best.length ? [h("h2", {}, "Best times"),
+      h("table", {}, h("tbody", {}, best.map((b) => h("tr", {},
+        h("td", {}, b.game), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, `deal ${b.seed}`)))))] : null,
+    h("h2", {}, "Latest races"),
+    races.items.length
+      ? h("table", { class: "races" },
+        h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "replay"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, races.items.map((r) => h("tr", {},
+          h("td", {}, when(r.ended_at)),
+          h("td", {}, r.game, r.rated ? "" : h("span", { class: "muted" }, " casual")),
+          h("td", {}, `${r.place} of ${r.seats}`, r.won ? " · won" : ""),
+          h("td", {}, r.time === null ? "–" : `${r.time.toFixed(2)} s`),
+          h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
+          h("td", {}, h("a", { href: `/replay/${r.race.split(".")[0]}` }, "watch"), " · ",
+            h("a", { href: r.replay }, "NDJSON"))))))
+      : h("p", { class: "muted" }, "No races yet."),
+    h("p", { class: "pages" },
+      page > 1 ? h("a", { href: `?page=${page - 1}`, rel: "prev" }, "← newer") : null,
+      races.more ? h("a", { href: `?page=${page + 1}`, rel: "next" }, "older →") : null),
+  );
+
+}

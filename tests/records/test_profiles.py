@@ -1,0 +1,90 @@
+"""A player's profile from the records, on SQLite and PostgreSQL: ratings with history,
+races played and won, best times, the latest races a page at a time."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from records.archive import FinishedRace, RaceArchive, SeatResult
+from records.engine import open_engine
+from records.keys import hash_secret
+from records.migrate import upgrade_to_head
+from records.players import Player, PlayerStore
+from records.profiles import Profiles
+
+
+@pytest.fixture
+async def stores(database_url: str) -> AsyncIterator[tuple[PlayerStore, RaceArchive, Profiles]]:
+    engine = open_engine(database_url)
+    await upgrade_to_head(engine)
+    yield PlayerStore(engine), RaceArchive(engine), Profiles(engine)
+    await engine.dispose()
+
+
+def race(n: int, ann: Player, bo: Player, ann_wins: bool, ann_ms: int = 60_000) -> FinishedRace:
+    return FinishedRace(
+        id=f"r{n}.1",
+        room=f"r{n}",
+        round=1,
+        game="shaula",
+        seed=100 + n,
+        kind="quick",
+        rated=True,
+        started_at=1000.0 * n,
+        ended_at=1000.0 * n + 90,
+        finish_reason="all_done",
+        replay="{}",
+        replay_hash="h",
+        results=[
+            SeatResult(
+                0,
+                ann.name,
+                1 if ann_wins else 2,
+                ann_wins,
+                ann_ms if ann_wins else None,
+                52 if ann_wins else 20,
+                100,
+                player_id=ann.id,
+            ),
+            SeatResult(
+                1,
+                bo.name,
+                2 if ann_wins else 1,
+                not ann_wins,
+                None if ann_wins else 70_000,
+                20 if ann_wins else 52,
+                90,
+                player_id=bo.id,
+            ),
+        ],
+    )
+
+
+async def test_a_profile_adds_up_the_archived_races(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    players, archive, profiles = stores
+    ann = await players.create(hash_secret("a"), 1.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    assert await profiles.rating(ann.id, "shaula", 10.0) is None
+    assert await profiles.ratings_of(ann.id, 10.0) == []
+    for n, (wins, ms) in enumerate([(True, 80_000), (True, 61_500), (False, 0)], start=1):
+        assert await archive.archive(race(n, ann, bo, wins, ms))
+    assert await profiles.stats_of(ann.id) == {"races": 3, "won": 2}
+    [shaula] = await profiles.ratings_of(ann.id, 4000.0)
+    assert shaula["game"] == "shaula" and shaula["races"] == 3 and shaula["provisional"]
+    assert [h["race"] for h in shaula["history"]] == ["r1.1", "r2.1", "r3.1"]
+    assert shaula["history"][1]["rating"] > shaula["history"][0]["rating"]  # won again
+    assert shaula["rating"] == await profiles.rating(ann.id, "shaula", 4000.0)
+    assert await profiles.best_times(ann.id) == [
+        {"game": "shaula", "time": 61.5, "race": "r2.1", "seed": "102", "at": 2090.0}
+    ]
+    first = await profiles.races_of(ann.id, page=1, per_page=2)
+    assert [r["race"] for r in first.items] == ["r3.1", "r2.1"] and first.more
+    assert first.items[0]["place"] == 2 and first.items[0]["seats"] == 2
+    assert first.items[1]["time"] == 61.5 and first.items[1]["replay"] == "/races/r2.1/replay"
+    assert first.items[1]["rating_after"] is not None
+    second = await profiles.races_of(ann.id, page=2, per_page=2)
+    assert [r["race"] for r in second.items] == ["r1.1"] and not second.more

@@ -1,0 +1,78 @@
+"""The browser's identity: a player at the first visit (its key in localStorage, sent as
+`identify` and as a Bearer header, never in a URL), a name chosen by taking a seat, the
+account page (claim, sign in on another browser, sign out), the profile page, and bots
+shown as bots."""
+
+from __future__ import annotations
+
+import json
+
+from playwright.async_api import Browser, Page
+from support.http import create_room
+from support.server_processes import ServerProcess
+from support.web import new_page, page_errors, room_view, seen, take_seat
+
+
+async def kept_player(page: Page) -> dict[str, object]:
+    return dict(json.loads(await page.evaluate("localStorage.getItem('solrace.player')")))
+
+
+async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/")
+    await page.wait_for_function(
+        "() => document.getElementById('who').textContent.startsWith('Guest-')"
+    )
+    player = await kept_player(page)
+    key = str(player["key"])
+    # Taking a seat under a typed name makes it the player's name; the seat is theirs.
+    room = (await create_room(base, seats=2))["id"]
+    await take_seat(page, base, room, "zoe")
+    view = room_view(base, room)
+    assert [(p["name"], p["player"]) for p in view["players"]] == [("zoe", player["id"])]  # type: ignore[index,union-attr]
+    await page.wait_for_function("() => document.getElementById('who').textContent === 'zoe'")
+    # A reload comes back to the seat; so does the player on a page that lost the token.
+    await page.evaluate(f"localStorage.removeItem('solrace.seat.{room}')")
+    await page.goto(f"{base}/play/{room}")
+    await take_seat(page, base, room, "zoe")
+    assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
+
+    # The account page: claim with a password.
+    await page.goto(f"{base}/account")
+    await page.fill("#password", "zoe's secret")
+    await page.fill("#again", "zoe's secret")
+    await page.click("#claim button")
+    await page.wait_for_selector("text=Your account has a password")
+
+    # Another browser signs in as zoe and is the same player.
+    other = await new_page(browser)
+    await other.goto(f"{base}/account")
+    await other.wait_for_selector("#login-name")
+    await other.fill("#login-name", "ZOE")
+    await other.fill("#login-password", "zoe's secret")
+    await other.click("#sign-in button")
+    await other.wait_for_function("() => document.getElementById('who').textContent === 'zoe'")
+    assert (await kept_player(other))["id"] == player["id"]
+    assert (await kept_player(other))["key"] != key  # a key of its own
+
+    # The profile page.
+    await other.goto(f"{base}/p/zoe")
+    await other.wait_for_selector("h1:has-text('zoe')")
+    assert "0 races" in await other.inner_text("main")
+
+    # Signing out of one browser leaves the other signed in.
+    await other.goto(f"{base}/account")
+    await other.click("#sign-out button")
+    await other.wait_for_function(
+        "() => document.getElementById('who').textContent.startsWith('Guest-')"
+    )
+    await page.goto(f"{base}/account")
+    await page.wait_for_selector("h1:has-text('zoe')")
+
+    # The key was never in a URL, of a page, a request or a socket.
+    for p in (page, other):
+        assert not [u for u in seen(p).requests + seen(p).sockets if key in u]
+    assert page_errors(page, other) == []

@@ -1,0 +1,94 @@
+"""Tournaments by identity: a registration is a player's (one each, under their name, with
+their rating), its races' seats are theirs, a Knockout may be seeded by rating, and the
+standings show ratings and bots."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from support.http import get_json, post_json
+from support.players import call, new_player
+
+from protocol import ErrorCode
+from server.tournament.formats import bracket_order
+from server.tournament.machine import Tournament
+from server.tournament.model import TourConfig, TourError
+
+T0 = 1000.0
+
+
+def knockout(seeding: str, ratings: list[int | None]) -> Tournament:
+    t = Tournament("t", TourConfig(name="cup", format="knockout", seeding=seeding), "o", T0)
+    for i, rating in enumerate(ratings):
+        t.register(f"p{i}", f"h{i}", T0, account=f"a{i}", rating=rating)
+    t.start(T0)
+    return t
+
+
+def first_round(t: Tournament) -> list[tuple[int | None, int | None]]:
+    return [(m.a, m.b) for m in t.matches if m.round == 1]
+
+
+def test_a_knockout_seeded_by_rating_puts_the_strongest_apart() -> None:
+    ratings = [1000, 1500, None, 1200, 1100, None]
+    by_rating = knockout("rating", ratings)
+    seeds = [1, 3, 4, 0, 2, 5]  # 1500, 1200, 1100, 1000, then the unrated in order
+    order = bracket_order(8)
+    expected = [seeds[s - 1] if s <= len(seeds) else None for s in order]
+    pairs = [(expected[2 * i], expected[2 * i + 1]) for i in range(4)]
+    assert first_round(by_rating) == pairs
+    by_order = knockout("registration", ratings)
+    expected = [s - 1 if s <= 6 else None for s in order]
+    assert first_round(by_order) == [(expected[2 * i], expected[2 * i + 1]) for i in range(4)]
+    # The standings carry each player's rating.
+    assert {r["name"]: r["rating"] for r in by_rating.standings()}["p1"] == 1500
+
+
+def test_one_registration_per_player() -> None:
+    t = Tournament("t", TourConfig(name="cup"), "o", T0)
+    t.register("ann", "h0", T0, account="a0")
+    with pytest.raises(TourError) as refused:
+        t.register("ann2", "h1", T0, account="a0")
+    assert refused.value.code is ErrorCode.ALREADY_JOINED
+
+
+async def test_a_registration_with_a_key_is_the_players(server_url: str) -> None:
+    key, player = await new_player(server_url, "tia")
+    bot_key, bot = await new_player(server_url, bot=True)
+    _, created = await post_json(
+        f"{server_url}/tournaments",
+        {"name": "cup", "format": "knockout", "seeding": "rating", "winnable": False},
+    )
+    tid = created["tournament"]["id"]
+    assert created["tournament"]["seeding"] == "rating"
+    path = f"/tournaments/{tid}/players"
+    status, body, _ = await call(server_url, "POST", path, {"name": "typed"}, key)
+    assert status == 201 and body["player"]["name"] == "tia"
+    status, again, _ = await call(server_url, "POST", path, {}, key)
+    assert status == 409 and again["error"]["code"] == "already_joined"
+    status, _, _ = await call(server_url, "POST", path, {}, "not a key")
+    assert status == 401
+    status, _, _ = await call(server_url, "POST", path, {}, bot_key)
+    assert status == 201
+    status, _, _ = await call(server_url, "POST", path, {"name": "walkin"})  # no key
+    assert status == 201
+    _, standings = await get_json(f"{server_url}/tournaments/{tid}/standings")
+    rows = {r["name"]: (r["rating"], r["bot"]) for r in standings["standings"]}
+    assert rows == {"tia": (None, False), bot["name"]: (None, True), "walkin": (None, False)}
+    # Their seats in the tournament's races are theirs.
+    organiser = {"organiser_token": created["organiser_token"]}
+    status, _ = await post_json(f"{server_url}/tournaments/{tid}/start", organiser)
+    assert status == 200
+    async with asyncio.timeout(20):
+        while True:
+            _, body = await get_json(f"{server_url}/tournaments/{tid}")
+            if body["tournament"]["live"]:
+                break
+            await asyncio.sleep(0.1)
+    seated: dict[str, tuple[str | None, bool]] = {}
+    for race in body["tournament"]["live"]:
+        _, room = await get_json(f"{server_url}/rooms/{race['room']}")
+        seated |= {pl["name"]: (pl["player"], pl["bot"]) for pl in room["room"]["players"]}
+    owners = {"tia": (player["id"], False), bot["name"]: (bot["id"], True), "walkin": (None, False)}
+    assert seated and all(owners[name] == who for name, who in seated.items())
