@@ -1,0 +1,77 @@
+"""`solrace` as a player on a real server: whoami, name, claim, login on another machine,
+link with a code, logout, profile; the key kept in a file only its user reads."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+
+async def solrace(server_url: str, home: Path, *words: str, stdin: str = "") -> tuple[int, str]:
+    """`solrace WORDS` on the machine whose state folder is `home`: status, output."""
+    env = {**os.environ, "XDG_STATE_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "120"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client_cli",
+        "--server",
+        server_url,
+        *words,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        env=env,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(stdin.encode()), 60)
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+@pytest.mark.timeout(120)
+async def test_a_player_from_the_terminal(server_url: str, tmp_path: Path) -> None:
+    laptop, desk, phone = tmp_path / "laptop", tmp_path / "desk", tmp_path / "phone"
+    status, out = await solrace(server_url, laptop, "whoami")
+    assert status == 0 and out.startswith("Guest-") and "not claimed" in out
+    kept = laptop / "solrace" / "players.json"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    entry = json.loads(kept.read_text())[server_url]["player"]
+    player_id = entry["id"]
+
+    status, out = await solrace(server_url, laptop, "name", "Zed_9")
+    assert status == 0 and "you are Zed_9 now" in out
+    status, out = await solrace(server_url, laptop, "name", "x y")
+    assert status == 1 and "letters" in out
+    status, out = await solrace(server_url, laptop, "claim", stdin="hunter2hunter2\n")
+    assert status == 0 and "solrace login Zed_9" in out
+
+    status, out = await solrace(server_url, desk, "login", "zed_9", stdin="wrong password\n")
+    assert status == 1 and "wrong password" in out
+    status, out = await solrace(server_url, desk, "login", "zed_9", stdin="hunter2hunter2\n")
+    assert status == 0 and f"signed in as Zed_9 (id {player_id}" in out
+
+    status, out = await solrace(server_url, laptop, "link")
+    code = re.search(r"solrace link ([A-Z0-9]{4}-[A-Z0-9]{4})", out)
+    assert status == 0 and code is not None
+    status, out = await solrace(server_url, phone, "link", code.group(1))
+    assert status == 0 and "signed in as Zed_9" in out
+    status, out = await solrace(server_url, phone, "link", code.group(1))
+    assert status == 1 and "expired" in out  # used once
+
+    status, out = await solrace(server_url, desk, "logout")
+    assert status == 0 and "signed out" in out
+    status, out = await solrace(server_url, desk, "whoami")
+    assert status == 0 and out.startswith("Guest-")  # a new anonymous player
+    status, out = await solrace(server_url, phone, "whoami")
+    assert status == 0 and out.startswith("Zed_9")  # the other devices stay signed in
+
+    status, out = await solrace(server_url, desk, "profile", "zed_9")
+    assert status == 0 and "Zed_9" in out and "races 0, won 0" in out
+    status, out = await solrace(server_url, desk, "profile", "nobody")
+    assert status == 1 and "no player has that name" in out
