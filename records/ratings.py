@@ -16,7 +16,7 @@ at 1000 (mu 25, sigma 25/3: ordinal 0); an average player settles near 1400-1500
   leaderboards.
 - Inactivity: sigma grows again with the time since the last rated race, as Glicko's
   deviation does: sigma^2 grows by `SIGMA_GROWTH_PER_DAY` per day, never above the
-  starting sigma. A settled sigma of 3 is provisional again after about 160 days without a
+  starting sigma. A settled sigma of 3 is provisional again after about nine months without a
   rated race; the growth is applied when the rating is shown and before the next update.
 - Bots are never rated, and a rated race needs at least two rated players (`RATED_MIN`).
 """
@@ -45,7 +45,7 @@ MODEL = PlackettLuce()
 START_MU = MODEL.mu
 START_SIGMA = MODEL.sigma
 PROVISIONAL_SIGMA = 6.0
-SIGMA_GROWTH_PER_DAY = 0.165  # added to sigma^2 per day without a rated race
+SIGMA_GROWTH_PER_DAY = 0.1  # added to sigma^2 per day without a rated race
 RATED_MIN = 2
 SCALE = 28.0
 BASE = 1000.0

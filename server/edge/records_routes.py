@@ -1,12 +1,17 @@
 """The records over HTTP: archived races' replays (`GET /races/{id}/replay`) and the
-leaderboards (`GET /leaderboard/{game}`). docs/protocol.md section 11."""
+leaderboards (`GET /leaderboard/{game}`). docs/protocol.md section 12."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
 from aiohttp import web
 
+import core
 from protocol import ErrorCode
-from server.edge.app_keys import ARCHIVE
+from records.boards import PERIODS, Board, Leaderboards, period_start
+from server.edge.app_keys import ARCHIVE, RECORDS_DB
 from server.edge.routes import _error
 
 __all__ = ["records_routes"]
@@ -24,3 +29,70 @@ async def race_replay(request: web.Request) -> web.Response:
     if text is None:
         return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
     return web.Response(text=text, content_type=NDJSON, charset="utf-8")
+
+
+MAX_PAGE = 100
+
+
+class _BadQuery(ValueError):
+    pass
+
+
+def _whole(query: Any, name: str, default: int, low: int, high: int) -> int:
+    raw = query.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _BadQuery(f"{name} must be a whole number") from None
+    if not low <= value <= high:
+        raise _BadQuery(f"{name} must be {low}..{high}")
+    return value
+
+
+@records_routes.get("/leaderboard/{game}")
+async def leaderboard(request: web.Request) -> web.Response:
+    """A game's leaderboard (records/boards.py): ?by=rating|time, period=day|week|all,
+    seed=N (by time: which deal), offset, limit, around=PLAYER_ID."""
+    game = request.match_info["game"]
+    if game not in core.GAMES:
+        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    query = request.query
+    by = query.get("by", "rating")
+    period = query.get("period", "all")
+    try:
+        if by not in ("rating", "time"):
+            raise _BadQuery("by must be rating or time")
+        if period not in PERIODS:
+            raise _BadQuery(f"period must be one of {', '.join(PERIODS)}")
+        offset = _whole(query, "offset", 0, 0, 10**9)
+        limit = _whole(query, "limit", 50, 1, MAX_PAGE)
+        seed = _whole(query, "seed", 0, 1, core.MAX_SEED) if by == "time" else None
+        if by == "time" and "seed" not in query:
+            raise _BadQuery("a board by time is of one deal: give its seed")
+    except _BadQuery as err:
+        return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    around = query.get("around") or None
+    boards = Leaderboards(request.app[RECORDS_DB])
+    now = time.time()
+    board: Board
+    if seed is None:
+        board = await boards.by_rating(game, period, now, offset=offset, limit=limit, around=around)
+    else:
+        board = await boards.by_time(
+            game, seed, period, now, offset=offset, limit=limit, around=around
+        )
+    return web.json_response(
+        {
+            "game": game,
+            "by": by,
+            "period": period,
+            "since": period_start(period, now, rating=by == "rating"),
+            "seed": seed,
+            "total": board.total,
+            "offset": board.offset,
+            "limit": limit,
+            "rows": board.rows,
+        }
+    )

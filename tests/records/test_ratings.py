@@ -45,7 +45,8 @@ def test_sigma_grows_with_inactivity_up_to_the_start() -> None:
     later = settled.aged(30 * DAY)
     assert settled.sigma < later.sigma < START.sigma
     assert later.mu == settled.mu
-    assert settled.aged(200 * DAY).provisional
+    assert not settled.aged(200 * DAY).provisional
+    assert settled.aged(300 * DAY).provisional
     assert settled.aged(10_000 * DAY).sigma == pytest.approx(START.sigma)
 
 

@@ -1,15 +1,17 @@
 """Finished races on real servers, for the archive's tests: `finish_race` plays one to its
-end over WebSockets; `archived_replay` waits for the archive to serve its replay."""
+end over WebSockets (anonymous seats), `finish_identified_race` one of identified players
+placed as asked; `archived_replay` waits for the archive to serve its replay."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import core
 import protocol as p
 from support.wsclient import WsClient, create_room, get_text
 
-__all__ = ["archived_replay", "finish_race"]
+__all__ = ["archived_replay", "finish_identified_race", "finish_race", "quiet_moves"]
 
 
 async def finish_race(one: str, two: str | None = None, **room: object) -> str:
@@ -44,3 +46,53 @@ async def archived_replay(server: str, race: str, within: float = 30.0) -> str:
                 return text
             assert status == 404, text
             await asyncio.sleep(0.1)
+
+
+def quiet_moves(game: str, seed: int, count: int) -> list[str]:
+    """`count` legal moves from the deal that put no card on a foundation (so that the
+    results rank by moves alone)."""
+    board = core.new_game(game, seed)
+    chosen: list[str] = []
+    while len(chosen) < count:
+        for move in board.legal_moves():
+            trial = core.new_game(game, seed)
+            for earlier in [*chosen, move]:
+                trial.apply(earlier)
+            if trial.progress == 0:
+                board.apply(move)
+                chosen.append(move)
+                break
+        else:
+            raise AssertionError(f"no quiet move left on {game} {seed}")
+    return chosen
+
+
+async def finish_identified_race(servers: list[str], keys: list[str], moves: list[int]) -> str:
+    """A room of len(keys) seats, player i (acting by `keys[i]`) on `servers[i % n]`; seat i
+    makes `moves[i]` moves that put no card up, then everyone resigns: places follow the
+    counts (fewer moves first, equal counts tie). Returns the room's id."""
+    made = await create_room(servers[0], seats=len(keys), countdown=0.1)
+    async with contextlib.AsyncExitStack() as stack:
+        clients = []
+        for index, key in enumerate(keys):
+            client = await stack.enter_async_context(
+                WsClient.connect(servers[index % len(servers)])
+            )
+            await client.send(p.Identify(key=key))
+            await client.expect(p.Identified)
+            await client.join(made["id"])
+            clients.append(client)
+        for client in clients:
+            await client.send(p.Ready())
+        starts = [await client.expect(p.RaceStarted) for client in clients]
+        started = starts[0]
+        assert started.seed is not None
+        for client, count in zip(clients, moves, strict=True):
+            for seq, move in enumerate(quiet_moves(started.game, started.seed, count), 1):
+                await client.send(p.Move(seq=seq, move=move))
+                await client.expect(p.Accepted)
+        for client in clients:
+            await client.send(p.Resign())
+        for client in clients:
+            await client.expect(p.RaceFinished)
+    return str(made["id"])

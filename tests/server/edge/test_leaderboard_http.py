@@ -1,0 +1,91 @@
+"""GET /leaderboard/{game} on a real server, over races it archived itself."""
+
+from __future__ import annotations
+
+import pytest
+from support.finished import archived_replay, finish_identified_race
+from support.http import create_room, get_json
+from support.players import new_player
+from support.servers import MakeServer
+from support.wsclient import WsClient
+
+import core
+import protocol as p
+
+SEED = 1  # a Shaula deal the solver wins at once
+
+
+async def _win_alone(server: str, key: str) -> str:
+    """The player (by `key`) wins deal SEED alone in a room of one; the room's id."""
+    room = (await create_room(server, seats=1, seed=SEED, countdown=0.1))["id"]
+    solution = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(server) as client:
+        await client.send(p.Identify(key=key))
+        await client.expect(p.Identified)
+        await client.join(room)
+        await client.send(p.Ready())
+        await client.expect(p.RaceStarted)
+        for seq, move in enumerate(solution, start=1):
+            await client.send(p.Move(seq=seq, move=move))
+            await client.expect(p.Accepted)
+        await client.expect(p.RaceFinished)
+    return str(room)
+
+
+async def test_the_best_time_on_a_deal_is_on_its_board(make_server: MakeServer) -> None:
+    server = await make_server(rate_per_second=1000.0, rate_burst=1000.0)  # 200 moves at once
+    key, ann = await new_player(server, "ann")
+    room = await _win_alone(server, key)
+    await archived_replay(server, f"{room}.1")
+    status, board = await get_json(f"{server}/leaderboard/shaula?by=time&seed={SEED}&period=day")
+    assert status == 200 and board["total"] == 1
+    [row] = board["rows"]
+    assert (row["rank"], row["player"], row["race"]) == (
+        1,
+        {"id": ann["id"], "name": "ann", "bot": False},
+        f"{room}.1",
+    )
+    _, results = await get_json(f"{server}/rooms/{room}/results")
+    assert row["time_ms"] == round(results["results"][0]["time"] * 1000)
+    status, other = await get_json(f"{server}/leaderboard/shaula?by=time&seed={SEED + 1}")
+    assert status == 200 and other["rows"] == []
+
+
+async def test_best_times_and_ratings_boards(make_server: MakeServer) -> None:
+    server = await make_server()
+    keys, ids = [], []
+    for name in ("ann", "bob"):
+        key, player = await new_player(server, name)
+        keys.append(key)
+        ids.append(player["id"])
+    room = await finish_identified_race([server], keys, [0, 1])
+    await archived_replay(server, f"{room}.1")
+    # Nobody won (both resigned): no time on the deal; one race leaves both provisional.
+    _, room_view = await get_json(f"{server}/rooms/{room}")
+    seed = room_view["room"]["seed"]
+    status, board = await get_json(f"{server}/leaderboard/shaula?by=time&seed={seed}")
+    assert status == 200 and (board["total"], board["rows"], board["seed"]) == (0, [], seed)
+    status, board = await get_json(f"{server}/leaderboard/shaula?period=week&around={ids[0]}")
+    assert status == 200 and board["by"] == "rating" and board["total"] == 0
+    assert board["since"] is not None
+
+
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("by=speed", "bad_request"),
+        ("period=year", "bad_request"),
+        ("limit=0", "bad_request"),
+        ("limit=many", "bad_request"),
+        ("by=time", "bad_request"),
+        ("by=time&seed=0", "bad_request"),
+    ],
+)
+async def test_bad_queries_are_refused_with_a_code(server_url: str, query: str, code: str) -> None:
+    status, body = await get_json(f"{server_url}/leaderboard/shaula?{query}")
+    assert status == 400 and body["error"]["code"] == code
+
+
+async def test_an_unknown_game_has_no_board(server_url: str) -> None:
+    status, body = await get_json(f"{server_url}/leaderboard/chess")
+    assert status == 404 and body["error"]["code"] == "bad_game"
