@@ -537,9 +537,10 @@ def place_processes(args: argparse.Namespace) -> None:
 
 
 def server_env(args: argparse.Namespace, redis_url: str, **settings: str) -> dict[str, str]:
-    """The environment of a solrace server process: its Redis, `settings`, then
-    --server-env (which wins)."""
-    return {"REDIS_URL": redis_url, **settings, **dict(args.server_env)}
+    """The environment of a solrace server process: its Redis, no draining at its stop
+    (no balancer is there to move its clients: each stop would only wait the drain out),
+    `settings`, then --server-env (which wins)."""
+    return {"REDIS_URL": redis_url, "SOLRACE_DRAIN": "0", **settings, **dict(args.server_env)}
 
 
 async def run(args: argparse.Namespace) -> list[Row]:
