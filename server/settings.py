@@ -146,6 +146,12 @@ class Settings:
     sweep_interval: float = _setting(
         0.25, "seconds between sweeps of due deadlines (countdown, time limit, grace)"
     )
+    process_ttl: float = _setting(
+        10.0,
+        "seconds a server process is thought alive after its last heartbeat in Redis (it "
+        "beats every fifth of it); a process silent longer, and still silent two beats "
+        "later, is taken for dead: the others let go of its sockets' seats",
+    )
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
 
@@ -182,6 +188,8 @@ class Settings:
         for name in ("handshake_timeout", "body_timeout", "max_connections_per_address"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
+        if self.process_ttl <= 0:
+            raise SettingsError("process_ttl must be positive")
         for name in ("drain", "flood_cooldown"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")

@@ -55,12 +55,28 @@ async def sweep_once(hub: Hub, now: float) -> int:
     return len(due)
 
 
-PROCESS_TTL = 10.0  # seconds a process is thought alive after its last heartbeat
-# Seconds a process must be seen without a heartbeat before it is reaped: after a Redis
-# outage live processes beat again within HEARTBEAT_EVERY.
-HEARTBEAT_EVERY = 2.0
-MISSING_FOR = 2 * HEARTBEAT_EVERY
-REAP_EVERY = 5.0
+PROCESS_TTL = 10.0  # the default of `Settings.process_ttl`: the periods below are its
+
+
+def heartbeat_every(ttl: float) -> float:
+    """Seconds between two heartbeats of a process thought alive `ttl` after each."""
+    return ttl / 5
+
+
+def missing_for(ttl: float) -> float:
+    """Seconds a process must be seen without a heartbeat before it is reaped: after a
+    Redis outage live processes beat again within a heartbeat period."""
+    return 2 * heartbeat_every(ttl)
+
+
+def reap_every(ttl: float) -> float:
+    """Seconds between two looks for dead processes."""
+    return ttl / 2
+
+
+HEARTBEAT_EVERY = heartbeat_every(PROCESS_TTL)
+MISSING_FOR = missing_for(PROCESS_TTL)
+REAP_EVERY = reap_every(PROCESS_TTL)
 
 
 async def reap_dead_seats(
@@ -69,6 +85,7 @@ async def reap_dead_seats(
     here: str | None = None,
     open_here: Container[str] = (),
     missing: dict[str, float] | None = None,
+    missing_period: float = MISSING_FOR,
 ) -> int:
     """Sockets that lived in a process that died (no heartbeat) no longer hold their
     seats: each is let go as if it had closed (server/room/race.py decides what follows: a seat
@@ -77,7 +94,7 @@ async def reap_dead_seats(
     ones the dead process registered (`RoomStore.hold`, at each join), however many
     others there are. With `missing` (this reaper's memory: process -> when it was first
     seen without a heartbeat), a process is reaped only once seen missing for
-    MISSING_FOR: right after a Redis outage a live process may not have beaten again
+    `missing_period`: right after a Redis outage a live process may not have beaten again
     yet. So are sockets of this process (`here`) that are no longer open (`open_here`) in
     the rooms of `hub.unreleased`: their departure could not be written (Redis was down
     then), and the seat would otherwise wait for them forever. Returns how many sockets."""
@@ -90,7 +107,7 @@ async def reap_dead_seats(
             if missing is not None:
                 missing.pop(process, None)
             continue
-        if missing is not None and now - missing.setdefault(process, now) < MISSING_FOR:
+        if missing is not None and now - missing.setdefault(process, now) < missing_period:
             continue
         await store.declare_dead(process)  # first: if it only stalled, it will know
         rooms = await store.rooms_held(process)
@@ -140,15 +157,15 @@ async def _let_go(hub: Hub, rooms: list[str], now: float, gone: Callable[[str], 
     return count
 
 
-def _close_taken_for_dead(sockets: Collection[Connection]) -> None:
-    """The others took this process for dead (it stalled past PROCESS_TTL: a paused host,
+def _close_taken_for_dead(sockets: Collection[Connection], ttl: float) -> None:
+    """The others took this process for dead (it stalled past `ttl`: a paused host,
     a swap storm) and let go of its sockets: their seats are away, grace clocks running,
     while the sockets are still open here. Close them (1001, as when stopping): each client
     comes back with its token, and its seat is held again (docs/protocol.md, section 6)."""
     log.warning(
         "this process was taken for dead (no heartbeat for over %g s) and its sockets let "
         "go: closing its %d sockets (1001) so that their clients come back",
-        PROCESS_TTL,
+        ttl,
         len(sockets),
     )
     for conn in list(sockets):
@@ -175,21 +192,24 @@ async def sweeper_ctx(app: web.Application) -> AsyncIterator[None]:
     sockets = app[SOCKETS]
     beat = reap = 0.0
     missing: dict[str, float] = {}  # processes seen without a heartbeat, since when
+    ttl = app[SETTINGS].process_ttl
 
     async def step() -> None:
         nonlocal beat, reap
         now = time.time()
         try:
             if now >= beat:
-                beat = now + HEARTBEAT_EVERY
-                if not await hub.store.heartbeat(process, PROCESS_TTL):
-                    _close_taken_for_dead(sockets)
+                beat = now + heartbeat_every(ttl)
+                if not await hub.store.heartbeat(process, ttl):
+                    _close_taken_for_dead(sockets, ttl)
             await sweep_once(hub, now)
             if now >= reap:
-                reap = now + REAP_EVERY
-                await reap_dead_seats(hub, now, process, OpenSockets(sockets), missing)
+                reap = now + reap_every(ttl)
+                await reap_dead_seats(
+                    hub, now, process, OpenSockets(sockets), missing, missing_for(ttl)
+                )
         except Exception:
-            missing.clear()  # Redis trouble: every process gets MISSING_FOR afresh after it
+            missing.clear()  # Redis trouble: every process gets its missing period afresh
             raise
 
     sweeper = Periodic(

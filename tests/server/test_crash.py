@@ -8,6 +8,7 @@ from pathlib import Path
 from redis.asyncio import Redis
 from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
+from support.servers import MakeServer
 
 from server.edge.sweeper import reap_dead_seats
 from server.live.hub import Hub
@@ -128,7 +129,7 @@ async def test_reaping_asks_about_each_process_once_not_once_per_seat(own_redis:
 
 
 async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(
-    redis_url: str, server_url: str, tmp_path: Path
+    redis_url: str, make_server: MakeServer, tmp_path: Path
 ) -> None:
     """The reaper looked at the 200 newest rooms only: on a busy server a racer of a
     process that died in an older room kept its seat "connected" for ever (never
@@ -139,7 +140,9 @@ async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(
     from support.server_processes import ServerProcess, environment
     from support.wsclient import WsClient, race_alone
 
-    env = environment(REDIS_URL=redis_url, SOLRACE_ROOM_RATE="0")
+    # Processes taken for dead after 4 s of silence (process_ttl; the default is 10 s).
+    await make_server(process_ttl=4.0)  # alive, the reaper
+    env = environment(REDIS_URL=redis_url, SOLRACE_ROOM_RATE="0", SOLRACE_PROCESS_TTL="4")
     doomed = ServerProcess(free_port(), env, log=tmp_path / "doomed.log")
     await doomed.start()
     redis = Redis.from_url(redis_url)
@@ -158,7 +161,7 @@ async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(
             doomed.kill()
             assert doomed.process is not None
             await doomed.process.wait()
-        # The server of `server_url` (alive, its reaper every few seconds) lets the seat
+        # The live server (its reaper every two seconds) lets the seat
         # go once the dead process's heartbeat has lapsed.
         deadline = time.monotonic() + 45  # heartbeat lapse, seen missing twice, a sweep
         while True:

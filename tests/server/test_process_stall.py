@@ -31,7 +31,8 @@ LINE = ["t2 c1", "t8 t2", "t8 t6", "t4 c3", "t4 t5", "t4 c2", "t4 c4"]  # Shaula
 async def test_a_player_on_a_process_taken_for_dead_is_not_forfeited_once_it_runs_again(
     redis_url: str, tmp_path: Path
 ) -> None:
-    env = environment(REDIS_URL=redis_url)
+    # Taken for dead after 4 s of silence (process_ttl; the default is 10 s).
+    env = environment(REDIS_URL=redis_url, SOLRACE_PROCESS_TTL="4")
     stalling = ServerProcess(free_port(), env, log=tmp_path / "stalling.log")
     other = ServerProcess(free_port(), env, log=tmp_path / "other.log")
     await asyncio.gather(stalling.start(), other.start())

@@ -19,18 +19,22 @@ from support.wsclient import WsClient
 import core
 import protocol as p
 from server.edge.app import create_app
-from server.edge.sweeper import PROCESS_TTL, REAP_EVERY
+from server.edge.sweeper import reap_every
 from server.settings import Settings
+
+TTL = 4.0  # seconds a process is thought alive after its last heartbeat (process_ttl)
 
 
 async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_dies(
     redis_url: str, make_server: MakeServer
 ) -> None:
-    survivor = await make_server()
+    # Processes taken for dead after TTL seconds (not the default's 10): the test plays on
+    # past the reaping without waiting out the default periods.
+    survivor = await make_server(process_ttl=TTL)
     room = (await create_room(survivor, seed=31, seats=1, grace=1.0))["id"]
     game = core.new_game("shaula", 31)
     port = free_port()
-    env = environment(REDIS_URL=redis_url)
+    env = environment(REDIS_URL=redis_url, SOLRACE_PROCESS_TTL=str(TTL))
     async with server_process(port, env) as process, contextlib.AsyncExitStack() as stack:
         old = await stack.enter_async_context(WsClient.connect(f"http://127.0.0.1:{port}"))
         token = (await old.join(room, "ann")).token
@@ -43,7 +47,7 @@ async def test_1_a_player_on_a_second_process_is_not_forfeited_when_the_first_di
             await process.wait()
             # Plays on past the reaping of the dead process and the grace period after it.
             loop = asyncio.get_running_loop()
-            until = loop.time() + PROCESS_TTL + 2 * REAP_EVERY + 2.5  # seen missing twice
+            until = loop.time() + TTL + 2 * reap_every(TTL) + 2.5  # seen missing twice
             seq = 0
             while loop.time() < until:
                 seq += 1
