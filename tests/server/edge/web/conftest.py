@@ -1,11 +1,21 @@
 """Browser tests: the distribution's headless Chromium, driven by Playwright for Python,
 against a real race server process (`python -m server`) over the session's real Redis.
 
-- `server`: a `ServerProcess` (tests/support/server_processes.py) on a free port: `kill()` it and
-  `start()` it again on the same port (rooms live in Redis, so races go on).
-- `browser`: Chromium from /usr/bin (Playwright's own download is not available here).
+One Chromium and one server serve every test of a module (starting them was most of a
+short test's time); each test still gets its own pages, in contexts of its own closed at
+its end:
+- `server`: the module's `ServerProcess` (tests/support/server_processes.py) on a free
+  port, started again first if a test before left it dead: `kill()` it and `start()` it
+  again on the same port (rooms live in Redis, so races go on).
+- `browser`: the module's Chromium from /usr/bin (Playwright's own download is not
+  available here); the contexts a test opened are closed when it ends.
+- `quiet_server`: a server of the test's own on an emptied Redis database.
 Pages come from `support.web.new_page(browser)`: a fresh context (its own localStorage)
 that records console errors, page errors and requests.
+
+Every web test runs on its module's event loop, the loop its module's Chromium and server
+live on: `pytestmark = pytest.mark.asyncio(loop_scope="module")` in each module (a module
+with a test that is no coroutine marks its coroutines one by one).
 """
 
 from __future__ import annotations
@@ -39,14 +49,25 @@ async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
     await proc.stop()
 
 
-@pytest.fixture
-async def server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    async for proc in _server(redis_url, tmp_path / "server.log"):
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_server(
+    redis_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[ServerProcess]:
+    log = tmp_path_factory.mktemp("web-server") / "server.log"
+    async for proc in _server(redis_url, log):
         yield proc
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Browser]:
+@pytest_asyncio.fixture(loop_scope="module")
+async def server(module_server: ServerProcess) -> ServerProcess:
+    process = module_server.process
+    if process is None or process.returncode is not None:
+        await module_server.start()  # a test before this one left it dead
+    return module_server
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_browser() -> AsyncIterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"no Chromium at {CHROMIUM}: run `make test` (it installs chromium)")
     async with async_playwright() as pw:
@@ -55,7 +76,14 @@ async def browser() -> AsyncIterator[Browser]:
         await chromium.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
+async def browser(module_browser: Browser) -> AsyncIterator[Browser]:
+    yield module_browser
+    for context in list(module_browser.contexts):  # this test's pages, sockets and all
+        await context.close()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
 async def quiet_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
     """A server on a Redis database of its own, emptied first: no room of another test
     runs there (the TV page chooses among every running room)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+import pytest
 from playwright.async_api import Browser
 from support.http import create_room
 from support.server_processes import ServerProcess
@@ -13,6 +14,8 @@ from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
 async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
@@ -232,7 +235,7 @@ async def test_four_colour_suits_are_an_option_kept_in_the_browser(
 async def test_a_moojub_spectator_sees_undealt_cards_face_down(
     server: ServerProcess, browser: Browser
 ) -> None:
-    """Issue 9's rule as the watch page draws it: a card a racer still racing has not been
+    """The hidden-card rule as the watch page draws it: a card a racer still racing has not been
     dealt comes as "??" and is drawn face down, never as a broken card."""
     base = server.url
     room = (await create_room(base, game="moojub", seats=2))["id"]

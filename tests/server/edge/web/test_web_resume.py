@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser
 from support.http import create_room
 from support.own_redis import OwnRedis
@@ -31,6 +32,8 @@ from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 SEED = 617
 LINE = core.solve(core.new_game("shaula", SEED), shorten=True).moves
@@ -126,7 +129,7 @@ async def test_two_windows_on_one_seat_show_the_same_true_board(
     assert page_errors(first, second) == []
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def outage_server(own_redis: OwnRedis, tmp_path: Path) -> AsyncIterator[ServerProcess]:
     """A server process on a Redis of the test's own, to kill (append-only: rooms stay)."""
     server = ServerProcess(
