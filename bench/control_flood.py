@@ -1,5 +1,5 @@
 """Benchmark: an honest player's latency while other sockets flood the server with
-WebSocket ping frames (issue 14: control frames were not rate limited).
+WebSocket ping frames (control frames spend a connection's message budget like any message).
 
 ``python -m bench.control_flood`` starts ``python -m server`` (uvloop, as deployed) on its
 own redis-server, pinned to core 0, and measures, from this process (core 1), the round

@@ -8,7 +8,7 @@ several processes could serve one room. It uses solrace's own cheapest parts (th
 RESP3 connection that carries the script call and its pub/sub on one socket, and frames
 written straight to the transports) and no parsing, no validation and no game at all.
 ``bench.server`` runs it beside the relay: its CPU per message, against the relay's, is
-the part of issue 13's "at most 2x the relay" that the design itself spends.
+the part of the goal "at most 2x the relay" that the design itself spends.
 ``python -m bench.floor --port P --redis-port R``.
 """
 

@@ -56,7 +56,7 @@ T = TypeVar("T")
 WORKER_TIMEOUT = 180.0  # seconds any one step of a worker may take
 CROWD_GOAL = 0.20  # a crowd may raise its racers' p99 by less than this
 IDLE_GOAL_KIB = 20.0
-EXODUS_GOAL_MS = 10.0  # issue 13's p99 at an everyday rate, kept while others leave
+EXODUS_GOAL_MS = 10.0  # the p99 goal at an everyday rate, kept while others leave
 DESCRIPTOR_RESERVE = 200  # descriptors the server keeps for Redis, listeners, files
 PER_WORKER = 9_000  # connections per client process at most (its own descriptor limit)
 

@@ -92,7 +92,7 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
     return spent, baseline
 
 
-GOAL_US = 20.0  # the compiled build's goal for the whole move path (issue: compiled hot path)
+GOAL_US = 20.0  # the compiled build's goal for the whole move path
 
 
 def best_per_move(game: str, moves: int, rounds: int) -> tuple[dict[str, float], float]:

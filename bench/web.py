@@ -4,7 +4,7 @@
 bench/load.py does) and Chromium (/usr/bin/chromium, through Playwright), then prints:
 
 - **transfer**: the bytes each page loads (headers and bodies, as Chromium counts them),
-  against the 200 KB budget of issue 11;
+  against the page budget of 200 KB;
 - **ack to frame**: from an ``accepted`` arriving on the race page to the start of the
   next animation frame (the frame that shows the move: the page changes the DOM on
   arrival), over a whole solved Shaula deal played by typing; the baseline is a ``pong``
@@ -17,7 +17,7 @@ bench/load.py does) and Chromium (/usr/bin/chromium, through Playwright), then p
 
 The timings are read through bench.browser's PROBE, run in each page before its own
 scripts: the web client carries no measuring code. It records and prints, ending each
-part with a ``GOAL`` line (issue 11's sentence, the figure, met or not); it asserts
+part with a ``GOAL`` line (the goal, the figure, met or not); it asserts
 nothing. Chromium here has no GPU and shares two cores
 with the server, Redis and the bots, so absolute figures are pessimistic.
 """
@@ -43,7 +43,7 @@ from bench.server import ROOT
 
 __all__ = ["main"]
 
-BUDGET = 200 * 1024  # bytes a page may load (issue 11)
+BUDGET = 200 * 1024  # bytes a page may load
 FRAME = 1000 / 60  # ms
 
 

@@ -155,13 +155,13 @@ class Settings:
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
 
-    # Operations (issue 14): draining before a stop.
+    # Operations: draining before a stop.
     drain: float = _setting(
         5.0,
         "seconds a process keeps serving after SIGTERM while /healthz answers 503 (draining), "
         "so a balancer takes it out before it closes its sockets (1001); 0: close at once",
     )
-    # Operations (issue 14): /metrics off the public port.
+    # Operations: /metrics off the public port.
     metrics_port: int = _setting(
         0,
         "serve /metrics on this port only, on metrics_host (the public port then answers "

@@ -3,7 +3,7 @@
 Kept as the bytes the room's log holds ("VERSION|body", server/storage/store.py), and parsed only
 when a socket asks for them (rarely): as event objects, the last 256 events of 125 busy
 rooms were 32,000 of the 50,000-93,000 objects every young garbage collection scanned,
-8-43 ms pauses of the event loop at an everyday rate (docs/performance.md, session 5).
+8-43 ms pauses of the event loop at an everyday rate (docs/performance.md).
 Bytes are not tracked by the collector.
 """
 

@@ -126,7 +126,7 @@ def test_the_table_and_the_goal_lines() -> None:
     ]
     assert table(rows).count("\n") == 5
     lines = ratios(rows)
-    # 0.60 of the relay's rate: under the 0.70 of issue 13.
+    # 0.60 of the relay's rate: under the goal of 0.70.
     assert "= 0.60 (goal: at least 0.70)" in lines[0] and lines[0].endswith("NOT met")
     assert "12.00 ms" in lines[2] and lines[2].endswith("NOT met")
     # The same CPU for the same moves as the relay: 1.00x, within 2x.

@@ -35,7 +35,7 @@ def test_every_argument_of_every_subcommand_is_explained() -> None:
 
     for command in subcommands(build_parser()):
         if command.prog.startswith("solrace tournament"):
-            continue  # issue 10's commands
+            continue  # the tournament commands
         for action in command._actions:
             assert action.help, f"{command.prog} {action.dest} has no help"
 

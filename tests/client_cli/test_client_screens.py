@@ -1,5 +1,5 @@
 """What a newcomer met on the screens: keys that act the same everywhere, the rules at
-`?`, footers and status lines that tell the truth (issue 12)."""
+`?`, footers and status lines that tell the truth."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Seats this machine holds: kept per room (not per name), taken back without --name,
-asked about when there are several, and explained when there are none (issue 12)."""
+asked about when there are several, and explained when there are none."""
 
 from __future__ import annotations
 

@@ -95,7 +95,7 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
 async def test_reaping_asks_about_each_process_once_not_once_per_seat(own_redis: OwnRedis) -> None:
     """The reaper runs every few seconds over every running room: an EXISTS per held seat
     (1,000 racers: 1,000 round trips, 176 ms of CPU per sweep) was most of an idle
-    server's background work (issue 13)."""
+    server's background work."""
     redis = Redis.from_url(own_redis.url)
     batcher = ScriptBatcher(redis)
     store = RedisRoomStore(redis, batcher)

@@ -1,4 +1,4 @@
-"""Issue 9's symptoms that need a fault done for real: a server process SIGKILLed while
+"""Seat faults that need a fault done for real: a server process SIGKILLed while
 its player already has a socket elsewhere (1), and Redis going away under a move (4)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 9's seat symptoms, over real sockets and a real Redis: the room owns its seats.
+"""Seat faults, over real sockets and a real Redis: the room owns its seats.
 
 One test per symptom (numbered as in the issue); each failed on the server before the
 seat session (server/live/seats.py) took the seat away from the socket.

@@ -1,4 +1,4 @@
-"""Issue 9's spectator symptoms in Moojub, over real sockets and a real Redis: every
+"""What a spectator sees in Moojub, over real sockets and a real Redis: every
 board reaches every spectator (5), and no spectator frame shows a card a racer still
 racing has not been dealt (6)."""
 
