@@ -95,22 +95,3 @@ async def quiet_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerPr
     await redis.aclose()
     async for proc in _server(url, tmp_path / "server.log"):
         yield proc
-
-
-# One server and one Chromium for a whole module, for modules whose tests only read pages
-# (each test still opens its own context: its own localStorage). A module using them marks
-# its tests `pytestmark = pytest.mark.asyncio(loop_scope="module")`.
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def module_server(
-    redis_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ServerProcess]:
-    async for proc in _server(redis_url, tmp_path_factory.mktemp("server") / "server.log"):
-        yield proc
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def module_browser() -> AsyncIterator[Browser]:
-    async with async_playwright() as pw:
-        chromium = await launch_chromium(pw)
-        yield chromium
-        await chromium.close()

@@ -89,13 +89,13 @@ async def pages(base: str, page: Page) -> Any:
 
 @pytest.mark.parametrize("size", [(1280, 800), PHONE], ids=["desktop", "phone"])
 async def test_every_page_passes_axe_and_fits_the_screen(
-    module_server: ServerProcess, module_browser: Browser, size: tuple[int, int]
+    server: ServerProcess, browser: Browser, size: tuple[int, int]
 ) -> None:
     width, height = size
-    page = await new_page(module_browser, width, height, touch=size == PHONE)
+    page = await new_page(browser, width, height, touch=size == PHONE)
     problems: dict[str, list[str]] = {}
     visited = []
-    async for name in pages(module_server.url, page):
+    async for name in pages(server.url, page):
         visited.append(name)
         found = await serious(page)
         scroll = await page.evaluate("() => document.documentElement.scrollWidth")
@@ -110,11 +110,11 @@ async def test_every_page_passes_axe_and_fits_the_screen(
 
 
 async def test_the_board_plays_from_the_keyboard_and_says_what_happened(
-    module_server: ServerProcess, module_browser: Browser
+    server: ServerProcess, browser: Browser
 ) -> None:
-    base = module_server.url
+    base = server.url
     room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=1))["id"]
-    page = await new_page(module_browser)
+    page = await new_page(browser)
     await page.goto(f"{base}/play/{room}?sit=1")
     await page.click("#ready")
     # The countdown is spoken.
@@ -193,11 +193,11 @@ async def swipe(page: Page, start: tuple[float, float], end: tuple[float, float]
 
 
 async def test_a_phone_plays_by_tapping_and_by_dragging_with_a_finger(
-    module_server: ServerProcess, module_browser: Browser
+    server: ServerProcess, browser: Browser
 ) -> None:
-    base = module_server.url
+    base = server.url
     room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
-    page = await new_page(module_browser, *PHONE, touch=True)
+    page = await new_page(browser, *PHONE, touch=True)
     await page.goto(f"{base}/play/{room}?sit=1")
     await page.tap("#ready")
     await page.wait_for_selector("#board .card")
@@ -234,11 +234,11 @@ async def test_a_phone_plays_by_tapping_and_by_dragging_with_a_finger(
 
 
 async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
-    module_server: ServerProcess, module_browser: Browser
+    server: ServerProcess, browser: Browser
 ) -> None:
-    base = module_server.url
+    base = server.url
     room = (await create_room(base, game="moojub", seats=2))["id"]
-    page = await new_page(module_browser)
+    page = await new_page(browser)
     await page.goto(f"{base}/")
     await page.wait_for_selector(f'#rooms tr[data-room="{room}"]')
     await page.focus(f'#rooms tr[data-room="{room}"] a.watch')
