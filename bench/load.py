@@ -21,7 +21,7 @@ for the crowd's baseline) and drives them from several client processes
   the drop and during that clean-up, side by side.
 
 It prints, per role, messages per second, latency p50/p99/max, errors and the server's
-memory per connection, then one verdict line per goal of the issue (docs/performance.md).
+memory per connection, then one verdict line per goal (docs/performance.md).
 Latency of a racer: its move to its own `accepted`. Of a spectator (and of a racer
 receiving the others' `progress`): the server's stamp of the move (`at`) to arrival; on
 the relay, the sender's stamp to arrival.

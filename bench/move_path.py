@@ -16,7 +16,7 @@ and the event once each (msgpack). It prints µs per move for each step (the fas
 
 What it leaves out, on purpose: sockets, the event loop, Redis. At an everyday rate the
 server process spends several times this per move (`python -m bench.server`): the rest is
-the I/O machinery (docs/performance.md, "Where the everyday-rate cost goes").
+the I/O machinery (docs/performance.md, "What limits the design").
 """
 
 from __future__ import annotations
