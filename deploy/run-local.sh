@@ -3,7 +3,9 @@
 # Uses REDIS_URL when set; otherwise starts one redis-server (AOF on, port $REDIS_PORT or 6390)
 # with its own data directory, $SOLRACE_DATA_DIR/redis-PORT (.data/redis-6390 by default), so
 # two fleets on two ports never share one. Put a load balancer in front of the processes
-# (deploy/nginx.conf or deploy/haproxy.cfg) to serve them all on 127.0.0.1:8765.
+# (deploy/nginx.conf or deploy/haproxy.cfg) to serve them all on 127.0.0.1:8765. The records go
+# to SOLRACE_DATABASE_URL when it is set (deploy/run-postgres.sh), else to one SQLite file
+# under $SOLRACE_DATA_DIR that every process shares.
 #
 # A process that dies (a crash, a SIGKILL) is started again on its port after a second; the
 # others, and Redis, go on. Ctrl-C (or SIGTERM to this script) stops the servers first, then
