@@ -20,7 +20,7 @@ import protocol as p
 from core.replay import verify
 from server.tournament.scoring import RaceResult, arena_standings, knockout_winner
 
-SLOW = Plan(pace=0.04)
+SLOW = Plan(pace=0.02)
 FORMATS: dict[str, dict[str, Any]] = {
     "rounds": {"rounds": 2},
     "knockout": {},  # four players: two semi-finals, a final
@@ -52,7 +52,7 @@ async def test_a_full_restart_mid_round_loses_nothing(
     assert status == 201, data
     tid, organiser = data["tournament"]["id"], data["organiser_token"]
     # In the knockout, ann meets di and bo meets cy (seeds 1-4, 2-3).
-    plans = {"ann": SLOW, "bo": SLOW, "cy": Plan(moves=25, resign=True, pace=0.04), "di": FINISH}
+    plans = {"ann": SLOW, "bo": SLOW, "cy": Plan(moves=25, resign=True, pace=0.02), "di": FINISH}
     bots = []
     for name, plan in plans.items():
         status, data = await post_json(f"{urls[1]}/tournaments/{tid}/players", {"name": name})
