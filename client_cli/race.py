@@ -74,6 +74,12 @@ class Racer:
     grace_until: float | None = None  # offline mid-race: forfeits at this server time
     rematch: bool = False  # voted for a rematch after the end
     ghost: bool = False  # a recorded run raced again (docs/protocol.md "Ghost races")
+    bot: bool = False  # a bot's seat: shown as one
+
+    @property
+    def shown_name(self) -> str:
+        return f"{self.name} (bot)" if self.bot else self.name
+
     # Seconds since the start at each quarter of the cards up (docs/protocol.md "Splits").
     splits: list[float | None] = field(default_factory=lambda: [None] * 4)
 
@@ -227,7 +233,7 @@ class RaceView:
                 continue
             seat = int(p.get("seat", i))
             racer = Racer(seat=seat, name=str(p.get("name", f"seat {seat + 1}")))
-            for key in ("ready", "connected", "won", "stuck", "rematch", "ghost"):
+            for key in ("ready", "connected", "won", "stuck", "rematch", "ghost", "bot"):
                 if key in p:
                     setattr(racer, key, bool(p[key]))
             for key in ("progress", "moves"):
@@ -263,7 +269,7 @@ class RaceView:
             self.engine = visible_game(board)
 
     def _on_PlayerJoined(self, msg: PlayerJoined) -> None:
-        self.racers[msg.seat] = Racer(seat=msg.seat, name=msg.name)
+        self.racers[msg.seat] = Racer(seat=msg.seat, name=msg.name, bot=msg.bot)
 
     def _on_PlayerLeft(self, msg: PlayerLeft) -> None:
         self.racers.pop(msg.seat, None)

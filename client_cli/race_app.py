@@ -49,7 +49,7 @@ def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[Pla
             seconds = None if end is None else end - view.start_at
         lines.append(
             PlayerLine(
-                name=racer.name,
+                name=racer.shown_name,
                 progress=racer.progress,
                 total=view.total,
                 moves=racer.moves,
@@ -126,7 +126,12 @@ def results_table(view: RaceView) -> Table:
         you = row.get("seat") == view.seat
         table.add_row(
             str(row.get("rank", "")),
-            Text(str(row.get("name", "")) + (" (you)" if you else ""), style="bold" if you else ""),
+            Text(
+                str(row.get("name", ""))
+                + (" (bot)" if row.get("bot") else "")
+                + (" (you)" if you else ""),
+                style="bold" if you else "",
+            ),
             result,
             f"{row.get('progress', 0)}/{view.total}",
             str(row.get("moves", 0)),

@@ -344,10 +344,13 @@ def standings_table(
     }.get(fmt, [])
     table.add_column("#", justify="right")
     table.add_column("player")
+    table.add_column("rating", justify="right")
     for _, label in columns:
         table.add_column(label, justify="right")
     for row in rows:
         name = str(row.get("name", "?"))
+        if row.get("bot"):
+            name += " (bot)"
         if row.get("status") != "active":
             name += f" ({row.get('status')})"
         if you is not None and row.get("name") == you:
@@ -358,7 +361,8 @@ def standings_table(
             cells.append(
                 "" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
             )
-        table.add_row(str(row.get("rank", "")), name, *cells)
+        rating = row.get("rating")
+        table.add_row(str(row.get("rank", "")), name, "" if rating is None else str(rating), *cells)
     if tour.get("champion"):
         table.caption = f"champion: {tour['champion']}"
     return table

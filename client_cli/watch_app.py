@@ -96,7 +96,7 @@ class BoardsView(Widget):
     def panel(self, seat: int, width: int) -> RenderableType:
         view = self.view
         racer = view.racers.get(seat)
-        name = racer.name if racer else f"seat {seat + 1}"
+        name = racer.shown_name if racer else f"seat {seat + 1}"
         head = Text(f"{name}", style="bold")
         head.append(f"  (seat {seat + 1})", style="dim")
         line = progress_bar(racer.progress if racer else 0, view.total, 12, self.card_style)

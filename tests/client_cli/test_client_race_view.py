@@ -266,3 +266,13 @@ def test_splits_come_live_with_progress_and_show_beside_the_bars_and_in_the_resu
     text = console.export_text()
     assert "splits at 13 26 39 52 cards" in text
     assert "0:41.2  1:20.0  2:01.5  2:30.0" in text
+
+
+def test_bots_are_shown_as_bots_on_the_bars_and_the_boards() -> None:
+    view = joined()
+    view.feed(PlayerJoined(version=5, at=1.0, seat=1, name="Bot-2291", player="b1", bot=True))
+    assert view.racers[1].shown_name == "Bot-2291 (bot)"
+    assert view.racers[0].shown_name == "ann"
+    room = {**ROOM, "players": [{"seat": 0, "name": "Bot-7", "bot": True}]}
+    view.feed(Snapshot(version=9, room=room))
+    assert view.racers[0].bot and view.racers[0].shown_name == "Bot-7 (bot)"

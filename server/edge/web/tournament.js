@@ -197,11 +197,13 @@ export async function render(root, { tour: id }) {
       h("h2", {}, "Standings"),
       last.standings.length
         ? h("table", { class: "rooms standings", id: "standings" },
-          h("thead", {}, h("tr", {}, ["#", "Player", ...columns.map((c) => c[1])].map((x) => h("th", {}, x)))),
+          h("thead", {}, h("tr", {}, ["#", "Player", ...columns.map((c) => c[1]), "Rating"].map((x) => h("th", {}, x)))),
           h("tbody", {}, last.standings.map((row) =>
             h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
-              h("td", {}, row.rank), h("td", {}, row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null),
+              h("td", {}, row.rank), h("td", {}, row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
+                row.bot ? h("span", { class: "tag bot" }, "bot") : null),
               columns.map(([key]) => h("td", {}, cell(row, key))),
+              h("td", { class: "rating" }, row.rating ?? ""),
               organiser ? h("td", {}, remove(row)) : null))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );
