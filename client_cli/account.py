@@ -123,14 +123,12 @@ def add_account_parser(
     top = sub.add_parser(
         "top",
         help="a game's leaderboard",
-        description="The best players of a game by rating (settled, recently active), or "
-        "the fastest winning times with --times.",
+        description="The best players of a game by rating (settled and recently active), "
+        "or with --seed N the fastest winning times on that deal.",
     )
     top.add_argument("game", type=str.lower, choices=GAMES, help="the game (any case)")
-    top.add_argument("--times", action="store_true", help="best winning times, not ratings")
-    top.add_argument(
-        "--period", choices=("day", "week", "all"), default="all", help="of best times"
-    )
+    top.add_argument("--seed", type=int, help="best winning times on this deal, not ratings")
+    top.add_argument("--period", choices=("day", "week", "all"), default="all", help="default: all")
     top.add_argument("--around-me", action="store_true", help="the rows around your place")
     for parser in (*parsers, name, claim, login, logout, link, profile, top):
         common(parser)
@@ -264,22 +262,24 @@ async def _profile(args: argparse.Namespace) -> int:
 
 
 async def _top(args: argparse.Namespace) -> int:
-    query: dict[str, Any] = {"by": "time" if args.times else "rating"}
-    if args.times:
-        query["period"] = args.period
-    key = None
+    by_time = args.seed is not None
+    query: dict[str, Any] = {"by": "time" if by_time else "rating", "period": args.period}
+    if by_time:
+        query["seed"] = args.seed
     if args.around_me:
-        me = await ensure_player(args.server)
-        query["around"] = me["id"]
-        key = me.key
-    path = f"/leaderboard/{args.game}?{urlencode(query)}"
-    data = await _request("GET", args.server, path, key=key)
-    table = Table(title=f"{args.game}: {'best times' if args.times else 'ratings'}")
-    value = "time" if args.times else "rating"
-    for column in ("#", "player", value):
+        query["around"] = (await ensure_player(args.server))["id"]
+    data = await _request("GET", args.server, f"/leaderboard/{args.game}?{urlencode(query)}")
+    what = f"best times on deal {args.seed}" if by_time else "ratings"
+    table = Table(title=f"{args.game}: {what} ({args.period})")
+    for column in ("#", "player", "time" if by_time else "rating"):
         table.add_column(column)
     for row in data.get("rows", []):
-        shown = f"{row['time']:.2f} s" if args.times else str(row.get("rating"))
-        table.add_row(str(row.get("rank")), str(row.get("name")), shown)
-    Console().print(table)
+        player = row.get("player", {})
+        name = str(player.get("name")) + (" (bot)" if player.get("bot") else "")
+        shown = f"{row['time_ms'] / 1000:.2f} s" if by_time else str(row.get("rating"))
+        table.add_row(str(row.get("rank")), name, shown)
+    console = Console()
+    console.print(table)
+    if not data.get("rows"):
+        console.print("nobody yet: ratings show once settled and while played")
     return 0

@@ -6,10 +6,13 @@ ratings there."""
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.paths import ROOT
 from support.players import call, new_player
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
@@ -17,6 +20,24 @@ from support.wsclient import WsClient
 
 import core
 import protocol as p
+
+
+def documented_profile() -> dict[str, Any]:
+    """The example of GET /players/{name} in docs/protocol.md."""
+    doc = (ROOT / "docs" / "protocol.md").read_text()
+    section = doc.split("### `GET /players/{name}`", 1)[1]
+    block = re.search(r"```json\n(.*?)```", section, flags=re.S)
+    assert block is not None
+    return dict(json.loads(block.group(1)))
+
+
+def same_keys(shown: dict[str, Any], documented: dict[str, Any]) -> None:
+    assert set(shown) == set(documented)
+    for key, value in documented.items():
+        if isinstance(value, dict):
+            same_keys(shown[key], value)
+        elif isinstance(value, list) and value and isinstance(value[0], dict) and shown[key]:
+            same_keys(shown[key][0], value[0])
 
 
 async def profile_with_races(base: str, name: str, races: int) -> dict[str, Any]:
@@ -87,6 +108,7 @@ async def test_an_anonymous_racer_claims_and_finds_the_same_record_elsewhere(
         assert after["ratings"][0]["history"] == before["ratings"][0]["history"]
         assert after["ratings"][0]["rating"] == before["ratings"][0]["rating"]
         assert after["player"]["names"][0]["name"] == guest["name"]
+        same_keys(after, documented_profile())  # what the docs say a client gets
     finally:
         await one.stop()
         await two.stop()

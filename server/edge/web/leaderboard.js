@@ -1,0 +1,80 @@
+// The leaderboards (/top/GAME, over GET /leaderboard/GAME, docs/protocol.md): by rating
+// (settled, recently active players) for today, this week or all time, or the best winning
+// times on one deal; "around me" centres the page on this browser's player. The address
+// keeps the choice (?by=, period=, seed=, around=1), so that it can be shared.
+
+import { h, clear } from "./dom.js";
+import { games, getJSON } from "./api.js";
+import { me } from "./identity.js";
+
+const PERIODS = [["day", "Today"], ["week", "This week"], ["all", "All time"]];
+
+function choice(params) {
+  return {
+    by: params.get("by") === "time" ? "time" : "rating",
+    period: PERIODS.some(([p]) => p === params.get("period")) ? params.get("period") : "all",
+    seed: /^\d+$/.test(params.get("seed") || "") ? params.get("seed") : "",
+    around: params.get("around") === "1",
+  };
+}
+
+export async function render(root, { game }) {
+  const known = await games();
+  const shown = game && known[game] ? game : Object.keys(known)[0];
+  const wanted = choice(new URLSearchParams(location.search));
+  const go = (change) => {
+    const next = { ...wanted, ...change };
+    const query = new URLSearchParams({ by: next.by, period: next.period });
+    if (next.seed) query.set("seed", next.seed);
+    if (next.around) query.set("around", "1");
+    location.assign(`/top/${shown}?${query}`);
+  };
+  const seedInput = h("input", { id: "board-seed", inputmode: "numeric", value: wanted.seed, placeholder: "deal number", size: "12" });
+  root.append(
+    h("h1", {}, `${known[shown].title} leaderboard`),
+    h("p", { class: "rule-games" }, "Games: ",
+      Object.entries(known).map(([name, g], i) => [i ? " · " : "", h("a", { href: `/top/${name}`, class: name === shown ? "here" : null }, g.title)])),
+    h("p", { class: "inline" },
+      h("button", { type: "button", class: wanted.by === "rating" ? "here" : null, onclick: () => go({ by: "rating" }) }, "By rating"),
+      h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); go({ by: "time", seed: seedInput.value.trim() }); } },
+        h("label", {}, "Best times on deal ", seedInput), h("button", { type: "submit" }, "Show"))),
+    h("p", { class: "inline" },
+      PERIODS.map(([period, label]) => h("button", { type: "button", class: wanted.period === period ? "here" : null, onclick: () => go({ period }) }, label)),
+      h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "around-me", checked: wanted.around, onchange: (e) => go({ around: e.target.checked }) }), " around me")),
+  );
+  const table = h("div", { id: "board" });
+  root.append(table);
+  if (wanted.by === "time" && !wanted.seed) {
+    table.append(h("p", { class: "muted" }, "Best times are kept per deal: give a deal's number."));
+    return;
+  }
+  const query = new URLSearchParams({ by: wanted.by, period: wanted.period });
+  if (wanted.by === "time") query.set("seed", wanted.seed);
+  const player = await me();
+  if (wanted.around && player) query.set("around", player.id);
+  let board;
+  try {
+    board = await getJSON(`/leaderboard/${shown}?${query}`);
+  } catch (error) {
+    table.append(h("p", { class: "error" }, error.message));
+    return;
+  }
+  if (!board.rows.length) {
+    table.append(h("p", { class: "muted" }, wanted.by === "rating"
+      ? "Nobody here yet: ratings show once settled (about ten rated races) and while played."
+      : "Nobody has won this deal in that period yet."));
+    return;
+  }
+  const value = (row) => (wanted.by === "rating" ? String(row.rating) : `${(row.time_ms / 1000).toFixed(2)} s`);
+  clear(table).append(
+    h("table", { class: "rooms leaderboard" },
+      h("thead", {}, h("tr", {}, ["#", "Player", wanted.by === "rating" ? "Rating" : "Time", wanted.by === "rating" ? "Races" : "Replay"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, board.rows.map((row) => h("tr", { class: player && row.player.id === player.id ? "me" : null },
+        h("td", {}, row.rank),
+        h("td", {}, h("a", { href: `/p/${encodeURIComponent(row.player.name)}` }, row.player.name),
+          row.player.bot ? h("span", { class: "tag bot" }, "bot") : null),
+        h("td", {}, value(row)),
+        h("td", {}, wanted.by === "rating" ? row.races : h("a", { href: row.replay }, "replay")))))),
+    h("p", { class: "muted" }, `${board.total} ranked`),
+  );
+}
