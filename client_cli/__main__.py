@@ -246,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_tournament_parser(sub, lambda command: add_common_options(command, top=False))
     add_account_parser(sub, lambda command: add_common_options(command, top=False))
+    from client_cli.daily import add_daily_parser
+
+    add_daily_parser(sub, lambda command: add_common_options(command, top=False))
     return parser
 
 
@@ -303,6 +306,10 @@ def run_command(args: argparse.Namespace) -> int:
         from client_cli.replay_app import run_replay
 
         return run_replay(args, card_style(args))
+    if args.command == "daily":
+        from client_cli.daily import run_daily
+
+        return run_daily(args, card_style(args))
     if args.command in ACCOUNT_COMMANDS:
         from client_cli.account import run_account
 

@@ -55,6 +55,8 @@ class ErrorCode(enum.StrEnum):
     ALREADY_CLAIMED = "already_claimed"  # the account has a password already
     BAD_CODE = "bad_code"  # a link code that is unknown, used or expired
     NOT_YOUR_SEAT = "not_your_seat"  # that seat (or registration) belongs to another player
+    DAILY_TAKEN = "daily_taken"  # today's ranked attempt at that game is used: practice instead
+    NOT_YET = "not_yet"  # a daily attempt's replay before one's own attempt or the day is over
     UNAVAILABLE = "unavailable"  # storage (Redis) did not answer: nothing changed, try again
     INTERNAL = "internal"  # a bug on our side; the socket stays open
 

@@ -104,6 +104,7 @@ class RoomView(TypedDict):
     ghost: str | None  # a ghost race: the race whose recorded run the ghost replays
     kind: str  # "room", "quick", "tournament" or "ghost"
     rated: bool
+    daily: str | None  # a daily deal's ranked attempt: "DATE GAME"
     created_at: float
     start_at: float | None
     ends_at: float | None

@@ -152,6 +152,11 @@ class Settings:
         "beats every fifth of it); a process silent longer, and still silent two beats "
         "later, is taken for dead: the others let go of its sockets' seats",
     )
+    daily_secret: str = _setting(
+        "",
+        "the secret the daily deals are drawn from (docs/protocol.md section 13); every "
+        "process of a site must share it; empty: one is made and kept in Redis",
+    )
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")
 

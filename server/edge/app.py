@@ -44,6 +44,7 @@ from server.edge.app_keys import (
     STORE,
 )
 from server.edge.archiving import archiving_ctx
+from server.edge.daily_routes import daily_ctx, daily_routes
 from server.edge.dispatch import Dispatcher
 from server.edge.draining import Drain
 from server.edge.identity_routes import identity_routes
@@ -94,6 +95,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(sweeper_ctx)
     app.cleanup_ctx.append(tournaments_ctx)
     app.cleanup_ctx.append(archiving_ctx)  # after tournaments: a heat's one replay is theirs
+    app.cleanup_ctx.append(daily_ctx)
     app.cleanup_ctx.append(_dispatch_ctx)  # after both: it routes to their parts
     app.cleanup_ctx.append(liveness_ctx)
     app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
@@ -103,6 +105,7 @@ def create_app(settings: Settings) -> web.Application:
     app.router.add_routes(replay_routes)
     app.router.add_routes(identity_routes)
     app.router.add_routes(records_routes)
+    app.router.add_routes(daily_routes)
     app.router.add_get(p.WS_PATH, websocket)
     add_web_client(app)
     return app

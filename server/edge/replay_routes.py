@@ -17,7 +17,7 @@ from core.replay import ReplayError, line_hash, verify
 from core.replay_boards import board_steps
 from protocol import ErrorCode
 from server.edge.app_keys import STORE
-from server.edge.routes import _error, race_replay
+from server.edge.routes import NOT_YET, _error, daily_replay_open, race_replay
 from server.room.ids import room_key
 from server.room.race import RaceError
 from server.tournament.rooms import StoreRooms
@@ -44,6 +44,8 @@ async def get_replay_boards(request: web.Request) -> web.Response:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if record is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    if not await daily_replay_open(request, record.room):
+        return _error(403, ErrorCode.NOT_YET, NOT_YET)
     try:
         boards = replay_boards(await race_replay(request.app, record))
     except ReplayError as err:  # the stored moves do not replay: a bug, said plainly

@@ -338,6 +338,8 @@ async def get_replay(request: web.Request) -> web.Response:
     results, each line chained to the previous one by its hash. Once the room has expired
     from Redis (or while its next round runs), its latest archived race."""
     room = room_key(request.match_info["room"])
+    if not await daily_replay_open(request, room):
+        return _error(403, ErrorCode.NOT_YET, NOT_YET)
     try:
         record = await StoreRooms(request.app[STORE]).record(room)
     except RaceError:
@@ -354,6 +356,17 @@ async def get_replay(request: web.Request) -> web.Response:
             return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
         text = archived
     return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
+
+
+NOT_YET = "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"
+
+
+async def daily_replay_open(request: web.Request, room: str) -> bool:
+    """Whether the requester may have this race's replay (a daily attempt's opens late)."""
+    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
+
+    loaded = await request.app[STORE].load(room)
+    return loaded is None or await replay_allowed(request, loaded.race)
 
 
 async def race_replay(app: web.Application, record: RaceRecord) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-__all__ = ["PAGES", "WEB_DIR", "add_web_client"]
+__all__ = ["PAGES", "WEB_DIR", "add_web_client", "shell"]
 
 WEB_DIR = Path(__file__).with_name("web")
 # The paths the client draws itself (app.js routes them); everything else is the API.
@@ -30,6 +30,7 @@ PAGES = (
     "/top",
     "/top/{game}",
     "/account",
+    "/daily/{date}",
 )
 
 SECURITY = {
@@ -48,6 +49,15 @@ SECURITY = {
 
 async def _page(request: web.Request) -> web.FileResponse:
     return web.FileResponse(WEB_DIR / "index.html", headers=SECURITY)
+
+
+def shell(request: web.Request) -> web.FileResponse | None:
+    """The page, for a path that is an API too (`/daily`): when a browser navigates there
+    (it asks for HTML first), else None (a client asking for JSON)."""
+    accept = request.headers.get("Accept", "")
+    if accept.startswith("text/html"):
+        return web.FileResponse(WEB_DIR / "index.html", headers=SECURITY)
+    return None
 
 
 @web.middleware

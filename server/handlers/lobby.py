@@ -134,6 +134,10 @@ class Lobby:
     async def on_watch(self, conn: Connection, msg: p.Watch) -> None:
         room = room_key(msg.room)
         local = await self._room(conn, room)
+        race = local.race
+        if race is not None and race.config.daily and race.status is not Status.FINISHED:
+            await self.ctx.hub.abandon(local)  # nobody watches a line being found
+            raise RaceError(ErrorCode.NOT_YET, "a daily attempt can be watched once it is over")
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await self._enter(conn, local, msg.since)

@@ -58,7 +58,10 @@ async def live_rooms(
     for room in ids:
         if statuses.get(room) in wanted:
             loaded = await store.load(room)
-            if loaded is not None and loaded.race.status.value in wanted:
+            # A daily attempt is nobody else's to watch while it runs (server/daily/).
+            if loaded is None or loaded.race.config.daily:
+                continue
+            if loaded.race.status.value in wanted:
                 found.append(loaded)
     return found
 

@@ -85,6 +85,7 @@ class RoomConfig:
     # "tournament" or "ghost"; and whether it moves the players' ratings (records/ratings.py).
     kind: str = "room"
     rated: bool = True
+    daily: str | None = None  # a daily deal's ranked attempt: "DATE GAME" (server/daily/)
 
 
 @dataclass(slots=True)
@@ -266,6 +267,7 @@ class Race:
             "ghost": self.config.ghost,
             "kind": self.config.kind,
             "rated": self.config.rated,
+            "daily": self.config.daily,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,
@@ -360,6 +362,13 @@ class Race:
                 p.PlayerReady(version=0, at=now, seat=index, ready=True),
             ]
         )
+
+    def rekey(self, index: int, token_hash: str) -> Outcome:
+        """The seat is held by a new token from now on (its owner opened it again on
+        another device: server/daily/); sockets holding the old one hold nothing."""
+        seat = self._seat(index)
+        seat.token_hash = token_hash
+        return Outcome(changed=True)
 
     def holder(self, index: int | None, token_hash: str | None) -> Seat:
         """The seat `index` if `token_hash` holds it: asked before every action of a

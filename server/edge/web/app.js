@@ -6,6 +6,7 @@
 //   /replay/RACE     a finished race, move by move
 //   /p/NAME          a player's profile    /top/GAME   a game's leaderboard
 //   /account         your name, password, devices (identity.js keeps the player key)
+//   /daily, /daily/DATE             the daily deals and their boards
 
 import { h, clear } from "./dom.js";
 import { setSounds, soundsOn } from "./sounds.js";
@@ -22,6 +23,7 @@ const ROUTES = [
   [/^\/p\/([^/]+)$/, () => import("./profile.js"), ["name"]],
   [/^\/top(?:\/([^/]+))?$/, () => import("./leaderboard.js"), ["game"]],
   [/^\/account$/, () => import("./account.js"), []],
+  [/^\/daily(?:\/(\d{4}-\d{2}-\d{2}))?$/, () => import("./daily.js"), ["date"]],
 ];
 
 function header() {
@@ -45,6 +47,7 @@ function header() {
       h("a", { href: "/", class: "brand" }, "solrace"),
       link("/", "Lobby"),
       link("/tv", "TV"),
+      link("/daily", "Daily"),
       link("/rules", "Rules"),
       link("/top", "Leaderboards"),
       h("span", { class: "spacer" }),

@@ -39,14 +39,19 @@ def test_the_tv_shows_the_race_whose_leaders_are_closest() -> None:
 async def test_every_page_is_the_client_shell_with_a_strict_policy(server_url: str) -> None:
     async with aiohttp.ClientSession() as http:
         pages = ("/", "/play/abc", "/watch/abc", "/tv", "/rules", "/rules/shaula", "/tour/abc")
-        for path in (*pages, "/replay/abc"):
+        for path in (*pages, "/replay/abc", "/daily/2026-12-01"):
             async with http.get(server_url + path) as answer:
                 assert answer.status == 200, path
                 assert "text/html" in answer.headers["Content-Type"]
                 assert '<script type="module" src="/static/app.js">' in await answer.text()
                 policy = answer.headers["Content-Security-Policy"]
                 assert "default-src 'self'" in policy and "connect-src 'self'" in policy
-        assert len(PAGES) == 8
+        assert len(PAGES) == 9
+        # /daily is the page to a browser, the API's JSON to anyone else.
+        async with http.get(f"{server_url}/daily", headers={"Accept": "text/html"}) as answer:
+            assert '<script type="module" src="/static/app.js">' in await answer.text()
+        async with http.get(f"{server_url}/daily") as answer:
+            assert "commitment" in await answer.json()
         async with http.get(f"{server_url}/static/app.js") as answer:
             assert answer.status == 200
             assert "javascript" in answer.headers["Content-Type"]

@@ -1,0 +1,366 @@
+"""The daily deal over HTTP (docs/protocol.md section 13): today's deals, a day's board,
+and a player's ranked attempt (started, or resumed) or practice.
+
+A ranked attempt is a one-seat room the server opens already running, with the player's
+seat in it (they come back to it by their identity: `identify`, then `join`): its clock is
+the server's, from the moment it is opened, and closing the page does not stop it. A
+dropped connection comes back to the same seat and clock; the seat is kept until the day
+is over. Its result reaches the board when the race ends (a sweep on every process).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+import core
+from protocol import ErrorCode, socket_path
+from records.players import Player
+from server.daily.board import Attempt, ranking, streaks
+from server.daily.rule import commitment, day_bounds, day_of
+from server.daily.store import DailyStore
+from server.edge.app_keys import ACCOUNTS, METRICS, REDIS, SETTINGS, STORE
+from server.edge.identity_routes import bearer_key
+from server.edge.periodic import Periodic
+from server.edge.routes import _error
+from server.edge.web_client import shell
+from server.identity.accounts import IdentityError
+from server.room.ids import new_room_id, new_token
+from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.store import RoomStore, hash_token
+
+__all__ = ["DAILY", "daily_ctx", "daily_routes", "finish_open_attempts", "replay_allowed", "settle"]
+
+DAILY = web.AppKey("daily", DailyStore)
+log = logging.getLogger(__name__)
+DAILY_SWEEP = 2.0  # seconds between sweeps of attempts that ended
+UNRANKED = "undo makes the attempt unranked (it is kept, not ranked); hints are off"
+CLOCK = "the clock is the server's: it started now and does not stop, even with the page closed"
+
+daily_routes = web.RouteTableDef()
+
+
+async def _player(request: web.Request, required: bool) -> Player | None:
+    key = bearer_key(request)
+    if key is None and not required:
+        return None
+    return await request.app[ACCOUNTS].who(key, time.time())
+
+
+def _game(request: web.Request) -> str:
+    game = request.match_info["game"].lower()
+    if game not in core.GAMES:
+        raise _Refused(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    return game
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.response = _error(status, code, message)
+
+
+def _handled(
+    handler: Any,
+) -> Any:
+    async def wrapped(request: web.Request) -> web.StreamResponse:
+        try:
+            response: web.StreamResponse = await handler(request)
+            return response
+        except _Refused as refused:
+            return refused.response
+        except IdentityError as err:
+            return _error(err.status, err.code, err.message)
+
+    return wrapped
+
+
+def _public(a: Attempt) -> dict[str, Any]:
+    return {
+        "room": a.room,
+        "started_at": a.started_at,
+        "finished": a.finished,
+        "won": a.won,
+        "time": a.time,
+        "progress": a.progress,
+        "moves": a.moves,
+        "ranked": a.ranked,
+    }
+
+
+@daily_routes.get("/daily")
+@_handled
+async def get_daily(request: web.Request) -> web.StreamResponse:
+    """Today's deals (a seed only once the day is over or your attempt is), yesterday's key;
+    a browser navigating here gets the page."""
+    page = shell(request)
+    if page is not None:
+        return page
+    daily = request.app[DAILY]
+    now = time.time()
+    today = day_of(now)
+    player = await _player(request, required=False)
+    deals = await daily.deals(today)
+    key = await daily.key(today)
+    games = []
+    for game in core.GAMES:
+        mine = await daily.attempt(today, game, player.id) if player else None
+        if mine is not None:
+            mine = await settle(daily, request.app[STORE], today, game, mine)
+        board = ranking(await daily.attempts(today, game))
+        games.append(
+            {
+                "game": game,
+                "seed": deals[game][0] if mine is not None and mine.finished else None,
+                "you": _public(mine) if mine else None,
+                "leader": board[0] if board else None,
+                "ranked": len(board),
+            }
+        )
+    yesterday = today - dt.timedelta(days=1)
+    answer: dict[str, Any] = {
+        "date": today.isoformat(),
+        "ends_at": day_bounds(today)[1],
+        "commitment": commitment(key),
+        "games": games,
+        "yesterday": {"date": yesterday.isoformat(), "key": (await daily.key(yesterday)).hex()},
+    }
+    if player is not None:
+        answer["streaks"] = streaks(await daily.days(player.id), today)
+    return web.json_response(answer)
+
+
+@daily_routes.get("/daily/{date}/{game}")
+@_handled
+async def get_board(request: web.Request) -> web.Response:
+    """A day's board of a game: its ranked attempts in order; the key and seed once over."""
+    daily = request.app[DAILY]
+    now = time.time()
+    try:
+        day = dt.date.fromisoformat(request.match_info["date"])
+    except ValueError:
+        raise _Refused(400, ErrorCode.BAD_REQUEST, "the date is YYYY-MM-DD") from None
+    game = _game(request)
+    today = day_of(now)
+    if day > today:
+        raise _Refused(404, ErrorCode.NOT_FOUND, "that day has not begun (UTC)")
+    player = await _player(request, required=False)
+    attempts = await daily.attempts(day, game)
+    mine = next((a for a in attempts if player is not None and a.player == player.id), None)
+    if mine is not None:
+        mine = await settle(daily, request.app[STORE], day, game, mine)
+    over = day < today
+    open_replays = over or (mine is not None and mine.finished)
+    rows = ranking(attempts)
+    if not open_replays:
+        for row in rows:
+            row["room"] = None  # no replay (no line to copy) before your own attempt is over
+    key = await daily.key(day)
+    deal = (await daily.deals(day))[game]
+    answer: dict[str, Any] = {
+        "date": day.isoformat(),
+        "game": game,
+        "commitment": commitment(key),
+        "key": key.hex() if over else None,
+        "seed": deal[0] if open_replays else None,
+        "candidate": deal[1] if over else None,
+        "board": rows,
+        "running": sum(1 for a in attempts if not a.finished),
+        "unranked": sum(1 for a in attempts if a.finished and not a.ranked),
+        "you": _public(mine) if mine else None,
+    }
+    return web.json_response(answer)
+
+
+@daily_routes.post("/daily/{game}")
+@_handled
+async def start_attempt(request: web.Request) -> web.Response:
+    """Open (or come back to) your ranked attempt at today's deal; `{"practice": true}`
+    once it is over: a room of your own on the same deal, not ranked."""
+    daily, store = request.app[DAILY], request.app[STORE]
+    player = await _player(request, required=True)
+    assert player is not None
+    game = _game(request)
+    body: Any = {}
+    if request.can_read_body:
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+    if not isinstance(body, dict):
+        raise _Refused(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    practice = body.get("practice", False)
+    if not isinstance(practice, bool):
+        raise _Refused(400, ErrorCode.BAD_REQUEST, "practice must be true or false")
+    now = time.time()
+    today = day_of(now)
+    seed = (await daily.deals(today))[game][0]
+    mine = await daily.attempt(today, game, player.id)
+    if mine is not None:
+        mine = await settle(daily, store, today, game, mine)
+    if practice:
+        if mine is None or not mine.finished:
+            raise _Refused(
+                409, ErrorCode.NOT_YET, "practice comes after your ranked attempt at today's deal"
+            )
+        race, token = await _open_room(store, player, game, seed, now, None)
+        return _answer(race, token, None, ranked=False, status=201)
+    if mine is not None and mine.finished:
+        raise _Refused(
+            409,
+            ErrorCode.DAILY_TAKEN,
+            f"your ranked attempt at today's {game} is over: further attempts are practice "
+            '(POST with {"practice": true})',
+        )
+    if mine is not None:
+        return await _resume(store, mine)
+    race, token = await _open_room(store, player, game, seed, now, f"{today.isoformat()} {game}")
+    attempt = Attempt(player=player.id, name=player.name, room=race.room, started_at=now)
+    claimed = await daily.claim(today, game, attempt)
+    if claimed.room != race.room:  # another request of this player was first: that one
+        return await _resume(store, claimed)
+    return _answer(race, token, claimed, ranked=True, status=201)
+
+
+async def _resume(store: RoomStore, attempt: Attempt) -> web.Response:
+    """The running attempt, its seat's token made anew for this device (the server keeps
+    only a token's hash: the old one, on another device, stops holding the seat)."""
+    token = new_token()
+    try:
+        applied = await store.transact(
+            attempt.room, lambda race: race.rekey(0, hash_token(token)), time.time()
+        )
+    except RaceError:
+        raise _Refused(
+            410, ErrorCode.UNKNOWN_ROOM, "that attempt's room is gone: it counts as it stood"
+        ) from None
+    return _answer(applied.race, token, attempt, ranked=True, status=200)
+
+
+async def _open_room(
+    store: RoomStore, player: Player, game: str, seed: int, now: float, daily: str | None
+) -> tuple[Race, str]:
+    """A one-seat room on the deal, the player seated and the race running from `now`, and
+    the seat's token; the seat is kept (never forfeited for being away) until the day is
+    over."""
+    until = day_bounds(day_of(now))[1]
+    config = RoomConfig(
+        game=game,
+        seats=1,
+        seed_mode="fixed",
+        undo=True,
+        hints=False,
+        grace=max(until - now, 3600.0),
+        countdown=0.0,
+        hidden=core.game_class(game).has_talon,
+        daily=daily,
+        kind="daily" if daily else "room",
+        rated=False,  # a daily attempt ranks on its own board; one racer moves no rating
+    )
+    race = Race(room=new_room_id(), config=config, seed=seed, created_at=now)
+    token = new_token()
+    race.join(player.name, hash_token(token), now, player=player.id, bot=player.bot)
+    race.set_ready(0, True, now)
+    race.tick(now)
+    assert race.status is Status.RUNNING
+    await store.create(race)
+    return race, token
+
+
+def _answer(
+    race: Race, token: str, attempt: Attempt | None, *, ranked: bool, status: int
+) -> web.Response:
+    return web.json_response(
+        {
+            "room": race.view(),
+            "ws": socket_path(race.room),
+            "seat": 0,
+            "token": token,
+            "ranked": ranked,
+            "attempt": _public(attempt) if attempt else None,
+            "notice": f"{UNRANKED}; {CLOCK}" if ranked else "practice: not ranked",
+        },
+        status=status,
+    )
+
+
+async def settle(
+    daily: DailyStore, store: RoomStore, day: dt.date, game: str, attempt: Attempt
+) -> Attempt:
+    """The attempt with its result, kept on the board, once its race has ended."""
+    if attempt.finished:
+        return attempt
+    loaded = await store.load(attempt.room)
+    if loaded is not None:
+        race = loaded.race
+        if race.status is not Status.FINISHED or not race.results:
+            return attempt
+        result = race.results[0]
+        attempt.won, attempt.time = bool(result["won"]), result["time"]
+        attempt.progress, attempt.moves = result["progress"], result["moves"]
+        attempt.used_undo = any(m == "undo" for _, m in await store.moves(attempt.room, 0))
+    # (a room gone before its end was seen: the attempt counts as lost, as it stood)
+    attempt.finished = True
+    await daily.finish(day, game, attempt)
+    return attempt
+
+
+async def finish_open_attempts(daily: DailyStore, store: RoomStore) -> int:
+    """Put every attempt whose race has ended on its board; returns how many."""
+    done = 0
+    for day, game, player in await daily.open_attempts():
+        attempt = await daily.attempt(day, game, player)
+        if attempt is not None and not attempt.finished:
+            done += (await settle(daily, store, day, game, attempt)).finished
+    return done
+
+
+async def replay_allowed(request: web.Request, race: Race) -> bool:
+    """A daily attempt's replay opens to a player once their own attempt at that deal is
+    over, and to everyone once the day is over; any other race's, always."""
+    if race.config.daily is None:
+        return True
+    date, game = race.config.daily.split(" ")
+    day = dt.date.fromisoformat(date)
+    if day < day_of(time.time()):
+        return True
+    try:
+        player = await _player(request, required=False)
+    except IdentityError:
+        return False
+    if player is None:
+        return False
+    daily = request.app[DAILY]
+    mine = await daily.attempt(day, game, player.id)
+    if mine is not None:
+        mine = await settle(daily, request.app[STORE], day, game, mine)
+    return mine is not None and mine.finished
+
+
+async def _sweep(daily: DailyStore, store: RoomStore) -> None:
+    """Attempts that ended onto their boards; today's and tomorrow's deals proved ahead."""
+    await finish_open_attempts(daily, store)
+    today = day_of(time.time())
+    await daily.deals(today)
+    await daily.deals(today + dt.timedelta(days=1))
+
+
+async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
+    daily = DailyStore(app[REDIS], app[SETTINGS].daily_secret)
+    app[DAILY] = daily
+    sweeper = Periodic(
+        "solrace-daily",
+        lambda: _sweep(daily, app[STORE]),
+        DAILY_SWEEP,
+        what="daily sweep",
+        log=log,
+        metrics=app[METRICS],
+    )
+    sweeper.start()
+    yield
+    await sweeper.stop(timeout=5.0)

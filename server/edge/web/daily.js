@@ -1,0 +1,132 @@
+// The daily deal, /daily (docs/protocol.md section 13): today's deal of each game, its board
+// (live as attempts end), past days' boards, your streaks; start (or come back to) your
+// ranked attempt, or practise once it is over. What makes an attempt unranked, and that its
+// clock does not stop, is said before the start.
+//
+// Acting as a player needs a player key (section 11): the page makes an anonymous player on
+// the first start and keeps its key in localStorage, sent only in the Authorization header.
+
+import { h, clear, fmtSeconds } from "./dom.js";
+import { games, parseJSON, saveSeat } from "./api.js";
+
+const KEY = "solrace.playerKey";
+const REFRESH = 5000; // ms between readings of today's boards
+
+async function request(method, path, body = undefined, { needKey = false } = {}) {
+  let key = localStorage.getItem(KEY);
+  if (!key && needKey) {
+    const made = await request("POST", "/players");
+    key = made.key;
+    localStorage.setItem(KEY, key);
+  }
+  const headers = { Accept: "application/json" };
+  if (key) headers.Authorization = `Bearer ${key}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = parseJSON(await response.text());
+  if (!response.ok) {
+    const err = new Error(answer?.error?.message || `HTTP ${response.status}`);
+    err.code = answer?.error?.code;
+    throw err;
+  }
+  return answer;
+}
+
+function loadStyle() {
+  if (document.getElementById("replay-style")) return;
+  document.head.append(h("link", { rel: "stylesheet", href: "/static/replay.css", id: "replay-style" }));
+}
+
+export async function render(root, { date = null } = {}) {
+  loadStyle();
+  const known = await games();
+  const today = await request("GET", "/daily");
+  const shown = date || today.date;
+  const el = {
+    streaks: h("p", { class: "streaks", id: "daily-streaks" }),
+    cards: h("div", { class: "daily-games", id: "daily-games" }),
+    proof: h("details", { class: "daily-proof" }),
+  };
+  const picker = h("input", { type: "date", id: "daily-date", value: shown, max: today.date, "aria-label": "day" });
+  picker.addEventListener("change", () => {
+    if (picker.value) location.assign(picker.value === today.date ? "/daily" : `/daily/${picker.value}`);
+  });
+  root.append(
+    h("div", { class: "race-head" }, h("h1", {}, shown === today.date ? "Today's deals" : `The deals of ${shown}`),
+      h("label", { class: "field" }, "day ", picker)),
+    el.streaks,
+    h("p", { class: "muted" },
+      "One deal a game for everyone, proved winnable before the day began (UTC). Your first attempt at each is ranked: by won, then time, then moves. ",
+      "Undo makes it unranked, hints are off; the clock is the server's and does not stop, even with the page closed."),
+    el.cards,
+    el.proof,
+  );
+  async function draw() {
+    const current = shown === today.date ? await request("GET", "/daily") : today;
+    if (current.streaks) {
+      el.streaks.textContent = `Your streaks: ${current.streaks.played} day(s) in a row played, ${current.streaks.won} won.`;
+    }
+    const boards = await Promise.all(Object.keys(known).map((game) => request("GET", `/daily/${shown}/${game}`)));
+    clear(el.cards).append(...boards.map((board) => gameCard(board, known, shown === today.date)));
+    clear(el.proof).append(
+      h("summary", {}, "How the deals are chosen, and how to check them"),
+      h("p", {}, `Commitment of ${shown} (the SHA-256 of its key): `, h("code", {}, boards[0].commitment)),
+      boards[0].key
+        ? h("p", {}, "Its key, published once the day was over: ", h("code", { class: "key" }, boards[0].key))
+        : h("p", {}, `Yesterday's key (${today.yesterday.date}): `, h("code", { class: "key" }, today.yesterday.key)),
+      h("p", {}, "Each game's candidates are HMAC-SHA256(key, \"GAME n\") (first 8 bytes, modulo 2^63-1, plus 1); the deal is the first the solver proves winnable within 20,000 positions. ",
+        h("a", { href: "/rules" }, "Rules of the games")),
+    );
+  }
+  await draw();
+  if (shown === today.date) setInterval(() => draw().catch(() => {}), REFRESH);
+}
+
+function gameCard(board, known, isToday) {
+  const game = board.game;
+  const title = known[game]?.title || game;
+  const mine = board.you;
+  const action = h("div", { class: "daily-action" });
+  const say = h("p", { class: "message", role: "status" });
+  if (isToday) {
+    const start = async (practice) => {
+      try {
+        const answer = await request("POST", `/daily/${game}`, practice ? { practice: true } : {}, { needKey: true });
+        saveSeat(answer.room.id, { token: answer.token, seat: answer.seat });
+        location.assign(`/play/${answer.room.id}`);
+      } catch (err) {
+        say.textContent = err.message;
+      }
+    };
+    if (!mine) {
+      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(false) },
+        "Start my ranked attempt"));
+    } else if (!mine.finished) {
+      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(false) },
+        `Back to my attempt (running since ${new Date(mine.started_at * 1000).toLocaleTimeString()})`));
+    } else {
+      action.append(
+        h("span", {}, mine.won ? `You won in ${fmtSeconds(mine.time)}, ${mine.moves} moves` : `You ended with ${mine.progress} cards up`,
+          mine.ranked ? "" : " (unranked: undo)"),
+        " ",
+        h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(true) }, "Practise this deal"),
+      );
+    }
+  }
+  const rows = board.board.map((r) =>
+    h("tr", { class: mine && r.room === mine.room ? "me" : null },
+      h("td", {}, r.place),
+      h("td", {}, r.name),
+      h("td", {}, r.won ? fmtSeconds(r.time) : `${r.progress} cards`),
+      h("td", {}, r.moves),
+      h("td", {}, r.room ? h("a", { href: `/replay/${r.room}` }, "replay") : "")));
+  return h("section", { class: "daily-game", dataset: { game } },
+    h("h2", {}, title, board.seed ? h("small", { class: "muted" }, ` #${board.seed}`) : null),
+    action, say,
+    h("div", { class: "table-scroll" },
+      h("table", { class: "results daily-board" },
+        h("caption", {}, `Board: ${board.board.length} ranked`, board.running ? `, ${board.running} racing now` : "",
+          board.unranked ? `, ${board.unranked} unranked` : ""),
+        h("thead", {}, h("tr", {}, ["#", "Player", "Time", "Moves", ""].map((t) => h("th", {}, t)))),
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: "5", class: "muted" }, "No attempt is over yet."))))));
+}

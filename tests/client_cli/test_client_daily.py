@@ -1,0 +1,46 @@
+"""`solrace daily` against a real server: today's deals, an attempt started (said first),
+the board, and a second ranked attempt refused with the reason and what to do instead."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from support.servers import MakeServer
+from support.wsclient import WsClient
+
+import protocol as p
+from client_cli.__main__ import main
+from client_cli.daily import start_attempt
+
+
+async def test_the_daily_command(
+    make_server: MakeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # this machine's player, kept here
+    monkeypatch.setenv("NO_COLOR", "1")
+    url = await make_server()
+    assert await asyncio.to_thread(main, ["--server", url, "daily"]) == 0
+    out = capsys.readouterr().out
+    assert "Daily deals" in out and "not yet" in out and "commitment" in out
+    # Not started without a yes: the rule is said first.
+    monkeypatch.setattr("sys.stdin.isatty", lambda: False)
+    assert await asyncio.to_thread(main, ["--server", url, "daily", "shaula"]) == 0
+    out = capsys.readouterr().out
+    assert "Undo" in out and "does not stop" in out and "not started" in out
+    answer = await asyncio.to_thread(asyncio.run, start_attempt(url, "shaula", False))
+    assert answer["ranked"] and answer["room"]["status"] == "running"
+    async with WsClient.connect(url) as socket:
+        await socket.join(answer["room"]["id"], token=answer["token"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    assert await asyncio.to_thread(main, ["--server", url, "daily", "shaula", "--board"]) == 0
+    out = capsys.readouterr().out
+    assert "Shaula" in out and answer["room"]["id"] in out  # its replay, now open to me
+    code = await asyncio.to_thread(main, ["--server", url, "daily", "shaula", "--yes"])
+    assert code == 1
+    assert "further attempts are practice" in capsys.readouterr().err

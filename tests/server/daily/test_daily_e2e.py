@@ -1,0 +1,139 @@
+"""The daily deal on real servers (real Redis, real WebSockets, SQLite records): the same
+deal on every process and after a restart, one ranked attempt (a second refused with its
+code), an attempt dropped and resumed on its own clock, the board, and replays that open
+only after one's own attempt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+from support.servers import MakeServer
+from support.wsclient import WsClient
+
+import core
+import protocol as p
+
+GAME = "shaula"
+
+
+async def call(method: str, url: str, key: str | None = None, body: Any = None) -> tuple[int, Any]:
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.request(method, url, json=body, headers=headers) as answer,
+    ):
+        if answer.content_type != "application/json":
+            return answer.status, await answer.text()
+        return answer.status, await answer.json()
+
+
+async def new_player(url: str) -> tuple[str, str]:
+    """A new player's key and id."""
+    status, body = await call("POST", f"{url}/players")
+    assert status == 201, body
+    return str(body["key"]), str(body["player"]["id"])
+
+
+async def take_seat(client: WsClient, key: str, room: str) -> p.Welcome:
+    await client.send(p.Identify(key=key))
+    await client.expect(p.Identified)
+    return await client.join(room)
+
+
+async def test_the_same_deal_on_every_process_and_after_a_restart(
+    make_server: MakeServer,
+) -> None:
+    first, second = await make_server(), await make_server()
+    _, a = await call("GET", f"{first}/daily")
+    _, b = await call("GET", f"{second}/daily")
+    assert a["date"] == b["date"] and a["commitment"] == b["commitment"]
+    assert [g["game"] for g in a["games"]] == list(core.GAMES)
+    assert all(g["seed"] is None for g in a["games"])  # not before one's attempt is over
+    _, board_a = await call("GET", f"{first}/daily/{a['date']}/{GAME}")
+    restarted = await make_server()  # a new process, nothing in its memory
+    _, board_b = await call("GET", f"{restarted}/daily/{a['date']}/{GAME}")
+    assert board_a["commitment"] == board_b["commitment"] == a["commitment"]
+    assert board_a["key"] is None and board_a["seed"] is None  # today: not yet published
+    # Yesterday's key is out: it hashes to yesterday's commitment, and gives its deals.
+    yesterday = a["yesterday"]
+    _, past = await call("GET", f"{second}/daily/{yesterday['date']}/{GAME}")
+    assert past["key"] == yesterday["key"] and past["seed"] is not None
+    import hashlib
+
+    from server.daily.rule import candidate
+
+    key = bytes.fromhex(past["key"])
+    assert hashlib.sha256(key).hexdigest() == past["commitment"]
+    assert candidate(key, GAME, past["candidate"]) == past["seed"]
+
+
+async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    (ann, ann_id), (bo, _) = await new_player(url), await new_player(url)
+    status, body = await call("POST", f"{url}/daily/{GAME}")
+    assert status == 401 and body["error"]["code"] == "bad_key"
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201 and opened["ranked"] and "unranked" in opened["notice"]
+    room = opened["room"]
+    assert room["status"] == "running" and room["daily"].endswith(GAME)
+    started = room["start_at"]
+    seed = room["seed"]
+    game = core.new_game(GAME, seed)
+    move = game.legal_moves()[0]
+    async with WsClient.connect(url) as socket:  # by the seat's token, as the web page does
+        welcome = await socket.join(room["id"], token=opened["token"])
+        assert welcome.seat == 0
+        await socket.send(p.Move(seq=1, move=move))
+        await socket.expect(p.Accepted)
+    # The page closed: the attempt goes on; opening it again is the same one, same clock.
+    status, again = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 200 and again["room"]["id"] == room["id"]
+    assert again["room"]["start_at"] == started and again["attempt"]["started_at"] <= started
+    assert again["token"] != opened["token"]  # this device's; the old one holds nothing now
+    async with WsClient.connect(url) as stale:
+        await stale.send(p.Join(room=room["id"], token=opened["token"]))
+        assert (await stale.expect(p.Error)).code == "bad_token"
+    async with WsClient.connect(url) as socket, WsClient.connect(url) as spy:
+        welcome = await take_seat(socket, ann, room["id"])
+        snapshot = await socket.expect(p.Snapshot)
+        assert welcome.seat == 0 and snapshot.moves == [move]
+        assert snapshot.room["start_at"] == started
+        # Nobody watches a daily attempt while it runs, nor has its replay.
+        await spy.send(p.Watch(room=room["id"]))
+        assert (await spy.expect(p.Error)).code == "not_yet"
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
+    assert status == 403 and body["error"]["code"] == "not_yet"
+    # A second ranked attempt: refused, with its code; practice is open.
+    status, body = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 409 and body["error"]["code"] == "daily_taken"
+    status, practice = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": True})
+    assert status == 201 and not practice["ranked"] and practice["room"]["daily"] is None
+    status, body = await call("POST", f"{url}/daily/{GAME}", bo, {"practice": True})
+    assert status == 409 and body["error"]["code"] == "not_yet"
+    # The board: ann's attempt, ranked (no undo), as it ended.
+    today = room["daily"].split(" ")[0]
+    status, board = await call("GET", f"{url}/daily/{today}/{GAME}", ann)
+    assert status == 200 and board["seed"] == seed
+    # (the day's board is every test's on this Redis: ann's row is the one to read)
+    rows = [r for r in board["board"] if r["player"] == ann_id]
+    assert [(r["won"], r["moves"], r["room"]) for r in rows] == [(False, 1, room["id"])]
+    assert board["you"]["finished"]
+    _, daily = await call("GET", f"{url}/daily", ann)
+    mine = next(g for g in daily["games"] if g["game"] == GAME)
+    assert mine["seed"] == seed and mine["you"]["finished"]
+    assert daily["streaks"] == {"played": 1, "won": 0}
+    # bo sees the board without rooms (no replays) until his own attempt is over.
+    _, seen = await call("GET", f"{url}/daily/{today}/{GAME}", bo)
+    assert seen["seed"] is None and all(r["room"] is None for r in seen["board"])
+    status, opened = await call("POST", f"{url}/daily/{GAME}", bo)
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, bo, opened["room"]["id"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    status, text = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
+    assert status == 200 and text.startswith('{"kind":"header"')

@@ -1,0 +1,38 @@
+"""The daily deal's page in Chromium: the rule said before the start, a ranked attempt
+started from the page and raced on the race page, then on the board, with practice offered
+instead of a second ranked attempt; a phone-sized screen; no console error."""
+
+from __future__ import annotations
+
+from playwright.async_api import Browser
+from support.server_processes import ServerProcess
+from support.web import new_page, page_errors
+
+
+async def test_a_ranked_attempt_from_the_daily_page(
+    quiet_server: ServerProcess, browser: Browser
+) -> None:
+    base = quiet_server.url  # a Redis of its own: today's board holds this attempt only
+    page = await new_page(browser, width=375, height=740)
+    await page.goto(f"{base}/daily")
+    await page.wait_for_selector('.daily-game[data-game="shaula"] button.daily-start')
+    intro = await page.inner_text("#main")
+    assert "Undo makes it unranked" in intro and "does not stop" in intro
+    overflow = await page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0
+    await page.click('.daily-game[data-game="shaula"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card")  # running at once: the clock has started
+    await page.click("#resign")
+    await page.click("#resign")
+    await page.wait_for_selector("#results-table")
+    await page.goto(f"{base}/daily")
+    card = '.daily-game[data-game="shaula"]'
+    await page.wait_for_selector(f"{card} button.daily-practice")
+    text = await page.inner_text(card)
+    assert "You ended with 0 cards up" in text and "Board: 1 ranked" in text
+    assert await page.locator(f"{card} button.daily-start").count() == 0
+    assert await page.locator(f"{card} .daily-board a").count() == 1  # my replay
+    assert page_errors(page) == []
