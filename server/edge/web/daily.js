@@ -3,33 +3,18 @@
 // ranked attempt, or practise once it is over. What makes an attempt unranked, and that its
 // clock does not stop, is said before the start.
 //
-// Acting as a player needs a player key (section 11): the page makes an anonymous player on
-// the first start and keeps its key in localStorage, sent only in the Authorization header.
+// Acting as a player is identity.js's: its key goes in the Authorization header only.
 
 import { h, clear, fmtSeconds } from "./dom.js";
-import { games, parseJSON, saveSeat } from "./api.js";
+import { games, saveSeat } from "./api.js";
+import { authed, me } from "./identity.js";
 
-const KEY = "solrace.playerKey";
 const REFRESH = 5000; // ms between readings of today's boards
 
+// A request as this browser's player (made on the first start if there is none yet).
 async function request(method, path, body = undefined, { needKey = false } = {}) {
-  let key = localStorage.getItem(KEY);
-  if (!key && needKey) {
-    const made = await request("POST", "/players");
-    key = made.key;
-    localStorage.setItem(KEY, key);
-  }
-  const headers = { Accept: "application/json" };
-  if (key) headers.Authorization = `Bearer ${key}`;
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const answer = parseJSON(await response.text());
-  if (!response.ok) {
-    const err = new Error(answer?.error?.message || `HTTP ${response.status}`);
-    err.code = answer?.error?.code;
-    throw err;
-  }
-  return answer;
+  if (needKey) await me();
+  return authed(method, path, body);
 }
 
 function loadStyle() {

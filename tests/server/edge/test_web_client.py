@@ -46,7 +46,7 @@ async def test_every_page_is_the_client_shell_with_a_strict_policy(server_url: s
                 assert '<script type="module" src="/static/app.js">' in await answer.text()
                 policy = answer.headers["Content-Security-Policy"]
                 assert "default-src 'self'" in policy and "connect-src 'self'" in policy
-        assert len(PAGES) == 9
+        assert len(PAGES) == 13
         # /daily is the page to a browser, the API's JSON to anyone else.
         async with http.get(f"{server_url}/daily", headers={"Accept": "text/html"}) as answer:
             assert '<script type="module" src="/static/app.js">' in await answer.text()
