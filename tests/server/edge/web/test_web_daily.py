@@ -4,9 +4,12 @@ instead of a second ranked attempt; a phone-sized screen; no console error."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.async_api import Browser
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
 async def test_a_ranked_attempt_from_the_daily_page(
