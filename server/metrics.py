@@ -16,6 +16,7 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 __all__ = [
+    "RECORDS_DOWN",
     "REDIS_DOWN",
     "Counter",
     "CounterFunc",
@@ -215,6 +216,9 @@ class Metrics:
 
 
 REDIS_DOWN = "the room store (Redis) cannot be reached now: try again in a few seconds"
+
+
+RECORDS_DOWN = "the records' database did not answer: nothing changed, try again"
 
 
 def redis_error(error: BaseException) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from sqlalchemy.exc import DBAPIError
 
 import core
 from protocol import ErrorCode, socket_path
@@ -32,7 +33,7 @@ from server.edge.app_keys import (
 from server.edge.ghost_rooms import GhostUnavailable, ghost_run
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.live.lobby_live import live_rooms
-from server.metrics import REDIS_DOWN, Metrics, redis_error
+from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
 from server.room.ids import draw_seed, new_room_id, room_key
 from server.room.race import Race, RaceError, RoomConfig
 from server.room.tv import closest_race
@@ -116,6 +117,13 @@ async def json_errors(
     except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
         log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
         return _error(400, ErrorCode.BAD_REQUEST, "the connection was lost")  # for nobody
+    except DBAPIError as exc:
+        # The records' database is down or refusing: an outage, not a bug (one line).
+        request.app[METRICS].failed(exc)
+        log.warning(
+            "HTTP %s %s: the records database failed: %s", request.method, request.path, exc.orig
+        )
+        return _error(503, ErrorCode.UNAVAILABLE, RECORDS_DOWN, {"Retry-After": "1"})
     except Exception as exc:
         if request.headers.get("Upgrade", "").lower() == "websocket":
             raise  # a WebSocket handler has answered already: nothing to turn into JSON

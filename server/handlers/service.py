@@ -26,7 +26,7 @@ from server.handlers.quick import QuickMatch
 from server.identity.accounts import Accounts
 from server.live.connection import Connection
 from server.live.hub import Hub
-from server.metrics import REDIS_DOWN, Metrics, redis_error
+from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
 from server.room.race import RaceError
 from server.settings import Settings
 from server.storage.store import UNAVAILABLE_ERRORS, RoomStore
@@ -34,8 +34,6 @@ from server.storage.store import UNAVAILABLE_ERRORS, RoomStore
 __all__ = ["RaceService"]
 
 log = logging.getLogger(__name__)
-
-RECORDS_DOWN = "the players' records did not answer: nothing changed, try again"
 
 
 class RaceService:

@@ -1,0 +1,55 @@
+"""The records' database refusing connections (PostgreSQL, really cut off): players'
+requests and `identify` are answered `unavailable` (503, Retry-After), never a crash, and
+work again once it is back."""
+
+from __future__ import annotations
+
+import asyncpg
+from support.own_postgres import USER, OwnPostgres
+from support.players import call, new_player
+from support.servers import MakeServer
+from support.wsclient import WsClient
+
+import protocol as p
+
+
+async def cut(postgres: OwnPostgres, database: str, allow: bool) -> None:
+    """Let the database take connections again, or refuse them and drop those it has."""
+    conn = await asyncpg.connect(
+        host="127.0.0.1", port=postgres.port, user=USER, database="postgres"
+    )
+    try:
+        await conn.execute(f'ALTER DATABASE "{database}" ALLOW_CONNECTIONS {str(allow).lower()}')
+        if not allow:
+            await conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                database,
+            )
+    finally:
+        await conn.close()
+
+
+async def test_a_records_outage_is_unavailable_then_over(
+    make_server: MakeServer, postgres: OwnPostgres
+) -> None:
+    url = await postgres.new_database()
+    database = url.rsplit("/", 1)[1]
+    base = await make_server(database_url=url)
+    key, _ = await new_player(base, "ola")
+    await cut(postgres, database, allow=False)
+    try:
+        status, body, headers = await call(base, "GET", "/me", key=key)
+        assert status == 503 and body["error"]["code"] == "unavailable"
+        assert headers["Retry-After"] == "1"
+        status, body, _ = await call(base, "GET", "/players/ola")
+        assert status == 503 and body["error"]["code"] == "unavailable"
+        async with WsClient.connect(base) as ws:
+            await ws.send(p.Identify(key=key))
+            error = await ws.expect(p.Error)
+            assert error.code == "unavailable" and error.request == "identify"
+            await ws.send(p.Ping(id=1))
+            await ws.expect(p.Pong)  # the socket lives on
+    finally:
+        await cut(postgres, database, allow=True)
+    status, body, _ = await call(base, "GET", "/me", key=key)
+    assert status == 200 and body["player"]["name"] == "ola"
