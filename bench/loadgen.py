@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench import loop_stats
 from bench.instrument import collections_off, collections_on
 from bench.targets import TARGETS, Racer
 
@@ -47,6 +48,7 @@ class Result:
     server_cpu: float  # server processes (and Redis), fraction of one core
     redis_cpu: float  # of which redis-server (plan's redis_pids; else every pid after the first)
     proxy_cpu: float = 0.0  # of which the balancer in front (plan's proxy_pids)
+    loop: dict[str, Any] = field(default_factory=dict)  # bench.loop_stats.summary, if read
     errors: list[str] = field(default_factory=list)
 
 
@@ -177,11 +179,16 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     proxy_pids: list[int] = plan.get("proxy_pids", [])
     cpu_start = cpu_end = server_start = server_end = redis_start = redis_end = 0.0
     proxy_start = proxy_end = 0.0
+    metrics_url = plan.get("metrics_url")
+    loop_start: dict[str, float] = {}
+    loop_end: dict[str, float] = {}
 
     async def mark_cpu() -> None:
         nonlocal cpu_start, cpu_end, server_start, server_end, redis_start, redis_end
-        nonlocal proxy_start, proxy_end
+        nonlocal proxy_start, proxy_end, loop_start, loop_end
         await asyncio.sleep(warmup)
+        if metrics_url:
+            loop_start = await loop_stats.scrape(metrics_url)
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
         redis_start = process_cpu_seconds(redis_pids)
         proxy_start = process_cpu_seconds(proxy_pids)
@@ -191,6 +198,8 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         cpu_end, server_end = time.process_time(), process_cpu_seconds(server_pids)
         redis_end = process_cpu_seconds(redis_pids)
         proxy_end = process_cpu_seconds(proxy_pids)
+        if metrics_url:
+            loop_end = await loop_stats.scrape(metrics_url)
         if plan.get("profile") and server_pids:
             await profiler.wait()
 
@@ -223,6 +232,11 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         redis_cpu=(redis_end - redis_start) / duration,
         proxy_cpu=(proxy_end - proxy_start) / duration,
         errors=target.errors[:5],
+        loop=loop_stats.summary(
+            loop_stats.difference(loop_start, loop_end), measure.answered_in_window
+        )
+        if loop_end
+        else {},
     )
 
 

@@ -17,6 +17,7 @@ from redis.exceptions import RedisError
 
 __all__ = [
     "RECORDS_DOWN",
+    "LOOP_BUCKETS",
     "REDIS_DOWN",
     "Counter",
     "CounterFunc",
@@ -205,6 +206,26 @@ class Metrics:
                 (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1.0),
             )
         )
+        # What holds the event loop up (server/edge/loop_health.py): a move waits behind it.
+        self.loop_lag = r.add(
+            Histogram(
+                "solrace_loop_lag_seconds",
+                "how much later than due the event loop ran a timer, sampled every 25 ms",
+                LOOP_BUCKETS,
+            )
+        )
+        self.gc_pause = r.add(
+            Histogram(
+                "solrace_gc_pause_seconds",
+                "each garbage collection's pause of the event loop",
+                LOOP_BUCKETS,
+            )
+        )
+        self.gc_collections = r.add(
+            LabelledCounter(
+                "solrace_gc_collections_total", "garbage collections, by generation", "generation"
+            )
+        )
 
     def failed(self, error: BaseException) -> None:
         """Count `error` when it came from Redis (or the connection to it)."""
@@ -214,6 +235,9 @@ class Metrics:
     def render(self) -> str:
         return self.registry.render()
 
+
+# Stalls of the loop: the everyday goals are a p99 under 5 ms and no move over 25 ms.
+LOOP_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 
 REDIS_DOWN = "the room store (Redis) cannot be reached now: try again in a few seconds"
 

@@ -48,6 +48,7 @@ from server.edge.daily_routes import daily_ctx, daily_routes
 from server.edge.dispatch import Dispatcher
 from server.edge.draining import Drain
 from server.edge.identity_routes import identity_routes
+from server.edge.loop_health import loop_health_ctx
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.records_lifecycle import records_ctx
 from server.edge.records_routes import records_routes
@@ -98,6 +99,7 @@ def create_app(settings: Settings) -> web.Application:
     app.cleanup_ctx.append(daily_ctx)
     app.cleanup_ctx.append(_dispatch_ctx)  # after both: it routes to their parts
     app.cleanup_ctx.append(liveness_ctx)
+    app.cleanup_ctx.append(loop_health_ctx)  # after _redis_ctx: it writes app[METRICS]
     app.cleanup_ctx.append(metrics_listener_ctx)  # after _redis_ctx: it reads app[METRICS]
     app.on_shutdown.append(close_sockets)
     app.router.add_routes(routes)
