@@ -66,8 +66,9 @@ def _longest(delta: dict[str, float], histogram: str) -> str:
 
 def summary(delta: dict[str, float], moves: float) -> dict[str, Any]:
     """The figures a verdict line prints: collections per 1,000 moves by generation, the
-    collector's total pause per 1,000 moves and its longest, and the loop's lag samples
-    over 5 and 25 ms with the longest."""
+    collector's total pause per 1,000 moves and its longest, the loop's lag samples over 5
+    and 25 ms with the longest, and the same of the part of the lag that was the loop's own
+    work (CPU time, which a busy host does not stretch)."""
     per = 1000 / moves if moves else 0.0
     collections = {
         gen: round(delta.get(f"solrace_gc_collections_total|{gen}", 0.0) * per, 2)
@@ -84,6 +85,9 @@ def summary(delta: dict[str, float], moves: float) -> dict[str, Any]:
         "lag_over_5ms": _over(delta, "solrace_loop_lag_seconds", "0.005"),
         "lag_over_25ms": _over(delta, "solrace_loop_lag_seconds", "0.025"),
         "lag_longest": _longest(delta, "solrace_loop_lag_seconds"),
+        "busy_over_5ms": _over(delta, "solrace_loop_busy_seconds", "0.005"),
+        "busy_over_25ms": _over(delta, "solrace_loop_busy_seconds", "0.025"),
+        "busy_longest": _longest(delta, "solrace_loop_busy_seconds"),
     }
 
 
@@ -94,5 +98,7 @@ def line(stats: dict[str, Any]) -> str:
         f"(generation 0/1/2), paused {stats['gc_pause_ms_per_1000_moves']:g} ms per 1,000 "
         f"moves, longest {stats['gc_longest']}, {stats['gc_over_5ms']} over 5 ms; loop lag "
         f"over 5 ms {stats['lag_over_5ms']} and over 25 ms {stats['lag_over_25ms']} of "
-        f"{stats['lag_samples']} samples, longest {stats['lag_longest']}"
+        f"{stats['lag_samples']} samples, longest {stats['lag_longest']}; of it the loop's own "
+        f"work (CPU time) over 5 ms {stats['busy_over_5ms']}, over 25 ms "
+        f"{stats['busy_over_25ms']}, longest {stats['busy_longest']}"
     )

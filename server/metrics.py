@@ -214,6 +214,15 @@ class Metrics:
                 LOOP_BUCKETS,
             )
         )
+        self.loop_busy = r.add(
+            Histogram(
+                "solrace_loop_busy_seconds",
+                "of each loop lag sample, the part this process's event loop spent running "
+                "(its CPU time beyond the 25 ms interval): a long stretch of its own work, "
+                "where the lag also counts waits for a core",
+                LOOP_BUCKETS,
+            )
+        )
         self.gc_pause = r.add(
             Histogram(
                 "solrace_gc_pause_seconds",

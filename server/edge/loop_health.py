@@ -48,21 +48,37 @@ class GcPauses:
         self.collections.inc(str(info["generation"]))
 
 
-async def watch_lag(lag: Histogram, interval: float = LAG_INTERVAL) -> None:
+async def watch_lag(
+    lag: Histogram,
+    busy: Histogram,
+    interval: float = LAG_INTERVAL,
+    cpu: Callable[[], float] = time.thread_time,
+) -> None:
     """Sleep `interval` again and again; how much later than asked each wake-up came is
-    the loop's lag (a timer's own jitter, well under a millisecond, included)."""
+    the loop's lag (a timer's own jitter, well under a millisecond, included). Of a late
+    wake-up, the part the loop's own thread spent running (its CPU time over the sleep,
+    beyond the interval) goes to `busy`: a long stretch of the server's own work, which
+    a busy host does not make longer, where the lag also counts waits for a core."""
     loop = asyncio.get_running_loop()
     while True:
-        due = loop.time() + interval
+        due, ran = loop.time() + interval, cpu()
         await asyncio.sleep(interval)
-        lag.observe(max(0.0, loop.time() - due))
+        late = loop.time() - due
+        if late > 0:
+            lag.observe(late)
+            busy.observe(min(late, max(0.0, cpu() - ran - interval)))
+        else:
+            lag.observe(0.0)
+            busy.observe(0.0)
 
 
 async def loop_health_ctx(app: web.Application) -> AsyncIterator[None]:
     metrics = app[METRICS]
     pauses = GcPauses(metrics.gc_pause, metrics.gc_collections)
     gc.callbacks.append(pauses)
-    task = asyncio.create_task(watch_lag(metrics.loop_lag), name="solrace-loop-lag")
+    task = asyncio.create_task(
+        watch_lag(metrics.loop_lag, metrics.loop_busy), name="solrace-loop-lag"
+    )
     try:
         yield
     finally:

@@ -44,21 +44,32 @@ def test_a_collection_is_timed_from_start_to_stop_and_counted_by_generation() ->
 
 
 async def test_a_blocked_loop_and_a_collection_show_on_metrics(server_url: str) -> None:
+    async def scrape() -> dict[str, float]:
+        status, text = await get_text(f"{server_url}/metrics")
+        assert status == 200
+        return samples(text)
+
+    def over_25ms(got: dict[str, float], name: str) -> float:
+        return got[f"{name}_count"] - got[f'{name}_bucket{{le="0.025"}}']
+
     await asyncio.sleep(0.1)  # the lag watcher is asleep on its timer
-    time.sleep(0.06)  # the server's loop (this test's) held up for 60 ms
+    time.sleep(0.06)  # the server's loop (this test's) held up 60 ms, doing nothing
     gc.collect()
     await asyncio.sleep(0.1)
-    status, text = await get_text(f"{server_url}/metrics")
-    assert status == 200
-    got = samples(text)
-    # The watcher's timer was due at most 25 ms into the stall: it ran at least 35 ms late.
-    late = (
-        got["solrace_loop_lag_seconds_count"] - got['solrace_loop_lag_seconds_bucket{le="0.025"}']
-    )
-    assert late >= 1
+    got = await scrape()
+    # The watcher's timer was due at most 25 ms into the stall: it ran at least 35 ms late,
+    # but the loop's thread was not running meanwhile.
+    assert over_25ms(got, "solrace_loop_lag_seconds") >= 1
+    assert over_25ms(got, "solrace_loop_busy_seconds") == 0
     assert got["solrace_loop_lag_seconds_count"] >= 3
     assert got['solrace_gc_collections_total{generation="2"}'] >= 1
     assert got["solrace_gc_pause_seconds_count"] >= 1
+    spun = time.thread_time() + 0.08
+    while time.thread_time() < spun:  # now held up by 80 ms of work
+        pass
+    await asyncio.sleep(0.1)
+    got = await scrape()
+    assert over_25ms(got, "solrace_loop_busy_seconds") >= 1
 
 
 async def test_a_stopped_server_leaves_no_collection_callback(
