@@ -499,6 +499,10 @@ def perf_verdicts(rows: list[Row], runs: int = 1) -> list[str]:
             f"{relay_sat['answered_per_s']:,.0f} moves/s = {ratio:.2f} (goal: at least "
             f"{SATURATION_GOAL:.2f}) -> {'met' if ratio >= SATURATION_GOAL else 'NOT met'}"
         )
+    if server_sat and server_sat.get("loop"):
+        out.append(
+            f"perf_verdict loop (solrace, saturation): {loop_stats.line(server_sat['loop'])}"
+        )
     return out
 
 
