@@ -16,8 +16,8 @@ from typing import TypeVar
 from redis.exceptions import RedisError
 
 __all__ = [
-    "RECORDS_DOWN",
     "LOOP_BUCKETS",
+    "RECORDS_DOWN",
     "REDIS_DOWN",
     "Counter",
     "CounterFunc",
