@@ -13,15 +13,17 @@ its end:
 Pages come from `support.web.new_page(browser)`: a fresh context (its own localStorage)
 that records console errors, page errors and requests.
 
-Every web test runs on its module's event loop, the loop its module's Chromium and server
-live on: `pytestmark = pytest.mark.asyncio(loop_scope="module")` in each module (a module
-with a test that is no coroutine marks its coroutines one by one).
+Every coroutine test of this folder runs on its module's event loop, the loop its module's
+Chromium and server live on: `pytest_pycollect_makeitem` below marks each one so (a test
+module needs no mark of its own).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import inspect
+from collections.abc import AsyncIterator, Generator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -30,6 +32,24 @@ from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 
 from bench.browser import CHROMIUM, launch_chromium
+
+
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_pycollect_makeitem(
+    collector: pytest.Module | pytest.Class, name: str, obj: object
+) -> Generator[None, Any, None]:
+    """A coroutine test of this folder runs on its module's event loop. Innermost (trylast):
+    the mark is on the item before pytest-asyncio reads it."""
+    outcome = yield
+    found = outcome.get_result()
+    items = found if isinstance(found, list) else [found]
+    for item in items:
+        if (
+            isinstance(item, pytest.Function)
+            and inspect.iscoroutinefunction(item.obj)
+            and item.get_closest_marker("asyncio") is None
+        ):
+            item.add_marker(pytest.mark.asyncio(loop_scope="module"))
 
 
 async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:

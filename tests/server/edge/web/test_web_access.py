@@ -17,8 +17,6 @@ from support.web import create_room, new_page, page_errors, shown_board, wait_ac
 
 import core
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-
 SEED = 617
 PHONE = (390, 844)
 

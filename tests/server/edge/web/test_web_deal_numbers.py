@@ -4,12 +4,9 @@ number must get that deal)."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.async_api import Browser
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 BIG = 2**63 - 25  # as a JavaScript number: 9223372036854775808
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from playwright.async_api import Browser
 from support.paths import ROOT
 from support.server_processes import ServerProcess
@@ -65,7 +64,6 @@ def test_the_terminal_client_numbers_the_grid_as_the_rules_do() -> None:
     check(grid_of(positions))
 
 
-@pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 async def test_the_web_client_numbers_the_grid_as_the_rules_do(
     server: ServerProcess, browser: Browser
 ) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-import pytest
 from playwright.async_api import Browser
 from support.http import create_room
 from support.server_processes import ServerProcess
@@ -14,8 +13,6 @@ from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
 async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(

@@ -3,7 +3,6 @@ bot, watched by a browser spectator; refused moves; the page's weight and errors
 
 from __future__ import annotations
 
-import pytest
 from playwright.async_api import Browser, Page
 from support.http import create_room
 from support.server_processes import ServerProcess
@@ -27,8 +26,6 @@ from support.web import (
 import core
 from client_cli.cards import CardStyle, cards_in_text
 from client_cli.widgets import split_clock
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 SEED = 617  # Shaula: the solver's line is 110 moves, single and multi-card
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from playwright.async_api import Browser, Page, Route
 from support.http import create_room, get_text
 from support.server_processes import ServerProcess
@@ -22,8 +21,6 @@ from support.wsclient import WsClient
 import core
 import protocol as p
 from core.replay import verify
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 SEED = 617
 

@@ -9,7 +9,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 from playwright.async_api import Browser
 from support.http import create_room
@@ -32,8 +31,6 @@ from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 SEED = 617
 LINE = core.solve(core.new_game("shaula", SEED), shorten=True).moves

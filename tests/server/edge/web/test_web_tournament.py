@@ -7,15 +7,12 @@ import json
 import urllib.request
 from typing import Any
 
-import pytest
 from playwright.async_api import Browser
 from support.http import post_json
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
 import core
-
-pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
 async def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
