@@ -1,5 +1,5 @@
-"""A ghost race's recorded run, from the finished race it comes from (POST /rooms with
-`ghost`: docs/protocol.md "Ghost races")."""
+"""A ghost race's recorded run, from the replay of the finished race it comes from (POST
+/rooms with `ghost`: docs/protocol.md "Ghost races")."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from typing import Any
 from core.replay import ReplayError, verify
 from protocol import ErrorCode
 from server.room.ghost import best_seat, ghost_name, steps_of
-from server.room.ids import room_key
-from server.room.race import RaceError
-from server.storage.store import RoomStore
-from server.tournament.rooms import StoreRooms
 
-__all__ = ["GhostRun", "GhostUnavailable", "ghost_run"]
+__all__ = ["GhostRun", "GhostUnavailable", "ghost_run", "ghost_source"]
 
 
 class GhostUnavailable(Exception):
@@ -32,21 +28,24 @@ class GhostRun:
     steps: list[list[Any]]
 
 
-async def ghost_run(store: RoomStore, body: dict[str, Any]) -> GhostRun:
-    """The run `body["ghost"]` (a finished room) names, of seat `body["ghost_seat"]` (by
-    default its fastest winner, else its furthest racer)."""
+def ghost_source(body: dict[str, Any]) -> str:
+    """The race `body["ghost"]` names: a room's id (its latest finished race) or an archived
+    race's id ("ROOM.ROUND")."""
     source = body.get("ghost")
-    if not isinstance(source, str) or not source:
-        raise GhostUnavailable(400, ErrorCode.BAD_REQUEST, "ghost must be a finished room's id")
-    room = room_key(source)
+    if not isinstance(source, str) or not source or len(source) > 100:
+        raise GhostUnavailable(
+            400,
+            ErrorCode.BAD_REQUEST,
+            "ghost must be a finished race's id (a room's or ROOM.ROUND)",
+        )
+    return source.lower()
+
+
+def ghost_run(source: str, text: str, body: dict[str, Any]) -> GhostRun:
+    """The run of seat `body["ghost_seat"]` (by default the fastest winner, else the
+    furthest racer) of the race whose replay is `text`."""
     try:
-        record = await StoreRooms(store).record(room)
-    except RaceError:
-        raise GhostUnavailable(404, ErrorCode.UNKNOWN_ROOM, f"no room {source!r}") from None
-    if record is None:
-        raise GhostUnavailable(409, ErrorCode.NOT_FINISHED, "that race has not finished")
-    try:
-        replay = verify(record.replay())
+        replay = verify(text)
     except ReplayError as err:
         raise GhostUnavailable(
             500, ErrorCode.INTERNAL, f"its replay does not check: {err}"
@@ -58,7 +57,7 @@ async def ghost_run(store: RoomStore, body: dict[str, Any]) -> GhostRun:
             400, ErrorCode.BAD_REQUEST, f"ghost_seat must be one of {seats} (that race's seats)"
         )
     return GhostRun(
-        source=room,
+        source=source,
         game=str(replay.header["game"]),
         seed=int(replay.header["seed"]),
         name=ghost_name(replay, seat),

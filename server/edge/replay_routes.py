@@ -16,11 +16,9 @@ from aiohttp import web
 from core.replay import ReplayError, line_hash, verify
 from core.replay_boards import board_steps
 from protocol import ErrorCode
-from server.edge.app_keys import STORE
-from server.edge.routes import NOT_YET, _error, daily_replay_open, race_replay
+from server.edge.app_keys import ARCHIVE
+from server.edge.routes import _error, room_replay
 from server.room.ids import room_key
-from server.room.race import RaceError
-from server.tournament.rooms import StoreRooms
 
 __all__ = ["replay_boards", "replay_routes"]
 
@@ -36,18 +34,24 @@ def replay_boards(text: str) -> dict[str, Any]:
     return {**board_steps(checked), "replay_hash": line_hash(last)}
 
 
-@replay_routes.get("/rooms/{room}/replay/boards")
-async def get_replay_boards(request: web.Request) -> web.Response:
+def _boards(text: str) -> web.Response:
     try:
-        record = await StoreRooms(request.app[STORE]).record(room_key(request.match_info["room"]))
-    except RaceError:
-        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
-    if record is None:
-        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-    if not await daily_replay_open(request, record.room):
-        return _error(403, ErrorCode.NOT_YET, NOT_YET)
-    try:
-        boards = replay_boards(await race_replay(request.app, record))
+        return web.json_response(replay_boards(text))
     except ReplayError as err:  # the stored moves do not replay: a bug, said plainly
         return _error(500, ErrorCode.INTERNAL, f"the race's replay does not check: {err}")
-    return web.json_response(boards)
+
+
+@replay_routes.get("/rooms/{room}/replay/boards")
+async def get_replay_boards(request: web.Request) -> web.Response:
+    """The boards of the replay GET /rooms/{room}/replay serves."""
+    text = await room_replay(request, room_key(request.match_info["room"]))
+    return text if isinstance(text, web.Response) else _boards(text)
+
+
+@replay_routes.get("/races/{race}/replay/boards")
+async def get_race_boards(request: web.Request) -> web.Response:
+    """The boards of an archived race's replay (GET /races/{race}/replay)."""
+    text = await request.app[ARCHIVE].replay(request.match_info["race"][:100])
+    if text is None:
+        return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
+    return _boards(text)

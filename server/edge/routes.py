@@ -30,7 +30,7 @@ from server.edge.app_keys import (
     SOCKETS,
     STORE,
 )
-from server.edge.ghost_rooms import GhostUnavailable, ghost_run
+from server.edge.ghost_rooms import GhostUnavailable, ghost_run, ghost_source
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
@@ -214,7 +214,17 @@ async def create_room(request: web.Request) -> web.Response:
     ghost = None
     if "ghost" in body:
         try:
-            ghost = await ghost_run(request.app[STORE], body)
+            source = ghost_source(body)
+            if "." in source:  # an archived race
+                text: str | web.Response | None = await request.app[ARCHIVE].replay(source)
+                if text is None:
+                    return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
+            else:  # a room's latest race (a daily attempt's only once one may see it)
+                source = room_key(source)
+                text = await room_replay(request, source)
+            if isinstance(text, web.Response):
+                return text
+            ghost = ghost_run(source, text, body)
         except GhostUnavailable as err:
             return _error(err.status, err.code, err.message)
         if body.setdefault("game", ghost.game) != ghost.game or body.get("seats", 2) != 2:
@@ -345,7 +355,15 @@ async def get_replay(request: web.Request) -> web.Response:
     """The room's finished race as NDJSON (core/replay.py): header, every accepted move,
     results, each line chained to the previous one by its hash. Once the room has expired
     from Redis (or while its next round runs), its latest archived race."""
-    room = room_key(request.match_info["room"])
+    text = await room_replay(request, room_key(request.match_info["room"]))
+    if isinstance(text, web.Response):
+        return text
+    return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
+
+
+async def room_replay(request: web.Request, room: str) -> str | web.Response:
+    """The text of the room's latest finished race (from Redis while the room lives, else
+    the archive's), or the error answer saying why there is none to give."""
     if not await daily_replay_open(request, room):
         return _error(403, ErrorCode.NOT_YET, NOT_YET)
     try:
@@ -355,15 +373,13 @@ async def get_replay(request: web.Request) -> web.Response:
     else:
         live = True
     if record is not None:
-        text = await race_replay(request.app, record)
-    else:
-        archived = await request.app[ARCHIVE].room_replay(room)
-        if archived is None and not live:
-            return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
-        if archived is None:
-            return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-        text = archived
-    return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")
+        return await race_replay(request.app, record)
+    archived = await request.app[ARCHIVE].room_replay(room)
+    if archived is None and not live:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    if archived is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    return archived
 
 
 NOT_YET = "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"

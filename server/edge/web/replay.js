@@ -1,4 +1,5 @@
-// The replay page, /replay/RACE (RACE: a room's id; its last finished race): the deal and
+// The replay page, /replay/RACE (RACE: an archived race's id, ROOM.ROUND, or a room's id: its
+// latest finished race): the deal and
 // every racer's moves on one timeline. ←/→ step one move, Home/End jump to the ends, space
 // plays at 1x/4x/16x of the race's own pace; ?move=N or ?t=SECONDS opens at a move or a
 // time, and the address follows the position so that it can be shared. Boards side by side
@@ -16,9 +17,11 @@ import { fmtSplit, splitMarks } from "./widgets.js";
 
 const SPEEDS = [1, 4, 16];
 
+// RACE: an archived race's id ("ROOM.ROUND"), or a room's (its latest finished race).
 function sources(race) {
-  const room = encodeURIComponent(race);
-  return { text: `/rooms/${room}/replay`, boards: `/rooms/${room}/replay/boards` };
+  const id = encodeURIComponent(race);
+  const base = race.includes(".") ? `/races/${id}` : `/rooms/${id}`;
+  return { text: `${base}/replay`, boards: `${base}/replay/boards` };
 }
 
 async function fetchText(path) {
@@ -436,7 +439,7 @@ class ReplayPage {
   async raceGhost(seat, button) {
     button.disabled = true;
     try {
-      const answer = await postJSON("/rooms", { ghost: this.header.room ?? this.race, ghost_seat: seat });
+      const answer = await postJSON("/rooms", { ghost: this.race, ghost_seat: seat });
       location.assign(`/play/${answer.room.id}`);
     } catch (err) {
       button.disabled = false;

@@ -1,6 +1,7 @@
 """GET /rooms/{room}/replay/boards: a finished race's boards, step by step, computed by the
 engine for the replay page; each step applied in turn gives the engine's board."""
 
+import asyncio
 import copy
 
 from support.http import create_room, get_json, get_text
@@ -50,3 +51,11 @@ async def test_the_boards_of_every_step_are_the_engines(make_server: MakeServer)
     assert boards["splits"] == {"0": [None, None, None, None]}
     status, body = await get_json(f"{url}/rooms/0badc0de/replay/boards")
     assert status == 404 and body["error"]["code"] == "unknown_room"
+    # Once archived, the race's boards by its id are the same.
+    async with asyncio.timeout(20):
+        while (await get_text(f"{url}/races/{room}.1/replay"))[0] != 200:
+            await asyncio.sleep(0.1)
+    status, archived = await get_json(f"{url}/races/{room}.1/replay/boards")
+    assert status == 200 and archived == boards
+    status, body = await get_json(f"{url}/races/{room}.9/replay/boards")
+    assert status == 404 and body["error"]["code"] == "unknown_race"

@@ -4,6 +4,7 @@ replay is marked not verified), a phone-sized screen, and no console error."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from playwright.async_api import Browser, Page, Route
@@ -214,4 +215,18 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
     assert rows[0].startswith("1") and "ann's ghost" in rows[0]
     view = room_view(base, ghost_room)
     assert view["ghost"] == room
+    assert page_errors(page) == []
+
+
+async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    room, text = await finished_race(base)
+    async with asyncio.timeout(20):
+        while (await get_text(f"{base}/races/{room}.1/replay"))[0] != 200:
+            await asyncio.sleep(0.1)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}.1?move=9")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    assert await position(page) == 9
+    assert await board_of(page, 0) == board_after(text, 9, 0)
     assert page_errors(page) == []
