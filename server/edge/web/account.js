@@ -2,7 +2,7 @@
 // choose a name, claim the account with a password, sign in as another account, link a
 // device with a one-time code, sign out (docs/protocol.md section 11).
 
-import { h, clear } from "./dom.js";
+import { h, add, clear } from "./dom.js";
 import { authed, me, shownName, signedIn, signOut } from "./identity.js";
 
 function form(id, title, fields, button, act) {
@@ -38,7 +38,8 @@ export async function render(root) {
   }
   const { player: now, names } = await authed("GET", "/me");
   const redraw = async () => render(clear(root));
-  root.append(
+  add(
+    root,
     h("h1", {}, shownName(now)),
     h("p", { class: "muted" },
       now.claimed ? "Your account has a password: sign in with it anywhere." :

@@ -2,7 +2,7 @@
 // drawn as a small chart, races played and won, best times, and the latest races with
 // links to their replays, a page at a time (?page=N).
 
-import { h, clear, fmtSeconds } from "./dom.js";
+import { h, add, fmtSeconds } from "./dom.js";
 import { getJSON } from "./api.js";
 
 
@@ -44,10 +44,11 @@ export async function render(root, { name }) {
   }
   const { player, stats, ratings, best, races } = data;
   document.title = `${player.name} · solrace`;
-  root.append(
+  add(
+    root,
     h("h1", {}, player.name, player.bot ? h("span", { class: "tag bot" }, "bot") : null),
     player.names.length ? h("p", { class: "muted" }, `Formerly ${player.names.map((n) => n.name).join(", ")}`) : null,
-    h("p", {}, `${stats.races} races, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
+    h("p", {}, `${stats.races} race${stats.races === 1 ? "" : "s"}, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
     h("h2", {}, "Ratings"),
     ratings.length
       ? h("table", { class: "ratings" },

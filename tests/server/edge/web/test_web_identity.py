@@ -5,12 +5,20 @@ shown as bots."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
+import pytest
 from playwright.async_api import Browser, Page
 from support.http import create_room
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, take_seat
+from support.wsclient import WsClient
+
+import core
+import protocol as p
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
 async def kept_player(page: Page) -> dict[str, object]:
@@ -24,7 +32,7 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     page = await new_page(browser)
     await page.goto(f"{base}/")
     await page.wait_for_function(
-        "() => document.getElementById('who').textContent.startsWith('Guest-')"
+        "() => (document.getElementById('who')?.textContent ?? '').startsWith('Guest-')"
     )
     player = await kept_player(page)
     key = str(player["key"])
@@ -33,7 +41,9 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     await take_seat(page, base, room, "zoe")
     view = room_view(base, room)
     assert [(p["name"], p["player"]) for p in view["players"]] == [("zoe", player["id"])]  # type: ignore[index,union-attr]
-    await page.wait_for_function("() => document.getElementById('who').textContent === 'zoe'")
+    await page.wait_for_function(
+        "() => (document.getElementById('who')?.textContent ?? '') === 'zoe'"
+    )
     # A reload comes back to the seat; so does the player on a page that lost the token.
     await page.evaluate(f"localStorage.removeItem('solrace.seat.{room}')")
     await page.goto(f"{base}/play/{room}")
@@ -46,6 +56,7 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     await page.fill("#again", "zoe's secret")
     await page.click("#claim button")
     await page.wait_for_selector("text=Your account has a password")
+    assert "null" not in await page.inner_text("main")
 
     # Another browser signs in as zoe and is the same player.
     other = await new_page(browser)
@@ -54,7 +65,9 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     await other.fill("#login-name", "ZOE")
     await other.fill("#login-password", "zoe's secret")
     await other.click("#sign-in button")
-    await other.wait_for_function("() => document.getElementById('who').textContent === 'zoe'")
+    await other.wait_for_function(
+        "() => (document.getElementById('who')?.textContent ?? '') === 'zoe'"
+    )
     assert (await kept_player(other))["id"] == player["id"]
     assert (await kept_player(other))["key"] != key  # a key of its own
 
@@ -67,12 +80,58 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     await other.goto(f"{base}/account")
     await other.click("#sign-out button")
     await other.wait_for_function(
-        "() => document.getElementById('who').textContent.startsWith('Guest-')"
+        "() => (document.getElementById('who')?.textContent ?? '').startsWith('Guest-')"
     )
     await page.goto(f"{base}/account")
     await page.wait_for_selector("h1:has-text('zoe')")
 
     # The key was never in a URL, of a page, a request or a socket.
-    for p in (page, other):
-        assert not [u for u in seen(p).requests + seen(p).sockets if key in u]
+    for shown in (page, other):
+        assert not [u for u in seen(shown).requests + seen(shown).sockets if key in u]
     assert page_errors(page, other) == []
+
+
+async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    room = (await create_room(base, game="shaula", seed=617, seats=1, countdown=0))["id"]
+    await take_seat(page, base, room, "wes")
+    key = str((await kept_player(page))["key"])
+    # The player wins the deal from another socket of theirs (the solver's line).
+    line = core.solve(core.new_game("shaula", 617)).moves
+    async with WsClient.connect(base) as ws:
+        await ws.send(p.Identify(key=key))
+        await ws.expect(p.Identified)
+        await ws.join(room)  # no token: the player's seat, by identity
+        await ws.send(p.Start())
+        await ws.expect(p.RaceStarted)
+        for seq, move in enumerate(line, start=1):
+            while True:  # the same seq again after a "slow down", as a client does
+                await ws.send(p.Move(seq=seq, move=move))
+                answer = await ws.expect_any((p.Accepted, p.Refused))
+                if isinstance(answer, p.Accepted):
+                    break
+                assert answer.code == "rate_limited", answer
+                await asyncio.sleep(0.2)
+        await ws.expect(p.RaceFinished)
+    await page.goto(f"{base}/p/wes")
+    await page.wait_for_selector("h1:has-text('wes')")
+    for _ in range(50):  # archived a moment after the end
+        if "1 race, 1 won" in await page.inner_text("main"):
+            break
+        await page.wait_for_timeout(200)
+        await page.reload()
+        await page.wait_for_selector("h1:has-text('wes')")
+    text = await page.inner_text("main")
+    assert "1 race, 1 won" in text and "Best times" in text and "deal 617" in text
+    replay = page.locator("table.races a:has-text('watch')")
+    assert await replay.get_attribute("href") == f"/replay/{room}"
+    await page.goto(f"{base}/top/shaula?by=time&seed=617")
+    await page.wait_for_selector("table.leaderboard")
+    assert "wes" in await page.inner_text("table.leaderboard")
+    await page.check("#around-me")
+    await page.wait_for_url("**around=1**")
+    await page.wait_for_selector("table.leaderboard tr.me")
+    assert page_errors(page) == []
