@@ -26,12 +26,21 @@ async function answerOf(response) {
   return body;
 }
 
+// fetch, with a network failure said in words (not the browser's "Failed to fetch").
+async function request(path, init) {
+  try {
+    return await fetch(path, init);
+  } catch {
+    throw new Error("The server cannot be reached.");
+  }
+}
+
 export async function getJSON(path) {
-  return answerOf(await fetch(path, { headers: { Accept: "application/json" } }));
+  return answerOf(await request(path, { headers: { Accept: "application/json" } }));
 }
 
 export async function postJSON(path, data) {
-  const response = await fetch(path, {
+  const response = await request(path, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: toJSON(data),

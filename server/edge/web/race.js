@@ -36,11 +36,13 @@ export async function render(root, { room: roomId }) {
     message: h("p", { class: "message", id: "message", role: "status" }),
     results: h("div", { id: "results" }),
     seatForm: h("div", { id: "seat-form" }),
+    waiting: h("section", { id: "waiting", class: "waiting", "aria-label": "waiting room" }),
   };
   root.append(
     el.head,
     el.status,
     el.seatForm,
+    el.waiting,
     h("div", { class: "race" }, h("div", { class: "board-wrap" }, el.board, el.overlay), el.side),
   );
   el.side.append(el.players, el.controls, el.message, el.results);
@@ -144,6 +146,13 @@ export async function render(root, { room: roomId }) {
       );
       return;
     }
+    const seated = room.players.length
+      ? `Seated: ${room.players.map((p) => `${p.name}${p.ready ? " (ready)" : ""}`).join(", ")}.`
+      : "Nobody is seated yet.";
+    el.seatForm.append(
+      h("p", { class: "room-about", id: "room-about" },
+        `${known[room.game]?.title || room.game}, ${room.players.length} of ${room.seats} seats taken. ${seated}`),
+    );
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
     const take = async () => {
       const problem = await useName(name.value.trim()); // the seat shows the player's name
@@ -220,6 +229,35 @@ export async function render(root, { room: roomId }) {
     }
   }
 
+  // The waiting room (the lobby of this room): who is seated and ready, what starts the
+  // race, and the link that brings a friend here.
+  let lastWaiting = null;
+  function drawWaiting(room) {
+    const me = model.seat;
+    const key = room.status === "lobby" && me !== null
+      ? JSON.stringify([room.seats, room.host === me, room.players.map((p) => [p.name, p.ready])])
+      : "";
+    if (key === lastWaiting) return;
+    lastWaiting = key;
+    clear(el.waiting);
+    el.waiting.hidden = !key;
+    if (!key) return;
+    const link = `${location.origin}/play/${room.id}`;
+    const free = room.seats - room.players.length;
+    const ready = room.players.filter((p) => p.ready).length;
+    el.waiting.append(
+      h("h2", {}, "Waiting room"),
+      h("p", {}, `${room.players.length} of ${room.seats} seats taken, ${ready} ready. `,
+        free ? `Waiting for ${free} more player${free === 1 ? "" : "s"}: send them the link. ` : "",
+        "The race starts by itself once every seat is taken and everyone is ready.",
+        room.host === me ? " As the host, Start now begins the countdown at once with whoever is seated." : ""),
+      h("p", { class: "share" },
+        h("label", { for: "share-link" }, "Link to this room "),
+        h("input", { id: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }),
+        " ", copyButton("copy", link, "copy the link to this room")),
+    );
+  }
+
   let lastHead = null;
   let lastControls = null;
   function draw() {
@@ -263,6 +301,7 @@ export async function render(root, { room: roomId }) {
       view.drawPiles(piles); // an accepted move: its two piles, nothing else
     }
     bars.update(room, me);
+    drawWaiting(room);
     moments.update(room, me, seat.now());
   }
 

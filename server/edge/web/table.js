@@ -20,7 +20,7 @@ const KINDS = {
     t: ["tableau pile", "nothing: stays empty"],
   },
   moojub: {
-    f: ["foundation", "opens in order"],
+    f: ["foundation", ""],
     r: ["reserve", "the next deal"],
   },
 };
@@ -84,6 +84,7 @@ export function stalactitesStep(piles) {
 
 // The line over a game's foundations: how they build.
 export function foundationNote(game, board) {
+  if (game === "moojub") return "Foundations open in order from f1, down each column: f1–f4, then f5–f8 …";
   if (game !== "stalactites") return "";
   const step = board.step ?? stalactitesStep(board.piles);
   if (step === 1) return "Foundations build by ones (7, 8, 9 …), any suit, K then A";

@@ -249,3 +249,73 @@ async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
     assert await page.evaluate("() => document.activeElement.outerHTML") == before
     assert page_errors(page) == []
     await page.context.close()
+
+
+async def test_a_friend_from_the_share_link_sees_the_room_before_taking_a_seat(
+    module_server: ServerProcess, module_browser: Browser
+) -> None:
+    base = module_server.url
+    room = (await create_room(base, game="stalactites", seats=2))["id"]
+    host = await new_page(module_browser)
+    await host.goto(f"{base}/play/{room}?sit=1")
+    await host.wait_for_selector("#waiting h2")
+    waiting = await host.inner_text("#waiting")
+    assert "1 of 2 seats taken, 0 ready" in waiting and "Start now" in waiting
+    link = await host.get_attribute("#share-link", "value")
+    assert link == f"{base}/play/{room}"
+    friend = await new_page(module_browser)
+    await friend.goto(link)
+    await friend.wait_for_selector("#take-seat")
+    about = await friend.inner_text("#room-about")
+    assert about == "Stalactites, 1 of 2 seats taken. Seated: player 1."
+    await friend.fill("#seat-name", "bo")
+    await friend.click("#take-seat")
+    await friend.wait_for_selector("#waiting h2")
+    assert "Start now" not in await friend.inner_text("#waiting")  # not the host
+    await host.wait_for_function(
+        "() => document.querySelector('#waiting').textContent.includes('2 of 2 seats taken')"
+    )
+    assert page_errors(host, friend) == []
+    for page in (host, friend):
+        await page.context.close()
+
+
+COUNT_CALLS = """() => {
+    const s = (window.__calls = { animate: 0, audio: 0 });
+    const animate = Element.prototype.animate;
+    Element.prototype.animate = function (...args) {
+        s.animate++;
+        return animate.apply(this, args);
+    };
+    const Audio = window.AudioContext;
+    window.AudioContext = class extends Audio { constructor() { super(); s.audio++; } };
+}"""
+
+
+async def test_cards_slide_unless_motion_is_reduced_and_sounds_wait_to_be_asked_for(
+    module_server: ServerProcess, module_browser: Browser
+) -> None:
+    base = module_server.url
+    line = ["t2 t5", "t2 c1", "t8 t2"]
+    counts = []
+    for reduced, sounds in ((False, False), (True, True)):
+        room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
+        page = await new_page(module_browser)
+        await page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
+        await page.goto(f"{base}/play/{room}?sit=1")
+        await page.click("#ready")
+        await page.wait_for_selector("#board .card")
+        assert not await page.is_checked("#sounds")  # off until asked for
+        if sounds:
+            await page.check("#sounds")
+        await page.evaluate(COUNT_CALLS)
+        for i, move in enumerate(line):
+            await page.fill("#move-input", move)
+            await page.press("#move-input", "Enter")
+            await wait_acks(page, i + 1)
+        counts.append(await page.evaluate("() => window.__calls"))
+        assert page_errors(page) == []
+        await page.context.close()
+    # Each move slid its card (three moves); under reduced motion nothing moved. No sound
+    # was made until the switch was ticked; then one audio output for the moves.
+    assert counts == [{"animate": 3, "audio": 0}, {"animate": 0, "audio": 1}]

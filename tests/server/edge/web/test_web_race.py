@@ -68,6 +68,9 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
                 said = await player.inner_text("#message")
                 raise AssertionError(f"move {i} {move} ({play.__name__}): {said!r}") from None
         assert await player.inner_text("#message") == ""  # nothing was refused
+        # The winner's moment: a win screen with the place, and the end said aloud.
+        await player.wait_for_selector("#win")
+        assert (await player.inner_text("#win-title")).startswith(("You won!", "You finished"))
         await player.wait_for_selector("#results-table")
         await spectator.wait_for_selector("#results-table")
         # Splits: in the results, and beside the bars, as the server recorded them.
