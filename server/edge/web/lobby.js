@@ -206,7 +206,7 @@ function drawRooms(list, rooms, known) {
   keepFocus(list, () => clear(list).append(
     h(
       "table",
-      { class: "rooms" },
+      { class: "rooms cards-narrow" },
       h("thead", {}, h("tr", {}, ["Room", "Game", "Status", "Players", "Settings", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows),
     ),

@@ -34,11 +34,12 @@ export async function render(root, { tour: id }) {
     mine: h("div", { id: "tour-mine" }),
     organiser: h("div", { id: "tour-organiser" }),
     live: h("section", { id: "tour-live" }),
+    races: h("section", { id: "tour-races" }),
     bracket: h("section", { id: "tour-bracket" }),
     standings: h("section", { id: "tour-standings" }),
     message: h("p", { class: "message", id: "message" }),
   };
-  root.append(el.head, el.status, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings);
+  root.append(el.head, el.status, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings, el.races);
 
   const say = (text, kind = "refused") => {
     el.message.textContent = text;
@@ -87,6 +88,44 @@ export async function render(root, { tour: id }) {
     drawLive(t);
     drawBracket(t);
     drawStandings(t);
+    drawRaces(t);
+  }
+
+  // Every finished race of the tournament (a finished tournament keeps them all): its
+  // round, game and deal, who raced and who won, and its replay. Read again when a race
+  // may have finished (the live races changed), not on every push.
+  let racesKey = null;
+  async function drawRaces(t) {
+    const key = `${t.status}|${t.round}|${t.live.map((r) => r.room).join()}`;
+    if (key === racesKey) return;
+    racesKey = key;
+    let races = [];
+    try {
+      races = (await getJSON(`/tournaments/${id}/standings?format=json`)).races ?? [];
+    } catch {
+      return; // the next change asks again
+    }
+    if (key !== racesKey) return; // a later draw asked meanwhile
+    clear(el.races);
+    if (!races.length) return;
+    // Each racer's result as the race's replay proves it (who finished, in what time; the
+    // cards of the others): the ranking itself is the standings' business.
+    const outcome = (race) =>
+      race.results
+        ? race.results.map((r) => `${r.name} ${r.won ? `finished in ${fmtSeconds(r.time)}` : `${r.progress} card${r.progress === 1 ? "" : "s"}`}`).join(" · ")
+        : race.players.join(", ");
+    el.races.append(
+      h("h2", {}, "Races"),
+      h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "the tournament's races" }, h("table", { class: "rooms races", id: "tour-races-table" },
+        h("thead", {}, h("tr", {}, [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""].map((x) => h("th", { scope: "col" }, x)))),
+        h("tbody", {}, races.map((race) =>
+          h("tr", { dataset: { room: race.room } },
+            h("td", {}, race.round),
+            h("td", {}, known[race.game]?.title || race.game),
+            h("td", {}, race.seed !== null && race.seed !== undefined ? `#${race.seed}` : "–"),
+            h("td", {}, outcome(race)),
+            h("td", {}, h("a", { class: "replay", href: `/replay/${race.room}` }, "Replay"))))))),
+    );
   }
 
   function drawMine(t, mine) {
@@ -182,7 +221,7 @@ export async function render(root, { tour: id }) {
     const columns = COLUMNS[t.format] || [];
     const cell = (row, key) => {
       const value = row[key];
-      if (key === "time") return fmtSeconds(value);
+      if (key === "time") return value ? fmtSeconds(value) : "–"; // never finished: no 0:00
       if (key === "streak" && row.fire) return `${value} (double)`;
       return value ?? "";
     };
@@ -196,7 +235,7 @@ export async function render(root, { tour: id }) {
     el.standings.append(
       h("h2", {}, "Standings"),
       last.standings.length
-        ? h("table", { class: "rooms standings", id: "standings" },
+        ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "standings" }, h("table", { class: "rooms standings", id: "standings" },
           h("thead", {}, h("tr", {}, ["#", "Player", ...columns.map((c) => c[1]), "Rating"].map((x) => h("th", {}, x)))),
           h("tbody", {}, last.standings.map((row) =>
             h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
@@ -204,7 +243,7 @@ export async function render(root, { tour: id }) {
                 row.bot ? h("span", { class: "tag bot" }, "bot") : null),
               columns.map(([key]) => h("td", {}, cell(row, key))),
               h("td", { class: "rating" }, row.rating ?? ""),
-              organiser ? h("td", {}, remove(row)) : null))))
+              organiser ? h("td", {}, remove(row)) : null)))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );
   }
@@ -239,7 +278,7 @@ export async function tournamentsSection(known) {
       const { tournaments } = await getJSON("/tournaments");
       const open = tournaments.filter((t) => t.status !== "finished").slice(0, 20);
       clear(list).append(open.length
-        ? h("table", { class: "rooms" }, h("tbody", {}, open.map((t) =>
+        ? h("table", { class: "rooms cards-narrow" }, h("tbody", {}, open.map((t) =>
           h("tr", { dataset: { tour: t.id } },
             h("td", {}, h("a", { href: `/tour/${t.id}` }, t.name)),
             h("td", {}, t.format), h("td", {}, t.games.map((g) => known[g]?.title || g).join(", ")),

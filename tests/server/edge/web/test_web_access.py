@@ -65,6 +65,9 @@ async def pages(base: str, page: Page) -> Any:
         await page.click("#resign")
         await page.wait_for_selector("#results-table")
         yield f"results ({game})"
+        await page.goto(f"{base}/replay/{room}")
+        await page.wait_for_selector("#verify[data-verified]")
+        yield f"replay ({game})"
     running = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
     other = await new_page(page.context.browser)  # type: ignore[arg-type]
     await other.goto(f"{base}/play/{running}?sit=1")
@@ -77,8 +80,11 @@ async def pages(base: str, page: Page) -> Any:
     created = await asyncio.to_thread(
         post, base, "/tournaments", {"name": "Access cup", "format": "rounds", "games": ["shaula"]}
     )
-    await page.goto(f"{base}/tour/{created['tournament']['id']}")
-    await page.wait_for_selector("#register")
+    tid = created["tournament"]["id"]
+    for name in ("ann", "bo", "cy"):
+        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
     yield "tournament"
     await page.goto(f"{base}/rules/moojub")
     await page.wait_for_selector("#rules h2")
@@ -101,7 +107,7 @@ async def test_every_page_passes_axe_and_fits_the_screen(
             found.append(f"{scroll} px wide on a {width} px screen")
         if found:
             problems[name] = found
-    assert len(visited) == 15
+    assert len(visited) == 18
     assert not problems, json.dumps(problems, indent=1)
     assert page_errors(page) == []
     await page.context.close()

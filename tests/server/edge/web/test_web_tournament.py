@@ -89,6 +89,13 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
         timeout=30_000,
     )
     assert "ann" in await audience.inner_text("#bracket .winner")
+    # Her finished race stays on the page: its round, deal, winner and replay.
+    race = audience.locator(f'#tour-races-table tr[data-room="{room}"]')
+    await race.wait_for(timeout=30_000)
+    cells = await race.locator("td").all_inner_texts()
+    assert cells[:3] == ["1", "Shaula", f"#{seed}"]
+    assert "ann 1 card" in cells[3].split(" · ")
+    assert await race.locator("a.replay").get_attribute("href") == f"/replay/{room}"
     assert "null" not in await audience.inner_text("main")
     assert page_errors(ann, audience, lobby) == []
 
