@@ -277,36 +277,53 @@ class RespConnection:
         async with self._connecting:
             if self._protocol is not None and not self._protocol.lost:
                 return self._protocol
-            loop = asyncio.get_running_loop()
             try:
-                _, protocol = await asyncio.wait_for(
-                    loop.create_connection(lambda: _Protocol(self), self.host, self.port),
-                    self.connect_timeout,
-                )
+                # The whole of it, setup included: an endpoint that accepts and then says
+                # nothing (a half-open link, a proxy with no server) must not hold every
+                # call waiting on this lock.
+                protocol = await asyncio.wait_for(self._open(), self.connect_timeout)
             except (OSError, TimeoutError) as exc:
                 raise RedisConnectionError(
                     f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
                 ) from exc
-            setup: list[Sequence[Arg]] = []
-            if self.resp3:
-                auth = ("AUTH", self.username or "default", self.password) if self.password else ()
-                setup.append(("HELLO", 3, *auth))
-            elif self.password:
-                setup.append(
-                    ("AUTH", self.username, self.password)
-                    if self.username
-                    else ("AUTH", self.password)
-                )
-            if self.db:
-                setup.append(("SELECT", self.db))
             self._protocol = protocol
             self.connects += 1
-            if setup:
-                for reply in await self.execute(setup):
-                    if isinstance(reply, ResponseError):
-                        await self.close()
-                        raise reply
             return protocol
+
+    async def _open(self) -> _Protocol:
+        """A new connection, set up (protocol, credentials, database). Its setup is sent on
+        it alone: a connection lost meanwhile fails here, never connects again from inside
+        a connect (which waited on its own lock for good)."""
+        loop = asyncio.get_running_loop()
+        _, protocol = await loop.create_connection(lambda: _Protocol(self), self.host, self.port)
+        setup: list[Sequence[Arg]] = []
+        if self.resp3:
+            auth = ("AUTH", self.username or "default", self.password) if self.password else ()
+            setup.append(("HELLO", 3, *auth))
+        elif self.password:
+            setup.append(
+                ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
+            )
+        if self.db:
+            setup.append(("SELECT", self.db))
+        if not setup:
+            return protocol
+        try:
+            if protocol.lost or protocol.transport is None:
+                raise RedisConnectionError("connection to Redis lost: closed")
+            future: asyncio.Future[list[Any]] = loop.create_future()
+            protocol.sent(_Batch(future, len(setup)))
+            protocol.transport.write(b"".join(encode_command(c) for c in setup))
+            replies = await future
+        except BaseException:
+            if protocol.transport is not None:
+                protocol.transport.abort()
+            raise
+        for reply in replies:
+            if isinstance(reply, ResponseError):
+                protocol.transport.close()
+                raise reply
+        return protocol
 
     async def close(self) -> None:
         protocol, self._protocol = self._protocol, None

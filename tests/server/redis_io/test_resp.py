@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
+import socket
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -135,3 +139,39 @@ async def test_a_reply_that_does_not_come_fails_its_batch_after_the_deadline(
         proc.send_signal(signal.SIGCONT)
         proc.kill()
         proc.wait(5)
+
+
+@contextlib.contextmanager
+def closing_endpoint() -> Iterator[int]:
+    """A TCP port that accepts each connection and closes it at once, from a thread of its
+    own (as a proxy in front of a restarting Redis does, from another process: its close
+    is on the wire before the client has written anything)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            with contextlib.suppress(OSError):
+                accepted, _ = listener.accept()
+                accepted.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        listener.close()
+        thread.join(5)
+
+
+@pytest.mark.parametrize("resp3", [True, False])
+async def test_connections_closed_as_soon_as_accepted_fail_every_call(resp3: bool) -> None:
+    # A connection lost before its HELLO (or AUTH) was sent once made the connect wait for
+    # itself: every call after it, and the pub/sub feed's reconnect, hung for good.
+    with closing_endpoint() as port:
+        resp = RespConnection("127.0.0.1", port, resp3=resp3, password="secret")
+        for _ in range(20):
+            with pytest.raises(RedisConnectionError):
+                await asyncio.wait_for(resp.execute([("PING",)]), 10)
+        await resp.close()
