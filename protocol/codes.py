@@ -70,4 +70,5 @@ class CloseCode(enum.IntEnum):
     POLICY = 1008  # sustained flood beyond the rate limit
     TOO_BIG = 1009  # a frame over the size cap
     INTERNAL = 1011
+    TRY_AGAIN_LATER = 1013  # this process cannot reach its storage: reconnect (elsewhere)
     SLOW_CONSUMER = 4000  # the client did not read fast enough; reconnect and catch up

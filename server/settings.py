@@ -166,6 +166,12 @@ class Settings:
         "seconds a process keeps serving after SIGTERM while /healthz answers 503 (draining), "
         "so a balancer takes it out before it closes its sockets (1001); 0: close at once",
     )
+    redis_cutoff: float = _setting(
+        6.0,
+        "seconds Redis may fail in a row before this process hands its players on: it closes "
+        "its WebSockets with 1013 (try again later, through the balancer to a process that "
+        "can serve them) and answers 503 to new ones until Redis answers again; 0: never",
+    )
     # Operations: /metrics off the public port.
     metrics_port: int = _setting(
         0,
@@ -195,7 +201,7 @@ class Settings:
                 raise SettingsError(f"{name} must not be negative")
         if self.process_ttl <= 0:
             raise SettingsError("process_ttl must be positive")
-        for name in ("drain", "flood_cooldown"):
+        for name in ("drain", "flood_cooldown", "redis_cutoff"):
             if getattr(self, name) < 0:
                 raise SettingsError(f"{name} must not be negative")
         if self.database_url is not None:

@@ -155,7 +155,13 @@ async def server_url(make_server: MakeServer) -> str:
 
 
 @pytest.fixture
-async def own_server_url(own_redis: OwnRedis, sqlite_url: str) -> AsyncIterator[str]:
-    """This test's own app over its own Redis (`own_redis`), for a test that kills Redis."""
+async def make_own_server(own_redis: OwnRedis, sqlite_url: str) -> AsyncIterator[MakeServer]:
+    """As make_server, over this test's own Redis (`own_redis`), for a test that kills it."""
     async for start in _servers(own_redis.url, sqlite_url):
-        yield await start()
+        yield start
+
+
+@pytest.fixture
+async def own_server_url(make_own_server: MakeServer) -> str:
+    """This test's own app over its own Redis (`own_redis`), for a test that kills Redis."""
+    return await make_own_server()

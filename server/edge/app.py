@@ -1,7 +1,8 @@
 """The aiohttp application: `create_app(settings)` wires the parts together.
 
 Resources live in `cleanup_ctx`, in order: the Redis client with the stores, the pub/sub
-feed, the rooms and the race service (`_redis_ctx`); the deadline sweeper and reaper
+feed, the rooms and the race service (`_redis_ctx`); the watch on the link to Redis
+(server/edge/redis_watch.py); the deadline sweeper and reaper
 (server/edge/sweeper.py); the tournaments (server/edge/tournament_lifecycle.py); the
 dispatcher every client message goes through (server/edge/dispatch.py); the sockets'
 liveness sweep; the metrics listener. The WebSocket itself is server/edge/websocket.py; its
@@ -29,6 +30,7 @@ from server.edge.app_keys import (
     CLIENT_SOCKETS,
     DISPATCH,
     DRAIN,
+    FEED,
     FLOODERS,
     FLUSHER,
     HUB,
@@ -52,6 +54,7 @@ from server.edge.loop_health import loop_health_ctx
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.records_lifecycle import records_ctx
 from server.edge.records_routes import records_routes
+from server.edge.redis_watch import redis_watch_ctx
 from server.edge.replay_routes import replay_routes
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
 from server.edge.sweeper import sweeper_ctx
@@ -93,6 +96,7 @@ def create_app(settings: Settings) -> web.Application:
     app.on_startup.append(_tune_gc)
     app.cleanup_ctx.append(records_ctx)  # before Redis: a race's end is archived into it
     app.cleanup_ctx.append(_redis_ctx)
+    app.cleanup_ctx.append(redis_watch_ctx)
     app.cleanup_ctx.append(sweeper_ctx)
     app.cleanup_ctx.append(tournaments_ctx)
     app.cleanup_ctx.append(archiving_ctx)  # after tournaments: a heat's one replay is theirs
@@ -159,6 +163,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         lambda: {"moves": batcher.reconnects, "pubsub": feed_reconnects[0]},
     )
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
+    app[FEED] = feed
     app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
     accounts = Accounts(PlayerStore(app[RECORDS_DB]))
     app[ACCOUNTS] = accounts

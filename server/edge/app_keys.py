@@ -20,7 +20,9 @@ from server.live.hub import Hub
 from server.live.lobby_live import LobbyLive
 from server.metrics import Metrics
 from server.redis_io.connect import AnyRedis
+from server.redis_io.outage import Outage
 from server.settings import Settings
+from server.storage.feed import Feed
 from server.storage.store import RoomStore
 
 __all__ = [
@@ -30,11 +32,13 @@ __all__ = [
     "CLIENT_SOCKETS",
     "DISPATCH",
     "DRAIN",
+    "FEED",
     "FLOODERS",
     "FLUSHER",
     "HUB",
     "LOBBY_LIVE",
     "METRICS",
+    "OUTAGE",
     "PROCESS",
     "RECORDS_DB",
     "REDIS",
@@ -50,6 +54,9 @@ SETTINGS = web.AppKey("settings", Settings)
 REDIS: web.AppKey[AnyRedis] = web.AppKey("redis")
 STORE: web.AppKey[RoomStore] = web.AppKey("store")  # the only way rooms reach Redis
 HUB = web.AppKey("hub", Hub)
+FEED: web.AppKey[Feed] = web.AppKey("feed")  # pub/sub between processes (its health only)
+# This process's link to Redis: failing since when, cut off (server/edge/redis_watch.py).
+OUTAGE = web.AppKey("outage", Outage)
 SERVICE = web.AppKey("service", RaceService)
 DISPATCH = web.AppKey("dispatch", Dispatcher)  # every client message goes through it
 LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)

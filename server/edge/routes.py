@@ -23,7 +23,9 @@ from server.edge.admission.client_address import client_address
 from server.edge.app_keys import (
     ARCHIVE,
     DRAIN,
+    FEED,
     METRICS,
+    OUTAGE,
     ROOM_LIMIT,
     SERVICE,
     SETTINGS,
@@ -416,7 +418,11 @@ async def healthz(request: web.Request) -> web.Response:
     if drain.draining:  # still serving, but a balancer should send no one new here
         reason = drain.reason(time.monotonic())
         return web.json_response({"ok": False, "draining": True, "reason": reason}, status=503)
-    problem = await request.app[STORE].problem()
+    # Whatever keeps this process from serving: Redis now, the pub/sub feed (events cannot
+    # reach its sockets), or a cut-off not yet seen to be over (server/edge/redis_watch.py).
+    problem = await request.app[STORE].problem() or request.app[FEED].problem()
+    if problem is None and request.app[OUTAGE].cut_off:
+        problem = "cut off from Redis: taking players again at the next check"
     if problem is not None:
         return web.json_response({"ok": False, "redis": problem}, status=503)
     return web.json_response(

@@ -1,4 +1,5 @@
-"""The WebSocket at `/ws`: admission (the client's socket cap, its flood cooldown), then
+"""The WebSocket at `/ws`: admission (not while draining or unable to reach Redis, the
+client's socket cap, its flood cooldown), then
 the loop that reads its frames, spends its message budget, hands each message to the
 dispatcher (server/edge/dispatch.py) and cleans up when it closes; the sweep that pings idle
 sockets and drops dead ones; closing every socket on shutdown. Compression is off (it
@@ -30,6 +31,7 @@ from server.edge.app_keys import (
     FLUSHER,
     HUB,
     METRICS,
+    OUTAGE,
     PROCESS,
     SERVICE,
     SETTINGS,
@@ -66,6 +68,13 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         # no new player lands here in the seconds before its health check notices.
         raise web.HTTPServiceUnavailable(
             text="this process is shutting down: connect again", headers={"Retry-After": "0"}
+        )
+    if request.app[OUTAGE].problem is not None:
+        # Its players would only be told `unavailable`: the balancer retries this on a
+        # process that can serve them (server/edge/redis_watch.py).
+        raise web.HTTPServiceUnavailable(
+            text="this process cannot reach its storage now: connect again",
+            headers={"Retry-After": "1"},
         )
     settings = request.app[SETTINGS]
     proxies = parse_trusted_proxies(settings.trusted_proxies)

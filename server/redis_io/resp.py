@@ -212,7 +212,7 @@ class RespConnection:
         self.on_push: Callable[[list[Any]], None] | None = None  # RESP3 pushes
         self.on_lost: Callable[[], None] | None = None  # after the calls in flight failed
         self._protocol: _Protocol | None = None
-        self._connecting: asyncio.Lock | None = None
+        self._connecting: asyncio.Future[_Protocol] | None = None  # the attempt under way
         self.connects = 0  # connections made (more than one: reconnections, for /metrics)
 
     @property
@@ -272,28 +272,34 @@ class RespConnection:
         return await self.execute_encoded([command for _, command in calls])
 
     async def _connect(self) -> _Protocol:
-        if self._connecting is None:
-            self._connecting = asyncio.Lock()
-        async with self._connecting:
-            if self._protocol is not None and not self._protocol.lost:
-                return self._protocol
-            try:
-                # The whole of it, setup included: an endpoint that accepts and then says
-                # nothing (a half-open link, a proxy with no server) must not hold every
-                # call waiting on this lock.
-                protocol = await asyncio.wait_for(self._open(), self.connect_timeout)
-            except (OSError, TimeoutError) as exc:
-                raise RedisConnectionError(
-                    f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
-                ) from exc
-            self._protocol = protocol
-            self.connects += 1
-            return protocol
+        """The connection, made now if there is none. Every caller meanwhile waits on the
+        one attempt under way and shares its outcome: failed, they all fail at once (each
+        trying again in turn made the last wait one connect timeout per caller ahead)."""
+        if self._protocol is not None and not self._protocol.lost:
+            return self._protocol
+        if self._connecting is None or self._connecting.done():
+            self._connecting = attempt = asyncio.ensure_future(self._attempt())
+            # Retrieved here too: every caller may have been cancelled meanwhile.
+            attempt.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(self._connecting)
+
+    async def _attempt(self) -> _Protocol:
+        try:
+            # The whole of it, setup included: an endpoint that accepts and then says
+            # nothing (a half-open link, a proxy with no server) must not hold every call.
+            protocol = await asyncio.wait_for(self._open(), self.connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise RedisConnectionError(
+                f"cannot connect to Redis at {self.host}:{self.port}: {exc}"
+            ) from exc
+        self._protocol = protocol
+        self.connects += 1
+        return protocol
 
     async def _open(self) -> _Protocol:
         """A new connection, set up (protocol, credentials, database). Its setup is sent on
         it alone: a connection lost meanwhile fails here, never connects again from inside
-        a connect (which waited on its own lock for good)."""
+        a connect (which once waited on itself for good)."""
         loop = asyncio.get_running_loop()
         _, protocol = await loop.create_connection(lambda: _Protocol(self), self.host, self.port)
         setup: list[Sequence[Arg]] = []
@@ -326,6 +332,9 @@ class RespConnection:
         return protocol
 
     async def close(self) -> None:
+        attempt, self._connecting = self._connecting, None
+        if attempt is not None:
+            attempt.cancel()  # no connection made after the close
         protocol, self._protocol = self._protocol, None
         if protocol is not None and protocol.transport is not None:
             protocol.transport.close()

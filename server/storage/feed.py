@@ -50,6 +50,7 @@ RECONNECT_BACKOFF = (0.05, 0.5)  # first and longest pause between two reconnect
 class Feed(Protocol):
     async def subscribe(self, channel: str, handler: Handler) -> None: ...
     async def unsubscribe(self, channel: str) -> None: ...
+    def problem(self) -> str | None: ...
 
 
 class RedisFeed:
@@ -64,7 +65,12 @@ class RedisFeed:
         self._handlers: dict[str, Handler] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
+        self._failing = False
         self.on_reconnect: Callable[[], None] | None = None
+
+    def problem(self) -> str | None:
+        """What keeps events from arriving now (None: subscribed and listening)."""
+        return "pub/sub connection lost; reconnecting" if self._failing else None
 
     async def start(self) -> None:
         await self._pubsub.subscribe(_CONTROL)
@@ -87,24 +93,23 @@ class RedisFeed:
             await self._pubsub.unsubscribe(channel)
 
     async def _listen(self) -> None:
-        failing = False
         while not self._stopping:
             try:
                 message = await self._pubsub.get_message(timeout=1.0)
             except asyncio.CancelledError:
                 raise
             except (RedisError, OSError) as exc:  # an outage: one line for all of it
-                if not failing:
+                if not self._failing:
                     log.warning("pub/sub connection lost (%s); reconnecting", exc)
-                failing = True
+                self._failing = True
                 await asyncio.sleep(0.5)
                 continue
             except Exception:
                 log.exception("pub/sub listener failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if failing:  # connected and subscribed again
-                failing = False
+            if self._failing:  # connected and subscribed again
+                self._failing = False
                 log.info("pub/sub connection made again")
                 if self.on_reconnect is not None:
                     self.on_reconnect()
@@ -188,6 +193,16 @@ class LeanFeed:
             return None
         return cls(nodes.addresses, nodes.password, nodes.username)
 
+    def problem(self) -> str | None:
+        """What keeps events from arriving now (None: connected, every channel subscribed)."""
+        if self._stopping:
+            return None
+        if self._reconnecting is not None and not self._reconnecting.done():
+            return "pub/sub connection lost; reconnecting"
+        if self._shared is None and self._protocol is None:
+            return "pub/sub not connected"
+        return None
+
     async def start(self) -> None:
         await self._connect()
         await self.subscribe(_CONTROL, lambda data: None)
@@ -252,9 +267,17 @@ class LeanFeed:
             )
             protocol.transport.write(encode_command(auth))
         self._protocol = protocol
-        await self._subscribe_again(loop)
+        try:
+            await self._subscribe_again(loop)
+        except OSError:
+            self._protocol = None  # not `_lost`'s to reconnect: the caller goes on trying
+            protocol.transport.abort()
+            raise
 
     async def _subscribe_again(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Subscribe every channel on the new connection and wait for Redis to confirm;
+        OSError when it did not confirm them all (the connection lost again meanwhile, or
+        too slow): the reconnect goes on."""
         again = [channel for channel in self._handlers]
         waits = []
         for channel in again:
@@ -266,9 +289,11 @@ class LeanFeed:
             waits.append(confirmed)
             self._write(encode_command(("SUBSCRIBE", channel)))
         if waits:
-            await asyncio.wait(waits, timeout=SUBSCRIBE_WAIT)
+            _, unconfirmed = await asyncio.wait(waits, timeout=SUBSCRIBE_WAIT)
             for channel in again:
                 self._confirmed.pop(channel, None)
+            if unconfirmed:
+                raise OSError(f"{len(unconfirmed)} channels not subscribed again")
 
     async def stop(self) -> None:
         self._stopping = True

@@ -3,7 +3,8 @@ HAProxy config, and bot racers that play through it with the terminal client's o
 reconnecting `Seat`, remembering every move the server acknowledged to them.
 
 - `fleet(redis_url, tmp, n)`: n `ServerProcess`es (tests/support/server_processes.py) behind
-  HAProxy; yields a `Fleet` (`front` is the balancer's URL).
+  HAProxy; yields a `Fleet` (`front` is the balancer's URL; `await server_of(room)` is the
+  process a room's sockets are sent to).
 - `Racer(front, room, name)`: `await run(pace)` joins, says ready and plays the solver's
   line until the race ends; `acked` holds the moves acknowledged to it, in order (and
   `acked_at` when), `refused` the others with the reason.
@@ -45,16 +46,31 @@ class Fleet:
             assert time.monotonic() < deadline, server_states(self.stats)
             await asyncio.sleep(0.1)
 
+    async def server_of(self, room: str) -> ServerProcess:
+        """The process the balancer sends `room`'s sockets to now (found by opening one)."""
+        before = [await server.connections() for server in self.servers]
+        async with WsClient.connect(self.front, path=f"/ws?room={room}"):
+            after = [await server.connections() for server in self.servers]
+        (index,) = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if a > b]
+        return self.servers[index]
+
     def logs(self) -> str:
         return "\n".join(f"=== server {s.port}\n{s.text()}" for s in self.servers)
 
 
 @contextlib.asynccontextmanager
-async def fleet(redis_url: str, tmp: Path, n: int = 3, **env: str) -> AsyncIterator[Fleet]:
+async def fleet(
+    redis_url: str, tmp: Path, n: int = 3, redis_urls: list[str] | None = None, **env: str
+) -> AsyncIterator[Fleet]:
+    """`redis_urls`: the Redis each server reaches, when not all `redis_url` (one through a
+    relay the test can cut, say)."""
     assert n == 3, "the shipped HAProxy config names three servers"
     ports, front = [free_port() for _ in range(n)], free_port()
-    environ = environment(REDIS_URL=redis_url, **env)
-    servers = [ServerProcess(port, environ, log=tmp / f"server-{port}.log") for port in ports]
+    urls = redis_urls or [redis_url] * n
+    servers = [
+        ServerProcess(port, environment(REDIS_URL=url, **env), log=tmp / f"server-{port}.log")
+        for port, url in zip(ports, urls, strict=True)
+    ]
     stats = tmp / "haproxy.sock"
     try:
         await asyncio.gather(*(server.start() for server in servers))

@@ -12,7 +12,7 @@ What happens to a new connection (`mode`):
 - "close": accepted, then closed at once (a proxy whose server is restarting);
 - "reset": accepted, then reset;
 - "hold": accepted and read, never answered nor closed (a dead link, a frozen server);
-- "slow": relayed, each chunk `slow` seconds late.
+- "slow": relayed, each chunk `slow` seconds late (a link's latency).
 `refuse()` stops listening (new connections are refused) until `listen()`; `freeze()`
 makes the connections open now stop relaying without closing (half-open links), until
 `cut()` resets them.
@@ -36,7 +36,7 @@ class Relay:
         self.target = target
         self.port = free_port()
         self.mode = "pass"
-        self.slow = 0.5  # seconds each chunk waits in "slow" mode
+        self.slow = 0.3  # seconds each chunk is late in "slow" mode, each way
         self.accepted = 0  # connections accepted, in any mode
         self._pairs: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
         self._held: set[asyncio.StreamWriter] = set()
@@ -106,16 +106,48 @@ class Relay:
     async def _pipe(
         self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float
     ) -> None:
+        if delay:
+            await self._late_pipe(reader, writer, delay)
+            return
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             while data := await reader.read(65536):
-                if delay:
-                    await asyncio.sleep(delay)
                 if writer in self._frozen:
                     continue  # a half-open link: the bytes go nowhere, nobody is told
                 writer.write(data)
                 await writer.drain()
         with contextlib.suppress(OSError):
             writer.close()
+
+    async def _late_pipe(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, delay: float
+    ) -> None:
+        """Each chunk is written `delay` seconds after it was read (a link's latency: the
+        chunks behind it are not held up longer)."""
+        loop = asyncio.get_running_loop()
+        chunks: asyncio.Queue[tuple[float, bytes]] = asyncio.Queue()
+
+        async def deliver() -> None:
+            while True:
+                due, data = await chunks.get()
+                await asyncio.sleep(max(0.0, due - loop.time()))
+                if not data:
+                    return
+                if writer not in self._frozen:
+                    writer.write(data)
+                    await writer.drain()
+
+        delivering = asyncio.ensure_future(deliver())
+        try:
+            with contextlib.suppress(OSError, asyncio.IncompleteReadError):
+                while data := await reader.read(65536):
+                    chunks.put_nowait((loop.time() + delay, data))
+            chunks.put_nowait((loop.time() + delay, b""))
+            with contextlib.suppress(OSError):
+                await delivering
+        finally:
+            delivering.cancel()
+            with contextlib.suppress(OSError):
+                writer.close()
 
     def freeze(self) -> int:
         """The connections open now relay nothing more, and are not closed; how many."""

@@ -19,6 +19,7 @@ import aiohttp
 import pytest
 from support.http import create_room
 from support.own_redis import OwnRedis
+from support.servers import MakeServer
 from support.wsclient import WsClient
 
 import protocol as p
@@ -57,8 +58,12 @@ async def test_http_is_answered_unavailable_while_redis_is_frozen(
 
 @pytest.mark.timeout(90)
 async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_after(
-    own_redis: OwnRedis, own_server_url: str
+    own_redis: OwnRedis, make_own_server: MakeServer
 ) -> None:
+    # The sockets stay open through the freeze (a cutoff beyond it): the room must hear
+    # again on them. Past the cutoff they would be handed on
+    # (tests/server/edge/test_redis_cut_off.py).
+    own_server_url = await make_own_server(redis_cutoff=3 * FROZEN)
     room = (await create_room(own_server_url, game="shaula", seed=617, seats=2, countdown=0))["id"]
     async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
         ann_seat = (await ann.join(room, "ann")).seat

@@ -2,7 +2,7 @@
 own redis-server through a TCP relay (tests/support/tcp_relay.py) that fails in each way a
 link can fail while Redis restarts behind it or the link breaks: connections refused,
 reset, accepted then closed (a proxy whose server is restarting), accepted and never
-answered, the open ones gone silent (half-open), and slow.
+answered, the open ones gone silent (half-open), and slow (0.6 s a round trip).
 
 During the fault `/healthz` says 503 and a move is answered (`unavailable`), never left
 hanging; after it the move is accepted, a spectator on the same process sees it (the
@@ -94,8 +94,8 @@ async def begin(fault: str, relay: Relay, redis: OwnRedis) -> None:
         relay.mode = "hold"
         relay.freeze()
     else:
-        relay.mode = "slow"
-        relay.slow = 2.0
+        relay.mode = "slow"  # 0.6 s a round trip: slow, under the health check's 1 s
+        relay.slow = 0.3
         relay.cut()
 
 

@@ -11,6 +11,7 @@ import pytest
 from redis.asyncio import Redis
 from support.ports import free_port
 from support.redis_cluster import wait_up
+from support.tcp_relay import tcp_relay
 
 import server.storage.feed
 from server.redis_io.batcher import LuaScript, ScriptBatcher
@@ -166,3 +167,32 @@ async def test_an_idle_subscription_that_went_silent_is_made_again(
         proc.send_signal(signal.SIGCONT)
         proc.kill()
         proc.wait(5)
+
+
+async def test_the_feed_says_it_is_down_until_every_channel_is_subscribed_again(
+    redis_url: str,
+) -> None:
+    # Through a relay that refuses connections for a while, then accepts them again: the
+    # health check (/healthz) must hear that events cannot arrive meanwhile.
+    redis = Redis.from_url(redis_url)
+    port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    async with tcp_relay(port) as relay:
+        batcher = ScriptBatcher(Redis.from_url(relay.redis_url))
+        feed = make_feed(batcher.redis, batcher.lean)
+        await feed.start()
+        got: list[bytes] = []
+        await feed.subscribe("t:down-until", got.append)
+        assert feed.problem() is None
+        await relay.refuse()
+        relay.cut()
+        await until(lambda: feed.problem() is not None)
+        await asyncio.sleep(0.5)  # reconnect attempts refused meanwhile
+        assert feed.problem() is not None
+        await relay.listen()
+        await until(lambda: feed.problem() is None)
+        await redis.publish("t:down-until", b"back")
+        await until(lambda: got == [b"back"])
+        await feed.stop()
+        await batcher.close()
+        await batcher.redis.aclose()
+    await redis.aclose()

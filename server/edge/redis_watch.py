@@ -1,0 +1,78 @@
+"""The watch on this process's link to Redis (`redis_watch_ctx`, in the app's
+`cleanup_ctx`): every WATCH_EVERY seconds it asks Redis (the store's health check: PING, or
+every Cluster primary) and the pub/sub feed whether this process can serve, and feeds the
+answer to `Outage` (server/redis_io/outage.py), which decides.
+
+While a check finds a problem, `/healthz` and new WebSocket upgrades answer 503. Once
+Redis has failed for `redis_cutoff` seconds in a row the process is cut off and hands its
+players on: every open socket is closed with 1013 (try again later), and its client comes
+back through the balancer to a process that can serve it (its seat is held by its token,
+wherever it reconnects). The departures of those sockets cannot be written meanwhile; the
+reaper writes them once Redis answers again (server/edge/sweeper.py), so a player's grace
+runs from then, not from the cut.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Collection
+
+from aiohttp import web
+
+from protocol import CloseCode
+from server.edge.app_keys import FEED, OUTAGE, SETTINGS, SOCKETS, STORE
+from server.live.connection import Connection
+from server.redis_io.health import CHECK_TIMEOUT
+from server.redis_io.outage import Change, Outage
+
+__all__ = ["WATCH_EVERY", "check_once", "redis_watch_ctx"]
+
+log = logging.getLogger(__name__)
+
+WATCH_EVERY = 1.0  # seconds between two checks (each takes up to CHECK_TIMEOUT more)
+CUT_OFF_REASON = "this server cannot reach its storage: reconnect"
+
+
+async def check_once(app: web.Application, now: float) -> Change | None:
+    """One check of Redis and the feed, fed to the app's `Outage`; what changed."""
+    problem = await app[STORE].problem() or app[FEED].problem()
+    outage = app[OUTAGE]
+    change = outage.observe(problem, now)
+    if change is Change.CUT_OFF:
+        log.warning(
+            "Redis has failed for %g s (%s): handing this process's %d sockets on (1013) "
+            "until it answers again",
+            app[SETTINGS].redis_cutoff,
+            problem,
+            len(app[SOCKETS]),
+        )
+    elif change is Change.BACK:
+        log.info("Redis answers again: taking players again")
+    if outage.cut_off:
+        # Every check while cut off: a socket that got in meanwhile goes too.
+        sockets: set[Connection] = app[SOCKETS]
+        hand_on(sockets)
+    return change
+
+
+def hand_on(sockets: Collection[Connection]) -> None:
+    for conn in list(sockets):
+        conn.close_soon(CloseCode.TRY_AGAIN_LATER, CUT_OFF_REASON)
+
+
+async def redis_watch_ctx(app: web.Application) -> AsyncIterator[None]:
+    app[OUTAGE] = Outage(app[SETTINGS].redis_cutoff)
+
+    async def watch() -> None:
+        while True:
+            await check_once(app, time.monotonic())
+            await asyncio.sleep(WATCH_EVERY)
+
+    task = asyncio.create_task(watch(), name="solrace-redis-watch")
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await asyncio.wait_for(task, CHECK_TIMEOUT + 1.0)
