@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -25,6 +26,9 @@ from server.settings import Settings
 from server.storage.feed import Feed
 from server.storage.store import RoomStore
 
+if TYPE_CHECKING:  # it reads these keys itself
+    from server.edge.redis_watch import RedisWatch
+
 __all__ = [
     "ACCOUNTS",
     "ARCHIVE",
@@ -42,6 +46,7 @@ __all__ = [
     "PROCESS",
     "RECORDS_DB",
     "REDIS",
+    "REDIS_WATCH",
     "ROOM_LIMIT",
     "SERVICE",
     "SETTINGS",
@@ -57,6 +62,7 @@ HUB = web.AppKey("hub", Hub)
 FEED: web.AppKey[Feed] = web.AppKey("feed")  # pub/sub between processes (its health only)
 # This process's link to Redis: failing since when, cut off (server/edge/redis_watch.py).
 OUTAGE = web.AppKey("outage", Outage)
+REDIS_WATCH: web.AppKey[RedisWatch] = web.AppKey("redis_watch")
 SERVICE = web.AppKey("service", RaceService)
 DISPATCH = web.AppKey("dispatch", Dispatcher)  # every client message goes through it
 LOBBY_LIVE = web.AppKey("lobby_live", LobbyLive)

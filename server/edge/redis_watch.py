@@ -3,7 +3,9 @@
 every Cluster primary) and the pub/sub feed whether this process can serve, and feeds the
 answer to `Outage` (server/redis_io/outage.py), which decides.
 
-While a check finds a problem, `/healthz` and new WebSocket upgrades answer 503. Once
+While a check finds a problem, `/healthz` and new WebSocket upgrades answer 503 (an upgrade
+then asks for a check at once, shared by all that ask meanwhile: the first client back
+after Redis is not refused for the rest of the interval). Once
 Redis has failed for `redis_cutoff` seconds in a row the process is cut off and hands its
 players on: every open socket is closed with 1013 (try again later), and its client comes
 back through the balancer to a process that can serve it (its seat is held by its token,
@@ -23,17 +25,36 @@ from collections.abc import AsyncIterator, Collection
 from aiohttp import web
 
 from protocol import CloseCode
-from server.edge.app_keys import FEED, OUTAGE, SETTINGS, SOCKETS, STORE
+from server.edge.app_keys import FEED, OUTAGE, REDIS_WATCH, SETTINGS, SOCKETS, STORE
 from server.live.connection import Connection
 from server.redis_io.health import CHECK_TIMEOUT
 from server.redis_io.outage import Change, Outage
 
-__all__ = ["WATCH_EVERY", "check_once", "redis_watch_ctx"]
+__all__ = ["WATCH_EVERY", "RedisWatch", "check_once", "redis_watch_ctx"]
 
 log = logging.getLogger(__name__)
 
 WATCH_EVERY = 1.0  # seconds between two checks (each takes up to CHECK_TIMEOUT more)
 CUT_OFF_REASON = "this server cannot reach its storage: reconnect"
+
+
+class RedisWatch:
+    """The checks of one app: every WATCH_EVERY seconds, and at once when asked (`check`):
+    at most one at a time, whoever asks meanwhile waiting for its finding."""
+
+    def __init__(self, app: web.Application) -> None:
+        self.app = app
+        self._checking: asyncio.Future[Change | None] | None = None
+
+    async def check(self) -> Change | None:
+        if self._checking is None or self._checking.done():
+            self._checking = asyncio.ensure_future(check_once(self.app, time.monotonic()))
+        return await asyncio.shield(self._checking)
+
+    async def run(self) -> None:
+        while True:
+            await self.check()
+            await asyncio.sleep(WATCH_EVERY)
 
 
 async def check_once(app: web.Application, now: float) -> Change | None:
@@ -65,13 +86,8 @@ def hand_on(sockets: Collection[Connection]) -> None:
 
 async def redis_watch_ctx(app: web.Application) -> AsyncIterator[None]:
     app[OUTAGE] = Outage(app[SETTINGS].redis_cutoff)
-
-    async def watch() -> None:
-        while True:
-            await check_once(app, time.monotonic())
-            await asyncio.sleep(WATCH_EVERY)
-
-    task = asyncio.create_task(watch(), name="solrace-redis-watch")
+    app[REDIS_WATCH] = watch = RedisWatch(app)
+    task = asyncio.create_task(watch.run(), name="solrace-redis-watch")
     yield
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):

@@ -33,6 +33,7 @@ from server.edge.app_keys import (
     METRICS,
     OUTAGE,
     PROCESS,
+    REDIS_WATCH,
     SERVICE,
     SETTINGS,
     SOCKETS,
@@ -69,6 +70,8 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         raise web.HTTPServiceUnavailable(
             text="this process is shutting down: connect again", headers={"Retry-After": "0"}
         )
+    if request.app[OUTAGE].problem is not None:
+        await request.app[REDIS_WATCH].check()  # perhaps back since the last check
     if request.app[OUTAGE].problem is not None:
         # Its players would only be told `unavailable`: the balancer retries this on a
         # process that can serve them (server/edge/redis_watch.py).

@@ -258,11 +258,13 @@ async def test_a_watch_or_join_refused_unavailable_leaves_the_socket_in_no_room(
 
 
 async def test_a_quick_refused_unavailable_may_be_asked_again(
-    own_redis: OwnRedis, own_server_url: str
+    own_redis: OwnRedis, make_own_server: MakeServer
 ) -> None:
     """Section 7: `unavailable` means nothing changed, try again. A `quick` refused so
     left the socket marked as waiting for a match: every later `quick` (and `join`) on it
     was refused `already_joined`."""
+    # The socket is kept through the outage (a cutoff beyond it), to be asked again on.
+    own_server_url = await make_own_server(redis_cutoff=60.0)
     async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
         own_redis.stop()
         try:
