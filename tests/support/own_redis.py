@@ -3,14 +3,16 @@ must stay up for the other tests)."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 from support.ports import free_port
 from support.redis_cluster import wait_up
 
-__all__ = ["OwnRedis"]
+__all__ = ["OwnRedis", "durable_redis"]
 
 
 class OwnRedis:
@@ -37,3 +39,18 @@ class OwnRedis:
         if self.proc is not None:
             self.proc.kill()
             self.proc.wait(10)
+
+
+@contextlib.contextmanager
+def durable_redis(tmp: Path) -> Iterator[OwnRedis]:
+    """A started redis-server whose every write is on disk before it answers (append-only
+    file, `appendfsync always`, in tmp/redis): killed and started again, it has lost
+    nothing acknowledged. Killed at the end."""
+    data = tmp / "redis"
+    data.mkdir()
+    redis = OwnRedis(data, "--appendonly", "yes", "--appendfsync", "always")
+    redis.start()
+    try:
+        yield redis
+    finally:
+        redis.stop()

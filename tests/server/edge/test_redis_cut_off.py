@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from support.fleet import Fleet, Racer, check_boards, fleet
 from support.http import create_room, get_json
-from support.own_redis import OwnRedis
+from support.own_redis import durable_redis
 from support.server_processes import ServerProcess
 from support.tcp_relay import tcp_relay
 
@@ -104,11 +104,7 @@ async def once_moved(racers: list[Racer], moves: int) -> None:
 
 @pytest.mark.timeout(300)
 async def test_a_process_cut_off_from_redis_hands_its_players_on(tmp_path: Path) -> None:
-    data = tmp_path / "redis"
-    data.mkdir()
-    redis = OwnRedis(data, "--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    try:
+    with durable_redis(tmp_path) as redis:
         async with tcp_relay(redis.port) as relay:
             urls = [relay.redis_url, redis.url, redis.url]
             async with fleet(redis.url, tmp_path, redis_urls=urls) as running:
@@ -131,17 +127,11 @@ async def test_a_process_cut_off_from_redis_hands_its_players_on(tmp_path: Path)
                     assert racer.drops >= 1, racer.name
                     assert any(cut_at < t < cut_at + CUT_FOR for t in racer.acked_at)
                 await check(running, everyone, rooms)
-    finally:
-        redis.stop()
 
 
 @pytest.mark.timeout(300)
 async def test_a_redis_outage_longer_than_the_cutoff_forfeits_nobody(tmp_path: Path) -> None:
-    data = tmp_path / "redis"
-    data.mkdir()
-    redis = OwnRedis(data, "--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    try:
+    with durable_redis(tmp_path) as redis:
         async with fleet(redis.url, tmp_path) as running:
             rooms = await rooms_on(running, {server: 1 for server in running.servers})
             async with racing(running, rooms) as everyone:
@@ -154,5 +144,3 @@ async def test_a_redis_outage_longer_than_the_cutoff_forfeits_nobody(tmp_path: P
             assert handed_on == [0, 0, 0]  # every process had handed its players on
             assert all(racer.drops >= 1 for racer in everyone)
             await check(running, everyone, rooms)
-    finally:
-        redis.stop()

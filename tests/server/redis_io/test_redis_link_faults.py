@@ -21,7 +21,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from support.own_redis import OwnRedis
+from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 from support.tcp_relay import Relay, tcp_relay
@@ -58,11 +58,7 @@ async def until_health(url: str, status: int) -> None:
 async def server_behind_relay(
     tmp: Path, **env: str
 ) -> AsyncIterator[tuple[ServerProcess, Relay, OwnRedis]]:
-    data = tmp / "redis"
-    data.mkdir()
-    redis = OwnRedis(data, "--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    try:
+    with durable_redis(tmp) as redis:
         async with tcp_relay(redis.port) as relay:
             server = ServerProcess(
                 free_port(), environment(REDIS_URL=relay.redis_url, **env), log=tmp / "server.log"
@@ -73,8 +69,6 @@ async def server_behind_relay(
             finally:
                 await server.stop()
                 print(server.text())
-    finally:
-        redis.stop()
 
 
 async def begin(fault: str, relay: Relay, redis: OwnRedis) -> None:

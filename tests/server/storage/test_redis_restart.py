@@ -22,7 +22,7 @@ from aiohttp import web
 from support.databases import scratch_database_url
 from support.fleet import Racer, check_boards, fleet
 from support.http import create_room, get_json
-from support.own_redis import OwnRedis
+from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
 from support.wsclient import WsClient
 
@@ -61,11 +61,7 @@ def failing(seen: list[tuple[float, int]], since: float, until: float) -> str:
 
 @pytest.mark.timeout(180)
 async def test_a_redis_restart_loses_nothing_and_drops_no_socket(tmp_path: Path) -> None:
-    data = tmp_path / "redis"
-    data.mkdir()
-    redis = OwnRedis(data, "--appendonly", "yes", "--appendfsync", "always")
-    redis.start()
-    try:
+    with durable_redis(tmp_path) as redis:
         async with fleet(redis.url, tmp_path) as running:
             pids = [server.process.pid for server in running.servers if server.process]
             rooms = [
@@ -136,8 +132,6 @@ async def test_a_redis_restart_loses_nothing_and_drops_no_socket(tmp_path: Path)
             except AssertionError:
                 print(running.logs())
                 raise
-    finally:
-        redis.stop()
     assert problems == [], (problems, refused)
 
 
