@@ -40,17 +40,20 @@ export function fmtSeconds(s) {
 }
 
 // Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
-// the same control if it was in there: the element with the same class in the element of
-// the same data-room / data-tour / data-seat.
+// the same control if it was in there: the element with the same id, or the element with
+// the same classes in the element of the same data-room / data-tour / data-player.
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   const inside = active && active !== document.body && container.contains(active);
-  const owner = inside ? active.closest("[data-room], [data-tour], [data-seat]") : null;
+  const owner = inside ? active.closest("[data-room], [data-tour], [data-player]") : null;
   const key = owner ? Object.entries(owner.dataset)[0] : null;
   const tag = inside ? active.tagName.toLowerCase() + [...active.classList].map((c) => `.${c}`).join("") : null;
+  const id = inside ? active.id : "";
   redraw();
-  if (!inside || !key) return;
-  const again = container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
+  if (!inside || active.isConnected) return;
+  const again = id
+    ? document.getElementById(id)
+    : key && container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
   again?.focus();
 }
 

@@ -35,8 +35,8 @@ export function ordinal(n) {
   return `${n}${tail}`;
 }
 
-// The win screen over the board: place, time, moves; closed by its button or Escape.
-export function winScreen(over, { place, time, moves, racers }) {
+// The win screen over the board: place, time, moves, the splits; closed by its button or Escape.
+export function winScreen(over, { place, time, moves, racers, splits = "" }) {
   const close = h("button", { type: "button", id: "win-close" }, "See the board");
   const panel = h(
     "div",
@@ -46,6 +46,7 @@ export function winScreen(over, { place, time, moves, racers }) {
       `${ordinal(place)} of ${racers}`,
       time !== null && time !== undefined ? ` · ${fmtSeconds(time)}` : "",
       moves ? ` · ${moves} moves` : ""),
+    splits ? h("p", { class: "win-splits" }, `Splits: ${splits}`) : null,
     close,
   );
   const done = () => {

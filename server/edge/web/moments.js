@@ -6,6 +6,7 @@
 import { fmtSeconds } from "./dom.js";
 import { ordinal, toast, winScreen } from "./feedback.js";
 import { play } from "./sounds.js";
+import { splitsText } from "./widgets.js";
 
 export class Moments {
   constructor({ announcer, over, cards }) {
@@ -54,7 +55,8 @@ export class Moments {
       if (after.won && !before.won) {
         if (p.seat === me) {
           play("win");
-          winScreen(this.over, { place: placed, time: elapsed, moves: p.moves, racers: room.players.length });
+          const splits = p.splits ? splitsText(p.splits, total) : "";
+          winScreen(this.over, { place: placed, time: elapsed, moves: p.moves, racers: room.players.length, splits });
           this.say(`You finished ${ordinal(placed)}${elapsed !== null ? ` in ${fmtSeconds(elapsed)}` : ""}.`);
         } else {
           const text = `${p.name} finished ${ordinal(placed)}${elapsed !== null ? ` in ${fmtSeconds(elapsed)}` : ""}`;

@@ -2,7 +2,7 @@
 // races to watch (and the player's own race to play), the bracket of a knockout, and the
 // organiser's start/pause/resume when this browser created it.
 
-import { h, clear, copyButton, fmtSeconds } from "./dom.js";
+import { h, clear, copyButton, fmtSeconds, keepFocus } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
 import { authed, useName } from "./identity.js";
 import { Socket } from "./net.js";
@@ -72,7 +72,12 @@ export async function render(root, { tour: id }) {
     }
   }
 
+  // A push redraws the page every few seconds: the keyboard's focus stays where it was.
   function draw() {
+    keepFocus(root, redraw);
+  }
+
+  function redraw() {
     const t = last.tournament;
     const mine = loadTour(id);
     clear(el.head).append(
@@ -277,13 +282,13 @@ export async function tournamentsSection(known) {
     try {
       const { tournaments } = await getJSON("/tournaments");
       const open = tournaments.filter((t) => t.status !== "finished").slice(0, 20);
-      clear(list).append(open.length
+      keepFocus(list, () => clear(list).append(open.length
         ? h("table", { class: "rooms cards-narrow" }, h("tbody", {}, open.map((t) =>
           h("tr", { dataset: { tour: t.id } },
             h("td", {}, h("a", { href: `/tour/${t.id}` }, t.name)),
             h("td", {}, t.format), h("td", {}, t.games.map((g) => known[g]?.title || g).join(", ")),
             h("td", {}, t.status), h("td", {}, `${t.players} players`)))))
-        : h("p", { class: "muted" }, "No tournament open right now."));
+        : h("p", { class: "muted" }, "No tournament open right now.")));
     } catch (err) {
       clear(list).append(h("p", { class: "error" }, err.message));
     }
