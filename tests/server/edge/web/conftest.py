@@ -1,12 +1,12 @@
 """Browser tests: the distribution's headless Chromium, driven by Playwright for Python,
 against a real race server process (`python -m server`) over the session's real Redis.
 
-One Chromium and one server serve every test of a module (starting them was most of a
-short test's time); each test still gets its own pages, in contexts of its own closed at
-its end:
-- `server`: the module's `ServerProcess` (tests/support/server_processes.py) on a free
-  port, started again first if a test before left it dead: `kill()` it and `start()` it
-  again on the same port (rooms live in Redis, so races go on).
+One Chromium serves every test of a module (starting it was a large part of a short
+test's time); each test still gets its own pages, in contexts of its own closed at its
+end, and its own server (with its own records: a player's name is taken for good):
+- `server`: the test's `ServerProcess` (tests/support/server_processes.py) on a free
+  port: `kill()` it and `start()` it again on the same port (rooms live in Redis, so races
+  go on).
 - `browser`: the module's Chromium from /usr/bin (Playwright's own download is not
   available here); the contexts a test opened are closed when it ends.
 - `quiet_server`: a server of the test's own on an emptied Redis database.
@@ -69,21 +69,10 @@ async def _server(redis_url: str, log: Path) -> AsyncIterator[ServerProcess]:
     await proc.stop()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def module_server(
-    redis_url: str, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[ServerProcess]:
-    log = tmp_path_factory.mktemp("web-server") / "server.log"
-    async for proc in _server(redis_url, log):
-        yield proc
-
-
 @pytest_asyncio.fixture(loop_scope="module")
-async def server(module_server: ServerProcess) -> ServerProcess:
-    process = module_server.process
-    if process is None or process.returncode is not None:
-        await module_server.start()  # a test before this one left it dead
-    return module_server
+async def server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
+    async for proc in _server(redis_url, tmp_path / "server.log"):
+        yield proc
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
