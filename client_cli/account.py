@@ -31,6 +31,7 @@ from client_cli.identity import (
     load_identity,
     save_identity,
 )
+from client_cli.widgets import split_clock, splits_text
 from core import GAMES
 
 __all__ = ["add_account_parser", "ensure_player", "run_account"]
@@ -245,20 +246,61 @@ async def _profile(args: argparse.Namespace) -> int:
         for entry in best:
             table.add_row(entry["game"], f"{entry['time']:.2f} s", str(entry.get("seed", "")))
         console.print(table)
+    splits = data.get("splits", [])
+    if splits:
+        table = Table(title="splits")
+        for column in ("game", "best splits", "best segments", "sum of best"):
+            table.add_column(column)
+        for entry in splits:
+            best_run = splits_text(_seconds(entry["best"])) if entry.get("best") else "no win yet"
+            total = entry.get("sum_of_best")
+            table.add_row(
+                entry["game"],
+                best_run,
+                splits_text(_seconds(entry["best_segments"])),
+                split_clock(None if total is None else total / 1000),
+            )
+        console.print(table)
     races = data.get("races", {})
     table = Table(title=f"latest races (page {races.get('page', args.page)})")
-    for column in ("ended", "game", "place", "time", "rating", "replay"):
+    for column in ("ended", "game", "place", "time", "rating", "splits (delta)", "replay"):
         table.add_column(column)
     for race in races.get("items", []):
         ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(race["ended_at"]))
         place = f"{race['place']}/{race['seats']}"
         took = f"{race['time']:.2f} s" if race.get("time") is not None else "-"
         rating = str(race.get("rating_after") or "-")
-        table.add_row(ended, race["game"], place, took, rating, f"{args.server}{race['replay']}")
+        table.add_row(
+            ended,
+            race["game"],
+            place,
+            took,
+            rating,
+            _race_splits(race),
+            f"{args.server}{race['replay']}",
+        )
     console.print(table)
     if races.get("more"):
         console.print(f"more: solrace profile {player['name']} --page {races['page'] + 1}")
     return 0
+
+
+def _seconds(values: list[int | None]) -> list[float | None]:
+    return [None if v is None else v / 1000 for v in values]
+
+
+def _race_splits(race: dict[str, Any]) -> str:
+    """A race's splits, each with its delta to the best (+ behind, - ahead), in seconds."""
+    if not race.get("splits"):
+        return "-"
+    cells = []
+    for value, delta in zip(race["splits"], race.get("delta") or [None] * 4, strict=False):
+        cell = split_clock(None if value is None else value / 1000)
+        if delta is not None:
+            sign = "+" if delta > 0 else "-" if delta < 0 else "±"
+            cell += f" ({sign}{abs(delta) / 1000:.1f})"
+        cells.append(cell)
+    return " ".join(cells)
 
 
 async def _top(args: argparse.Namespace) -> int:

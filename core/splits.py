@@ -19,7 +19,18 @@ from collections.abc import Iterable, Sequence
 import core
 from core.replay import Verified
 
-__all__ = ["QUARTERS", "Splits", "advance", "empty", "marks", "of_moves", "of_replay"]
+__all__ = [
+    "QUARTERS",
+    "Splits",
+    "advance",
+    "delta",
+    "empty",
+    "marks",
+    "of_moves",
+    "of_replay",
+    "segments",
+    "summary",
+]
 
 QUARTERS = 4
 
@@ -70,4 +81,49 @@ def of_replay(replay: Verified) -> dict[int, Splits]:
             game, seed, ((move, t) for seat, move, t in replay.moves if seat == player["seat"])
         )
         for player in replay.header["players"]
+    }
+
+
+Times = Sequence[float | None]  # splits in any unit (the records keep milliseconds)
+
+
+def segments(splits: Times) -> list[float | None]:
+    """Each quarter's own duration: from the start, then from the split before; None where
+    either end was not reached."""
+    out: list[float | None] = []
+    before: float | None = 0
+    for split in splits:
+        out.append(None if split is None or before is None else split - before)
+        before = split
+    return out
+
+
+def delta(splits: Times, best: Times | None) -> list[float | None]:
+    """Ahead (negative) or behind (positive) `best` at each split (LiveSplit's delta)."""
+    if best is None:
+        return [None] * len(splits)
+    return [None if s is None or b is None else s - b for s, b in zip(splits, best, strict=True)]
+
+
+def summary(runs: Iterable[tuple[Times, bool, float | None]]) -> dict[str, object]:
+    """A player's splits in one game over their races (splits, won, winning time): `best`,
+    the splits of the fastest win (the personal best); `best_segments`, each quarter's
+    fastest duration in any race; `sum_of_best`, their sum (the best time the segments say
+    is possible), None until every quarter has been done."""
+    best: Times | None = None
+    best_time: float | None = None
+    fastest: list[float | None] = [None] * QUARTERS
+    for splits, won, time in runs:
+        if won and time is not None and (best_time is None or time < best_time):
+            best, best_time = splits, time
+        for i, segment in enumerate(segments(splits)):
+            current = fastest[i]
+            if segment is not None and (current is None or segment < current):
+                fastest[i] = segment
+    total = None if None in fastest else sum(s for s in fastest if s is not None)
+    return {
+        "best": list(best) if best is not None else None,
+        "best_time": best_time,
+        "best_segments": fastest,
+        "sum_of_best": total,
     }

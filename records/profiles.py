@@ -7,12 +7,14 @@ records/ratings.py says (the displayed number, provisional, sigma grown with ina
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from core import splits as core_splits
 from records.ratings import Rating
 from records.schema import race_results, races, rating_history, ratings
 
@@ -144,6 +146,45 @@ class Profiles:
                 },
             )
         return list(best.values())
+
+    async def splits_of(
+        self, player_id: str
+    ) -> tuple[list[dict[str, Any]], dict[str, list[int | None]]]:
+        """Per game, the player's splits (core/splits.py's summary, in ms: the personal
+        best's splits and its race, the best segments and their sum), and each race's
+        splits by race id (for the delta to the best)."""
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(
+                        races.c.game,
+                        races.c.id,
+                        race_results.c.splits,
+                        race_results.c.won,
+                        race_results.c.time_ms,
+                    )
+                    .join(races, races.c.id == race_results.c.race_id)
+                    .where(
+                        race_results.c.player_id == player_id,
+                        race_results.c.splits.is_not(None),
+                    )
+                    .order_by(races.c.game, races.c.ended_at)
+                )
+            ).all()
+        by_race: dict[str, list[int | None]] = {}
+        by_game: dict[str, list[tuple[list[int | None], bool, int | None, str]]] = {}
+        for row in rows:
+            splits = json.loads(row.splits)
+            by_race[row.id] = splits
+            by_game.setdefault(row.game, []).append((splits, bool(row.won), row.time_ms, row.id))
+        games = []
+        for game, runs in by_game.items():
+            summary = core_splits.summary((s, won, t) for s, won, t, _ in runs)
+            best_race = next(
+                (r for s, won, t, r in runs if won and t == summary["best_time"]), None
+            )
+            games.append({"game": game, **summary, "race": best_race})
+        return games, by_race
 
     async def races_of(self, player_id: str, page: int = 1, per_page: int = 20) -> RacePage:
         """The player's races, the latest first, `per_page` from page `page` (1-based)."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
+from core import splits as core_splits
 from protocol import ErrorCode
 from records.players import Player
 from records.profiles import PER_PAGE_MAX
@@ -207,6 +208,15 @@ async def profile(request: web.Request) -> web.Response:
     profiles = accounts.profiles
     names = await accounts.names(player)
     races = await profiles.races_of(player.id, page, per_page)
+    splits, by_race = await profiles.splits_of(player.id)
+    best = {entry["game"]: entry["best"] for entry in splits}
+    for item in races.items:  # each race's splits, and the delta to the best of its game
+        item["splits"] = by_race.get(item.get("race", ""))
+        item["delta"] = (
+            core_splits.delta(item["splits"], best.get(item.get("game", "")))
+            if item["splits"] is not None
+            else None
+        )
     return web.json_response(
         {
             "player": {
@@ -217,6 +227,7 @@ async def profile(request: web.Request) -> web.Response:
             "ratings": await profiles.ratings_of(player.id, time.time()),
             "stats": await profiles.stats_of(player.id),
             "best": await profiles.best_times(player.id),
+            "splits": splits,
             "races": {
                 "items": races.items,
                 "page": races.page,

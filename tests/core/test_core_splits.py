@@ -48,3 +48,25 @@ def test_splits_recomputed_from_a_replay_follow_the_moves_times() -> None:
                 expected[k] = t
     assert list(got) == expected and None not in got
     assert got[3] == replay.results[0]["time"]  # the last split is the winning move
+
+
+def test_segments_delta_and_the_sum_of_best() -> None:
+    assert splits.segments([10.0, 25.0, None, 60.0]) == [10.0, 15.0, None, None]
+    assert splits.delta([10.0, 24.0, None, None], [12.0, 20.0, 30.0, 40.0]) == [
+        -2.0,
+        4.0,
+        None,
+        None,
+    ]
+    assert splits.delta([1.0, None, None, None], None) == [None] * 4
+    summary = splits.summary(
+        [
+            ([10.0, 20.0, 30.0, 40.0], True, 40.0),
+            ([8.0, 21.0, 29.0, 45.0], True, 45.0),
+            ([9.0, None, None, None], False, None),
+        ]
+    )
+    assert summary["best"] == [10.0, 20.0, 30.0, 40.0] and summary["best_time"] == 40.0
+    assert summary["best_segments"] == [8.0, 10.0, 8.0, 10.0]
+    assert summary["sum_of_best"] == 36.0
+    assert splits.summary([])["sum_of_best"] is None

@@ -3,6 +3,7 @@ races played and won, best times, the latest races a page at a time."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
@@ -88,3 +89,29 @@ async def test_a_profile_adds_up_the_archived_races(
     assert first.items[1]["rating_after"] is not None
     second = await profiles.races_of(ann.id, page=2, per_page=2)
     assert [r["race"] for r in second.items] == ["r1.1"] and not second.more
+
+
+async def test_a_profile_has_the_best_splits_best_segments_and_their_sum(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    players, archive, profiles = stores
+    ann = await players.create(hash_secret("a"), 1.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    runs = [  # ann's splits (ms) in three races: two wins, then a race she did not finish
+        (True, 80_000, [20_000, 40_000, 60_000, 80_000]),
+        (True, 70_000, [15_000, 38_000, 52_000, 70_000]),
+        (False, 0, [12_000, 30_000, None, None]),
+    ]
+    for n, (wins, ms, splits) in enumerate(runs, start=1):
+        finished = race(n, ann, bo, wins, ms)
+        first = dataclasses.replace(finished.results[0], splits=splits)
+        finished = dataclasses.replace(finished, results=[first, finished.results[1]])
+        assert await archive.archive(finished)
+    [shaula], by_race = await profiles.splits_of(ann.id)
+    assert shaula["game"] == "shaula" and shaula["race"] == "r2.1"  # the fastest win
+    assert shaula["best"] == [15_000, 38_000, 52_000, 70_000]
+    # Best segments: 12 s (race 3), 18 s (race 3: 30 - 12), 14 s (race 2), 18 s (race 2).
+    assert shaula["best_segments"] == [12_000, 18_000, 14_000, 18_000]
+    assert shaula["sum_of_best"] == 62_000
+    assert by_race["r3.1"] == [12_000, 30_000, None, None]
+    assert await profiles.splits_of(bo.id) == ([], {})  # bo's seats had no splits

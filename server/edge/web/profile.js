@@ -4,6 +4,7 @@
 
 import { h, add, fmtSeconds } from "./dom.js";
 import { getJSON } from "./api.js";
+import { fmtSplit } from "./widgets.js";
 
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -42,7 +43,7 @@ export async function render(root, { name }) {
     root.append(h("h1", {}, name), h("p", { class: "error" }, error.message));
     return;
   }
-  const { player, stats, ratings, best, races } = data;
+  const { player, stats, ratings, best, races, splits = [] } = data;
   document.title = `${player.name} · solrace`;
   add(
     root,
@@ -62,17 +63,19 @@ export async function render(root, { name }) {
     best.length ? [h("h2", {}, "Best times"),
       h("table", {}, h("tbody", {}, best.map((b) => h("tr", {},
         h("td", {}, b.game), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, `deal ${b.seed}`)))))] : null,
+    splits.length ? [h("h2", {}, "Splits"), splitsTable(splits)] : null,
     h("h2", {}, "Latest races"),
     races.items.length
       ? h("table", { class: "races" },
-        h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "replay"].map((c) => h("th", {}, c)))),
+        h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "splits (Δ to best)", "replay"].map((c) => h("th", {}, c)))),
         h("tbody", {}, races.items.map((r) => h("tr", {},
           h("td", {}, when(r.ended_at)),
           h("td", {}, r.game, r.rated ? "" : h("span", { class: "muted" }, " casual")),
           h("td", {}, `${r.place} of ${r.seats}`, r.won ? " · won" : ""),
           h("td", {}, r.time === null ? "–" : `${r.time.toFixed(2)} s`),
           h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
-          h("td", {}, h("a", { href: `/replay/${r.race.split(".")[0]}` }, "watch"), " · ",
+          h("td", { class: "splits" }, raceSplits(r)),
+          h("td", {}, h("a", { href: `/replay/${r.race}` }, "watch"), " · ",
             h("a", { href: r.replay }, "NDJSON"))))))
       : h("p", { class: "muted" }, "No races yet."),
     h("p", { class: "pages" },
@@ -80,4 +83,29 @@ export async function render(root, { name }) {
       races.more ? h("a", { href: `?page=${page + 1}`, rel: "next" }, "older →") : null),
   );
 
+}
+
+const ms = (v) => (v === null || v === undefined ? null : v / 1000);
+
+// Per game: the best run's splits, the best segments and their sum (docs/protocol.md 11).
+function splitsTable(games) {
+  return h("table", { class: "splits-best" },
+    h("thead", {}, h("tr", {}, ["game", "best splits", "best segments", "sum of best"].map((c) => h("th", {}, c)))),
+    h("tbody", {}, games.map((g) => h("tr", { dataset: { game: g.game } },
+      h("td", {}, g.game),
+      h("td", {}, g.best ? g.best.map((v) => fmtSplit(ms(v))).join(" · ") : "no win yet",
+        g.race ? [" ", h("a", { href: `/replay/${g.race}` }, "watch")] : null),
+      h("td", {}, g.best_segments.map((v) => fmtSplit(ms(v))).join(" · ")),
+      h("td", {}, g.sum_of_best === null ? "–" : fmtSplit(ms(g.sum_of_best)))))));
+}
+
+// A race's splits, each with its delta to the best of its game (+ behind, − ahead).
+function raceSplits(r) {
+  if (!r.splits) return "–";
+  return r.splits.map((v, i) => {
+    const d = r.delta?.[i];
+    const sign = d > 0 ? "+" : d < 0 ? "−" : "±";
+    const delta = d === null || d === undefined ? "" : ` (${sign}${Math.abs(d / 1000).toFixed(1)})`;
+    return `${fmtSplit(ms(v))}${delta}`;
+  }).join(" · ");
 }

@@ -8,7 +8,7 @@ import asyncio
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.http import create_room, get_text
+from support.http import create_room, get_text, post_json
 from support.server_processes import ServerProcess
 from support.web import (
     expected_board,
@@ -229,4 +229,34 @@ async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browse
     await page.wait_for_selector('#verify[data-verified="true"]')
     assert await position(page) == 9
     assert await board_of(page, 0) == board_after(text, 9, 0)
+    assert page_errors(page) == []
+
+
+async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    status, made = await post_json(f"{base}/players", {})
+    assert status == 201
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(base) as ann:
+        await ann.send(p.Identify(key=made["key"]))
+        await ann.expect(p.Identified)
+        await ann.join(room)
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq, move in enumerate(line[:50], start=1):  # 50 at once: the rate limit's burst
+            await ann.send(p.Move(seq=seq, move=move))
+            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    async with asyncio.timeout(20):
+        while (await get_text(f"{base}/races/{room}.1/replay"))[0] != 200:
+            await asyncio.sleep(0.1)
+    page = await new_page(browser)
+    await page.goto(f"{base}/p/{made['player']['name']}")
+    await page.wait_for_selector("table.splits-best")
+    assert "null" not in await page.inner_text("main")  # no section left out shows as text
+    row = await page.inner_text('table.splits-best tr[data-game="shaula"]')
+    assert "no win yet" in row  # a split reached, no win: best segments only
+    assert "0:" in await page.inner_text("table.races td.splits")
     assert page_errors(page) == []
