@@ -2,9 +2,8 @@
 by its recorded times, cannot be sat in, and the race ends with the result those recorded
 times imply."""
 
-import asyncio
-
 import aiohttp
+from support.http import archived
 from support.servers import MakeServer
 from support.wsclient import WsClient, create_room, get_json, get_text
 
@@ -74,9 +73,7 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
     assert by_seat[1]["splits"] == list(splits.of_replay(recorded)[0])
     assert (by_seat[0]["rank"], by_seat[0]["out"]) == (2, "resigned")
     # A ghost of the archived race, by its id: the same run.
-    async with asyncio.timeout(20):
-        while (await get_text(f"{url}/races/{source}.1/replay"))[0] != 200:
-            await asyncio.sleep(0.1)
+    await archived(url, f"{source}.1")
     status, again = await post(url, {"ghost": f"{source}.1"})
     assert status == 201 and again["room"]["ghost"] == f"{source}.1"  # type: ignore[index]
     status, body = await post(url, {"ghost": f"{source}.7"})

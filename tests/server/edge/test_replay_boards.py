@@ -1,10 +1,9 @@
 """GET /rooms/{room}/replay/boards: a finished race's boards, step by step, computed by the
 engine for the replay page; each step applied in turn gives the engine's board."""
 
-import asyncio
 import copy
 
-from support.http import create_room, get_json, get_text
+from support.http import archived, create_room, get_json, get_text
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone
 
@@ -52,10 +51,8 @@ async def test_the_boards_of_every_step_are_the_engines(make_server: MakeServer)
     status, body = await get_json(f"{url}/rooms/0badc0de/replay/boards")
     assert status == 404 and body["error"]["code"] == "unknown_room"
     # Once archived, the race's boards by its id are the same.
-    async with asyncio.timeout(20):
-        while (await get_text(f"{url}/races/{room}.1/replay"))[0] != 200:
-            await asyncio.sleep(0.1)
-    status, archived = await get_json(f"{url}/races/{room}.1/replay/boards")
-    assert status == 200 and archived == boards
+    await archived(url, f"{room}.1")
+    status, by_id = await get_json(f"{url}/races/{room}.1/replay/boards")
+    assert status == 200 and by_id == boards
     status, body = await get_json(f"{url}/races/{room}.9/replay/boards")
     assert status == 404 and body["error"]["code"] == "unknown_race"

@@ -4,11 +4,10 @@ replay is marked not verified), a phone-sized screen, and no console error."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.http import create_room, get_text, post_json
+from support.http import archived, create_room, get_text, post_json
 from support.server_processes import ServerProcess
 from support.web import (
     expected_board,
@@ -221,9 +220,7 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
 async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browser) -> None:
     base = server.url
     room, text = await finished_race(base)
-    async with asyncio.timeout(20):
-        while (await get_text(f"{base}/races/{room}.1/replay"))[0] != 200:
-            await asyncio.sleep(0.1)
+    await archived(base, f"{room}.1")
     page = await new_page(browser)
     await page.goto(f"{base}/replay/{room}.1?move=9")
     await page.wait_for_selector('#verify[data-verified="true"]')
@@ -249,9 +246,7 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
             assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
         await ann.send(p.Resign())
         await ann.expect(p.RaceFinished)
-    async with asyncio.timeout(20):
-        while (await get_text(f"{base}/races/{room}.1/replay"))[0] != 200:
-            await asyncio.sleep(0.1)
+    await archived(base, f"{room}.1")
     page = await new_page(browser)
     await page.goto(f"{base}/p/{made['player']['name']}")
     await page.wait_for_selector("table.splits-best")
