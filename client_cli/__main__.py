@@ -158,6 +158,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a new room with or without (the default) hints from the solver",
     )
     play.add_argument(
+        "--rated",
+        action=argparse.BooleanOptionalAction,
+        help="a new room rated (the default, moving its players' ratings) or casual "
+        "(--no-rated); a deal picked by its number is never rated",
+    )
+    play.add_argument(
         "--time-limit",
         type=seconds,
         metavar="SECONDS",

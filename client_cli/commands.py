@@ -132,6 +132,7 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
         seats = room.get("seats")
         count = f"{len(players)}/{seats}" if seats else str(len(players))
         rules = [
+            "rated" if room.get("rated") else "casual",
             "undo" if room.get("undo", True) else "no undo",
             "hints" if room.get("hints") else "no hints",
         ]
@@ -151,7 +152,7 @@ def room_settings(args: argparse.Namespace) -> dict[str, Any]:
     ghost = getattr(args, "ghost", None)
     # A ghost race's game, deal and seats are its recorded race's.
     settings: dict[str, Any] = {"ghost": ghost} if ghost else {"game": args.game}
-    for option in ("seats", "hints", "undo", "time_limit", "spectator_delay"):
+    for option in ("seats", "hints", "undo", "rated", "time_limit", "spectator_delay"):
         value = getattr(args, option)
         if value is not None and not (ghost and option == "seats"):
             settings[option] = value

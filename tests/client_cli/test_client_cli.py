@@ -163,6 +163,7 @@ def test_room_settings_send_only_what_was_asked_so_the_server_defaults_hold() ->
             "300",
             "--spectator-delay",
             "20",
+            "--no-rated",
         ]
     )
     assert room_settings(every) == {
@@ -171,6 +172,7 @@ def test_room_settings_send_only_what_was_asked_so_the_server_defaults_hold() ->
         "seed": "winnable",
         "hints": True,
         "undo": False,
+        "rated": False,
         "time_limit": 300.0,
         "spectator_delay": 20.0,
     }

@@ -165,7 +165,7 @@ function liveRooms(list, known) {
 }
 
 function settingsText(room) {
-  const bits = [`${room.seats} seat${room.seats === 1 ? "" : "s"}`];
+  const bits = [`${room.seats} seat${room.seats === 1 ? "" : "s"}`, room.rated ? "rated" : "casual"];
   if (room.undo) bits.push("undo");
   if (room.hints) bits.push("hints");
   if (room.time_limit) bits.push(`${Math.round(room.time_limit / 60)} min`);
@@ -225,7 +225,13 @@ function createForm(known, nameInput) {
     h("option", { value: "number" }, "deal number…"),
   );
   const seedNumber = h("input", { name: "seed", type: "number", min: "1", placeholder: "617", hidden: true });
-  seedMode.addEventListener("change", () => (seedNumber.hidden = seedMode.value !== "number"));
+  // A deal picked by its number is never rated (its picker may know it): docs/protocol.md.
+  const rated = h("input", { name: "rated", type: "checkbox", checked: true });
+  seedMode.addEventListener("change", () => {
+    seedNumber.hidden = seedMode.value !== "number";
+    rated.disabled = seedMode.value === "number";
+    if (rated.disabled) rated.checked = false;
+  });
   const seats = h("input", { name: "seats", type: "number", min: "1", max: "8", value: "2" });
   const undo = h("input", { name: "undo", type: "checkbox", checked: true });
   const hints = h("input", { name: "hints", type: "checkbox" });
@@ -239,6 +245,7 @@ function createForm(known, nameInput) {
     { class: "create", id: "create" },
     field("Game", game),
     field("Seats", seats, "1 to 8 players"),
+    field("Rated", rated, "the race moves the players' ratings; casual if not"),
     h("details", { class: "more", id: "more-settings" },
       h("summary", {}, "More settings"),
       h("div", { class: "more-fields" },
@@ -261,6 +268,7 @@ function createForm(known, nameInput) {
       seats: Number(seats.value),
       undo: undo.checked,
       hints: hints.checked,
+      rated: rated.checked,
       time_limit: num(timeLimit, 60) || null,
       spectator_delay: num(delay) ?? 0,
       grace: num(grace),
