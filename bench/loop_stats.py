@@ -79,8 +79,13 @@ def summary(delta: dict[str, float], moves: float) -> dict[str, Any]:
         "gc_pause_ms_per_1000_moves": round(
             delta.get("solrace_gc_pause_seconds_sum", 0.0) * 1000 * per, 3
         ),
+        "gc_cpu_ms_per_1000_moves": round(
+            delta.get("solrace_gc_cpu_seconds_sum", 0.0) * 1000 * per, 3
+        ),
         "gc_longest": _longest(delta, "solrace_gc_pause_seconds"),
         "gc_over_5ms": _over(delta, "solrace_gc_pause_seconds", "0.005"),
+        "gc_cpu_longest": _longest(delta, "solrace_gc_cpu_seconds"),
+        "gc_cpu_over_5ms": _over(delta, "solrace_gc_cpu_seconds", "0.005"),
         "lag_samples": round(delta.get("solrace_loop_lag_seconds_count", 0.0)),
         "lag_over_5ms": _over(delta, "solrace_loop_lag_seconds", "0.005"),
         "lag_over_25ms": _over(delta, "solrace_loop_lag_seconds", "0.025"),
@@ -95,8 +100,10 @@ def line(stats: dict[str, Any]) -> str:
     gens = stats["gc_per_1000_moves"]
     return (
         f"collections per 1,000 moves {gens['0']:g} / {gens['1']:g} / {gens['2']:g} "
-        f"(generation 0/1/2), paused {stats['gc_pause_ms_per_1000_moves']:g} ms per 1,000 "
-        f"moves, longest {stats['gc_longest']}, {stats['gc_over_5ms']} over 5 ms; loop lag "
+        f"(generation 0/1/2), paused {stats['gc_pause_ms_per_1000_moves']:g} ms (CPU "
+        f"{stats['gc_cpu_ms_per_1000_moves']:g} ms) per 1,000 moves, longest "
+        f"{stats['gc_longest']} (CPU {stats['gc_cpu_longest']}), {stats['gc_over_5ms']} over "
+        f"5 ms (CPU {stats['gc_cpu_over_5ms']}); loop lag "
         f"over 5 ms {stats['lag_over_5ms']} and over 25 ms {stats['lag_over_25ms']} of "
         f"{stats['lag_samples']} samples, longest {stats['lag_longest']}; of it the loop's own "
         f"work (CPU time) over 5 ms {stats['busy_over_5ms']}, over 25 ms "

@@ -52,9 +52,10 @@ class Counter:
     kind = "counter"
 
     def __init__(self, name: str, help: str) -> None:
-        self.name, self.help, self.value = name, help, 0
+        self.name, self.help = name, help
+        self.value: float = 0
 
-    def inc(self, amount: int = 1) -> None:
+    def inc(self, amount: float = 1) -> None:
         self.value += amount
 
     def lines(self) -> list[str]:
@@ -227,6 +228,13 @@ class Metrics:
             Histogram(
                 "solrace_gc_pause_seconds",
                 "each garbage collection's pause of the event loop",
+                LOOP_BUCKETS,
+            )
+        )
+        self.gc_cpu = r.add(
+            Histogram(
+                "solrace_gc_cpu_seconds",
+                "each garbage collection's CPU time (its pause less any wait for a core)",
                 LOOP_BUCKETS,
             )
         )

@@ -75,7 +75,7 @@ from server.settings import Settings, SettingsError
 from server.storage.feed import make_feed
 from server.tournament.store import TourStore
 
-__all__ = ["create_app"]
+__all__ = ["GC_THRESHOLD", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +117,9 @@ def create_app(settings: Settings) -> web.Application:
     return app
 
 
+GC_THRESHOLD = (50_000, 50, 100)
+
+
 async def _tune_gc(app: web.Application) -> None:
     """Fewer, cheaper garbage collections: what is alive at startup (modules, the engine's
     tables) is frozen out of them, and collections run after more allocations. With
@@ -126,7 +129,7 @@ async def _tune_gc(app: web.Application) -> None:
     what a connection leaves must not form cycles (see `forget_traceback`, server/edge/websocket.py;
     bench/closed_connections.py measures it)."""
     gc.freeze()
-    gc.set_threshold(50_000, 50, 100)
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -28,23 +28,27 @@ LAG_INTERVAL = 0.025
 
 
 class GcPauses:
-    """A `gc.callbacks` entry: each collection's wall time into `pauses`, and one count per
-    generation into `collections`."""
+    """A `gc.callbacks` entry: each collection's wall time into `pauses`, its CPU time into
+    `cpu`, and one count per generation into `collections`."""
 
     def __init__(
         self,
         pauses: Histogram,
+        cpu: Histogram,
         collections: LabelledCounter,
         clock: Callable[[], float] = time.perf_counter,
+        cpu_clock: Callable[[], float] = time.thread_time,
     ) -> None:
-        self.pauses, self.collections, self.clock = pauses, collections, clock
-        self._started = 0.0
+        self.pauses, self.cpu, self.collections = pauses, cpu, collections
+        self.clock, self.cpu_clock = clock, cpu_clock
+        self._started = self._cpu_started = 0.0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
-            self._started = self.clock()
+            self._started, self._cpu_started = self.clock(), self.cpu_clock()
             return
         self.pauses.observe(self.clock() - self._started)
+        self.cpu.observe(self.cpu_clock() - self._cpu_started)
         self.collections.inc(str(info["generation"]))
 
 
@@ -74,7 +78,7 @@ async def watch_lag(
 
 async def loop_health_ctx(app: web.Application) -> AsyncIterator[None]:
     metrics = app[METRICS]
-    pauses = GcPauses(metrics.gc_pause, metrics.gc_collections)
+    pauses = GcPauses(metrics.gc_pause, metrics.gc_cpu, metrics.gc_collections)
     gc.callbacks.append(pauses)
     task = asyncio.create_task(
         watch_lag(metrics.loop_lag, metrics.loop_busy), name="solrace-loop-lag"

@@ -216,9 +216,10 @@ def test_the_perf_verdicts_judge_each_goal() -> None:
     assert lines[1].endswith("-> met")
     assert lines[2] == (
         "perf_verdict loop (solrace, fixed): collections per 1,000 moves 20 / 0 / 0.5 "
-        "(generation 0/1/2), paused 25 ms per 1,000 moves, longest <= 50 ms, 1 over 5 ms; "
-        "loop lag over 5 ms 2 and over 25 ms 1 of 320 samples, longest <= 50 ms; of it the "
-        "loop's own work (CPU time) over 5 ms 0, over 25 ms 0, longest none"
+        "(generation 0/1/2), paused 25 ms (CPU 0 ms) per 1,000 moves, longest <= 50 ms (CPU "
+        "none), 1 over 5 ms (CPU 0); loop lag over 5 ms 2 and over 25 ms 1 of 320 samples, "
+        "longest <= 50 ms; of it the loop's own work (CPU time) over 5 ms 0, over 25 ms 0, "
+        "longest none"
     )
     assert "= 1.45 (goal: at most 1.5" in lines[3] and lines[3].endswith("-> met")
     assert "= 0.85 (goal: at least 0.80) -> met" in lines[4]

@@ -26,10 +26,17 @@ def samples(text: str) -> dict[str, float]:
 
 def test_a_collection_is_timed_from_start_to_stop_and_counted_by_generation() -> None:
     metrics = Metrics(lambda: 0.0, lambda: 0.0)
-    now = [10.0]
-    pauses = GcPauses(metrics.gc_pause, metrics.gc_collections, clock=lambda: now[0])
+    now, cpu = [10.0], [1.0]
+    pauses = GcPauses(
+        metrics.gc_pause,
+        metrics.gc_cpu,
+        metrics.gc_collections,
+        clock=lambda: now[0],
+        cpu_clock=lambda: cpu[0],
+    )
     pauses("start", {"generation": 2, "collected": 0, "uncollectable": 0})
-    now[0] += 0.03
+    now[0] += 0.03  # of which 20 ms running, 10 ms waiting for a core
+    cpu[0] += 0.02
     pauses("stop", {"generation": 2, "collected": 5, "uncollectable": 0})
     pauses("start", {"generation": 0, "collected": 0, "uncollectable": 0})
     now[0] += 0.0004
@@ -41,6 +48,8 @@ def test_a_collection_is_timed_from_start_to_stop_and_counted_by_generation() ->
     assert got['solrace_gc_pause_seconds_bucket{le="0.0005"}'] == 1
     assert got['solrace_gc_pause_seconds_bucket{le="0.025"}'] == 1  # the 30 ms one is above
     assert got['solrace_gc_pause_seconds_bucket{le="0.05"}'] == 2
+    assert abs(got["solrace_gc_cpu_seconds_sum"] - 0.02) < 1e-9
+    assert got['solrace_gc_cpu_seconds_bucket{le="0.01"}'] == 1  # the 20 ms one is above
 
 
 async def test_a_blocked_loop_and_a_collection_show_on_metrics(server_url: str) -> None:
