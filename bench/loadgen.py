@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import loop_stats
+from bench import loop_stats, redis_stats
 from bench.instrument import collections_off, collections_on
 from bench.targets import TARGETS, Racer
 
@@ -49,6 +49,7 @@ class Result:
     redis_cpu: float  # of which redis-server (plan's redis_pids; else every pid after the first)
     proxy_cpu: float = 0.0  # of which the balancer in front (plan's proxy_pids)
     loop: dict[str, Any] = field(default_factory=dict)  # bench.loop_stats.summary, if read
+    redis: dict[str, Any] = field(default_factory=dict)  # bench.redis_stats.difference
     errors: list[str] = field(default_factory=list)
 
 
@@ -182,13 +183,18 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     metrics_url = plan.get("metrics_url")
     loop_start: dict[str, float] = {}
     loop_end: dict[str, float] = {}
+    redis_url = plan.get("redis_url")
+    redis_before: dict[str, Any] = {}
+    redis_after: dict[str, Any] = {}
 
     async def mark_cpu() -> None:
         nonlocal cpu_start, cpu_end, server_start, server_end, redis_start, redis_end
-        nonlocal proxy_start, proxy_end, loop_start, loop_end
+        nonlocal proxy_start, proxy_end, loop_start, loop_end, redis_before, redis_after
         await asyncio.sleep(warmup)
         if metrics_url:
             loop_start = await loop_stats.scrape(metrics_url)
+        if redis_url:
+            redis_before = await redis_stats.snapshot(redis_url)
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
         redis_start = process_cpu_seconds(redis_pids)
         proxy_start = process_cpu_seconds(proxy_pids)
@@ -200,6 +206,8 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         proxy_end = process_cpu_seconds(proxy_pids)
         if metrics_url:
             loop_end = await loop_stats.scrape(metrics_url)
+        if redis_url:
+            redis_after = await redis_stats.snapshot(redis_url)
         if plan.get("profile") and server_pids:
             await profiler.wait()
 
@@ -237,6 +245,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         )
         if loop_end
         else {},
+        redis=redis_stats.difference(redis_before, redis_after, measure.answered_in_window),
     )
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import loop_stats
+from bench import loop_stats, redis_stats
 from bench.racers import move_sequences
 from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
@@ -199,7 +199,12 @@ async def bench_floor(args: argparse.Namespace, base: dict[str, Any]) -> list[Ro
                 command = [sys.executable, "-m", "bench.floor", "--port", str(port)]
                 command += ["--redis-port", str(redis.port)]
                 async with child(command, port, args.server_cpu) as floor:
-                    plan = {**plan, "port": port, "server_pids": [floor.pid, redis.pid]}
+                    plan = {
+                        **plan,
+                        "port": port,
+                        "server_pids": [floor.pid, redis.pid],
+                        "redis_url": f"redis://127.0.0.1:{redis.port}",
+                    }
                     print(f"floor, {load} ...", file=sys.stderr)
                     rows.append(Row(FLOOR, load, await run_load(plan, args.load_cpu)))
     return rows
@@ -226,6 +231,7 @@ async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[R
                         "port": port,
                         "server_pids": [server.pid, redis.pid],
                         "metrics_url": f"http://127.0.0.1:{port}/metrics",
+                        "redis_url": redis_url,
                     }
                     print(f"solrace, {load} ...", file=sys.stderr)
                     rows.append(Row("solrace", load, await run_load(plan, args.load_cpu)))
@@ -499,6 +505,13 @@ def perf_verdicts(rows: list[Row], runs: int = 1) -> list[str]:
             f"{relay_sat['answered_per_s']:,.0f} moves/s = {ratio:.2f} (goal: at least "
             f"{SATURATION_GOAL:.2f}) -> {'met' if ratio >= SATURATION_GOAL else 'NOT met'}"
         )
+    for target in ("solrace", FLOOR):
+        for kind in ("fixed", "saturation"):
+            if (result := found.get((target, kind))) and result.get("redis"):
+                name = "floor" if target == FLOOR else target
+                out.append(
+                    f"perf_verdict redis ({name}, {kind}): {redis_stats.line(result['redis'])}"
+                )
     if server_sat and server_sat.get("loop"):
         out.append(
             f"perf_verdict loop (solrace, saturation): {loop_stats.line(server_sat['loop'])}"

@@ -22,6 +22,8 @@ from bench.floor import make_floor_app
 from bench.loadgen import run_plan
 from bench.loop_stats import difference, parse, summary
 from bench.racers import move_sequences
+from bench.redis_stats import difference as redis_difference
+from bench.redis_stats import line as redis_line
 from bench.relay import make_relay_app
 from bench.server import (
     FLOOR,
@@ -93,7 +95,7 @@ async def test_the_floor_keeps_every_message_in_redis_before_relaying_it(redis_u
     redis = Redis.from_url(redis_url)
     try:
         await redis.delete("floor:0:log", "floor:1:log")
-        result = await run_plan(plan("relay", port, rate=10.0))
+        result = await run_plan(plan("relay", port, rate=10.0, redis_url=redis_url))
         kept = await redis.xlen("floor:0:log") + await redis.xlen("floor:1:log")
     finally:
         await redis.aclose()
@@ -101,6 +103,27 @@ async def test_the_floor_keeps_every_message_in_redis_before_relaying_it(redis_u
     # Every move sent was answered (relayed back from its published copy) and kept.
     assert result.sent > 0 and result.unanswered == 0 and result.refused == 0
     assert kept == result.sent
+    # What Redis ran per move in the measured interval: the script and its two commands.
+    assert {"evalsha", "xadd", "publish"} <= set(result.redis["calls"])
+
+
+def test_redis_commands_and_bytes_are_counted_per_move() -> None:
+    before = {"calls": {"evalsha": 10, "rpush": 20, "hset": 5}, "aof_bytes": 1000}
+    after = {
+        "calls": {"evalsha": 110, "rpush": 220, "hset": 5, "publish": 100},
+        "aof_bytes": 49_400,
+    }
+    got = redis_difference(before, after, moves=100)
+    assert got == {
+        "calls": {"rpush": 2.0, "evalsha": 1.0, "publish": 1.0},
+        "commands": 4.0,
+        "aof_bytes": 484.0,
+    }
+    assert redis_line(got) == (
+        "4.00 Redis commands per move (rpush 2.00, evalsha 1.00, publish 1.00); "
+        "484 bytes of append-only file per move"
+    )
+    assert redis_difference({}, after, moves=100) == {}
 
 
 async def test_the_solrace_server_accepts_every_precomputed_move(make_server: MakeServer) -> None:
