@@ -4,10 +4,18 @@ labelled, and today's seat tokens keep working."""
 
 from __future__ import annotations
 
+import time
+
+from redis.asyncio import Redis
 from support.players import new_player
 from support.wsclient import WsClient, create_room, get_json
 
 import protocol as p
+from records.archive import FinishedRace, RaceArchive, SeatResult
+from records.engine import open_engine
+from records.profiles import Profiles
+from server.room.matching import UNRATED, Ticket
+from server.storage.keys import quick_queue
 
 
 async def identified(client: WsClient, key: str) -> p.Identified:
@@ -109,3 +117,50 @@ async def test_one_player_on_two_sockets_is_not_matched_with_themselves(
         await three.send(p.QuickMatch(game="moojub"))
         room = (await three.expect(p.Matched)).room
         assert (await one.expect(p.Matched)).room == room  # the one who waited longest
+
+
+async def test_a_quick_match_ticket_carries_the_players_rating(
+    server_url: str, sqlite_url: str, redis_url: str
+) -> None:
+    """What the matcher compares (server/room/matching.py): the rating the records show now."""
+    key, ann = await new_player(server_url, "rae")
+    _, bo = await new_player(server_url, "sid")
+    engine = open_engine(sqlite_url)
+    try:
+        archive, profiles = RaceArchive(engine), Profiles(engine)
+        for n in range(3):  # rae wins three rated races against sid
+            results = [
+                SeatResult(0, "rae", 1, True, 60_000, 52, 100, player_id=ann["id"]),
+                SeatResult(1, "sid", 2, False, None, 10, 50, player_id=bo["id"]),
+            ]
+            race = FinishedRace(
+                id=f"q{n}.1",
+                room=f"q{n}",
+                round=1,
+                game="moojub",
+                seed=5,
+                kind="quick",
+                rated=True,
+                started_at=10.0 * n,
+                ended_at=10.0 * n + 5,
+                finish_reason="all_done",
+                replay="{}",
+                replay_hash="h",
+                results=results,
+            )
+            assert await archive.archive(race)
+        rating = await profiles.rating(ann["id"], "moojub", time.time())
+    finally:
+        await engine.dispose()
+    assert rating is not None and rating != UNRATED
+    redis = Redis.from_url(redis_url)
+    async with WsClient.connect(server_url) as ws:
+        await identified(ws, key)
+        await ws.send(p.QuickMatch(game="moojub"))
+        await ws.expect(p.Queued)
+        waiting = [
+            Ticket.decode(t.decode()) for t in await redis.lrange(quick_queue("moojub"), 0, -1)
+        ]
+        mine = [t for t in waiting if t.player == ann["id"]]
+        assert [(t.name, t.rating, t.bot) for t in mine] == [("rae", rating, False)]
+    await redis.aclose()
