@@ -312,7 +312,7 @@ async def _top(args: argparse.Namespace) -> int:
         query["around"] = (await ensure_player(args.server))["id"]
     data = await _request("GET", args.server, f"/leaderboard/{args.game}?{urlencode(query)}")
     what = f"best times on deal {args.seed}" if by_time else "ratings"
-    table = Table(title=f"{args.game}: {what} ({args.period})")
+    table = Table(title=f"{args.game}: {what} ({args.period})", min_width=50)
     for column in ("#", "player", "time" if by_time else "rating"):
         table.add_column(column)
     for row in data.get("rows", []):
@@ -322,6 +322,10 @@ async def _top(args: argparse.Namespace) -> int:
         table.add_row(str(row.get("rank")), name, shown)
     console = Console()
     console.print(table)
-    if not data.get("rows"):
-        console.print("nobody yet: ratings show once settled and while played")
+    if not data.get("rows") and by_time:
+        console.print("nobody has won this deal in that period yet")
+    elif not data.get("rows"):
+        console.print(
+            "nobody yet: ratings show once settled (about ten rated races) and while played"
+        )
     return 0

@@ -17,6 +17,7 @@ from aiohttp import web
 
 from core import splits as core_splits
 from protocol import ErrorCode
+from records.names import BadName, check_name
 from records.players import Player
 from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
@@ -183,6 +184,20 @@ async def sign_out(request: web.Request) -> web.Response:
     except IdentityError as err:
         return _refusal(err)
     return web.json_response({"signed_out": True})
+
+
+@identity_routes.get("/names/{name}")
+async def name_free(request: web.Request) -> web.Response:
+    """Whether a player could take `name` now: always 200, so that a page can ask before
+    it renames (`available`, else `problem`: why not)."""
+    name = request.match_info["name"][:40]
+    try:
+        check_name(name)
+    except BadName as err:
+        return web.json_response({"name": name, "available": False, "problem": str(err)})
+    taken = await request.app[ACCOUNTS].players.by_name(name)
+    problem = None if taken is None else f"another player is called {taken.name!r}"
+    return web.json_response({"name": name, "available": taken is None, "problem": problem})
 
 
 def _page_number(request: web.Request, name: str, default: int, high: int) -> int:

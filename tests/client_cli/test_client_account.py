@@ -75,3 +75,7 @@ async def test_a_player_from_the_terminal(server_url: str, tmp_path: Path) -> No
     assert status == 0 and "Zed_9" in out and "races 0, won 0" in out
     status, out = await solrace(server_url, desk, "profile", "nobody")
     assert status == 1 and "no player has that name" in out
+    status, out = await solrace(server_url, desk, "top", "Shaula", "--period", "week")
+    assert status == 0 and "shaula: ratings (week)" in out and "nobody yet" in out
+    status, out = await solrace(server_url, desk, "top", "moojub", "--seed", "845")
+    assert status == 0 and "best times on deal 845" in out and "nobody has won" in out

@@ -100,6 +100,9 @@ export async function useName(typed) {
   const player = await me();
   if (!typed || !player || typed === player.name) return "";
   try {
+    // Asked first (always answered 200): a refused rename would be an error in the console.
+    const free = await authed("GET", `/names/${encodeURIComponent(typed)}`);
+    if (!free.available) return `${free.problem}: you play as ${player.name}`;
     const answer = await authed("POST", "/me/name", { name: typed });
     await signedIn(null, answer.player);
     const who = document.getElementById("who");

@@ -128,3 +128,15 @@ async def test_a_link_code_signs_in_another_device_once(server_url: str) -> None
     assert status == 404 and again["error"]["code"] == "bad_code"
     status, me, _ = await call(server_url, "GET", "/me", key=body["key"])
     assert status == 200 and me["player"]["name"] == "eve"
+
+
+async def test_a_page_may_ask_whether_a_name_is_free_without_a_refusal(server_url: str) -> None:
+    await new_player(server_url, "Quin")
+    for name, available, problem in (
+        ("quin", False, "another player is called 'Quin'"),
+        ("quinn", True, None),
+        ("q", False, "2 to 20"),
+    ):
+        status, body, _ = await call(server_url, "GET", f"/names/{name}")
+        assert status == 200 and body["available"] is available, body
+        assert (body["problem"] is None) if problem is None else problem in body["problem"]
