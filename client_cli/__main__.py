@@ -138,7 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--ghost",
         type=room_code,
         metavar="ROOM",
-        help="race a ghost: the recorded run of ROOM's finished race, on its deal, by its "
+        help="race a ghost: the recorded run of ROOM's finished race (or of an archived race, "
+        "ROOM.ROUND, or 'best': your own fastest win at --game), on its deal, by its "
         "recorded times (never rated); its fastest winner unless --ghost-seat",
     )
     play.add_argument(

@@ -95,9 +95,12 @@ async def _request(
         raise ServerError(f"cannot reach {url}: {error or error.__class__.__name__}") from error
 
 
-async def create_room(server: str, settings: dict[str, Any]) -> dict[str, Any]:
-    """POST /rooms: a new room from `settings` (game, seats, seed, undo, hints)."""
-    data = await _request("POST", server, "/rooms", settings)
+async def create_room(
+    server: str, settings: dict[str, Any], key: str | None = None
+) -> dict[str, Any]:
+    """POST /rooms: a new room from `settings` (game, seats, seed, undo, hints); `key`: the
+    player it is for (a ghost of your best, or of a daily attempt, needs who you are)."""
+    data = await _request("POST", server, "/rooms", settings, key=key)
     room = data.get("room", data) if isinstance(data, dict) else data
     if isinstance(room, str):
         return {"id": room}
@@ -156,6 +159,8 @@ def room_settings(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, option)
         if value is not None and not (ghost and option == "seats"):
             settings[option] = value
+    if ghost == "best":  # your own fastest win at --game
+        settings["game"] = args.game
     if ghost and getattr(args, "ghost_seat", None) is not None:
         settings["ghost_seat"] = args.ghost_seat - 1  # people count seats from 1
     if args.seed is not None and not ghost:
@@ -179,7 +184,9 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
         if args.command == "play" and args.quick:
             return _quick(args, style)
         if args.command == "play":
-            room = args.room or asyncio.run(create_room(args.server, room_settings(args)))["id"]
+            key = _who(args)[1] if getattr(args, "ghost", None) else None
+            settings = room_settings(args)
+            room = args.room or asyncio.run(create_room(args.server, settings, key))["id"]
             return _play(args, str(room), style)
         if args.command == "watch":
             return _watch(args, style)

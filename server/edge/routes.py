@@ -21,6 +21,7 @@ import core
 from protocol import ErrorCode, socket_path
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import (
+    ACCOUNTS,
     ARCHIVE,
     DRAIN,
     FEED,
@@ -34,6 +35,7 @@ from server.edge.app_keys import (
 )
 from server.edge.ghost_rooms import GhostUnavailable, ghost_run, ghost_source
 from server.edge.tournament_keys import TOUR_RUNNER
+from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
 from server.room.ids import draw_seed, new_room_id, room_key
@@ -217,6 +219,8 @@ async def create_room(request: web.Request) -> web.Response:
     if "ghost" in body:
         try:
             source = ghost_source(body)
+            if source == "best":  # the requester's own fastest win at the game
+                source = await _own_best(request, body)
             if "." in source:  # an archived race
                 text: str | web.Response | None = await request.app[ARCHIVE].replay(source)
                 if text is None:
@@ -284,6 +288,24 @@ async def create_room(request: web.Request) -> web.Response:
     if notice:
         answer["notice"] = notice
     return web.json_response(answer, status=201)
+
+
+async def _own_best(request: web.Request, body: dict[str, Any]) -> str:
+    """The archived race of the requester's fastest win at `body["game"]`."""
+    from server.edge.identity_routes import bearer_key  # it builds on this module's errors
+
+    game = body.get("game")
+    if game not in core.GAMES:
+        raise GhostUnavailable(400, ErrorCode.BAD_GAME, 'a ghost of your "best" needs the game')
+    accounts = request.app[ACCOUNTS]
+    try:
+        player = await accounts.who(bearer_key(request), time.time())
+    except IdentityError as err:
+        raise GhostUnavailable(err.status, err.code, err.message) from None
+    best = [b for b in await accounts.profiles.best_times(player.id) if b["game"] == game]
+    if not best:
+        raise GhostUnavailable(404, ErrorCode.NOT_FOUND, f"you have no {game} win on record yet")
+    return str(best[0]["race"])
 
 
 async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:

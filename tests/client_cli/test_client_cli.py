@@ -181,6 +181,8 @@ def test_room_settings_send_only_what_was_asked_so_the_server_defaults_hold() ->
     # A ghost race: its game, deal and seats are its recorded race's; seats count from 1.
     ghost = build_parser().parse_args(["play", "--ghost", "3F2A9C1B", "--ghost-seat", "2"])
     assert room_settings(ghost) == {"ghost": "3f2a9c1b", "ghost_seat": 1}
+    best = build_parser().parse_args(["play", "--ghost", "best", "--game", "moojub"])
+    assert room_settings(best) == {"ghost": "best", "game": "moojub"}
 
 
 @pytest.mark.parametrize("option", ["--time-limit", "--spectator-delay"])

@@ -67,6 +67,16 @@ export async function render(root, { date = null } = {}) {
   if (shown === today.date) setInterval(() => draw().catch(() => {}), REFRESH);
 }
 
+// A ghost race against an attempt's run (open once your own attempt is over).
+async function raceGhost(room, say) {
+  try {
+    const answer = await authed("POST", "/rooms", { ghost: room });
+    location.assign(`/play/${answer.room.id}`);
+  } catch (err) {
+    say.textContent = err.message;
+  }
+}
+
 function gameCard(board, known, isToday) {
   const game = board.game;
   const title = known[game]?.title || game;
@@ -104,7 +114,9 @@ function gameCard(board, known, isToday) {
       h("td", {}, r.name),
       h("td", {}, r.won ? fmtSeconds(r.time) : `${r.progress} cards`),
       h("td", {}, r.moves),
-      h("td", {}, r.room ? h("a", { href: `/replay/${r.room}` }, "replay") : "")));
+      h("td", {}, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
+        h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",
+          onclick: () => raceGhost(r.room, say) }, "race its ghost")] : "")));
   return h("section", { class: "daily-game", dataset: { game } },
     h("h2", {}, title, board.seed ? h("small", { class: "muted" }, ` #${board.seed}`) : null),
     action, say,

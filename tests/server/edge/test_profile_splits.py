@@ -8,7 +8,7 @@ import os
 import sys
 
 import aiohttp
-from support.http import archived, create_room, get_json
+from support.http import archived, create_room, get_json, post_json
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -47,6 +47,14 @@ async def test_a_profile_shows_the_splits_of_its_archived_races(make_server: Mak
     assert shaula["sum_of_best"] == recorded[-1]  # one race: its own segments
     [item] = profile["races"]["items"]
     assert item["splits"] == recorded and item["delta"] == [0, 0, 0, 0]
+    # A ghost of one's own best: this very race.
+    mine = {"Authorization": f"Bearer {key}"}
+    status, body = await post_json(f"{url}/rooms", {"ghost": "best", "game": "shaula"}, mine)
+    assert status == 201 and body["room"]["ghost"] == f"{room}.1"
+    status, body = await post_json(f"{url}/rooms", {"ghost": "best", "game": "moojub"}, mine)
+    assert status == 404 and "no moojub win" in body["error"]["message"]
+    status, body = await post_json(f"{url}/rooms", {"ghost": "best", "game": "shaula"})
+    assert status == 401 and body["error"]["code"] == "bad_key"
     # The terminal shows the same: `solrace profile NAME`.
     env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "220", "XDG_STATE_HOME": "/nonexistent"}
     process = await asyncio.create_subprocess_exec(

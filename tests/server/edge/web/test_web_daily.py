@@ -38,4 +38,10 @@ async def test_a_ranked_attempt_from_the_daily_page(
     assert "You ended with 0 cards up" in text and "Board: 1 ranked" in text
     assert await page.locator(f"{card} button.daily-start").count() == 0
     assert await page.locator(f"{card} .daily-board a").count() == 1  # my replay
+    # The leader's ghost (mine: the only attempt), now that my attempt is over.
+    await page.click(f"{card} button.daily-ghost")
+    await page.wait_for_url(f"{base}/play/*")
+    await page.click("#take-seat")
+    await page.wait_for_selector('#players .bar[data-seat="1"]')
+    assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
     assert page_errors(page) == []
