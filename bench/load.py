@@ -597,7 +597,8 @@ def verdicts(scenarios: list[Scenario]) -> list[str]:
     if crowd:
         rise = crowd["p99_watched_ms"] / crowd["p99_quiet_ms"] - 1
         out.append(
-            f"crowd: racers' p99 {crowd['p99_watched_ms']:.2f} ms watched by the crowd, "
+            f"perf_verdict crowd: racers' p99 (from sending a move to its accepted) "
+            f"{crowd['p99_watched_ms']:.2f} ms watched by the crowd, "
             f"{crowd['p99_quiet_ms']:.2f} ms unwatched: {rise:+.0%} (goal: under "
             f"+{CROWD_GOAL:.0%}; p50 {crowd['p50_quiet_ms']:.2f} -> "
             f"{crowd['p50_watched_ms']:.2f} ms) -> "

@@ -66,7 +66,13 @@ def test_every_scenario_runs_through_its_client_processes() -> None:
     # spectators received ... NOT all delivered in time") between them.
     verdict = {}
     for line in done.stdout.strip().splitlines():
-        for start in ("rooms:", "crowd: racers' p99", "spectator cost", "idle:", "exodus:"):
+        for start in (
+            "rooms:",
+            "perf_verdict crowd: racers' p99",
+            "spectator cost",
+            "idle:",
+            "exodus:",
+        ):
             if line.startswith(start):
                 verdict[start] = line
     assert len(verdict) == 5, done.stdout[-2000:]
@@ -110,9 +116,9 @@ def idle(connections: int, kib: float, at_limit: bool) -> Scenario:
 
 
 def test_the_crowd_verdict_is_the_rise_of_the_racers_p99() -> None:
-    assert verdicts([crowd(10.0, 11.9)])[0].endswith(
-        "+19% (goal: under +20%; p50 1.00 -> 1.00 ms) -> met"
-    )
+    line = verdicts([crowd(10.0, 11.9)])[0]
+    assert line.startswith("perf_verdict crowd: racers' p99 (from sending a move to its accepted)")
+    assert line.endswith("+19% (goal: under +20%; p50 1.00 -> 1.00 ms) -> met")
     assert verdicts([crowd(10.0, 12.1)])[0].endswith("-> NOT met")
     assert verdicts([crowd(10.0, 9.0, errors=1)])[0].endswith("-> NOT met")
     relay = Scenario("crowd, bare relay", figures={"us_per_delivery": 4.0})
