@@ -258,18 +258,18 @@ async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
 
 
 async def test_a_friend_from_the_share_link_sees_the_room_before_taking_a_seat(
-    module_server: ServerProcess, module_browser: Browser
+    server: ServerProcess, browser: Browser
 ) -> None:
-    base = module_server.url
+    base = server.url
     room = (await create_room(base, game="stalactites", seats=2))["id"]
-    host = await new_page(module_browser)
+    host = await new_page(browser)
     await host.goto(f"{base}/play/{room}?sit=1")
     await host.wait_for_selector("#waiting h2")
     waiting = await host.inner_text("#waiting")
     assert "1 of 2 seats taken, 0 ready" in waiting and "Start now" in waiting
     link = await host.get_attribute("#share-link", "value")
     assert link == f"{base}/play/{room}"
-    friend = await new_page(module_browser)
+    friend = await new_page(browser)
     await friend.goto(link)
     await friend.wait_for_selector("#take-seat")
     about = await friend.inner_text("#room-about")
@@ -300,14 +300,14 @@ COUNT_CALLS = """() => {
 
 
 async def test_cards_slide_unless_motion_is_reduced_and_sounds_wait_to_be_asked_for(
-    module_server: ServerProcess, module_browser: Browser
+    server: ServerProcess, browser: Browser
 ) -> None:
-    base = module_server.url
+    base = server.url
     line = ["t2 t5", "t2 c1", "t8 t2"]
     counts = []
     for reduced, sounds in ((False, False), (True, True)):
         room = (await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
-        page = await new_page(module_browser)
+        page = await new_page(browser)
         await page.emulate_media(reduced_motion="reduce" if reduced else "no-preference")
         await page.goto(f"{base}/play/{room}?sit=1")
         await page.click("#ready")
