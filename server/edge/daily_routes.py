@@ -320,12 +320,13 @@ async def finish_open_attempts(daily: DailyStore, store: RoomStore) -> int:
     return done
 
 
-async def replay_allowed(request: web.Request, race: Race) -> bool:
-    """A daily attempt's replay opens to a player once their own attempt at that deal is
-    over, and to everyone once the day is over; any other race's, always."""
-    if race.config.daily is None:
+async def replay_allowed(request: web.Request, daily: str | None) -> bool:
+    """A daily attempt's replay (`daily`: its "DATE GAME", None for any other race's)
+    opens to a player once their own attempt at that deal is over, and to everyone once
+    the day is over; any other race's, always."""
+    if daily is None:
         return True
-    date, game = race.config.daily.split(" ")
+    date, game = daily.split(" ")
     day = dt.date.fromisoformat(date)
     if day < day_of(time.time()):
         return True
@@ -335,10 +336,10 @@ async def replay_allowed(request: web.Request, race: Race) -> bool:
         return False
     if player is None:
         return False
-    daily = request.app[DAILY]
-    mine = await daily.attempt(day, game, player.id)
+    store = request.app[DAILY]
+    mine = await store.attempt(day, game, player.id)
     if mine is not None:
-        mine = await settle(daily, request.app[STORE], day, game, mine)
+        mine = await settle(store, request.app[STORE], day, game, mine)
     return mine is not None and mine.finished
 
 

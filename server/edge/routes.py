@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import math
 import time
@@ -222,9 +223,12 @@ async def create_room(request: web.Request) -> web.Response:
             if source == "best":  # the requester's own fastest win at the game
                 source = await _own_best(request, body)
             if "." in source:  # an archived race
-                text: str | web.Response | None = await request.app[ARCHIVE].replay(source)
-                if text is None:
+                found = await request.app[ARCHIVE].replay(source)
+                if found is None:
                     return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
+                if not await archived_replay_open(request, found):
+                    return _error(403, ErrorCode.NOT_YET, NOT_YET)
+                text: str | web.Response = found
             else:  # a room's latest race (a daily attempt's only once one may see it)
                 source = room_key(source)
                 text = await room_replay(request, source)
@@ -403,6 +407,8 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if archived is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
+    if not await archived_replay_open(request, archived):
+        return _error(403, ErrorCode.NOT_YET, NOT_YET)
     return archived
 
 
@@ -414,7 +420,16 @@ async def daily_replay_open(request: web.Request, room: str) -> bool:
     from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
 
     loaded = await request.app[STORE].load(room)
-    return loaded is None or await replay_allowed(request, loaded.race)
+    return loaded is None or await replay_allowed(request, loaded.race.config.daily)
+
+
+async def archived_replay_open(request: web.Request, text: str) -> bool:
+    """The same for an archived race, by its replay's header (a daily attempt's says so)."""
+    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
+
+    header = json.loads(text.split("\n", 1)[0])
+    daily = header.get("daily") if isinstance(header, dict) else None
+    return await replay_allowed(request, daily if isinstance(daily, str) else None)
 
 
 async def race_replay(app: web.Application, record: RaceRecord) -> str:

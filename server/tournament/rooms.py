@@ -55,6 +55,7 @@ class RaceRecord:
     finished_at: float
     finish_reason: str
     tournament: str | None = None  # the tournament whose race it was
+    daily: str | None = None  # a daily attempt's "DATE GAME": its replay opens late
 
     def replay(self, context: dict[str, Any] | None = None) -> str:
         """The race as a replay (core/replay.py); `context` joins the header (e.g. the
@@ -66,6 +67,7 @@ class RaceRecord:
             "room": self.room,
             "started_at": self.started_at,
             "finish_reason": self.finish_reason,
+            **({"daily": self.daily} if self.daily else {}),
             **(context or {}),
         }
         return write_replay(header, self.moves)
@@ -150,4 +152,5 @@ def record_of(race: Race, moves: dict[int, list[tuple[float, str]]]) -> RaceReco
         finished_at=race.finished_at or race.start_at,
         finish_reason=race.finish_reason or "",
         tournament=race.config.tournament,
+        daily=race.config.daily,
     )

@@ -5,6 +5,7 @@ only after one's own attempt."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import aiohttp
@@ -108,6 +109,15 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await socket.expect(p.RaceFinished)
     status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
     assert status == 403 and body["error"]["code"] == "not_yet"
+    # Archived, it is still closed to bo (its header says it was a daily attempt); ann has it.
+    async with asyncio.timeout(20):
+        while (await call("GET", f"{url}/races/{room['id']}.1/replay", ann))[0] != 200:
+            await asyncio.sleep(0.1)
+    status, text = await call("GET", f"{url}/races/{room['id']}.1/replay", ann)
+    assert '"daily":"' in text.split("\n", 1)[0]
+    for path in (f"/races/{room['id']}.1/replay", f"/races/{room['id']}.1/replay/boards"):
+        status, body = await call("GET", f"{url}{path}", bo)
+        assert status == 403 and body["error"]["code"] == "not_yet", path
     # A second ranked attempt: refused, with its code; practice is open.
     status, body = await call("POST", f"{url}/daily/{GAME}", ann)
     assert status == 409 and body["error"]["code"] == "daily_taken"
