@@ -93,7 +93,8 @@ class LobbyPicture:
             known = max(known or 0, self._left[room_id])
         if known is not None and rev <= known:
             return
-        if room["status"] not in LIVE:
+        # A daily attempt is nobody else's to watch while it runs (server/daily/).
+        if room["status"] not in LIVE or room.get("kind") == "daily":
             if self._left is not None:
                 self._left[room_id] = rev
             self._drop(room_id)

@@ -47,6 +47,13 @@ def test_a_later_rev_wins_whatever_the_order() -> None:
     assert picture.rooms["a"]["status"] == "running"
 
 
+def test_a_daily_attempt_is_never_listed() -> None:
+    picture = LobbyPicture()
+    picture.update(1, _room("a", "running"))
+    picture.update(1, _room("d", "running", kind="daily"))
+    assert list(picture.rooms) == ["a"]
+
+
 def test_changes_are_coalesced_to_each_rooms_latest_state() -> None:
     picture = LobbyPicture()
     for rev in range(1, 50):
