@@ -11,6 +11,7 @@ import json
 import pytest
 from playwright.async_api import Browser, Page
 from support.http import create_room
+from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient
@@ -127,11 +128,32 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
     text = await page.inner_text("main")
     assert "1 race, 1 won" in text and "Best times" in text and "deal 617" in text
     replay = page.locator("table.races a:has-text('watch')")
-    assert await replay.get_attribute("href") == f"/replay/{room}"
+    assert await replay.get_attribute("href") == f"/replay/{room}.1"  # the race, by its id
     await page.goto(f"{base}/top/shaula?by=time&seed=617")
     await page.wait_for_selector("table.leaderboard")
     assert "wes" in await page.inner_text("table.leaderboard")
     await page.check("#around-me")
     await page.wait_for_url("**around=1**")
     await page.wait_for_selector("table.leaderboard tr.me")
+    assert page_errors(page) == []
+
+
+async def test_a_bot_is_shown_as_a_bot_in_the_lobby_and_on_the_bars(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    bot_key, bot = await new_player(base, bot=True)
+    room = (await create_room(base, seats=2))["id"]
+    async with WsClient.connect(base) as ws:
+        await ws.send(p.Identify(key=bot_key))
+        await ws.expect(p.Identified)
+        await ws.join(room)
+        page = await new_page(browser)
+        await page.goto(f"{base}/")
+        row = page.locator(f'#rooms tr[data-room="{room}"]')
+        await row.wait_for()
+        assert f"{bot['name']} (bot)" in await row.inner_text()
+        await take_seat(page, base, room, "una")
+        await page.wait_for_selector("#players .tag.bot")
+        assert bot["name"] in await page.inner_text("#players")
     assert page_errors(page) == []
