@@ -27,7 +27,7 @@ from server.room.archived import archived_race
 from server.storage.store import RoomStore
 from server.tournament.rooms import RaceRecord, record_of
 
-__all__ = ["ARCHIVE_EVERY", "STALE", "Archiver", "archiving_ctx"]
+__all__ = ["ARCHIVE_EVERY", "RETRY", "STALE", "Archiver", "archiving_ctx", "outage"]
 
 log = logging.getLogger(__name__)
 
