@@ -7,6 +7,12 @@ replay, the same text `/rooms/{room}/replay` serves), and forgets it only once t
 has committed. A process killed at any point loses nothing: the kept race stays until an
 archive has committed, and the lease lapses for another process to take. Two processes
 archiving one race write it once: the archive's insert on the race id decides.
+
+Why a hash per room and a listing rather than one Redis stream with a consumer group: on a
+Redis Cluster a script touches keys of one slot only, and the race's end must be kept in
+the very script that ends it; the room's own slot (`{room:ID}:ended`) is the one place that
+can be. The global listing is written just before and just after that script, and an entry
+the drain finds empty is dropped only once it is `STALE`.
 """
 
 from __future__ import annotations
