@@ -109,6 +109,11 @@ async def test_an_anonymous_racer_claims_and_finds_the_same_record_elsewhere(
         assert after["ratings"][0]["rating"] == before["ratings"][0]["rating"]
         assert after["player"]["names"][0]["name"] == guest["name"]
         same_keys(after, documented_profile())  # what the docs say a client gets
+        # No secret in a log line of either process.
+        logs = one.text() + two.text()
+        assert "new anonymous player" in logs  # the processes do log their players ...
+        for secret in (laptop, rival, signed["key"], "a long secret"):
+            assert secret not in logs  # ... by id, never by key or password
     finally:
         await one.stop()
         await two.stop()
