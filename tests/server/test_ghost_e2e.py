@@ -2,10 +2,10 @@
 by its recorded times, cannot be sat in, and the race ends with the result those recorded
 times imply."""
 
-import aiohttp
-from support.http import archived
+from support.finished import archived_replay
+from support.http import create_room, get_json, get_text, post_json
 from support.servers import MakeServer
-from support.wsclient import WsClient, create_room, get_json, get_text
+from support.wsclient import WsClient
 
 import core
 import protocol as p
@@ -16,16 +16,11 @@ from server.room.ghost import steps_of
 SEED = 617
 
 
-async def post(url: str, body: dict[str, object]) -> tuple[int, dict[str, object]]:
-    async with aiohttp.ClientSession() as http, http.post(f"{url}/rooms", json=body) as r:
-        return r.status, await r.json()
-
-
 async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeServer) -> None:
     url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
     # The recorded race: ann wins it.
     source = (await create_room(url, seed=SEED, seats=1))["id"]
-    status, body = await post(url, {"ghost": source})
+    status, body = await post_json(f"{url}/rooms", {"ghost": source})
     assert status == 409 and body["error"]["code"] == "not_finished"  # type: ignore[index]
     line = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(url) as ann:
@@ -40,7 +35,7 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
     recorded = verify(text)
     steps = steps_of(recorded, 0)
 
-    status, created = await post(url, {"ghost": source.upper(), "countdown": 0})
+    status, created = await post_json(f"{url}/rooms", {"ghost": source.upper(), "countdown": 0})
     assert status == 201, created
     room = created["room"]
     assert isinstance(room, dict) and room["ghost"] == source and room["seed"] is None
@@ -73,8 +68,8 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
     assert by_seat[1]["splits"] == list(splits.of_replay(recorded)[0])
     assert (by_seat[0]["rank"], by_seat[0]["out"]) == (2, "resigned")
     # A ghost of the archived race, by its id: the same run.
-    await archived(url, f"{source}.1")
-    status, again = await post(url, {"ghost": f"{source}.1"})
+    await archived_replay(url, f"{source}.1")
+    status, again = await post_json(f"{url}/rooms", {"ghost": f"{source}.1"})
     assert status == 201 and again["room"]["ghost"] == f"{source}.1"  # type: ignore[index]
-    status, body = await post(url, {"ghost": f"{source}.7"})
+    status, body = await post_json(f"{url}/rooms", {"ghost": f"{source}.7"})
     assert status == 404 and body["error"]["code"] == "unknown_race"  # type: ignore[index]

@@ -9,7 +9,8 @@ import contextlib
 
 import core
 import protocol as p
-from support.wsclient import WsClient, create_room, get_text
+from support.http import create_room, get_text
+from support.wsclient import WsClient
 
 __all__ = ["archived_replay", "finish_identified_race", "finish_race", "quiet_moves"]
 

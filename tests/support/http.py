@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import aiohttp
 
-__all__ = ["ROOM_DEFAULTS", "archived", "create_room", "get_json", "get_text", "post_json"]
+__all__ = ["ROOM_DEFAULTS", "create_room", "get_json", "get_text", "post_json"]
 
 # What a test's room is unless it says otherwise: a short countdown keeps races quick.
 ROOM_DEFAULTS: dict[str, Any] = {"game": "shaula", "countdown": 0.2}
@@ -19,6 +18,13 @@ async def post_json(url: str, body: Any, headers: dict[str, str] | None = None) 
         return r.status, await r.json()
 
 
+async def post_ok(url: str, body: Any) -> dict[str, Any]:
+    """POST `body` as JSON; the answer, which must be a success (200 or 201)."""
+    status, answer = await post_json(url, body)
+    assert status in (200, 201), (url, status, answer)
+    return dict(answer)
+
+
 async def get_json(url: str) -> tuple[int, Any]:
     async with aiohttp.ClientSession() as http, http.get(url) as r:
         return r.status, await r.json()
@@ -27,17 +33,6 @@ async def get_json(url: str) -> tuple[int, Any]:
 async def get_text(url: str) -> tuple[int, str]:
     async with aiohttp.ClientSession() as http, http.get(url) as r:
         return r.status, await r.text()
-
-
-async def archived(server_url: str, race: str, within: float = 20.0) -> str:
-    """The archived race's replay, once the archive has it (a race is archived a moment
-    after its end, by whichever process gets to it)."""
-    async with asyncio.timeout(within):
-        while True:
-            status, text = await get_text(f"{server_url}/races/{race}/replay")
-            if status == 200:
-                return text
-            await asyncio.sleep(0.1)
 
 
 async def create_room(server_url: str, **body: Any) -> dict[str, Any]:

@@ -8,9 +8,9 @@ import asyncio
 import pytest
 import sqlalchemy as sa
 from support.finished import archived_replay, finish_race
+from support.http import get_json, get_text
 from support.records import migrated
 from support.servers import MakeServer
-from support.wsclient import get_json, get_text
 
 from core.replay import verify
 from records.schema import race_results, races

@@ -14,11 +14,11 @@ from pathlib import Path
 import sqlalchemy as sa
 from redis.asyncio import Redis
 from support.finished import archived_replay, finish_race
+from support.http import get_text
 from support.ports import free_port
 from support.records import migrated
 from support.server_processes import ServerProcess, environment
 from support.servers import MakeServer
-from support.wsclient import get_text
 
 import protocol as p
 from core.replay import verify

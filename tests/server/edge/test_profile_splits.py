@@ -8,7 +8,8 @@ import os
 import sys
 
 import aiohttp
-from support.http import archived, create_room, get_json, post_json
+from support.finished import archived_replay
+from support.http import create_room, get_json, post_json
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -37,7 +38,7 @@ async def test_a_profile_shows_the_splits_of_its_archived_races(make_server: Mak
             await ann.send(p.Move(seq=seq, move=move))
             assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
         finished = await ann.expect(p.RaceFinished)
-    await archived(url, f"{room}.1")
+    await archived_replay(url, f"{room}.1")
     status, profile = await get_json(f"{url}/players/{name}")
     assert status == 200
     recorded = [round(s * 1000) for s in finished.results[0]["splits"]]

@@ -3,7 +3,8 @@ engine for the replay page; each step applied in turn gives the engine's board."
 
 import copy
 
-from support.http import archived, create_room, get_json, get_text
+from support.finished import archived_replay
+from support.http import create_room, get_json, get_text
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone
 
@@ -51,7 +52,7 @@ async def test_the_boards_of_every_step_are_the_engines(make_server: MakeServer)
     status, body = await get_json(f"{url}/rooms/0badc0de/replay/boards")
     assert status == 404 and body["error"]["code"] == "unknown_room"
     # Once archived, the race's boards by its id are the same.
-    await archived(url, f"{room}.1")
+    await archived_replay(url, f"{room}.1")
     status, by_id = await get_json(f"{url}/races/{room}.1/replay/boards")
     assert status == 200 and by_id == boards
     status, body = await get_json(f"{url}/races/{room}.9/replay/boards")

@@ -7,8 +7,9 @@ from __future__ import annotations
 import time
 
 from redis.asyncio import Redis
+from support.http import create_room, get_json
 from support.players import new_player
-from support.wsclient import WsClient, create_room, get_json
+from support.wsclient import WsClient
 
 import protocol as p
 from records.archive import FinishedRace, RaceArchive, SeatResult

@@ -21,11 +21,12 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from support.http import create_room
 from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 from support.tcp_relay import Relay, tcp_relay
-from support.wsclient import WsClient, create_room, race_alone
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p

@@ -4,29 +4,20 @@ alone and by touch (tap, drag), and a live region says what happens."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import urllib.request
 from typing import Any
 
 import pytest
 from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Browser, Page
+from support.http import create_room, post_ok
 from support.server_processes import ServerProcess
-from support.web import create_room, new_page, page_errors, room_view, shown_board, wait_acks
+from support.web import new_page, page_errors, room_view, shown_board, wait_acks
 
 import core
 
 SEED = 617
 PHONE = (390, 844)
-
-
-def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    request = urllib.request.Request(
-        base + path, json.dumps(body).encode(), {"Content-Type": "application/json"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return dict(json.load(answer))
 
 
 async def serious(page: Page) -> list[str]:
@@ -77,12 +68,12 @@ async def pages(base: str, page: Page) -> Any:
     await page.wait_for_selector("#tv .watched .card")
     yield "tv"
     await other.context.close()
-    created = await asyncio.to_thread(
-        post, base, "/tournaments", {"name": "Access cup", "format": "rounds", "games": ["shaula"]}
+    created = await post_ok(
+        base + "/tournaments", {"name": "Access cup", "format": "rounds", "games": ["shaula"]}
     )
     tid = created["tournament"]["id"]
     for name in ("ann", "bo", "cy"):
-        await asyncio.to_thread(post, base, f"/tournaments/{tid}/players", {"name": name})
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
     await page.goto(f"{base}/tour/{tid}")
     await page.wait_for_selector("#standings")
     yield "tournament"

@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.http import archived, create_room, get_text, post_json
+from support.finished import archived_replay
+from support.http import create_room, get_text, post_json
 from support.server_processes import ServerProcess
 from support.web import (
     expected_board,
@@ -220,7 +221,7 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
 async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browser) -> None:
     base = server.url
     room, text = await finished_race(base)
-    await archived(base, f"{room}.1")
+    await archived_replay(base, f"{room}.1")
     page = await new_page(browser)
     await page.goto(f"{base}/replay/{room}.1?move=9")
     await page.wait_for_selector('#verify[data-verified="true"]')
@@ -246,7 +247,7 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
             assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
         await ann.send(p.Resign())
         await ann.expect(p.RaceFinished)
-    await archived(base, f"{room}.1")
+    await archived_replay(base, f"{room}.1")
     page = await new_page(browser)
     await page.goto(f"{base}/p/{made['player']['name']}")
     await page.wait_for_selector("table.splits-best")

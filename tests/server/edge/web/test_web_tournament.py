@@ -5,30 +5,21 @@ from __future__ import annotations
 
 import json
 import urllib.request
-from typing import Any
 
 from playwright.async_api import Browser
-from support.http import post_json
+from support.http import post_ok
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
 import core
 
 
-async def post(base: str, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    """POST `body` to `path`; the answer, which must be a success."""
-    status, answer = await post_json(base + path, body)
-    assert status in (200, 201), answer
-    return dict(answer)
-
-
 async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await post(
-        base,
-        "/tournaments",
+    created = await post_ok(
+        base + "/tournaments",
         {"name": "Web cup", "format": "knockout", "games": ["shaula"], "winnable": False,
          "countdown": 1, "pause": 2, "time_limit": 120, "grace": 2, "spectator_delay": 0},
     )  # fmt: skip
@@ -40,7 +31,7 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     await ann.wait_for_selector("#tour-mine .mine")
     assert "You are in as ann" in await ann.inner_text("#tour-mine")
     for name in ("bo", "cy", "di"):
-        await post(base, f"/tournaments/{tid}/players", {"name": name})
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
     await audience.goto(f"{base}/tour/{tid}")
     await audience.wait_for_function(
         "() => document.querySelectorAll('#standings tbody tr').length === 4"
@@ -50,7 +41,7 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     lobby = await new_page(browser)
     await lobby.goto(base)
     await lobby.wait_for_selector(f'#tournaments tr[data-tour="{tid}"]')
-    await post(base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
     # Live: the bracket and the races being raced appear without a reload.
     await audience.wait_for_selector("#bracket .match")
     assert await audience.locator("#bracket .match").count() >= 2
@@ -114,7 +105,7 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
     await organiser.wait_for_url("**/tour/*")
     tid = organiser.url.rsplit("/", 1)[1]
     for name in ("bo", "cy", "di"):
-        await post(base, f"/tournaments/{tid}/players", {"name": name})
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
     await organiser.wait_for_function(
         "() => document.querySelectorAll('#standings tbody tr').length === 3"
     )
@@ -133,7 +124,7 @@ async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await post(base, "/tournaments", {"name": "Leavers"})
+    created = await post_ok(base + "/tournaments", {"name": "Leavers"})
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     ann = await new_page(browser)
     await ann.goto(f"{base}/tour/{tid}")
@@ -147,7 +138,9 @@ async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     assert "withdrawn" not in await ann.inner_text("#tour-mine")
     # Removed by the organiser: the page says so and offers nothing the server would
     # refuse (no withdraw, no come back).
-    await post(base, f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"})
+    await post_ok(
+        base + f"/tournaments/{tid}/remove", {"organiser_token": organiser, "player": "ann"}
+    )
     await ann.wait_for_function(
         "() => document.querySelector('#tour-mine').textContent.includes('removed')"
     )
@@ -159,16 +152,17 @@ async def test_an_arena_page_shows_the_time_left_not_rounds(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
-    created = await post(base, "/tournaments",
+    created = await post_ok(
+        base + "/tournaments",
         {"name": "Arena night", "format": "arena", "duration": 300, "winnable": False},
-    )  # fmt: skip
+    )
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     for name in ("bo", "cy"):
-        await post(base, f"/tournaments/{tid}/players", {"name": name})
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
     page = await new_page(browser)
     await page.goto(f"{base}/tour/{tid}")
     await page.wait_for_selector("#standings")
-    await post(base, f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
     await page.wait_for_function(
         "() => /^Arena: [45]:\\d\\d left/.test(document.querySelector('#tour-status').textContent)"
     )
