@@ -15,5 +15,6 @@ at server start). `records` may import `core` and `protocol`, never `server`.
 - `profiles.py`: what a player's profile shows.
 - `players.py`, `names.py`, `keys.py`, `passwords.py`: players, their names, keys and
   passwords.
+- `site_secrets.py`: the site's lasting secrets (the daily deal's), made once and kept.
 - `sql.py`: SQL that differs between the databases.
 """

@@ -19,6 +19,7 @@ __all__ = [
     "races",
     "rating_history",
     "ratings",
+    "site_secrets",
 ]
 
 # Constraint names that are the same on every database, so that migrations can name them.
@@ -154,4 +155,13 @@ rating_history = sa.Table(
     sa.Column("sigma", sa.Float, nullable=False),
     sa.Column("display", sa.Integer, nullable=False),
     sa.Index(None, "player_id", "game", "at"),
+)
+
+# The site's lasting secrets by name (records/site_secrets.py), hex: made once, never shown.
+site_secrets = sa.Table(
+    "site_secrets",
+    metadata,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+    sa.Column("created_at", Time, nullable=False),
 )

@@ -155,7 +155,7 @@ class Settings:
     daily_secret: str = _setting(
         "",
         "the secret the daily deals are drawn from (docs/protocol.md section 13); every "
-        "process of a site must share it; empty: one is made and kept in Redis",
+        "process of a site must share it; empty: one made once and kept in the records' database",
     )
     batch_max: int = _setting(512, "most move scripts sent to Redis in one pipeline")
     shutdown_timeout: float = _setting(5.0, "seconds to wait for sockets to close on shutdown")

@@ -1,10 +1,10 @@
-"""The daily deal's state in Redis: the secret, each day's deals (computed once, kept),
-every ranked attempt of a day and game (player -> attempt), and each player's days.
+"""The daily deal's state in Redis: each day's deals (computed once, kept), every ranked
+attempt of a day and game (player -> attempt), and each player's days.
 
-Every process computes the same deals (server/daily/rule.py is deterministic); they are
-kept so that the solver runs once a day per game, and the secret is kept so that every
-process (and the same one after a restart) uses the same one, unless the operator gives
-it (`--daily-secret`, which a fleet should: Redis is not where a secret should live).
+Every process computes the same deals from the same secret (server/daily/rule.py is
+deterministic); they are kept so that the solver runs once a day per game. The secret is
+given: the operator's `--daily-secret`, else the one kept in the records
+(`records.site_secrets`), so a wiped Redis changes no day's deals.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import secrets
 from typing import Any
 
 import core
@@ -22,7 +21,6 @@ from server.redis_io.connect import AnyRedis
 
 __all__ = ["DailyStore"]
 
-SECRET = "daily:secret"
 OPEN = "daily:open"  # attempts not yet over: "DATE GAME PLAYER"
 
 
@@ -39,19 +37,13 @@ def _days(player: str) -> str:
 
 
 class DailyStore:
-    def __init__(self, redis: AnyRedis, secret: str = "") -> None:
+    def __init__(self, redis: AnyRedis, secret: bytes) -> None:
         self.redis: Any = redis
-        self._secret = secret.encode() if secret else None
+        self._secret = secret
         self._computing: dict[str, asyncio.Future[tuple[int, int]]] = {}
 
-    async def secret(self) -> bytes:
-        if self._secret is None:
-            await self.redis.set(SECRET, secrets.token_hex(32), nx=True)
-            self._secret = bytes(await self.redis.get(SECRET))
-        return self._secret
-
     async def key(self, day: dt.date) -> bytes:
-        return day_key(await self.secret(), day)
+        return day_key(self._secret, day)
 
     async def deals(self, day: dt.date) -> dict[str, tuple[int, int]]:
         """Each game's deal of `day` and its candidate number (computed if not kept yet)."""

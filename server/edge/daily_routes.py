@@ -21,10 +21,11 @@ from aiohttp import web
 import core
 from protocol import ErrorCode, socket_path
 from records.players import Player
+from records.site_secrets import site_secret
 from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of
 from server.daily.store import DailyStore
-from server.edge.app_keys import ACCOUNTS, METRICS, REDIS, SETTINGS, STORE
+from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.routes import _error
@@ -39,6 +40,7 @@ __all__ = ["DAILY", "daily_ctx", "daily_routes", "finish_open_attempts", "replay
 DAILY = web.AppKey("daily", DailyStore)
 log = logging.getLogger(__name__)
 DAILY_SWEEP = 2.0  # seconds between sweeps of attempts that ended
+DAILY_SECRET = "daily"  # its name among the records' site secrets
 UNRANKED = "undo makes the attempt unranked (it is kept, not ranked); hints are off"
 CLOCK = "the clock is the server's: it started now and does not stop, even with the page closed"
 
@@ -352,7 +354,9 @@ async def _sweep(daily: DailyStore, store: RoomStore) -> None:
 
 
 async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
-    daily = DailyStore(app[REDIS], app[SETTINGS].daily_secret)
+    given = app[SETTINGS].daily_secret
+    secret = given.encode() if given else await site_secret(app[RECORDS_DB], DAILY_SECRET)
+    daily = DailyStore(app[REDIS], secret)
     app[DAILY] = daily
     sweeper = Periodic(
         "solrace-daily",

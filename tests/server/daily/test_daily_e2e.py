@@ -9,6 +9,8 @@ import asyncio
 from typing import Any
 
 import aiohttp
+import redis.asyncio as aioredis
+from support.own_redis import OwnRedis
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -67,6 +69,38 @@ async def test_the_same_deal_on_every_process_and_after_a_restart(
     key = bytes.fromhex(past["key"])
     assert hashlib.sha256(key).hexdigest() == past["commitment"]
     assert candidate(key, GAME, past["candidate"]) == past["seed"]
+
+
+async def test_the_same_deal_after_redis_is_wiped_and_restarted(
+    own_redis: OwnRedis, make_own_server: MakeServer
+) -> None:
+    first = await make_own_server()
+    _, before = await call("GET", f"{first}/daily")
+    client = aioredis.from_url(own_redis.url)
+    try:
+        await client.flushall()  # everything live gone, and then the server itself
+    finally:
+        await client.aclose()
+    own_redis.stop()
+    await asyncio.to_thread(own_redis.start)
+    second = await make_own_server()  # a process that never saw the wiped Redis
+    _, after = await call("GET", f"{second}/daily")
+    assert after["commitment"] == before["commitment"]
+    _, board = await call("GET", f"{first}/daily/{before['date']}/{GAME}")
+    assert board["commitment"] == before["commitment"]
+
+
+async def test_the_operators_secret_overrides_the_kept_one(make_server: MakeServer) -> None:
+    import datetime as dt
+
+    from server.daily.rule import commitment, day_key
+
+    kept, given = await make_server(), await make_server(daily_secret="site secret")
+    _, a = await call("GET", f"{kept}/daily")
+    _, b = await call("GET", f"{given}/daily")
+    day = dt.date.fromisoformat(b["date"])
+    assert b["commitment"] == commitment(day_key(b"site secret", day))
+    assert a["commitment"] != b["commitment"]
 
 
 async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
