@@ -3,11 +3,11 @@
 every Cluster primary) and the pub/sub feed whether this process can serve, and feeds the
 answer to `Outage` (server/redis_io/outage.py), which decides.
 
-While a check finds a problem, `/healthz` and new WebSocket upgrades answer 503 (an upgrade
-then asks for a check at once, shared by all that ask meanwhile: the first client back
-after Redis is not refused for the rest of the interval). Once
-Redis has failed for `redis_cutoff` seconds in a row the process is cut off and hands its
-players on: every open socket is closed with 1013 (try again later), and its client comes
+While a check finds a problem, `/healthz` answers 503. Once Redis has failed for
+`redis_cutoff` seconds in a row the process is cut off and hands its players on: new
+WebSocket upgrades answer 503 (an upgrade then asks for a check at once, shared by all that
+ask meanwhile: the first client back after Redis is not refused for the rest of the
+interval), and every open socket is closed with 1013 (try again later); its client comes
 back through the balancer to a process that can serve it (its seat is held by its token,
 wherever it reconnects). The departures of those sockets cannot be written meanwhile; the
 reaper writes them once Redis answers again (server/edge/sweeper.py), so a player's grace

@@ -1,4 +1,4 @@
-"""The WebSocket at `/ws`: admission (not while draining or unable to reach Redis, the
+"""The WebSocket at `/ws`: admission (not while draining or cut off from Redis, the
 client's socket cap, its flood cooldown), then
 the loop that reads its frames, spends its message budget, hands each message to the
 dispatcher (server/edge/dispatch.py) and cleans up when it closes; the sweep that pings idle
@@ -70,11 +70,12 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
         raise web.HTTPServiceUnavailable(
             text="this process is shutting down: connect again", headers={"Retry-After": "0"}
         )
-    if request.app[OUTAGE].problem is not None:
+    if request.app[OUTAGE].cut_off:
         await request.app[REDIS_WATCH].check()  # perhaps back since the last check
-    if request.app[OUTAGE].problem is not None:
-        # Its players would only be told `unavailable`: the balancer retries this on a
-        # process that can serve them (server/edge/redis_watch.py).
+    if request.app[OUTAGE].cut_off:
+        # Its players have been handed on: the balancer retries this on a process that
+        # can serve them (server/edge/redis_watch.py). A shorter outage is borne on the
+        # socket (a join answered `unavailable` is asked again).
         raise web.HTTPServiceUnavailable(
             text="this process cannot reach its storage now: connect again",
             headers={"Retry-After": "1"},
