@@ -172,6 +172,11 @@ async def test_the_terminal_clients_sockets_of_a_room_go_to_one_process(
             seats += quick
             assert {seat.link.url for seat in quick} == {ws_url(url)}
             await asyncio.gather(*(seat.start() for seat in quick))
+            # start() returns once each is queued; the first one's match may come later (on
+            # a loaded machine it did, after this line read its room as still empty).
+            async with asyncio.timeout(15):
+                while not all(seat.view.room for seat in quick):
+                    await asyncio.sleep(0.02)
             room = quick[0].view.room
             assert room and quick[1].view.room == room
             assert {seat.link.url for seat in quick} == {ws_url(url, room)}
