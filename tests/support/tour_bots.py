@@ -15,6 +15,7 @@ server accepted from it (`accepted`) to compare with the replays.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -49,18 +50,26 @@ __all__ = [
 # HTTP calls live in support.http; these names stay while test modules still use them.
 post = post_headers = post_json
 
-_SOLUTIONS: dict[tuple[str, int], list[str]] = {}
+# One solve per deal, whoever asks and from whichever test's event loop: a field of 64 bots
+# asking at once for the same round's line ran 64 solves side by side, and their threads
+# took the GIL from the server (in this process) until its races ran out of time.
+_SOLUTIONS: dict[tuple[str, int], concurrent.futures.Future[list[str]]] = {}
+_SOLVER = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="bot-solver")
 _LOST = (OSError, TimeoutError, websockets.ConnectionClosed, aiohttp.ClientError)
+
+
+def _solve(game: str, seed: int) -> list[str]:
+    found = core.solve(core.new_game(game, seed), budget=400_000)
+    assert found.result == "won", found
+    return list(found.moves)
 
 
 async def solution(game: str, seed: int) -> list[str]:
     """The solver's winning line for a deal (the tournament's deals are winnable)."""
     key = (game, seed)
     if key not in _SOLUTIONS:
-        found = await asyncio.to_thread(core.solve, core.new_game(game, seed), budget=400_000)
-        assert found.result == "won", found
-        _SOLUTIONS[key] = list(found.moves)
-    return _SOLUTIONS[key]
+        _SOLUTIONS[key] = _SOLVER.submit(_solve, game, seed)
+    return list(await asyncio.wrap_future(_SOLUTIONS[key]))
 
 
 async def create(server_url: str, **body: Any) -> tuple[str, str]:
