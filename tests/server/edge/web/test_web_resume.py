@@ -200,3 +200,35 @@ async def test_a_watch_refused_for_now_is_asked_again(
     await page.wait_for_selector("#boards .card", timeout=20_000)
     assert await shown_board(page, "#boards") == after(LINE[:1])
     assert [e for e in page_errors(page) if "WebSocket connection" not in e] == []
+
+
+async def test_a_page_handed_on_by_a_process_cut_off_from_redis_comes_back(
+    own_redis: OwnRedis, outage_server: ServerProcess, browser: Browser
+) -> None:
+    # Redis down past the process's cutoff (6 s): the page's socket is closed with 1013 and
+    # its reconnects are refused 503 until Redis is back; then it takes its seat back and
+    # the move typed meanwhile is played once.
+    server = outage_server
+    room = (await create_room(server.url, game="shaula", seed=SEED, seats=1, countdown=0))["id"]
+    page = await new_page(browser)
+    await start_race(page, server.url, room)
+    for i, move in enumerate(LINE[:3]):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    own_redis.stop()
+    async with asyncio.timeout(30):
+        while "sockets on (1013)" not in server.text():  # the page's socket, handed on
+            await asyncio.sleep(0.1)
+    await page.wait_for_selector(
+        ".race-head[data-connection=down], .race-head[data-connection=connecting]"
+    )
+    await typed_move(page, LINE[3])
+    await asyncio.to_thread(own_redis.start)
+    await wait_acks(page, 4)
+    for i, move in enumerate(LINE[4:6]):
+        await typed_move(page, move)
+        await wait_acks(page, 5 + i)
+    assert await shown_board(page) == after(LINE[:6])
+    seats = players(server.url, room)
+    assert len(seats) == 1 and seats[0]["moves"] == 6 and seats[0]["out"] is None
+    assert [e for e in page_errors(page) if "WebSocket connection" not in e] == []
