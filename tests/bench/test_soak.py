@@ -12,8 +12,10 @@ from bench.soak import parse_args, run
 @pytest.mark.timeout(180)
 async def test_a_short_soak_prints_its_table_with_no_error() -> None:
     args = parse_args(
-        ["--duration", "24", "--interval", "8", "--rooms", "2", "--pace", "0.2"]
-        + ["--drop-every", "3", "--watch-every", "2", "--quick-every", "6"]
+        [
+            *("--duration", "24", "--interval", "8", "--rooms", "2", "--pace", "0.2"),
+            *("--drop-every", "3", "--watch-every", "2", "--quick-every", "6"),
+        ]
     )
     lines: list[str] = []
     rows = await run(args, lines.append)
