@@ -27,7 +27,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import tempfile
 import time
 import urllib.request
 from collections.abc import Awaitable, Callable
@@ -181,10 +183,14 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
     other = await new_page(browser)
     await other.goto(f"{base}/rules/shaula")
     await other.wait_for_selector("#rules h2")
+    # Each bot is a player of its own (its own key file: one player holds one seat), with a
+    # name of its own (a name is one player's for good).
+    state = tempfile.TemporaryDirectory(prefix="solrace-bench-bots-")
     bots = [
         await asyncio.create_subprocess_exec(
-            *bot_command(base, room, pace, f"bot{i}"),
+            *bot_command(base, room, pace, f"bot{i}-{room[:6]}"),
             cwd=ROOT,
+            env={**os.environ, "XDG_STATE_HOME": f"{state.name}/bot{i}"},
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
         )
@@ -226,6 +232,7 @@ async def bench_watch(browser: Browser, base: str, boards: int, pace: float) -> 
             if bot.returncode is None:
                 bot.kill()
             await bot.wait()
+        state.cleanup()
     await page.context.close()
     await other.context.close()
     long = sum(1 for x in busy if x > 50)

@@ -99,6 +99,7 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
         entry.view.set(model.boards[seat]);
       }
       el.boards.dataset.count = String(seats.length);
+      fitBoards();
     } else {
       // Only the piles the moves since the last frame changed (many boards, fast bots).
       for (const [seat, piles] of dirty) {
@@ -109,6 +110,15 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
       }
     }
   }
+
+  // The cards' width for the boards' column: eight piles and their gaps across a board.
+  function fitBoards() {
+    const column = el.boards.querySelector(".watched")?.clientWidth;
+    if (!column) return;
+    const width = Math.max(30, Math.min(64, Math.floor((column - 20 - 8 * 4) / 8.3)));
+    if (el.boards.style.getPropertyValue("--wcw") !== `${width}px`) el.boards.style.setProperty("--wcw", `${width}px`);
+  }
+  addEventListener("resize", fitBoards);
 
   function tick() {
     if (model.room) statusLine(el.status, el.overlay, model.room, socket.now() - (model.room.spectator_delay || 0), null);

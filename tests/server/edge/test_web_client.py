@@ -3,6 +3,8 @@ TV's choice of race, the game list. (The pages themselves are tested in tests/se
 
 from __future__ import annotations
 
+import gzip
+
 import aiohttp
 from support.http import create_room, get_json, get_text
 from support.wsclient import WsClient, race_alone
@@ -116,3 +118,19 @@ async def test_legal_lists_the_engines_legal_and_safe_moves_and_changes_nothing(
         await spy.expect(p.Welcome)
         await spy.send(p.Legal())
         assert (await spy.expect(p.Error)).code == "not_player"
+
+
+async def test_the_clients_scripts_and_styles_are_sent_compressed_to_a_browser_that_takes_it(
+    server_url: str,
+) -> None:
+    async with aiohttp.ClientSession(auto_decompress=False) as http:
+        for name in ("cards.js", "style.css"):
+            original = (WEB_DIR / name).read_bytes()
+            url = f"{server_url}/static/{name}"
+            async with http.get(url, headers={"Accept-Encoding": "gzip"}) as answer:
+                assert answer.headers.get("Content-Encoding") == "gzip"
+                body = await answer.read()
+            assert gzip.decompress(body) == original and len(body) < len(original) / 2
+            async with http.get(url, headers={"Accept-Encoding": "identity"}) as answer:
+                assert "Content-Encoding" not in answer.headers
+                assert await answer.read() == original
