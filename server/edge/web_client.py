@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from aiohttp import web
+from aiohttp import hdrs, web
 
 __all__ = ["PAGES", "WEB_DIR", "add_web_client", "shell"]
 
@@ -71,8 +71,17 @@ async def _static_headers(
     if request.path.startswith("/static/"):
         response.headers.setdefault("Cache-Control", "no-cache")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        # Text compresses to about a third: gzip or deflate when the browser takes it.
-        if isinstance(response, web.FileResponse) and request.path.endswith(COMPRESSED):
+        # Text compresses to about a third: gzip or deflate when the browser takes it. Not
+        # for a revalidation (If-None-Match, If-Modified-Since): its usual answer is a 304
+        # with no body, which compression would turn into a broken response.
+        conditional = hdrs.IF_NONE_MATCH in request.headers or (
+            hdrs.IF_MODIFIED_SINCE in request.headers
+        )
+        if (
+            isinstance(response, web.FileResponse)
+            and request.path.endswith(COMPRESSED)
+            and not conditional
+        ):
             response.enable_compression()
     return response
 

@@ -134,3 +134,8 @@ async def test_the_clients_scripts_and_styles_are_sent_compressed_to_a_browser_t
             async with http.get(url, headers={"Accept-Encoding": "identity"}) as answer:
                 assert "Content-Encoding" not in answer.headers
                 assert await answer.read() == original
+                etag = answer.headers["ETag"]
+            # A browser's revalidation of its copy: a plain 304, nothing to decode.
+            asked = {"Accept-Encoding": "gzip", "If-None-Match": etag}
+            async with http.get(url, headers=asked) as answer:
+                assert answer.status == 304 and await answer.read() == b""
