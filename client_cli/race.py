@@ -113,6 +113,8 @@ class RaceView:
     role: str = "player"
     seat: int | None = None
     token: str | None = None
+    # One's best splits in the room's game (the welcome's `best`), for the delta at each.
+    best: tuple[float | None, ...] = ()
     version: int = 0
     clock_offset: float = 0.0  # server time minus local time, from the welcome
     phase: str = "lobby"  # queue (quick match), lobby, countdown, running, finished
@@ -203,6 +205,7 @@ class RaceView:
             self.seat = msg.seat
         if msg.token:
             self.token = msg.token
+        self.best = tuple(msg.best["splits"]) if msg.best else ()
 
     def _on_Snapshot(self, msg: Snapshot) -> None:
         self.version = msg.version

@@ -57,6 +57,7 @@ def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[Pla
                 status=racer_status(view, racer, now),
                 you=style_you and seat == view.seat,
                 splits=tuple(racer.splits) if view.phase in ("running", "finished") else (),
+                best=view.best if seat == view.seat else (),
             )
         )
     return lines

@@ -18,7 +18,15 @@ from textual.widgets import Input
 from client_cli.board import Marks, pile_at, render_board
 from client_cli.cards import CardStyle
 
-__all__ = ["BoardView", "MoveInput", "PlayerLine", "RaceBars", "progress_bar", "splits_text"]
+__all__ = [
+    "BoardView",
+    "MoveInput",
+    "PlayerLine",
+    "RaceBars",
+    "delta_text",
+    "progress_bar",
+    "splits_text",
+]
 
 # Keys that act at once on an empty move line; every other key types notation.
 # Notation starts with a pile letter (t c f r) or `deal`, so none of these clash; `q` quits
@@ -140,6 +148,7 @@ class PlayerLine:
     status: str = ""  # "", "finished", "stuck", "gave up", "offline"
     you: bool = False
     splits: tuple[float | None, ...] = ()  # seconds at each quarter of the cards up
+    best: tuple[float | None, ...] = ()  # one's own best splits: a delta beside each reached
 
 
 def split_clock(seconds: float | None) -> str:
@@ -150,9 +159,26 @@ def split_clock(seconds: float | None) -> str:
     return f"{tenths // 600}:{tenths // 10 % 60:02d}.{tenths % 10}"
 
 
-def splits_text(splits: Sequence[float | None]) -> str:
-    """Every split, each right-aligned in its own column: `0:41.2 1:28.4      -      -`."""
-    return " ".join(f"{split_clock(s):>7}" for s in splits)
+def delta_text(split: float, best: float) -> str:
+    """Ahead (-) or behind (+) one's best at a split, to a tenth (half a tenth away from
+    zero, counted in whole ms as the splits are): `-3.2 s`, `+1.0 s`, `±0.0 s`."""
+    ms = round(split * 1000) - round(best * 1000)
+    tenths = (abs(ms) + 50) // 100
+    sign = "±" if tenths == 0 else "-" if ms < 0 else "+"
+    return f"{sign}{tenths // 10}.{tenths % 10} s"
+
+
+def splits_text(splits: Sequence[float | None], best: Sequence[float | None] = ()) -> str:
+    """Every split, each right-aligned in its own column: `0:41.2 1:28.4      -      -`;
+    with `best`, each reached split's delta to it after it (`0:41.2   -3.2 s`)."""
+    cells = []
+    for i, s in enumerate(splits):
+        cell = f"{split_clock(s):>7}"
+        if best:
+            b = best[i] if i < len(best) else None
+            cell += f" {delta_text(s, b) if s is not None and b is not None else '':>8}"
+        cells.append(cell)
+    return " ".join(cells)
 
 
 def clock(seconds: float) -> str:
@@ -195,7 +221,7 @@ class RaceBars(Widget):
         status_w = status_w + 2 if status_w else 0
         bar_w = max(5, width - name_w - max(map(len, tails)) - status_w - 1)
         # The splits beside the bar, where they leave it 12 columns or more.
-        split_cells = [splits_text(p.splits) if p.splits else "" for p in self.players]
+        split_cells = [splits_text(p.splits, p.best) if p.splits else "" for p in self.players]
         split_w = max(map(len, split_cells)) + 1
         if any(split_cells) and bar_w - split_w >= 12:
             bar_w -= split_w

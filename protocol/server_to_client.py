@@ -184,6 +184,10 @@ class Welcome(Message):
     # Players: the highest seq accepted from this seat so far (0: none); a client that
     # lost its counter (a restart) carries on above it.
     last_seq: int | None = None
+    # An identified player's own seat: their best run in the room's game on record (game,
+    # race, time and splits in seconds, as the live splits are), for the delta at each
+    # split; None when they have none. Never sent to anyone else.
+    best: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -147,30 +147,40 @@ class Profiles:
             )
         return list(best.values())
 
+    async def best_run(self, player_id: str, game: str) -> dict[str, Any] | None:
+        """The player's personal best in `game` (the fastest win, as `splits_of` finds it):
+        its race, time and splits in ms; None without a win on record."""
+        games, _ = await self.splits_of(player_id, game)
+        if not games or games[0]["best"] is None:
+            return None
+        best = games[0]
+        return {"race": best["race"], "time_ms": best["best_time"], "splits": best["best"]}
+
     async def splits_of(
-        self, player_id: str
+        self, player_id: str, game: str | None = None
     ) -> tuple[list[dict[str, Any]], dict[str, list[int | None]]]:
-        """Per game, the player's splits (core/splits.py's summary, in ms: the personal
-        best's splits and its race, the best segments and their sum), and each race's
-        splits by race id (for the delta to the best)."""
+        """Per game (or `game` alone), the player's splits (core/splits.py's summary, in ms:
+        the personal best's splits and its race, the best segments and their sum), and each
+        race's splits by race id (for the delta to the best)."""
+        query = (
+            sa.select(
+                races.c.game,
+                races.c.id,
+                race_results.c.splits,
+                race_results.c.won,
+                race_results.c.time_ms,
+            )
+            .join(races, races.c.id == race_results.c.race_id)
+            .where(
+                race_results.c.player_id == player_id,
+                race_results.c.splits.is_not(None),
+            )
+            .order_by(races.c.game, races.c.ended_at)
+        )
+        if game is not None:
+            query = query.where(races.c.game == game)
         async with self.engine.connect() as db:
-            rows = (
-                await db.execute(
-                    sa.select(
-                        races.c.game,
-                        races.c.id,
-                        race_results.c.splits,
-                        race_results.c.won,
-                        race_results.c.time_ms,
-                    )
-                    .join(races, races.c.id == race_results.c.race_id)
-                    .where(
-                        race_results.c.player_id == player_id,
-                        race_results.c.splits.is_not(None),
-                    )
-                    .order_by(races.c.game, races.c.ended_at)
-                )
-            ).all()
+            rows = (await db.execute(query)).all()
         by_race: dict[str, list[int | None]] = {}
         by_game: dict[str, list[tuple[list[int | None], bool, int | None, str]]] = {}
         for row in rows:

@@ -4,6 +4,7 @@ how a socket's room and seat are found. A connection keeps identity and outbox o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
@@ -50,6 +51,13 @@ class Context:
         if player is None or player.bot or self.accounts is None:
             return None
         return await self.accounts.rating(player.id, game)
+
+    async def best_run(self, player: Player | None, game: str) -> dict[str, Any] | None:
+        """The player's personal best in `game` (their seat's `welcome.best`); bots and
+        anonymous sockets have none."""
+        if player is None or player.bot or self.accounts is None:
+            return None
+        return await self.accounts.best_run(player.id, game)
 
     def player(self, conn: Connection) -> tuple[LocalRoom, int]:
         """The room and seat of a player socket (RaceError for a spectator)."""

@@ -78,7 +78,10 @@ class Lobby:
             token_hash = hash_token(token)
             held: list[str] = []  # the seat's token hash, when the player came back to it
 
+            games: list[str] = []  # the room's game, for the player's best in it
+
             def take(race: Race) -> Outcome:
+                games[:] = [race.config.game]
                 # One player, one seat: a player who holds one here comes back to it.
                 mine = race.seat_of(player_id)
                 if mine is not None:
@@ -98,6 +101,7 @@ class Lobby:
 
             def come_back(race: Race) -> Outcome:
                 assert token is not None
+                games[:] = [race.config.game]
                 seat = find_seat(race, token)
                 if seat is None:
                     raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
@@ -113,6 +117,7 @@ class Lobby:
             if held:
                 token_hash, fresh = held[0], False
             last_seq = await store.last_seq(room, seat)  # where its seqs carry on
+            best = await self.ctx.best_run(player, games[0])
         except BaseException as exc:
             if taken:  # the seat may list this socket, which the client was told is out
                 await self._let_go(room, taken[0], conn_id, exc)
@@ -127,6 +132,7 @@ class Lobby:
                 seat=seat,
                 token=token if fresh or seated else None,
                 last_seq=last_seq,
+                best=best,
             )
         )
         await self._enter(conn, local, since)

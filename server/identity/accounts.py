@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 import protocol as p
 from protocol import ErrorCode
@@ -68,6 +69,19 @@ class Accounts:
     async def rating(self, player_id: str, game: str) -> int | None:
         """The player's displayed rating in `game` now, if they have one."""
         return await self.profiles.rating(player_id, game, time.time())
+
+    async def best_run(self, player_id: str, game: str) -> dict[str, Any] | None:
+        """The player's personal best in `game`, for the delta at each split: its race,
+        `time` and `splits` in seconds (as the live splits are); None without a win."""
+        best = await self.profiles.best_run(player_id, game)
+        if best is None:
+            return None
+        return {
+            "game": game,
+            "race": best["race"],
+            "time": best["time_ms"] / 1000,
+            "splits": [None if s is None else s / 1000 for s in best["splits"]],
+        }
 
     async def create(
         self, now: float, *, bot: bool = False, label: object = None

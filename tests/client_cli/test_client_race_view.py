@@ -276,3 +276,51 @@ def test_bots_are_shown_as_bots_on_the_bars_and_the_boards() -> None:
     room = {**ROOM, "players": [{"seat": 0, "name": "Bot-7", "bot": True}]}
     view.feed(Snapshot(version=9, room=room))
     assert view.racers[0].bot and view.racers[0].shown_name == "Bot-7 (bot)"
+
+
+def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split_reached() -> None:
+    from rich.console import Console
+
+    from client_cli.race_app import player_lines
+    from client_cli.widgets import RaceBars, delta_text
+
+    view = RaceView(room="R1")
+    best = {"game": "shaula", "race": "old.1", "time": 150.0, "splits": [44.4, 90.0, 130.0, 150.0]}
+    view.feed(Welcome(room="R1", role="player", server_time=0.0, seat=2, token="t", best=best))
+    view.feed(Snapshot(version=4, room=ROOM))
+    view.feed(Countdown(version=5, at=1.0, start_at=2.0))
+    view.feed(RaceStarted(version=6, at=2.0, game="shaula", seed=617))
+    for seat, version, at in ((2, 7, 43.2), (0, 8, 50.0)):
+        view.feed(
+            Progress(
+                version=version,
+                at=at,
+                seat=seat,
+                progress=13,
+                moves=20,
+                won=False,
+                stuck=False,
+                splits=[at - 2.0, None, None, None],
+            )
+        )
+    lines = {line.name: line for line in player_lines(view, now=50.0)}
+    assert lines["cy"].best == (44.4, 90.0, 130.0, 150.0)  # one's own bar: cy is seat 2
+    assert lines["ann"].best == ()  # nobody else's
+    from textual.geometry import Size
+
+    class Wide(RaceBars):  # as in a terminal 140 columns wide
+        @property
+        def size(self) -> Size:
+            return Size(140, 2)
+
+    console = Console(width=140, record=True, color_system=None)
+    bars = Wide()
+    bars.update_players(list(lines.values()))
+    console.print(bars.render())
+    [ann_row, cy_row] = console.export_text().splitlines()
+    assert "0:41.2   -3.2 s" in cy_row and "0:48.0" in ann_row and " s" not in ann_row
+    assert [delta_text(s, b) for s, b in ((41.2, 44.4), (45.45, 44.4), (44.4, 44.4))] == [
+        "-3.2 s",
+        "+1.1 s",  # 1.05 s: half a tenth, away from zero
+        "±0.0 s",
+    ]

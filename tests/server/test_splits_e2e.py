@@ -1,7 +1,8 @@
 """Splits on the live path: a race over real WebSockets and a real Redis records each
 racer's splits, and they are exactly those recomputed from the race's replay."""
 
-from support.http import create_room, get_json, get_text
+from support.finished import archived_replay
+from support.http import create_room, get_json, get_text, post_ok
 from support.servers import MakeServer
 from support.wsclient import WsClient, seat_two_and_watch
 
@@ -10,6 +11,10 @@ import protocol as p
 from core import splits
 from core.replay import verify
 from core.solver import solve
+
+
+async def new_player_key(url: str) -> str:
+    return str((await post_ok(f"{url}/players", {}))["key"])
 
 
 async def test_a_races_splits_equal_those_recomputed_from_its_replay(
@@ -73,3 +78,60 @@ async def test_a_races_splits_equal_those_recomputed_from_its_replay(
         list(recomputed[0]),
         list(recomputed[1]),
     ]
+
+
+async def test_a_seated_player_is_told_their_own_best_splits_and_nobody_else_is(
+    make_server: MakeServer,
+) -> None:
+    """The `welcome` of an identified player's seat carries their best run in the room's
+    game (the profile's `best`, in seconds like the live splits); another player's, a
+    spectator's and an anonymous seat's carry none of it."""
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    ann_key, bo_key = await new_player_key(url), await new_player_key(url)
+    first = (await create_room(url, seed=617, seats=1))["id"]
+    line = solve(core.new_game("shaula", 617)).moves
+    async with WsClient.connect(url) as ann:
+        await ann.send(p.Identify(key=ann_key))
+        await ann.expect(p.Identified)
+        welcome = await ann.join(first)
+        assert welcome.best is None  # nothing on record yet
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq, move in enumerate(line, start=1):
+            await ann.send(p.Move(seq=seq, move=move))
+            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        finished = await ann.expect(p.RaceFinished)
+    await archived_replay(url, f"{first}.1")
+    [result] = finished.results
+    expected = {
+        "game": "shaula",
+        "race": f"{first}.1",
+        "time": result["time"],
+        "splits": result["splits"],
+    }
+    room = (await create_room(url, seed=617, seats=3))["id"]
+    moojub = (await create_room(url, game="moojub", seats=2))["id"]
+    async with (
+        WsClient.connect(url) as ann,
+        WsClient.connect(url) as bo,
+        WsClient.connect(url) as anonymous,
+        WsClient.connect(url) as spy,
+    ):
+        for client, key in ((ann, ann_key), (bo, bo_key)):
+            await client.send(p.Identify(key=key))
+            await client.expect(p.Identified)
+        assert (await ann.join(room)).best == expected
+        assert (await bo.join(room)).best is None  # bo has no race on record
+        assert (await anonymous.join(room, "cy")).best is None
+        await spy.send(p.Watch(room=room))
+        assert (await spy.expect(p.Welcome)).best is None
+        seen = [m for c in (bo, anonymous, spy) for m in await c.everything()]
+        assert f"{first}.1" not in repr(seen)  # ann's best went to ann alone
+    async with WsClient.connect(url) as ann:
+        await ann.send(p.Identify(key=ann_key))
+        await ann.expect(p.Identified)
+        assert (await ann.join(room)).best == expected  # back in her seat: again
+    async with WsClient.connect(url) as ann:
+        await ann.send(p.Identify(key=ann_key))
+        await ann.expect(p.Identified)
+        assert (await ann.join(moojub)).best is None  # her best is Shaula's

@@ -300,7 +300,7 @@ export async function render(root, { room: roomId }) {
     } else if (piles) {
       view.drawPiles(piles); // an accepted move: its two piles, nothing else
     }
-    bars.update(room, me);
+    bars.update(room, me, model.best);
     drawWaiting(room);
     moments.update(room, me, seat.now());
   }

@@ -13,6 +13,7 @@ export class RoomModel {
     this.room = null;
     this.version = null;
     this.seat = null;
+    this.best = null; // one's own best splits in the room's game, from the welcome
     this.boards = {}; // seat -> board
     this.histories = {}; // seat -> undo history (canonical moves)
     this.changed = new Set(); // what to redraw: "all", "room", "players"
@@ -36,6 +37,7 @@ export class RoomModel {
   handle(m) {
     if (m.type === "welcome") {
       if (m.seat !== undefined) this.seat = m.seat;
+      this.best = m.best?.splits ?? null; // one's own best splits here (protocol section 5)
       return true;
     }
     if (m.type === "snapshot") {

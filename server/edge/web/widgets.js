@@ -33,10 +33,25 @@ export function fmtSplit(s) {
   return `${Math.floor(tenths / 600)}:${String(Math.floor(tenths / 10) % 60).padStart(2, "0")}.${tenths % 10}`;
 }
 
-// "13 0:41.2 · 26 1:28.0 · 39 – · 52 –": every split after its mark.
-export function splitsText(splits, cards) {
+// Ahead (-) or behind (+) one's best at a split, to a tenth, half a tenth away from zero
+// in whole ms as the splits are counted: "-3.2 s", "+1.0 s", "±0.0 s".
+export function fmtDelta(split, best) {
+  const ms = Math.round(split * 1000) - Math.round(best * 1000);
+  const tenths = Math.floor((Math.abs(ms) + 50) / 100);
+  const sign = tenths === 0 ? "±" : ms < 0 ? "-" : "+";
+  return `${sign}${Math.floor(tenths / 10)}.${tenths % 10} s`;
+}
+
+// "13 0:41.2 · 26 1:28.0 · 39 – · 52 –": every split after its mark; with `best` (one's
+// own best splits), each reached split's delta to it: "13 0:41.2 (-3.2 s) · ...".
+export function splitsText(splits, cards, best = null) {
   const marks = splitMarks(cards);
-  return marks.map((mark, i) => `${mark} ${fmtSplit(splits?.[i])}`).join(" · ");
+  return marks.map((mark, i) => {
+    const s = splits?.[i];
+    const b = best?.[i];
+    const delta = s != null && b != null ? ` (${fmtDelta(s, b)})` : "";
+    return `${mark} ${fmtSplit(s)}${delta}`;
+  }).join(" · ");
 }
 
 // Set through the CSSOM: the page's Content-Security-Policy refuses style attributes.
@@ -55,7 +70,7 @@ export class Bars {
     this.items = new Map(); // seat -> {fill, num, tags, li}
   }
 
-  update(room, me) {
+  update(room, me, best = null) {
     const key = JSON.stringify([room.status, me, room.players.map((p) => [p.seat, p.name])]);
     if (key !== this.key) {
       this.key = key;
@@ -77,7 +92,7 @@ export class Bars {
         item.num.textContent = text;
         item.fill.style.width = `${(100 * p.progress) / cards}%`;
       }
-      const splits = item.splits ? splitsText(p.splits, cards) : "";
+      const splits = item.splits ? splitsText(p.splits, cards, p.seat === me ? best : null) : "";
       if (item.splits && item.splits.textContent !== splits) item.splits.textContent = splits;
       const state = `${playerState(p)}|${p.ready}`;
       if (item.state !== null && item.state !== state) {
@@ -85,7 +100,7 @@ export class Bars {
       }
       item.state = state;
     }
-    if (this.key === null) this.update(room, me);
+    if (this.key === null) this.update(room, me, best);
   }
 }
 

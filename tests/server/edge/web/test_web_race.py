@@ -3,7 +3,11 @@ bot, watched by a browser spectator; refused moves; the page's weight and errors
 
 from __future__ import annotations
 
+import asyncio
+import json
+
 from playwright.async_api import Browser, Page
+from support.finished import archived_replay
 from support.http import create_room
 from support.server_processes import ServerProcess
 from support.web import (
@@ -18,14 +22,17 @@ from support.web import (
     shown_board,
     solo_race,
     start_bot,
+    start_race,
     take_seat,
     typed_move,
     wait_acks,
 )
+from support.wsclient import WsClient
 
 import core
+import protocol as p
 from client_cli.cards import CardStyle, cards_in_text
-from client_cli.widgets import split_clock
+from client_cli.widgets import delta_text, split_clock
 
 SEED = 617  # Shaula: the solver's line is 110 moves, single and multi-card
 
@@ -195,4 +202,51 @@ async def test_a_rematch_starts_a_new_round_on_a_clean_page(
     assert "round 2" in await page.inner_text(".room-title")
     assert await shown_board(page) != first  # a new deal, drawn
     assert "0/48" in await page.inner_text("#players")
+    assert page_errors(page) == []
+
+
+async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/")
+    await page.wait_for_function("() => localStorage.getItem('solrace.player')")
+    key = json.loads(await page.evaluate("localStorage.getItem('solrace.player')"))["key"]
+    line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
+    # A win on record for this browser's player: its best.
+    first = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
+    async with WsClient.connect(base) as ws:
+        await ws.send(p.Identify(key=key))
+        await ws.expect(p.Identified)
+        await ws.join(first)
+        await ws.send(p.Start())
+        await ws.expect(p.RaceStarted)
+        for seq, move in enumerate(line, start=1):
+            await asyncio.sleep(0.06)  # under the rate limit
+            await ws.send(p.Move(seq=seq, move=move))
+            assert isinstance(await ws.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        finished = await ws.expect(p.RaceFinished)
+    await archived_replay(base, f"{first}.1")
+    best = finished.results[0]["splits"]
+    # The same deal again in the browser, up to the first split (13 cards up).
+    room = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
+    await start_race(page, base, room)
+    board = core.new_game("shaula", SEED)
+    for i, move in enumerate(line):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+        board.apply(move)
+        if board.progress >= 13:
+            break
+    split = await page.wait_for_function(
+        "() => { const s = document.querySelector('#players .bar.me .splits');"
+        " return s && s.textContent.includes('(') && s.textContent; }"
+    )
+    shown = str(await split.json_value())
+    live = room_view(base, room)["players"]
+    assert isinstance(live, list)
+    mine = live[0]["splits"][0]
+    dash = "\u2013"  # a split not reached
+    assert shown.startswith(f"13 {split_clock(mine)} ({delta_text(mine, best[0])}) · 26 {dash}")
     assert page_errors(page) == []
