@@ -2,7 +2,8 @@
 racer's splits, and they are exactly those recomputed from the race's replay."""
 
 from support.finished import archived_replay
-from support.http import create_room, get_json, get_text, post_ok
+from support.http import create_room, get_json, get_text
+from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient, seat_two_and_watch
 
@@ -11,10 +12,6 @@ import protocol as p
 from core import splits
 from core.replay import verify
 from core.solver import solve
-
-
-async def new_player_key(url: str) -> str:
-    return str((await post_ok(f"{url}/players", {}))["key"])
 
 
 async def test_a_races_splits_equal_those_recomputed_from_its_replay(
@@ -87,7 +84,7 @@ async def test_a_seated_player_is_told_their_own_best_splits_and_nobody_else_is(
     game (the profile's `best`, in seconds like the live splits); another player's, a
     spectator's and an anonymous seat's carry none of it."""
     url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
-    ann_key, bo_key = await new_player_key(url), await new_player_key(url)
+    (ann_key, _), (bo_key, _) = await new_player(url), await new_player(url)
     first = (await create_room(url, seed=617, seats=1))["id"]
     line = solve(core.new_game("shaula", 617)).moves
     async with WsClient.connect(url) as ann:

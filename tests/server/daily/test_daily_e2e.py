@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import redis.asyncio as aioredis
 from support.own_redis import OwnRedis
+from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -29,13 +30,6 @@ async def call(method: str, url: str, key: str | None = None, body: Any = None) 
         if answer.content_type != "application/json":
             return answer.status, await answer.text()
         return answer.status, await answer.json()
-
-
-async def new_player(url: str) -> tuple[str, str]:
-    """A new player's key and id."""
-    status, body = await call("POST", f"{url}/players")
-    assert status == 201, body
-    return str(body["key"]), str(body["player"]["id"])
 
 
 async def take_seat(client: WsClient, key: str, room: str) -> p.Welcome:
@@ -107,7 +101,8 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
     make_server: MakeServer,
 ) -> None:
     url = await make_server()
-    (ann, ann_id), (bo, _) = await new_player(url), await new_player(url)
+    (ann, ann_player), (bo, _) = await new_player(url), await new_player(url)
+    ann_id = str(ann_player["id"])
     status, body = await call("POST", f"{url}/daily/{GAME}")
     assert status == 401 and body["error"]["code"] == "bad_key"
     status, opened = await call("POST", f"{url}/daily/{GAME}", ann)

@@ -7,9 +7,9 @@ import asyncio
 import os
 import sys
 
-import aiohttp
 from support.finished import archived_replay
 from support.http import create_room, get_json, post_json
+from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -23,9 +23,8 @@ SEED = 617
 
 async def test_a_profile_shows_the_splits_of_its_archived_races(make_server: MakeServer) -> None:
     url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
-    async with aiohttp.ClientSession() as http, http.post(f"{url}/players") as answer:
-        made = await answer.json()
-    key, name = made["key"], made["player"]["name"]
+    key, player = await new_player(url)
+    name = player["name"]
     room = (await create_room(url, seed=SEED, seats=1))["id"]
     line = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(url) as ann:

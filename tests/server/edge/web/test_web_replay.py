@@ -8,7 +8,8 @@ import json
 
 from playwright.async_api import Browser, Page, Route
 from support.finished import archived_replay
-from support.http import create_room, get_text, post_json
+from support.http import create_room, get_text
+from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import (
     expected_board,
@@ -232,12 +233,11 @@ async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browse
 
 async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: Browser) -> None:
     base = server.url
-    status, made = await post_json(f"{base}/players", {})
-    assert status == 201
+    key, player = await new_player(base)
     room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
     line = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(base) as ann:
-        await ann.send(p.Identify(key=made["key"]))
+        await ann.send(p.Identify(key=key))
         await ann.expect(p.Identified)
         await ann.join(room)
         await ann.send(p.Start())
@@ -249,7 +249,7 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
         await ann.expect(p.RaceFinished)
     await archived_replay(base, f"{room}.1")
     page = await new_page(browser)
-    await page.goto(f"{base}/p/{made['player']['name']}")
+    await page.goto(f"{base}/p/{player['name']}")
     await page.wait_for_selector("table.splits-best")
     assert "null" not in await page.inner_text("main")  # no section left out shows as text
     row = await page.inner_text('table.splits-best tr[data-game="shaula"]')
