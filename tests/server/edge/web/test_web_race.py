@@ -250,3 +250,41 @@ async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     dash = "\u2013"  # a split not reached
     assert shown.startswith(f"13 {split_clock(mine)} ({delta_text(mine, best[0])}) · 26 {dash}")
     assert page_errors(page) == []
+
+
+async def test_the_others_are_told_when_someone_finishes(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A racer still playing sees a note (and hears it through the live region) naming who
+    finished, in which place and time; the finisher's own win screen is not theirs."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2))["id"]
+    line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
+    assert line
+    page = await new_page(browser)
+    await take_seat(page, base, room, "bo")
+    async with WsClient.connect(server.url) as ann:
+        await ann.join(room, "ann")
+        await page.click("#ready")
+        await ann.send(p.Ready())
+        await ann.expect(p.RaceStarted, timeout=15)
+        await page.wait_for_selector("#board .card")
+        for seq, move in enumerate(line, start=1):
+            while True:  # the same seq again when told to slow down, as a client does
+                await ann.send(p.Move(seq=seq, move=move))
+                answer = await ann.expect_any((p.Accepted, p.Refused), timeout=15)
+                if not (isinstance(answer, p.Refused) and answer.code == "rate_limited"):
+                    break
+                await asyncio.sleep(0.2)
+            assert isinstance(answer, p.Accepted), (move, answer)
+        note = page.locator("#toasts .toast.finish")
+        await note.wait_for()
+        text = await note.inner_text()
+        assert text.startswith("ann finished 1st in "), text
+        assert "1st" in text and ":" in text  # the place and the time (m:ss)
+        await page.wait_for_function(
+            "() => document.querySelector('#announce').textContent.startsWith('ann finished 1st')"
+        )
+        assert await page.locator("#win").count() == 0  # the win screen is the winner's alone
+    assert page_errors(page) == []
+    await page.context.close()
