@@ -12,7 +12,6 @@ import time
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,7 +23,7 @@ from client_cli.board import render_board
 from client_cli.cards import CardStyle
 from client_cli.help_screen import HelpScreen
 from client_cli.replay import SPEEDS, ReplayModel
-from client_cli.watch_app import BOARD_MIN_WIDTH
+from client_cli.watch_app import BOARD_MIN_WIDTH, side_by_side
 from client_cli.widgets import PlayerLine, RaceBars, clock, split_clock
 
 __all__ = ["REPLAY_KEYS", "ReplayApp", "run_replay"]
@@ -69,14 +68,7 @@ class ReplayBoards(Widget):
         return [seats[(self.first + i) % len(seats)] for i in range(self.per_page())]
 
     def render(self) -> RenderableType:
-        shown = self.shown()
-        width = self.size.width or 80
-        cell = max(20, width // len(shown) - 1)
-        grid = Table.grid(padding=(0, 1))
-        for _ in shown:
-            grid.add_column(width=cell)
-        grid.add_row(*(self.panel(seat, cell) for seat in shown))
-        return grid
+        return side_by_side(self.shown(), self.size.width or 80, self.panel)
 
     def panel(self, seat: int, width: int) -> RenderableType:
         model = self.model

@@ -7,6 +7,7 @@ On a terminal too small for all the boards, as many as fit are shown at a time
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -32,7 +33,7 @@ from client_cli.race_app import (
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars, clock, progress_bar
 
-__all__ = ["BOARD_MIN_WIDTH", "BoardsView", "WatchApp"]
+__all__ = ["BOARD_MIN_WIDTH", "BoardsView", "WatchApp", "side_by_side"]
 
 BOARD_MIN_WIDTH = 42  # eight 5-column piles and a gap
 
@@ -84,14 +85,7 @@ class BoardsView(Widget):
         if not view.boards:
             note = {"lobby": "waiting for the race to start", "countdown": "starting…"}
             return Text(f"\n  {note.get(view.phase, 'no boards yet')}", style="dim")
-        shown = self.shown()
-        width = self.size.width or 80
-        cell = max(20, width // len(shown) - 1)
-        grid = Table.grid(padding=(0, 1))
-        for _ in shown:
-            grid.add_column(width=cell)
-        grid.add_row(*(self.panel(seat, cell) for seat in shown))
-        return grid
+        return side_by_side(self.shown(), self.size.width or 80, self.panel)
 
     def panel(self, seat: int, width: int) -> RenderableType:
         view = self.view
@@ -240,3 +234,15 @@ class WatchApp(App[None]):
         self.results_screen = None
         if choice == "quit":
             self.exit()
+
+
+def side_by_side(
+    seats: list[int], width: int, panel: Callable[[int, int], RenderableType]
+) -> RenderableType:
+    """The seats' panels in one row, sharing `width` (each at least 20 columns)."""
+    cell = max(20, width // len(seats) - 1)
+    grid = Table.grid(padding=(0, 1))
+    for _ in seats:
+        grid.add_column(width=cell)
+    grid.add_row(*(panel(seat, cell) for seat in seats))
+    return grid
