@@ -8,6 +8,7 @@ records/ratings.py says (the displayed number, provisional, sigma grown with ina
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +33,15 @@ class RacePage:
     more: bool
 
 
+def _results_of(player_id: str, *columns: sa.ColumnElement[Any]) -> sa.Select[Any]:
+    """A query of `columns` over the player's results, each joined with its race."""
+    return (
+        sa.select(*columns)
+        .join(races, races.c.id == race_results.c.race_id)
+        .where(race_results.c.player_id == player_id)
+    )
+
+
 def _shown(mu: float, sigma: float, last_rated_at: float, now: float) -> Rating:
     return Rating(mu, sigma).aged(now - last_rated_at)
 
@@ -40,18 +50,20 @@ class Profiles:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
+    async def _rows(self, query: sa.Executable) -> Sequence[sa.Row[Any]]:
+        async with self.engine.connect() as db:
+            return (await db.execute(query)).all()
+
     async def rating(self, player_id: str, game: str, now: float) -> int | None:
         """The player's displayed rating in `game` now, or None if never rated in it."""
-        async with self.engine.connect() as db:
-            row = (
-                await db.execute(
-                    sa.select(ratings.c.mu, ratings.c.sigma, ratings.c.last_rated_at).where(
-                        ratings.c.player_id == player_id, ratings.c.game == game
-                    )
-                )
-            ).first()
-        if row is None:
+        rows = await self._rows(
+            sa.select(ratings.c.mu, ratings.c.sigma, ratings.c.last_rated_at).where(
+                ratings.c.player_id == player_id, ratings.c.game == game
+            )
+        )
+        if not rows:
             return None
+        row = rows[0]
         return _shown(row.mu, row.sigma, row.last_rated_at, now).display
 
     async def ratings_of(self, player_id: str, now: float) -> list[dict[str, Any]]:
@@ -99,40 +111,30 @@ class Profiles:
         return shown
 
     async def stats_of(self, player_id: str) -> dict[str, int]:
-        async with self.engine.connect() as db:
-            row = (
-                await db.execute(
-                    sa.select(
-                        sa.func.count().label("races"),
-                        sa.func.coalesce(
-                            sa.func.sum(sa.case((race_results.c.won, 1), else_=0)), 0
-                        ).label("won"),
-                    ).where(race_results.c.player_id == player_id)
-                )
-            ).one()
+        (row,) = await self._rows(
+            sa.select(
+                sa.func.count().label("races"),
+                sa.func.coalesce(sa.func.sum(sa.case((race_results.c.won, 1), else_=0)), 0).label(
+                    "won"
+                ),
+            ).where(race_results.c.player_id == player_id)
+        )
         return {"races": int(row.races), "won": int(row.won)}
 
     async def best_times(self, player_id: str) -> list[dict[str, Any]]:
         """The player's fastest win in each game: its time, race and deal."""
-        async with self.engine.connect() as db:
-            rows = (
-                await db.execute(
-                    sa.select(
-                        races.c.game,
-                        race_results.c.time_ms,
-                        races.c.id,
-                        races.c.seed,
-                        races.c.ended_at,
-                    )
-                    .join(races, races.c.id == race_results.c.race_id)
-                    .where(
-                        race_results.c.player_id == player_id,
-                        race_results.c.won,
-                        race_results.c.time_ms.is_not(None),
-                    )
-                    .order_by(races.c.game, race_results.c.time_ms, races.c.ended_at)
-                )
-            ).all()
+        rows = await self._rows(
+            _results_of(
+                player_id,
+                races.c.game,
+                race_results.c.time_ms,
+                races.c.id,
+                races.c.seed,
+                races.c.ended_at,
+            )
+            .where(race_results.c.won, race_results.c.time_ms.is_not(None))
+            .order_by(races.c.game, race_results.c.time_ms, races.c.ended_at)
+        )
         best: dict[str, dict[str, Any]] = {}
         for row in rows:
             best.setdefault(
@@ -163,24 +165,20 @@ class Profiles:
         the personal best's splits and its race, the best segments and their sum), and each
         race's splits by race id (for the delta to the best)."""
         query = (
-            sa.select(
+            _results_of(
+                player_id,
                 races.c.game,
                 races.c.id,
                 race_results.c.splits,
                 race_results.c.won,
                 race_results.c.time_ms,
             )
-            .join(races, races.c.id == race_results.c.race_id)
-            .where(
-                race_results.c.player_id == player_id,
-                race_results.c.splits.is_not(None),
-            )
+            .where(race_results.c.splits.is_not(None))
             .order_by(races.c.game, races.c.ended_at)
         )
         if game is not None:
             query = query.where(races.c.game == game)
-        async with self.engine.connect() as db:
-            rows = (await db.execute(query)).all()
+        rows = await self._rows(query)
         by_race: dict[str, list[int | None]] = {}
         by_game: dict[str, list[tuple[list[int | None], bool, int | None, str]]] = {}
         for row in rows:
@@ -206,34 +204,30 @@ class Profiles:
             .correlate(races)
             .scalar_subquery()
         )
-        async with self.engine.connect() as db:
-            rows = (
-                await db.execute(
-                    sa.select(
-                        races.c.id,
-                        races.c.game,
-                        races.c.seed,
-                        races.c.kind,
-                        races.c.rated,
-                        races.c.tournament,
-                        races.c.ended_at,
-                        race_results.c.seat,
-                        race_results.c.name,
-                        race_results.c.place,
-                        race_results.c.won,
-                        race_results.c.time_ms,
-                        race_results.c.progress,
-                        race_results.c.rating_before,
-                        race_results.c.rating_after,
-                        seats.label("seats"),
-                    )
-                    .join(races, races.c.id == race_results.c.race_id)
-                    .where(race_results.c.player_id == player_id)
-                    .order_by(races.c.ended_at.desc(), races.c.id)
-                    .offset((page - 1) * per_page)
-                    .limit(per_page + 1)
-                )
-            ).all()
+        rows = await self._rows(
+            _results_of(
+                player_id,
+                races.c.id,
+                races.c.game,
+                races.c.seed,
+                races.c.kind,
+                races.c.rated,
+                races.c.tournament,
+                races.c.ended_at,
+                race_results.c.seat,
+                race_results.c.name,
+                race_results.c.place,
+                race_results.c.won,
+                race_results.c.time_ms,
+                race_results.c.progress,
+                race_results.c.rating_before,
+                race_results.c.rating_after,
+                seats.label("seats"),
+            )
+            .order_by(races.c.ended_at.desc(), races.c.id)
+            .offset((page - 1) * per_page)
+            .limit(per_page + 1)
+        )
         items = [
             {
                 "race": row.id,

@@ -35,6 +35,14 @@ metadata = sa.MetaData(
 
 Time = sa.Float  # Unix seconds
 
+
+def _owner() -> sa.Column[str]:
+    """The player a row belongs to, gone with them."""
+    return sa.Column(
+        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
+    )
+
+
 players = sa.Table(
     "players",
     metadata,
@@ -52,9 +60,7 @@ player_keys = sa.Table(
     "player_keys",
     metadata,
     sa.Column("key_hash", sa.Text, primary_key=True),  # SHA-256 hex of the secret key
-    sa.Column(
-        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
     sa.Column("created_at", Time, nullable=False),
     sa.Column("last_used_at", Time, nullable=False),
     sa.Column("label", sa.Text, nullable=True),
@@ -64,9 +70,7 @@ player_keys = sa.Table(
 player_names = sa.Table(
     "player_names",
     metadata,
-    sa.Column(
-        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
     sa.Column("name", sa.Text, nullable=False),
     sa.Column("until_at", Time, nullable=False),  # when it stopped being the name
     sa.Index(None, "player_id"),
@@ -76,9 +80,7 @@ link_codes = sa.Table(
     "link_codes",
     metadata,
     sa.Column("code_hash", sa.Text, primary_key=True),
-    sa.Column(
-        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
     sa.Column("expires_at", Time, nullable=False),
 )
 
@@ -130,9 +132,7 @@ race_results = sa.Table(
 ratings = sa.Table(
     "ratings",
     metadata,
-    sa.Column(
-        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
     sa.Column("game", sa.Text, nullable=False),
     sa.Column("mu", sa.Float, nullable=False),
     sa.Column("sigma", sa.Float, nullable=False),
@@ -145,9 +145,7 @@ ratings = sa.Table(
 rating_history = sa.Table(
     "rating_history",
     metadata,
-    sa.Column(
-        "player_id", sa.Text, sa.ForeignKey("players.id", ondelete="CASCADE"), nullable=False
-    ),
+    _owner(),
     sa.Column("game", sa.Text, nullable=False),
     sa.Column("race_id", sa.Text, sa.ForeignKey("races.id", ondelete="CASCADE"), nullable=False),
     sa.Column("at", Time, nullable=False),

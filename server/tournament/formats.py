@@ -48,6 +48,20 @@ NO_SHOW_RACES = 2
 Row = TypeVar("Row", bound=p.StandingBase)
 
 
+def _who(tour: Tournament, rank: int, player: int, wins: int) -> p.StandingBase:
+    """What every format's row says of its player."""
+    entry = tour.players[player]
+    return p.StandingBase(
+        rank=rank,
+        player=player,
+        name=entry.name,
+        status=tour.status_of(player),
+        wins=wins,
+        rating=entry.rating,
+        bot=entry.bot,
+    )
+
+
 class TourFormat(Generic[Row]):
     """What differs between the formats. Rounds and Knockout race in rounds with a break
     (`pause`) between them; the defaults here are theirs. `Row` is the format's STANDING
@@ -177,14 +191,8 @@ class Rounds(TourFormat[p.RoundsStanding]):
         ranked = rounds_standings(tour.player_ids(), by_round, tour.removed_ids())
         return [
             p.RoundsStanding(
-                rank=rank,
-                player=row.player,
-                name=tour.players[row.player].name,
-                status=tour.status_of(row.player),
-                rating=tour.players[row.player].rating,
-                bot=tour.players[row.player].bot,
+                **_who(tour, rank, row.player, row.wins),
                 points=row.points,
-                wins=row.wins,
                 time=round(row.time, 3),
                 progress=row.progress,
                 rounds=row.rounds,
@@ -273,14 +281,8 @@ class Arena(TourFormat[p.ArenaStanding]):
         done = [h.results for h in tour.heats if h.results is not None]
         return [
             p.ArenaStanding(
-                rank=rank,
-                player=row.player,
-                name=tour.players[row.player].name,
-                status=tour.status_of(row.player),
-                rating=tour.players[row.player].rating,
-                bot=tour.players[row.player].bot,
+                **_who(tour, rank, row.player, row.wins),
                 score=row.score,
-                wins=row.wins,
                 heats=row.heats,
                 progress=row.progress,
                 streak=row.streak,
@@ -377,13 +379,7 @@ class Knockout(TourFormat[p.KnockoutStanding]):
         ranked = knockout_standings(tour.player_ids(), races, out_round, tour.removed_ids())
         return [
             p.KnockoutStanding(
-                rank=rank,
-                player=row.player,
-                name=tour.players[row.player].name,
-                status=tour.status_of(row.player),
-                rating=tour.players[row.player].rating,
-                bot=tour.players[row.player].bot,
-                wins=row.wins,
+                **_who(tour, rank, row.player, row.wins),
                 out_round=row.out_round,
             )
             for rank, row in ranked

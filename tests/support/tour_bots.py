@@ -36,8 +36,6 @@ __all__ = [
     "TourBot",
     "always",
     "create",
-    "post",
-    "post_headers",
     "recomputed_knockout",
     "recomputed_points",
     "recomputed_rounds",
@@ -46,9 +44,6 @@ __all__ = [
     "start_and_hold_after_round_one",
     "wait_for",
 ]
-
-# HTTP calls live in support.http; these names stay while test modules still use them.
-post = post_headers = post_json
 
 # One solve per deal, whoever asks and from whichever test's event loop: a field of 64 bots
 # asking at once for the same round's line ran 64 solves side by side, and their threads

@@ -18,15 +18,8 @@ from websockets.asyncio.client import ClientConnection
 
 import protocol as p
 
-# create_room, get_json and get_text live in support.http; imported here too while test
-# modules still take them from this one.
-from support.http import create_room, get_json, get_text
-
 __all__ = [
     "WsClient",
-    "create_room",
-    "get_json",
-    "get_text",
     "race_alone",
     "seat_two_and_watch",
 ]
