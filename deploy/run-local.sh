@@ -9,7 +9,8 @@
 #
 # A process that dies (a crash, a SIGKILL) is started again on its port after a second; the
 # others, and Redis, go on. Ctrl-C (or SIGTERM to this script) stops the servers first, then
-# Redis: Redis runs in a session of its own, so the terminal's Ctrl-C does not reach it.
+# Redis: the servers and Redis run in sessions of their own, so the terminal's Ctrl-C reaches
+# only this script.
 # Checked by tests/deploy/test_run_local.py.
 set -euo pipefail
 n=${1:-3}
@@ -53,7 +54,10 @@ s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(7).startswith(b'+PONG') else 1)" 2>
 }
 
 start_server() {  # start_server PORT
-    "$py" -m server --host 127.0.0.1 --port "$1" &
+    # setsid too: Ctrl-C reaches this script alone, which stops the servers itself. A
+    # server that saw the ^C would exit at once, and this loop could take that for an end
+    # to restart from before the script's own trap ran.
+    setsid "$py" -m server --host 127.0.0.1 --port "$1" &
     servers[$1]=$!
     say "server on port $1 started (pid ${servers[$1]})"
 }

@@ -1,12 +1,16 @@
 """Shared fixtures: a real redis-server for the session, and a real race server.
 
 - `redis_url`: a redis-server (binary from PATH; `make test` installs it) on a free loopback
-  port, started once per test session, no persistence.
+  port, started once per test session (per worker when the suite runs in parallel), no
+  persistence, emptied before every test that uses it: what one test left (a finished race
+  in the archive's outbox, a queue, a lease) is never another's to trip on, whatever order
+  the tests run in.
 - `server_url`: this test's own app (`server.edge.app.create_app`) served on a free port over
   that Redis; `http://127.0.0.1:PORT`. WebSockets are at `ws://127.0.0.1:PORT/ws`.
 - `make_server`: start more apps (another "process" on the same Redis) with settings.
 - `redis_cluster_url`, `make_cluster_server`: the same over a real Redis Cluster of three
-  primaries, started once per session (tests/support/redis_cluster.py).
+  primaries, started once per session (tests/support/redis_cluster.py), emptied before each
+  test too.
 - `own_redis`: a redis-server of this test's own (tests/support/own_redis.py), append-only with
   every write synced, for a test to kill and start again (what it held survives).
 - `own_server_url`: this test's own app over `own_redis`.
@@ -30,12 +34,13 @@ import pytest
 from support.own_postgres import OwnPostgres, own_postgres
 from support.own_redis import OwnRedis
 from support.ports import free_port
-from support.redis_cluster import redis_cluster, wait_up
+from support.redis_cluster import command, redis_cluster, wait_up
 from support.servers import MakeServer
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def session_redis() -> Iterator[int]:
+    """The session's redis-server; its port."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.fail("redis-server is not on PATH: run `make test` (it installs it)")
@@ -63,10 +68,18 @@ def redis_url() -> Iterator[str]:
                 wait_up(port, proc)
             except RuntimeError as exc:
                 pytest.fail(str(exc))
-            yield f"redis://127.0.0.1:{port}/0"
+            yield port
         finally:
             proc.terminate()
             proc.wait(5)
+
+
+@pytest.fixture
+def redis_url(session_redis: int) -> str:
+    """The session's Redis, empty (every database of it)."""
+    flushed = command(session_redis, "FLUSHALL")
+    assert flushed is True, flushed
+    return f"redis://127.0.0.1:{session_redis}/0"
 
 
 @pytest.fixture
@@ -78,10 +91,19 @@ def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
 
 
 @pytest.fixture(scope="session")
-def redis_cluster_url() -> Iterator[str]:
-    """A Redis Cluster of 3 primaries (tests/support/redis_cluster.py); the URL of one node."""
+def session_redis_cluster() -> Iterator[list[int]]:
+    """A Redis Cluster of 3 primaries (tests/support/redis_cluster.py); their ports."""
     with redis_cluster(3) as ports:
-        yield f"redis://127.0.0.1:{ports[0]}/0"
+        yield ports
+
+
+@pytest.fixture
+def redis_cluster_url(session_redis_cluster: list[int]) -> str:
+    """The session's Redis Cluster, every primary emptied; the URL of one node."""
+    for port in session_redis_cluster:
+        flushed = command(port, "FLUSHALL")
+        assert flushed is True, flushed
+    return f"redis://127.0.0.1:{session_redis_cluster[0]}/0"
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,12 @@ import redis
 
 from support.ports import free_port
 
-__all__ = ["redis_cluster", "wait_up"]
+__all__ = ["command", "redis_cluster", "wait_up"]
 
 SLOTS = 16384
 
 
-def _command(port: int, *args: str | int) -> object:
+def command(port: int, *args: str | int) -> object:
     """One command over a fresh connection (redis-py's plain client), its reply decoded."""
     with redis.Redis(port=port, socket_timeout=2.0, decode_responses=True) as client:
         return client.execute_command(*args)
@@ -34,7 +34,7 @@ def wait_up(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> No
     deadline = time.monotonic() + limit
     while True:
         with contextlib.suppress(redis.ConnectionError):
-            if _command(port, "PING"):
+            if command(port, "PING"):
                 return
         if time.monotonic() > deadline or proc.poll() is not None:
             raise RuntimeError(f"redis-server on port {port} did not start")
@@ -65,14 +65,14 @@ def redis_cluster(n: int = 3) -> Iterator[list[int]]:
             share = SLOTS // n
             for i, port in enumerate(ports):
                 last = SLOTS - 1 if i == n - 1 else (i + 1) * share - 1
-                assert _command(port, "CLUSTER", "ADDSLOTSRANGE", i * share, last) == "OK"
-                _command(port, "CLUSTER", "SET-CONFIG-EPOCH", i + 1)
+                assert command(port, "CLUSTER", "ADDSLOTSRANGE", i * share, last) == "OK"
+                command(port, "CLUSTER", "SET-CONFIG-EPOCH", i + 1)
             for port in ports[1:]:
-                meet = _command(port, "CLUSTER", "MEET", "127.0.0.1", ports[0], buses[0])
+                meet = command(port, "CLUSTER", "MEET", "127.0.0.1", ports[0], buses[0])
                 assert meet == "OK", meet
             deadline = time.monotonic() + 30
             while not all(
-                "cluster_state:ok" in (info := str(_command(p, "CLUSTER", "INFO")))
+                "cluster_state:ok" in (info := str(command(p, "CLUSTER", "INFO")))
                 and f"cluster_known_nodes:{n}" in info
                 for p in ports
             ):
