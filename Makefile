@@ -50,11 +50,12 @@ typecheck: $(STAMP)
 
 # Four workers on any machine: most of a test's time is spent waiting (on sockets, server
 # processes, a race's clock), not computing, so four keep two cores busy. Each worker starts
-# its own redis-server, PostgreSQL and Chromium; a module's tests stay on one worker
-# (loadscope), for the module's shared Chromium. PYTEST_WORKERS=0 runs in this process.
+# its own redis-server and PostgreSQL; tests go to whichever worker is free, except that a
+# browser module's tests stay on one, for the module's one Chromium (tests/conftest.py's
+# scheduler). PYTEST_WORKERS=0 runs in this process.
 PYTEST_WORKERS ?= 4
 unit: $(STAMP) redis-binary test-tools compiled
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadscope $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 # The engine's and the codec's tests again on the pure-Python build of the move path.
 PURE_TESTS ?= tests/core tests/protocol/test_protocol.py tests/protocol/test_protocol_edges.py \

@@ -37,6 +37,24 @@ from support.ports import free_port
 from support.redis_cluster import command, redis_cluster, wait_up
 from support.servers import MakeServer
 
+BY_MODULE = ("tests/server/edge/web/",)  # folders whose modules share a fixture (a Chromium)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """On several workers (`make test`: pytest-xdist), each test goes to whichever worker
+    is free, but a browser module's tests all go to one, which starts the module's
+    Chromium once. (xdist's own `loadgroup` cannot do it under pytest 9: it marks a test
+    by rewriting a node id field pytest no longer reads.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByTestOrModule(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(BY_MODULE):
+                return nodeid.split("::", 1)[0]
+            return nodeid
+
+    return ByTestOrModule(config, log)
+
 
 @pytest.fixture(scope="session")
 def session_redis() -> Iterator[int]:

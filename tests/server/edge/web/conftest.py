@@ -15,7 +15,8 @@ that records console errors, page errors and requests.
 
 Every coroutine test of this folder runs on its module's event loop, the loop its module's
 Chromium and server live on: `pytest_pycollect_makeitem` below marks each one so (a test
-module needs no mark of its own).
+module needs no mark of its own). On several workers a module's tests all run on one
+(tests/conftest.py's `pytest_xdist_make_scheduler`).
 """
 
 from __future__ import annotations
