@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -29,10 +30,26 @@ from protocol import (
     socket_path,
 )
 
-__all__ = ["Link", "foreign_status", "http_url", "no_server", "not_solrace", "ws_url"]
+__all__ = [
+    "Link",
+    "backoff_delay",
+    "foreign_status",
+    "http_url",
+    "no_server",
+    "not_solrace",
+    "ws_url",
+]
 
 # Seconds between reconnection attempts: quick at first, then no faster than every 5 s.
 BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+def backoff_delay(attempt: int, draw: Callable[[], float] = random.random) -> float:
+    """The wait before reconnection attempt `attempt` (0 first): a random part of BACKOFF's
+    step, from half of it to all of it. The clients a process lets go at once (it closed
+    with 1013 or 1001) so come back spread out rather than all in the same instant."""
+    step = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+    return step * (0.5 + draw() / 2)
 
 
 def _site(server: str) -> tuple[bool, str, str]:
@@ -166,7 +183,7 @@ class Link:
                 # The hello was refused: the connection did not work, the backoff goes on.
                 reason, attempt, self._retry = self._retry, refusals, ""
             self.drops += 1
-            delay = BACKOFF[min(attempt, len(BACKOFF) - 1)]
+            delay = backoff_delay(attempt)
             attempt += 1
             self.on_status(f"reconnecting: {reason}")
             await asyncio.sleep(delay)

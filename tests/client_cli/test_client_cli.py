@@ -15,7 +15,7 @@ import pytest
 from client_cli.__main__ import DEFAULT_SERVER, build_parser
 from client_cli.bot import Planner, greedy_move
 from client_cli.commands import default_name, room_settings
-from client_cli.net import http_url, ws_url
+from client_cli.net import BACKOFF, backoff_delay, http_url, ws_url
 from client_cli.seat import Seat
 from core import new_game
 from core import rules_text as core_rules_text
@@ -47,6 +47,15 @@ def test_server_comes_from_flag_or_environment(monkeypatch: pytest.MonkeyPatch) 
     assert build_parser().parse_args(["rooms"]).server == "http://race.example:9000"
     args = build_parser().parse_args(["--server", "http://h:1", "practice", "moojub", "7"])
     assert (args.server, args.game, args.seed) == ("http://h:1", "moojub", 7)
+
+
+def test_reconnect_delays_are_spread_between_half_and_all_of_the_step() -> None:
+    # Clients let go at once (a process closing with 1013) must not all come back at once.
+    assert backoff_delay(0, lambda: 0.0) == BACKOFF[0] / 2
+    assert backoff_delay(0, lambda: 1.0) == BACKOFF[0]
+    assert backoff_delay(99, lambda: 1.0) == BACKOFF[-1]  # no longer than the last step
+    drawn = {backoff_delay(1) for _ in range(50)}
+    assert len(drawn) > 40 and all(BACKOFF[1] / 2 <= d <= BACKOFF[1] for d in drawn)
 
 
 def test_urls_for_websocket_and_http() -> None:

@@ -80,7 +80,9 @@ export class Socket {
       this.ws = null;
       if (this.closed) return;
       this.onStatus("down");
-      setTimeout(() => this.connect(), this.delay);
+      // From half the delay to all of it: the pages a process lets go at once (1013, 1001)
+      // come back spread out, not all in the same instant.
+      setTimeout(() => this.connect(), this.delay * (0.5 + Math.random() / 2));
       this.delay = Math.min(this.delay * 2, 2000);
     });
     ws.addEventListener("error", () => {}); // a close event follows: reconnect there
