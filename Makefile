@@ -28,8 +28,10 @@ test-tools:
 	@scripts/ensure-test-tools
 
 # The move path compiled with mypyc where a C compiler is (core/build.py lists the
-# modules; scripts/build-compiled), rebuilt when the engine or the protocol changes.
-COMPILED_SOURCES := $(wildcard core/*.py protocol/*.py)
+# modules; scripts/build-compiled), rebuilt when the engine, the protocol or one of the
+# server's compiled modules changes.
+COMPILED_SOURCES := $(wildcard core/*.py protocol/*.py) server/redis_io/resp_encode.py \
+	server/room/view.py server/storage/codec.py server/live/frames.py
 COMPILED_STAMP := build/compiled-stamp
 
 compiled: $(COMPILED_STAMP)
@@ -57,9 +59,12 @@ PYTEST_WORKERS ?= 4
 unit: $(STAMP) redis-binary test-tools compiled
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
-# The engine's and the codec's tests again on the pure-Python build of the move path.
+# The tests of the compiled modules again on the pure-Python build of the move path: the
+# engine's, the codec's, and the server's compiled modules'.
 PURE_TESTS ?= tests/core tests/protocol/test_protocol.py tests/protocol/test_protocol_edges.py \
-	tests/protocol/test_codec_pack.py tests/server/room/test_race.py tests/server/room/test_checklist.py
+	tests/protocol/test_codec_pack.py tests/server/room/test_race.py tests/server/room/test_checklist.py \
+	tests/server/room/test_view.py tests/server/storage/test_codec.py \
+	tests/server/redis_io/test_resp_encode.py tests/server/live/test_frames.py
 unit-pure: $(STAMP)
 	SOLRACE_PURE_PYTHON=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 
@@ -71,4 +76,4 @@ bench: setup redis-binary compiled
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis build
-	rm -f core/*.so protocol/*.so
+	rm -f core/*.so protocol/*.so server/*/*.so

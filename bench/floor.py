@@ -22,8 +22,9 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from server.live.connection import frame
-from server.redis_io.resp import RespConnection, encode_command, encode_evalsha
+from server.live.frames import frame
+from server.redis_io.resp import RespConnection
+from server.redis_io.resp_encode import encode_command, encode_evalsha
 
 __all__ = ["SCRIPT", "main", "make_floor_app"]
 

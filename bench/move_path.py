@@ -3,16 +3,16 @@
     python -m bench.move_path [--game shaula] [--moves 500] [--rounds 5]
 
 The server's own code on the path of an accepted move, called as the server calls it
-(server/handlers/moves.py, server/storage/store.py, server/live/hub.py, server/live/connection.py),
-on a legal
-random walk (bench/racers.py): decoding the client's frame, the engine (apply, progress,
-stuck) with the event it makes (`progress_event`), the store's write, encoding the move
-script's call (`move_call`),
-taking the published event back in and framing it for the mover and the opponents, and
-framing the mover's answer. The baseline, timed in the same run, is what any server of
-this protocol does with the same maps: unpack the client's frame and pack the answer
-and the event once each (msgpack). It prints µs per move for each step (the fastest of
-`--rounds` rounds: the machine's noise only adds) and the ratio to the baseline.
+(server/handlers/moves.py, server/storage/store.py, server/live/hub.py), on a legal random
+walk (bench/racers.py): decoding the client's frame, the engine (apply, progress, stuck)
+with the event it makes (`progress_event`), the store's write, encoding the move script's
+call (server/storage/codec.py's `move_call`, server/redis_io/resp_encode.py), taking the
+published event back in and framing it for the mover and the opponents
+(server/room/view.py, server/live/frames.py), and framing the mover's answer. The
+baseline, timed in the same run, is what any server of this protocol does with the same
+maps: unpack the client's frame and pack the answer and the event once each (msgpack). It
+prints µs per move for each step (the fastest of `--rounds` rounds: the machine's noise
+only adds) and the ratio to the baseline.
 
 What it leaves out, on purpose: sockets, the event loop, Redis. At an everyday rate the
 server process spends several times this per move (`python -m bench.server`): the rest is
@@ -36,10 +36,11 @@ from bench.racers import move_sequences
 from core import new_game
 from core.build import PURE_ENV, compiled, describe
 from server.handlers.moves import progress_event
-from server.live.connection import Outgoing
-from server.redis_io.resp import encode_evalsha
+from server.live.frames import Outgoing
+from server.redis_io.resp_encode import encode_evalsha
 from server.room.view import Viewer, view_event
-from server.storage.store import MOVE, MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
+from server.storage.codec import MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
+from server.storage.store import MOVE
 
 __all__ = ["main", "measure"]
 

@@ -49,7 +49,8 @@ from server.redis_io.batcher import ScriptBatcher
 from server.redis_io.supervisor import RedisSupervisor
 from server.room.archived import archived_race
 from server.room.race import Outcome, Race, RoomConfig
-from server.storage.store import MoveWrite, RedisRoomStore
+from server.storage.codec import MoveWrite
+from server.storage.store import RedisRoomStore
 from server.tournament.rooms import record_of
 
 __all__ = ["STEPS", "main"]

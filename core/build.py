@@ -28,7 +28,9 @@ __all__ = [
 ]
 
 # The modules on the move path that the compiled build compiles (scripts/build-compiled
-# reads this list): the engine's check and apply of a move, and the wire codec.
+# reads this list; the Makefile rebuilds when one of them changes): the engine's check and
+# apply of a move, the wire codec, and the server's pure steps of a move: its script call
+# encoded, its event parsed back from pub/sub and shown to each viewer, the frames.
 COMPILED_MODULES = (
     "core.cards",
     "core.deals",
@@ -38,6 +40,10 @@ COMPILED_MODULES = (
     "core.stalactites",
     "core.moojub",
     "protocol.codec",
+    "server.redis_io.resp_encode",
+    "server.room.view",
+    "server.storage.codec",
+    "server.live.frames",
 )
 PURE_ENV = "SOLRACE_PURE_PYTHON"
 
@@ -92,6 +98,6 @@ def describe() -> str:
     return "move path: pure Python (no compiled build: `make compiled` needs a C compiler)"
 
 
-# On import, before any compiled module is: core/__init__.py and protocol/__init__.py
-# import this module first.
+# On import, before any compiled module is: core/__init__.py, protocol/__init__.py and
+# server/__init__.py import this module first.
 prefer_source_if_asked()

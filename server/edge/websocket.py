@@ -38,8 +38,9 @@ from server.edge.app_keys import (
     SETTINGS,
     SOCKETS,
 )
-from server.live.connection import Connection, TokenBucket, check_alive, close_frame
+from server.live.connection import Connection, TokenBucket, check_alive
 from server.live.connection_log import log_closed, log_opened
+from server.live.frames import close_frame
 from server.metrics import redis_error
 from server.settings import parse_trusted_proxies
 

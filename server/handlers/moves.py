@@ -22,7 +22,8 @@ from server.live.hub import LocalRoom
 from server.live.seats import SeatSession, split_time, timed_splits
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race
-from server.storage.store import UNAVAILABLE_ERRORS, MoveWrite
+from server.storage.codec import MoveWrite
+from server.storage.store import UNAVAILABLE_ERRORS
 
 __all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
 

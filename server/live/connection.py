@@ -9,7 +9,7 @@ e.g. several moves published together, costs one system call per socket, not one
 frame). No task, no queue of our own: the transport buffers what the client has not read
 yet, and a client that lets more than `max_buffer` bytes pile up there is disconnected
 (close code 4000); it can come back with its token and catch up. The frame of a message
-is built once per format however many sockets it goes to.
+is built once per format however many sockets it goes to (server/live/frames.py).
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import json
 import logging
-import struct
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,72 +25,24 @@ from typing import Any
 from aiohttp import web
 
 import protocol as p
+from server.live.frames import Outgoing
 
 __all__ = [
     "Connection",
     "Flusher",
-    "Outgoing",
     "TokenBucket",
     "check_alive",
-    "close_frame",
-    "frame",
     "process_of",
 ]
 
 log = logging.getLogger(__name__)
 
-_OP_TEXT, _OP_BINARY, _OP_CLOSE = 0x1, 0x2, 0x8
 _PING = b"\x89\x00"  # a final, unmasked ping frame with no payload
 
 
 def process_of(conn_id: str) -> str:
     """The server process a socket id names: ids are "PROCESS-RANDOM" (server/edge/websocket.py)."""
     return conn_id.split("-", 1)[0]
-
-
-def frame(payload: bytes, binary: bool) -> bytes:
-    """A final, unmasked server frame (RFC 6455 section 5.2) carrying `payload`."""
-    first = 0x80 | (_OP_BINARY if binary else _OP_TEXT)
-    size = len(payload)
-    if size < 126:
-        return struct.pack("!BB", first, size) + payload
-    if size < 65536:
-        return struct.pack("!BBH", first, 126, size) + payload
-    return struct.pack("!BBQ", first, 127, size) + payload
-
-
-def close_frame(code: int, reason: str) -> bytes:
-    """A server close frame (RFC 6455 section 5.5.1): the code, then the reason (a control
-    frame's payload is at most 125 bytes)."""
-    payload = struct.pack("!H", code) + reason.encode()[:123]
-    return struct.pack("!BB", 0x80 | _OP_CLOSE, len(payload)) + payload
-
-
-class Outgoing:
-    """A message, framed at most once per format, however many sockets it goes to.
-
-    `wire`, when given, is the map to send instead of `p.to_wire(message)` (a variant of
-    the message, e.g. a progress event without its move)."""
-
-    __slots__ = ("_json", "_msgpack", "message", "wire")
-
-    def __init__(self, message: p.Message, wire: dict[str, Any] | None = None) -> None:
-        self.message = message
-        self.wire = wire
-        self._msgpack: bytes | None = None
-        self._json: bytes | None = None
-
-    def frame(self, binary: bool) -> bytes:
-        if binary:
-            if self._msgpack is None:
-                wire = self.wire if self.wire is not None else p.to_wire(self.message)
-                self._msgpack = frame(p.pack_map(wire), True)
-            return self._msgpack
-        if self._json is None:
-            wire = self.wire if self.wire is not None else p.to_wire(self.message)
-            text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False)
-            self._json = frame(text.encode(), False)
-        return self._json
 
 
 @dataclass(slots=True)

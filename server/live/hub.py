@@ -27,8 +27,9 @@ from typing import Any
 
 import core
 import protocol as p
-from server.live.connection import Connection, Outgoing
+from server.live.connection import Connection
 from server.live.departures import Departures
+from server.live.frames import Outgoing
 from server.live.recent import RecentEvents, entry_of
 from server.live.seats import SeatSession, replay, timed_splits
 from server.live.spectators import SpectatorFeed
@@ -39,9 +40,10 @@ from server.room.view import (
     view_event,
     viewer_of,
 )
+from server.storage.codec import parse_entry, parse_entry_wire
 from server.storage.feed import Feed
 from server.storage.keys import RoomKeys
-from server.storage.store import RoomStore, parse_entry, parse_entry_wire
+from server.storage.store import RoomStore
 
 __all__ = ["Hub", "LocalRoom"]
 

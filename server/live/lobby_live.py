@@ -23,7 +23,8 @@ import time
 
 import protocol as p
 from protocol import ErrorCode
-from server.live.connection import Connection, Outgoing
+from server.live.connection import Connection
+from server.live.frames import Outgoing
 from server.storage.feed import Feed
 from server.storage.keys import LOBBY
 from server.storage.store import Loaded, RoomStore, parse_lobby_entry

@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 
 import protocol as p
-from server.storage.store import entry_body, parse_entry
+from server.storage.codec import entry_body, parse_entry
 
 __all__ = ["RecentEvents", "entry_of"]
 

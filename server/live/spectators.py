@@ -24,7 +24,8 @@ from typing import Any
 
 import core
 import protocol as p
-from server.live.connection import Connection, Outgoing
+from server.live.connection import Connection
+from server.live.frames import Outgoing
 from server.live.seats import play, replay
 from server.room.race import Race, Status
 from server.room.view import (

@@ -23,7 +23,8 @@ from redis.asyncio import RedisCluster
 from redis.exceptions import NoScriptError, ResponseError
 
 from server.redis_io.connect import AnyRedis, LeanClient, lean_client
-from server.redis_io.resp import RespConnection, encode_evalsha
+from server.redis_io.resp import RespConnection
+from server.redis_io.resp_encode import encode_evalsha
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
 

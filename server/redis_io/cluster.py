@@ -23,7 +23,8 @@ from redis.crc import key_slot
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from server.redis_io.resp import RespConnection, encode_command
+from server.redis_io.resp import RespConnection
+from server.redis_io.resp_encode import encode_command
 
 __all__ = ["ClusterResp", "slot_of"]
 

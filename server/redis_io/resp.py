@@ -4,7 +4,8 @@ redis-py's asyncio pipeline costs 80-180 µs of client CPU per round trip, most 
 Python bookkeeping (shared/BASELINES.md); at a few thousand moves a second in small
 batches that is the largest single cost of a move. This connection does only what the
 script batcher needs: write a batch of commands as one RESP buffer, read the replies
-with hiredis' C parser, in order. Error replies come back in place as redis-py's
+with hiredis' C parser, in order (the commands are encoded by
+server/redis_io/resp_encode.py). Error replies come back in place as redis-py's
 ``ResponseError`` (so ``NOSCRIPT`` is recognised as before), and a lost connection fails
 the batches in flight with redis-py's ``ConnectionError`` and reconnects on the next call.
 """
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -23,39 +23,17 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from server.redis_io.resp_encode import Arg, encode_command
+
 __all__ = [
     "REPLY_DEADLINE",
     "RespConnection",
-    "encode_command",
-    "encode_evalsha",
     "tcp_address",
 ]
-
-Arg = bytes | str | int | float
 
 # Seconds a reply may take. Redis answers in microseconds: one that takes this long is
 # stuck (a frozen process, a dead link), and every move behind it would wait with it.
 REPLY_DEADLINE = 5.0
-
-
-def encode_command(args: Sequence[Arg]) -> bytes:
-    """One command as a RESP array of bulk strings."""
-    return b"*%d\r\n%b" % (len(args), _bulks(args))
-
-
-def encode_evalsha(
-    sha: str, keys: tuple[str, ...], args: Sequence[Arg], fixed: tuple[Arg, ...] = ()
-) -> bytes:
-    """``EVALSHA sha len(keys) *keys *fixed *args`` as encode_command would write it; the
-    part up to `fixed` (the arguments that never change for these keys) is encoded once
-    per (script, keys, fixed): the same for every move of a seat."""
-    size = 3 + len(keys) + len(fixed) + len(args)
-    return b"*%d\r\n%b%b" % (size, _evalsha_head(sha, keys, fixed), _bulks(args))
-
-
-@functools.lru_cache(maxsize=16384)
-def _evalsha_head(sha: str, keys: tuple[str, ...], fixed: tuple[Arg, ...]) -> bytes:
-    return _bulks(("EVALSHA", sha, len(keys), *keys, *fixed))
 
 
 def tcp_address(kwargs: Mapping[str, Any]) -> tuple[str, int] | None:
@@ -64,21 +42,6 @@ def tcp_address(kwargs: Mapping[str, Any]) -> tuple[str, int] | None:
     if kwargs.get("path") or kwargs.get("ssl") or kwargs.get("ssl_context"):
         return None
     return kwargs.get("host") or "127.0.0.1", int(kwargs.get("port") or 6379)
-
-
-def _bulks(args: Sequence[Arg]) -> bytes:
-    parts = []
-    for arg in args:
-        if isinstance(arg, bytes):
-            data = arg
-        elif isinstance(arg, str):
-            data = arg.encode()
-        elif isinstance(arg, int):
-            data = b"%d" % arg
-        else:
-            data = repr(arg).encode()
-        parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
-    return b"".join(parts)
 
 
 Landed = Callable[[list[Any] | Exception], None]

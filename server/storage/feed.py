@@ -18,7 +18,8 @@ from redis.exceptions import RedisError
 
 from server.redis_io.cluster import Address
 from server.redis_io.connect import AnyRedis, tcp_nodes
-from server.redis_io.resp import RespConnection, encode_command
+from server.redis_io.resp import RespConnection
+from server.redis_io.resp_encode import encode_command
 from server.storage.keys import CONTROL
 
 __all__ = [

@@ -23,6 +23,7 @@ from protocol import ErrorCode
 from server.room.checklist import Verdict
 from server.room.matching import Ticket, partner
 from server.room.race import Outcome, Race, RaceError, Status
+from server.storage.codec import MoveWrite, answer_to, entry_body, parse_entry, stored_answer_of
 from server.storage.keys import LOBBY, RoomKeys, ticket_channel
 from server.storage.store import (
     OUTBOX_AGAIN,
@@ -30,17 +31,12 @@ from server.storage.store import (
     EndedRace,
     Loaded,
     MoveResult,
-    MoveWrite,
     RedisRoomStore,
     RoomStore,
-    answer_to,
     ended_fields,
     ended_races,
-    entry_body,
     events_after,
     lobby_body,
-    parse_entry,
-    stored_answer_of,
 )
 
 __all__ = ["MemoryFeed", "MemoryRoomStore"]

@@ -6,7 +6,8 @@ a race transition is a compare-and-set on `rev`; a move is judged and accepted b
 `move.lua` (the final word of server/room/checklist.py), keyed on the seat's token, seq and
 expected move count, so a re-sent seq gets the stored answer and two processes can never
 both accept. Move scripts go through the `ScriptBatcher`: concurrent moves share one
-pipeline.
+pipeline. The bytes of a move's script call and of the logged events are
+server/storage/codec.py's.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -28,11 +28,19 @@ from protocol import ErrorCode
 from server.redis_io.batcher import ScriptBatcher, load_script
 from server.redis_io.connect import AnyRedis
 from server.redis_io.health import redis_problem
-from server.redis_io.resp import Arg
 from server.room.checklist import Verdict, lua_prelude
 from server.room.matching import RANGE_START, RANGE_WIDENS, UNRATED
 from server.room.race import Outcome, Race, RaceError, Status
 from server.room.room_log import log_created, log_events
+from server.storage.codec import (
+    MoveWrite,
+    answer_to,
+    entry_body,
+    millis,
+    move_call,
+    parse_entry,
+    stored_answer_of,
+)
 from server.storage.keyed_locks import KeyedLocks
 from server.storage.keys import (
     DEADLINES,
@@ -46,7 +54,6 @@ from server.storage.keys import (
     process_reaped_key,
     process_rooms_key,
     quick_queue,
-    room_keys,
     room_rate_key,
     ticket_channel,
 )
@@ -57,20 +64,13 @@ __all__ = [
     "EndedRace",
     "Loaded",
     "MoveResult",
-    "MoveWrite",
     "RedisRoomStore",
     "RoomStore",
-    "answer_to",
-    "entry_body",
     "events_after",
     "hash_token",
     "lobby_body",
-    "move_call",
-    "parse_entry",
-    "parse_entry_wire",
     "parse_lobby_entry",
     "parse_moves",
-    "stored_answer_of",
 ]
 
 MOVE = load_script("move", lua_prelude())
@@ -97,33 +97,6 @@ def hash_token(token: str) -> str:
     """Seats store only a hash of their secret token (any string hashes: a lone surrogate
     from a JSON frame is just a token that holds no seat)."""
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def entry_body(event: p.Event) -> bytes:
-    """An event as logged, without its version (the script puts "VERSION|" in front)."""
-    wire = p.to_wire(event)
-    del wire["version"]
-    return p.pack_map(wire)
-
-
-def parse_entry(entry: bytes) -> p.Event | None:
-    """A logged or published "VERSION|body" back into its Event (None if damaged)."""
-    parsed = parse_entry_wire(entry)
-    return None if parsed is None else parsed[0]
-
-
-def parse_entry_wire(entry: bytes) -> tuple[p.Event, dict[str, Any]] | None:
-    """As parse_entry, with the event's wire map (equal to `p.to_wire(event)`, same key
-    order), so that the fan-out need not build it again."""
-    version, _, body = entry.partition(b"|")
-    try:
-        body_wire = msgpack.unpackb(body, raw=False)
-        wire = {"type": body_wire["type"], "v": body_wire["v"], "version": int(version)}
-        wire.update(body_wire)  # keys already present keep their place: to_wire's order
-    except Exception:
-        return None
-    event = p.SERVER_TO_CLIENT.build_trusted(wire)
-    return (event, wire) if isinstance(event, p.Event) else None
 
 
 def lobby_body(race: Race) -> bytes:
@@ -163,10 +136,6 @@ def parse_moves(entries: list[bytes]) -> list[tuple[float, str]]:
     return out
 
 
-def _ms(t: float | None) -> str:
-    return "" if t is None or math.isinf(t) else str(round(t * 1000))
-
-
 @dataclass(slots=True)
 class Loaded:
     race: Race
@@ -188,22 +157,6 @@ class Applied:
     race: Race
     events: list[p.Event]  # with their versions
     version: int
-
-
-@dataclass(slots=True)  # not frozen: a frozen dataclass's __init__ is slow, once per move
-class MoveWrite:
-    room: str
-    round: int
-    seat: int
-    seq: int
-    expected: int  # accepted moves before this one
-    move: str  # canonical, or "undo"
-    now: float
-    event: p.Progress  # version 0: given by the script; the answer is built from it
-    done_at: float | None
-    token_hash: str  # the mover's token: the script checks it still holds the seat
-    # The seat's splits after this move (core/splits.py); none reached when left out.
-    splits: list[float | None] = dataclasses.field(default_factory=lambda: [None] * 4)
 
 
 @dataclass(slots=True)  # not frozen, as MoveWrite
@@ -374,8 +327,8 @@ class RedisRoomStore:
                 json.dumps(race.to_dict(), separators=(",", ":")),
                 race.status.value,
                 race.round,
-                _ms(race.start_at),
-                _ms(race.ends_at),
+                millis(race.start_at),
+                millis(race.ends_at),
                 self.event_log,
                 keys.channel,
                 round(ttl * 1000),
@@ -590,50 +543,3 @@ def ended_fields(ended: EndedRace) -> list[str]:
     """The outbox hash's fields of one ended race."""
     round_ = str(ended.race.round)
     return [round_, *(f"{round_}:{seat}" for seat in range(ended.race.config.seats))]
-
-
-def move_call(
-    write: MoveWrite, event_log: int, ttl: float
-) -> tuple[tuple[str, ...], tuple[Arg, ...], tuple[Arg, ...]]:
-    """move.lua's keys, its arguments for this move, and its arguments that are the same
-    for every move of the seat (encoded once: server/redis_io/resp.py's encode_evalsha)."""
-    keys = room_keys(write.room)
-    event = write.event
-    prog = msgpack.packb(
-        [event.progress, event.moves, event.won, event.stuck, write.done_at, write.splits]
-    )
-    args: tuple[Arg, ...] = (
-        write.seq,
-        write.expected,
-        write.move,
-        _ms(write.now),
-        write.round,
-        entry_body(event),
-        prog,
-        write.token_hash,
-    )
-    fixed: tuple[Arg, ...] = (write.seat, event_log, keys.channel, round(ttl * 1000))
-    return keys.move_keys(write.seat), args, fixed
-
-
-def stored_answer_of(raw: bytes, seq: int) -> p.Accepted | None:
-    """The answer to move `seq` from what its seq hash keeps: "VERSION|event body"."""
-    event = parse_entry(raw)
-    if not isinstance(event, p.Progress):
-        return None
-    return answer_to(seq, event, event.version)
-
-
-def answer_to(seq: int, event: p.Progress, version: int) -> p.Accepted | None:
-    """The answer to move `seq`, whose event is `event` (a move's event names its move)."""
-    if event.move is None:
-        return None
-    return p.Accepted(
-        seq=seq,
-        move=event.move,
-        progress=event.progress,
-        moves=event.moves,
-        won=event.won,
-        stuck=event.stuck,
-        version=version,
-    )

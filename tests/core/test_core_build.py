@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+from support.paths import ROOT
+
 from core.build import COMPILED_MODULES, PURE_ENV, compiled, twins_present
 
 PROBE = (
@@ -16,14 +18,17 @@ PROBE = (
 )
 
 
-def _files(pure: bool) -> dict[str, str]:
+def _run(code: str, pure: bool) -> str:
     env = {k: v for k, v in os.environ.items() if k != PURE_ENV}
     if pure:
         env[PURE_ENV] = "1"
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, check=True, capture_output=True, text=True
+    return subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
     ).stdout
-    files: dict[str, str] = json.loads(out)
+
+
+def _files(pure: bool) -> dict[str, str]:
+    files: dict[str, str] = json.loads(_run(PROBE, pure))
     return files
 
 
@@ -31,6 +36,13 @@ def test_the_pure_environment_loads_every_compiled_module_from_its_source() -> N
     files = _files(pure=True)
     assert sorted(files) == sorted(COMPILED_MODULES)
     assert all(path.endswith(".py") for path in files.values()), files
+
+
+def test_a_compiled_module_of_the_server_imported_first_still_loads_from_its_source() -> None:
+    # Nothing of core or protocol imported before it: the server package chooses the build.
+    for module in (m for m in COMPILED_MODULES if m.startswith("server.")):
+        code = f"import importlib; print(importlib.import_module({module!r}).__file__)"
+        assert _run(code, pure=True).strip().endswith(".py"), module
 
 
 def test_where_the_compiled_build_is_there_it_is_what_runs() -> None:
@@ -42,3 +54,23 @@ def test_where_the_compiled_build_is_there_it_is_what_runs() -> None:
 def test_this_run_uses_the_build_its_environment_asks_for() -> None:
     pure = os.environ.get(PURE_ENV, "") not in ("", "0")
     assert compiled() == (twins_present() and not pure)
+
+
+def _make_variable(name: str) -> list[str]:
+    out = subprocess.run(
+        ["make", "-s", "--no-print-directory", "--eval", "print-%: ; @echo $($*)", f"print-{name}"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return out.split()
+
+
+def test_make_rebuilds_when_a_compiled_module_changes_and_tests_the_server_ones_pure() -> None:
+    sources = _make_variable("COMPILED_SOURCES")
+    assert {m.replace(".", "/") + ".py" for m in COMPILED_MODULES} <= set(sources)
+    pure_tests = _make_variable("PURE_TESTS")
+    for module in (m for m in COMPILED_MODULES if m.startswith("server.")):
+        _, package, name = module.split(".")
+        assert f"tests/server/{package}/test_{name}.py" in pure_tests, module

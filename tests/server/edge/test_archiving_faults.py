@@ -26,8 +26,9 @@ from records.schema import race_results, races
 from server.redis_io.batcher import ScriptBatcher
 from server.room.checklist import Verdict
 from server.room.race import Race, RoomConfig
+from server.storage.codec import MoveWrite
 from server.storage.keys import OUTBOX, RoomKeys, outbox_claim_key
-from server.storage.store import MoveWrite, RedisRoomStore
+from server.storage.store import RedisRoomStore
 
 
 async def test_a_process_killed_between_the_end_and_the_archive_loses_nothing(

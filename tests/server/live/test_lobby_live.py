@@ -23,7 +23,7 @@ from support.servers import MakeServer
 from support.wsclient import WsClient
 
 import protocol as p
-from server.live.connection import Outgoing
+from server.live.frames import Outgoing
 from server.live.lobby_live import LIMIT, MIN_GAP, LobbyLive, LobbyPicture
 from server.room.race import Race, RoomConfig
 from server.storage.keys import RoomKeys

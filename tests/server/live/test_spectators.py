@@ -10,7 +10,8 @@ from support.in_memory import Transport, connection, settled
 
 import core
 import protocol as p
-from server.live.connection import Connection, Flusher, Outgoing
+from server.live.connection import Connection, Flusher
+from server.live.frames import Outgoing
 from server.live.spectators import CROWD_CHUNK, SpectatorFeed
 from server.room.race import Race, RoomConfig, Status
 from server.room.view import FACE_DOWN

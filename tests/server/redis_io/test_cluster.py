@@ -15,7 +15,7 @@ import core
 import protocol as p
 from server.redis_io.cluster import ClusterResp, slot_of
 from server.redis_io.connect import connect
-from server.redis_io.resp import encode_command
+from server.redis_io.resp_encode import encode_command
 from server.storage.keys import RoomKeys
 
 

@@ -16,7 +16,8 @@ import protocol as p
 from server.redis_io.batcher import ScriptBatcher
 from server.room.checklist import LUA_VERDICTS, Verdict, lua_prelude, prefilter
 from server.room.race import Outcome, Race, RoomConfig
-from server.storage.store import MoveWrite, RedisRoomStore
+from server.storage.codec import MoveWrite
+from server.storage.store import RedisRoomStore
 
 LUA = ROOT / "server" / "storage" / "lua" / "move.lua"
 

@@ -11,8 +11,9 @@ from redis.asyncio import Redis
 import protocol as p
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.codec import MoveWrite, parse_entry_wire
 from server.storage.keys import DEADLINES, RoomKeys
-from server.storage.store import MoveWrite, RedisRoomStore, parse_entry_wire
+from server.storage.store import RedisRoomStore
 
 
 @pytest.fixture

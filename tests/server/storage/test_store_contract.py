@@ -16,9 +16,10 @@ from server.redis_io.batcher import ScriptBatcher
 from server.room.checklist import Verdict
 from server.room.matching import Ticket
 from server.room.race import Race, RaceError, RoomConfig, Status
+from server.storage.codec import MoveWrite
 from server.storage.keys import OUTBOX
 from server.storage.memory_store import MemoryFeed, MemoryRoomStore
-from server.storage.store import MoveWrite, RedisRoomStore, RoomStore
+from server.storage.store import RedisRoomStore, RoomStore
 
 
 @pytest.fixture(params=["redis", "memory"])
