@@ -241,6 +241,13 @@ async def bench_server(args: argparse.Namespace, base: dict[str, Any]) -> list[R
 SHIPPED_SERVER = re.compile(r"(\s*)server s1 127\.0\.0\.1:\d+(.*)")
 
 
+def haproxy_binary() -> str:
+    found = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
+    if found is None:
+        raise RuntimeError("haproxy is not installed (scripts/ensure-test-tools installs it)")
+    return found
+
+
 def haproxy_config(front: int, servers: list[int], stats: str) -> str:
     """The shipped deploy/haproxy.cfg, listening on `front`, in front of `servers`, its
     stats socket at `stats`; nothing else changed. Each backend's list of servers (both
@@ -288,9 +295,10 @@ async def bench_haproxy(args: argparse.Namespace, base: dict[str, Any], count: i
                 servers.append(await stack.enter_async_context(child(command, port, cpu, env)))
             config = Path(data) / "haproxy.cfg"
             config.write_text(haproxy_config(front, ports, str(Path(data) / "haproxy.sock")))
-            haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
             proxy = await stack.enter_async_context(
-                child([haproxy, "-db", "-f", str(config)], front, args.load_cpu, quiet=True)
+                child(
+                    [haproxy_binary(), "-db", "-f", str(config)], front, args.load_cpu, quiet=True
+                )
             )
             await asyncio.sleep(2.5)  # health checks: every server up
             pids = [s.pid for s in servers] + [redis.pid, proxy.pid]

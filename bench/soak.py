@@ -2,7 +2,7 @@
 
 ``python -m bench.soak --duration 3600 --interval 600`` starts a redis-server (AOF on) and
 two ``python -m server`` processes behind the shipped HAProxy config (deploy/haproxy.cfg,
-its ports moved to free ones; its third server is left down), and plays through HAProxy
+its ports moved to free ones, its servers these two), and plays through HAProxy
 with the terminal client's own reconnecting ``Seat`` (client_cli/seat.py) and its bot's
 planner, for ``--duration`` seconds:
 
@@ -27,13 +27,10 @@ import asyncio
 import contextlib
 import os
 import random
-import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +38,7 @@ import aiohttp
 from redis.asyncio import Redis
 
 from bench.loadgen import percentile
-from bench.server import ROOT, child
+from bench.server import child, haproxy_binary, haproxy_config
 from client_cli.bot import Planner
 from client_cli.seat import Seat
 from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
@@ -49,8 +46,6 @@ from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 __all__ = ["Row", "Soak", "main", "run"]
 
 SEEDS = (2, 3, 6, 7, 8, 9)  # Shaula deals the solver wins
-SHIPPED_FRONT = "127.0.0.1:8765"
-SHIPPED_SERVERS = ("127.0.0.1:8801", "127.0.0.1:8802", "127.0.0.1:8803")
 HEADER = (
     f"{'minute':>7} {'moves':>7} {'errors':>6} {'p50 ms':>7} {'p99 ms':>7} "
     f"{'RSS MiB (each)':>15} {'fds (each)':>11} {'Redis MiB':>9}"
@@ -216,39 +211,6 @@ def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def haproxy_config(tmp: Path, front: int, servers: list[int]) -> Path:
-    """deploy/haproxy.cfg with its frontend on `front` and its servers on `servers`."""
-    text = (ROOT / "deploy" / "haproxy.cfg").read_text()
-    text = text.replace(SHIPPED_FRONT, f"127.0.0.1:{front}")
-    for shipped, port in zip(SHIPPED_SERVERS, servers, strict=True):
-        text = text.replace(shipped, f"127.0.0.1:{port}")
-    path = tmp / "haproxy.cfg"
-    path.write_text(text)
-    return path
-
-
-@contextlib.contextmanager
-def haproxy(config: Path, tmp: Path, front: int) -> Iterator[None]:
-    binary = shutil.which("haproxy") or shutil.which("haproxy", path="/usr/sbin:/sbin")
-    if binary is None:
-        raise RuntimeError("haproxy is not installed (scripts/ensure-test-tools installs it)")
-    env = {"SOLRACE_HAPROXY_STATS": str(tmp / "haproxy.sock"), "PATH": "/usr/bin:/bin"}
-    with (tmp / "haproxy.log").open("wb") as log:
-        proc = subprocess.Popen([binary, "-db", "-f", str(config)], env=env, stdout=log, stderr=log)
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", front), 0.5):
-                break
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"haproxy did not start (see {tmp / 'haproxy.log'})")
-            time.sleep(0.05)
-        yield
-    finally:
-        proc.terminate()
-        proc.wait(10)
-
-
 @contextlib.asynccontextmanager
 async def servers(redis_url: str, ports: list[int]) -> AsyncIterator[list[int]]:
     """The server processes, running; their pids."""
@@ -284,17 +246,21 @@ async def run(args: argparse.Namespace, out: Out = print) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="solrace-soak-") as tmp_dir:
         tmp = Path(tmp_dir)
         async with RedisSupervisor(str(tmp / "redis")) as redis_url:
-            ports = [free_loopback_port() for _ in range(3)]  # the third stays down
+            ports = [free_loopback_port() for _ in range(2)]
             front = free_loopback_port()
-            async with servers(redis_url, ports[:2]) as pids:
-                with haproxy(haproxy_config(tmp, front, ports), tmp, front):
-                    url = f"http://127.0.0.1:{front}"
-                    await healthy(url)
-                    redis = Redis.from_url(redis_url)
-                    try:
-                        rows = await _soak(args, url, pids, redis, out)
-                    finally:
-                        await redis.aclose()
+            config = tmp / "haproxy.cfg"
+            config.write_text(haproxy_config(front, ports, str(tmp / "haproxy.sock")))
+            async with (
+                servers(redis_url, ports) as pids,
+                child([haproxy_binary(), "-db", "-f", str(config)], front, None, quiet=True),
+            ):
+                url = f"http://127.0.0.1:{front}"
+                await healthy(url)
+                redis = Redis.from_url(redis_url)
+                try:
+                    rows = await _soak(args, url, pids, redis, out)
+                finally:
+                    await redis.aclose()
     return rows
 
 
