@@ -57,9 +57,12 @@ def test_this_run_uses_the_build_its_environment_asks_for() -> None:
 
 
 def _make_variable(name: str) -> list[str]:
+    """The Makefile's own value of `name` (not one a calling `make VAR=...` passes down)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
     out = subprocess.run(
         ["make", "-s", "--no-print-directory", "--eval", "print-%: ; @echo $($*)", f"print-{name}"],
         cwd=ROOT,
+        env=env,
         check=True,
         capture_output=True,
         text=True,
