@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from support.client_screen import screen_text
+from support.signals import interruptible
 from textual.pilot import Pilot
 
 from client_cli.__main__ import build_parser
@@ -179,6 +180,7 @@ async def test_ctrl_c_stops_the_bot_cleanly(
         server_url,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
+        preexec_fn=interruptible,
     )
     assert bot.stdout is not None
     first = await asyncio.wait_for(bot.stdout.readline(), 20)

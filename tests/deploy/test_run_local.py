@@ -18,6 +18,7 @@ import aiohttp
 from support.paths import ROOT
 from support.ports import free_ports_in_a_row, port_open
 from support.server_processes import environment
+from support.signals import interruptible
 
 
 async def _healthy(port: int) -> bool:
@@ -61,6 +62,7 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a process group of its own, as in a terminal
+            preexec_fn=interruptible,
         )
     try:
 
@@ -92,8 +94,9 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
         if script.poll() is None:
             os.killpg(script.pid, signal.SIGKILL)
             script.wait(10)
-        # Redis has a session of its own: not in the group killed above.
-        for pid in re.findall(r"Redis on port \d+ started \(pid (\d+)", log.read_text()):
+        # Redis and the servers have sessions of their own: not in the group killed above.
+        started = r"(?:Redis|server) on port \d+ started \(pid (\d+)"
+        for pid in re.findall(started, log.read_text()):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pid), signal.SIGKILL)
         print(log.read_text())
