@@ -54,9 +54,8 @@ s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(7).startswith(b'+PONG') else 1)" 2>
 }
 
 start_server() {  # start_server PORT
-    # setsid too: Ctrl-C reaches this script alone, which stops the servers itself. A
-    # server that saw the ^C would exit at once, and this loop could take that for an end
-    # to restart from before the script's own trap ran.
+    # setsid too: Ctrl-C reaches this script alone, which stops everything itself, in
+    # order (the servers with SIGTERM, then Redis).
     setsid "$py" -m server --host 127.0.0.1 --port "$1" &
     servers[$1]=$!
     say "server on port $1 started (pid ${servers[$1]})"
