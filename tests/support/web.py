@@ -155,11 +155,7 @@ async def drag_move(page: Page, move: str) -> None:
     """Play `move` by dragging its card (and those on it) onto the target pile."""
     src, dst, *rest = move.split()
     n = int(rest[0]) if rest else 1
-    # Where the cards are once the last move's slide has ended (as a player sees them):
-    # two frames first, for an answer just drawn to have started its slide.
-    await page.evaluate(
-        "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-    )
+    # Where the cards are once the last move's slide has ended (as a player sees them).
     await page.wait_for_function("() => !document.getAnimations().length", polling=20)
     card = await page.locator(f"{pile(page, src)} .card").nth(-n).bounding_box()
     target = await page.locator(pile(page, dst)).bounding_box()
