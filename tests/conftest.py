@@ -92,11 +92,15 @@ def session_redis() -> Iterator[int]:
             proc.wait(5)
 
 
+def _empty(port: int) -> None:
+    flushed = command(port, "FLUSHALL")
+    assert flushed is True, flushed
+
+
 @pytest.fixture
 def redis_url(session_redis: int) -> str:
     """The session's Redis, empty (every database of it)."""
-    flushed = command(session_redis, "FLUSHALL")
-    assert flushed is True, flushed
+    _empty(session_redis)
     return f"redis://127.0.0.1:{session_redis}/0"
 
 
@@ -119,8 +123,7 @@ def session_redis_cluster() -> Iterator[list[int]]:
 def redis_cluster_url(session_redis_cluster: list[int]) -> str:
     """The session's Redis Cluster, every primary emptied; the URL of one node."""
     for port in session_redis_cluster:
-        flushed = command(port, "FLUSHALL")
-        assert flushed is True, flushed
+        _empty(port)
     return f"redis://127.0.0.1:{session_redis_cluster[0]}/0"
 
 

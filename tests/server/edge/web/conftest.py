@@ -9,7 +9,7 @@ end, and its own server (with its own records: a player's name is taken for good
   go on).
 - `browser`: the module's Chromium from /usr/bin (Playwright's own download is not
   available here); the contexts a test opened are closed when it ends.
-- `quiet_server`: a server of the test's own on an emptied Redis database.
+- `quiet_server`: a server of the test's own on a Redis database no other server uses.
 Pages come from `support.web.new_page(browser)`: a fresh context (its own localStorage)
 that records console errors, page errors and requests.
 
@@ -95,13 +95,9 @@ async def browser(module_browser: Browser) -> AsyncIterator[Browser]:
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def quiet_server(redis_url: str, tmp_path: Path) -> AsyncIterator[ServerProcess]:
-    """A server on a Redis database of its own, emptied first: no room of another test
-    runs there (the TV page chooses among every running room)."""
-    from redis.asyncio import Redis
-
+    """A server on a Redis database of its own (`redis_url` empties every database before
+    the test): no room the test's other server runs is there (the TV page chooses among
+    every running room)."""
     url = redis_url.rsplit("/", 1)[0] + "/9"
-    redis = Redis.from_url(url)
-    await redis.flushdb()
-    await redis.aclose()
     async for proc in _server(url, tmp_path / "server.log"):
         yield proc
