@@ -19,7 +19,7 @@ import msgpack
 
 from protocol.client_to_server import ClientToServer
 from protocol.codes import PROTOCOL_VERSION, ErrorCode
-from protocol.message import Message
+from protocol.message import Message, set_slots_directly
 from protocol.server_to_client import Error, ServerToClient
 
 __all__ = [
@@ -155,6 +155,7 @@ class Registry:
                 specs.append((f.name, _checker(hints[f.name]), required))
             assert cls.TYPE and cls.TYPE not in self._specs, cls
             self._specs[cls.TYPE] = _Spec(cls, tuple(specs))
+            set_slots_directly(cls)
 
     def build_trusted(self, data: dict[str, Any]) -> Message | Unexpected:
         """A message from a map this server wrote itself (e.g. read back from Redis):
