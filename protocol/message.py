@@ -23,6 +23,8 @@ def set_slots_directly(cls: type[Message]) -> None:
     2.1 µs for a `progress` against 0.9 µs this way, and several messages are built per
     move. Same signature (keyword-only fields, the same defaults, TypeError for a missing
     or unknown field), same object: only how the slots are filled differs."""
+    if hasattr(cls, "__post_init__"):
+        return
     fields = [f for f in dataclasses.fields(cls) if f.init]
     namespace: dict[str, Any] = {}
     params, body = [], []
@@ -36,8 +38,6 @@ def set_slots_directly(cls: type[Message]) -> None:
             namespace[f"_default_{f.name}"] = f.default
             params.append(f"{f.name}=_default_{f.name}")
         body.append(f"    _set_{f.name}(self, {f.name})\n")
-    if hasattr(cls, "__post_init__"):
-        return
     signature = f"self, *, {', '.join(params)}" if params else "self"
     source = f"def __init__({signature}):\n" + ("".join(body) or "    pass\n")
     exec(source, namespace)  # generated from the class's own field names
