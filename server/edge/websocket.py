@@ -119,8 +119,6 @@ async def _refuse_flooder(request: web.Request, address: str) -> None:
 async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
-    service = app[SERVICE]
-    dispatch = app[DISPATCH]
     ws = web.WebSocketResponse(
         compress=False,
         # aiohttp refuses a message of max_msg_size bytes or more; ours may be max_frame.
@@ -141,6 +139,20 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
     conn.transport = request.transport
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
+    # The socket's frames are read and answered in a task of their own. Under the request's
+    # task they would run beneath aiohttp's handler and every middleware: each frame read
+    # and each move's wait for Redis resumes and suspends that whole chain of coroutines,
+    # twice per move. Cancelling the request's task cancels this one, which cleans up as
+    # before.
+    return await asyncio.create_task(_serve(app, ws, conn, address))
+
+
+async def _serve(
+    app: web.Application, ws: web.WebSocketResponse, conn: Connection, address: str | None
+) -> web.WebSocketResponse:
+    settings = app[SETTINGS]
+    service = app[SERVICE]
+    dispatch = app[DISPATCH]
     app[SOCKETS].add(conn)
     conn.seen = window_start = opened = time.monotonic()
     log_opened(conn.id, address)
