@@ -58,7 +58,12 @@ class Game:
     piles: list[list[int]]  # read it freely (e.g. for a search key); change it only by push/pop
     talon: list[int]  # Moojub: face-down cards, the LAST is dealt first; [] otherwise
     history: list[str]  # canonical moves played since the deal (undone ones removed)
-    _stack: list[tuple[int, int]]  # (move code, whatever the subclass needs to undo it)
+    # The undo stack, as two lists of ints: each move's code, and whatever the subclass
+    # needs to undo it. Not a list of pairs: a pair per move is an object the garbage
+    # collector tracks and counts until the race is over, so a busy server's young
+    # collections came every few tens of thousands of moves, each a pause for every room.
+    _stack: list[int]
+    _aux: list[int]
     _moves: int
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -105,6 +110,7 @@ class Game:
         self.talon = []
         self.history = []
         self._stack = []
+        self._aux = []
         self._moves = 0
 
     def _deal(self, stock: list[int]) -> None:
@@ -151,6 +157,7 @@ class Game:
         new.talon = self.talon.copy()
         new.history = self.history.copy()
         new._stack = self._stack.copy()
+        new._aux = self._aux.copy()
         new._moves = self._moves
         self._copy_extra(new)
         return new
@@ -183,14 +190,15 @@ class Game:
         """Take back the last pushed or applied move exactly (a deal too) and return it."""
         if not self._stack:
             raise IllegalMove("nothing to undo")
-        code, aux = self._stack.pop()
-        self._unplay(code, aux)
+        code = self._stack.pop()
+        self._unplay(code, self._aux.pop())
         self.history.pop()
         self._moves -= 1
         return self._move_of[code]
 
     def _push(self, code: int) -> None:
-        self._stack.append((code, self._play(code)))
+        self._aux.append(self._play(code))
+        self._stack.append(code)
         self.history.append(self._text_of[code])
         self._moves += 1
 
@@ -206,7 +214,7 @@ class Game:
         """Take back the last move; it counts as a move. A Moojub deal cannot be undone."""
         if not self._stack:
             raise IllegalMove("nothing to undo")
-        if self._stack[-1][0] == DEAL_CODE:
+        if self._stack[-1] == DEAL_CODE:
             raise IllegalMove("a deal cannot be undone: it would show the talon")
         self.pop()
         self._moves += 2
