@@ -144,7 +144,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
     # and each move's wait for Redis resumes and suspends that whole chain of coroutines,
     # twice per move. Cancelling the request's task cancels this one, which cleans up as
     # before.
-    return await asyncio.create_task(_serve(app, ws, conn, address))
+    return await asyncio.create_task(_serve(app, ws, conn, address), name=f"socket {conn.id}")
 
 
 async def _serve(
