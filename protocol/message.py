@@ -25,11 +25,10 @@ def set_slots_directly(cls: type[Message]) -> None:
     or unknown field), same object: only how the slots are filled differs."""
     if hasattr(cls, "__post_init__"):
         return
-    fields = [f for f in dataclasses.fields(cls) if f.init]
     namespace: dict[str, Any] = {}
     params, body = [], []
-    for f in fields:
-        if f.default_factory is not dataclasses.MISSING or not f.kw_only:
+    for f in dataclasses.fields(cls):
+        if f.default_factory is not dataclasses.MISSING or not f.kw_only or not f.init:
             return  # only what every message is: keyword-only fields, plain defaults
         namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__
         if f.default is dataclasses.MISSING:

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 import protocol as p
+from protocol.message import set_slots_directly
 
 
 def _classes() -> list[type[p.Message]]:
@@ -44,3 +45,16 @@ def test_a_message_is_built_as_the_dataclass_builds_it(cls: type[p.Message]) -> 
     assert {k: getattr(built, k) for k in defaults} == defaults
     assert built == cls(**{k: values[k] for k in required})
     assert dataclasses.replace(message, **{k: values[k] for k in required}) == message
+
+
+def test_a_field_outside_the_constructor_keeps_the_dataclass_own() -> None:
+    # The generated __init__ sets only what it is passed: a field with init=False (set by
+    # the dataclass's own __init__ from its default) would be left empty.
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class Odd(p.Message):
+        a: int
+        b: int = dataclasses.field(default=2, init=False)
+
+    own = Odd.__init__
+    set_slots_directly(Odd)
+    assert Odd.__init__ is own and Odd(a=1).b == 2
