@@ -80,8 +80,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def honest(port: int, seconds: float, rate: float = 20.0) -> list[float]:
-    """Round trips (ms) of protocol pings sent `rate` times a second for `seconds`."""
+async def honest(
+    port: int, seconds: float, rate: float = 20.0, at_least: int = 0, settle: float = 0.5
+) -> list[float]:
+    """Round trips (ms) of protocol pings sent `rate` times a second for `seconds` (and
+    until `at_least` have gone), then waiting up to `settle` seconds for the answers still
+    due: those that come later are not counted."""
     latencies: list[float] = []
     sent: dict[int, float] = {}
     async with (
@@ -98,12 +102,14 @@ async def honest(port: int, seconds: float, rate: float = 20.0) -> list[float]:
         reader = asyncio.create_task(read())
         deadline = time.monotonic() + seconds
         i = 0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline or i < at_least:
             i += 1
             sent[i] = time.perf_counter()
             await ws.send_str(json.dumps({"type": "ping", "v": 1, "id": i}))
             await asyncio.sleep(1 / rate)
-        await asyncio.sleep(0.5)  # the last answers
+        settled = time.monotonic() + settle
+        while sent and time.monotonic() < settled:  # the last answers
+            await asyncio.sleep(0.01)
         reader.cancel()
         await asyncio.gather(reader, return_exceptions=True)
     return latencies

@@ -16,7 +16,8 @@ async def test_the_flood_is_closed_and_the_honest_client_answered(
     counts = await flood(port, 2.0, pings=2_000)
     assert counts["connections"] == 3 and counts["closed_1008"] == 3, counts
     assert counts["pongs"] < 3 * 200  # a burst's worth each, not 2,000
-    latencies = await honest(port, 0.5)
+    # Counted, not timed: on a loaded machine a 0.5 s window held two pings' answers.
+    latencies = await honest(port, 0.5, at_least=5, settle=30.0)
     assert len(latencies) >= 5
     text = table([Phase("quiet", latencies, {}), Phase("60k pings", latencies, counts)])
     assert text.splitlines()[0].split()[:2] == ["phase", "samples"]
