@@ -145,7 +145,6 @@ class Moves:
                 )
             reached = list(splits) if splits != session.splits else None
             event = progress_event(game, seat, text, now, reached)
-            won, stuck = event.won, event.stuck
             write = MoveWrite(
                 local.id,
                 race.round,
@@ -155,7 +154,7 @@ class Moves:
                 text,
                 now,
                 event,
-                now if won or stuck else None,
+                now if event.won or event.stuck else None,
                 conn.token_hash or "",
                 list(splits),
             )
@@ -173,9 +172,7 @@ class Moves:
                 session.accepted(text, seq, splits)
                 conn.send(self._with_board(session, race, result.answer))
                 self.ctx.metrics.moves_accepted.inc()
-                if won or stuck:
-                    self.ctx.hub.spawn(self.ctx.hub.tick(local.id))
-                return
+                return  # a seat done: the room's timer finishes the race when it is due
             # Not accepted: the board is ahead of the truth; rebuild it from Redis.
             session.restore()
             await self._reload(local, session)

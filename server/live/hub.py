@@ -43,13 +43,14 @@ from server.room.view import (
 from server.storage.codec import parse_entry, parse_entry_wire
 from server.storage.feed import Feed
 from server.storage.keys import RoomKeys
-from server.storage.store import RoomStore
+from server.storage.store import UNAVAILABLE_ERRORS, RoomStore
 
 __all__ = ["Hub", "LocalRoom"]
 
 log = logging.getLogger(__name__)
 
 RECENT = 256  # events kept in memory per room for sockets attaching mid-stream
+TICK_RETRY = 1.0  # seconds before a deadline whose transition found Redis out of reach is retried
 
 
 class LocalRoom:
@@ -191,11 +192,16 @@ class LocalRoom:
         """`wire` and `entry`, when given, are the event's wire map and logged bytes (as
         pub/sub delivered it), so neither is built again."""
         seat = race.seats.get(event.seat)
+        done = False
         if seat is not None:
+            done = seat.done
             seat.progress, seat.moves = event.progress, event.moves
             seat.won, seat.stuck = event.won, event.stuck
             if event.splits is not None:
                 seat.splits = list(event.splits)
+            if not seat.ghost:  # as the store keeps it (a ghost's is its recorded time)
+                seat.done_at = event.at if seat.won or seat.stuck else None
+            done = seat.done != done
         session = self.sessions.get(event.seat)
         if session is not None:
             session.follow(event)
@@ -205,6 +211,8 @@ class LocalRoom:
         self._fan_out(event, race, wire)
         if seat is not None and seat.ghost:
             self.run_in_order(self._follow_ghost)
+        elif done:  # the finish may be due now (Race.next_deadline), or no longer
+            self._arm()
 
     async def _follow_ghost(self) -> None:
         """The ghost moved (the race's own step): its next step is the room's next
@@ -425,7 +433,20 @@ class LocalRoom:
     def _due(self) -> None:
         self._timer = None
         self._timer_at = None
-        self.hub.spawn(self.hub.tick(self.id))
+        self.hub.spawn(self._tick())
+
+    async def _tick(self) -> None:
+        try:
+            await self.hub.tick(self.id)
+        except UNAVAILABLE_ERRORS as exc:
+            # Redis out of reach (a restart, a failover): the deadline is still due, so it
+            # is tried again here, soon, for as long as the room is open here (the sweeper
+            # is the backup). A finish not retried would leave the race running for ever.
+            log.warning("room %s: its deadline waits for Redis: %s", self.id, exc)
+            if self._task is not None and not self._task.done() and self._timer is None:
+                loop = asyncio.get_running_loop()
+                self._timer_at = None
+                self._timer = loop.call_later(TICK_RETRY, self._due)
 
 
 class Hub:

@@ -238,6 +238,14 @@ class Race:
         if self.status is Status.COUNTDOWN:
             return self.start_at
         if self.status is Status.RUNNING:
+            live = [s for s in self.seats.values() if not s.ghost]
+            if all(s.done for s in live):
+                # The finish is due (a ghost runs to its end first, `tick`): the last seat
+                # got done by a move (move.lua), which writes no transition. A deadline like
+                # any other, it is tried again when its write fails (Redis out of reach
+                # then), by any process holding the room open: a race that nobody finished
+                # would stay running for ever.
+                return max((s.done_at or 0.0 for s in live), default=0.0)
             times = [s.grace_until for s in self.seats.values() if s.grace_until and s.racing]
             if self.ends_at is not None:
                 times.append(self.ends_at)

@@ -1,7 +1,10 @@
 """Whole races over real WebSockets against a real Redis."""
 
+from collections.abc import Callable
+
 import pytest
 import websockets
+from redis.exceptions import ConnectionError as RedisConnectionError
 from support.databases import scratch_database_url
 from support.http import create_room, get_json
 from support.ports import free_port
@@ -10,6 +13,8 @@ from support.wsclient import WsClient
 
 import core
 import protocol as p
+from server.room.race import Outcome, Race
+from server.storage.store import Applied, RedisRoomStore
 
 
 async def test_two_players_race_and_a_spectator_watches(server_url: str) -> None:
@@ -87,6 +92,43 @@ async def test_shutdown_closes_sockets_with_going_away(redis_url: str) -> None:
             while True:  # her own `joined` may still come before the close
                 await ann.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+
+
+async def test_the_race_finishes_when_its_finishing_write_first_fails(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The last racer's winning move is stored; the transition that ends the race then finds
+    # Redis out of reach (as in a restart). It must be tried again: nothing else is due in
+    # a race whose every seat is done, and it stayed `running` for ever.
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    room = (await create_room(url, seed=617, seats=1))["id"]
+    line = core.solve(core.new_game("shaula", 617)).moves
+    failing = [0]
+    real = RedisRoomStore._transact
+
+    async def transact(
+        self: RedisRoomStore, room: str, action: Callable[[Race], Outcome], now: float
+    ) -> Applied:
+        if failing[0] > 0:
+            failing[0] -= 1
+            raise RedisConnectionError("Connection reset by peer")
+        return await real(self, room, action, now)
+
+    monkeypatch.setattr(RedisRoomStore, "_transact", transact)
+    async with WsClient.connect(url) as ann:
+        await ann.join(room, "ann")
+        await ann.send(p.Start())
+        await ann.expect(p.RaceStarted)
+        for seq, move in enumerate(line[:-1], start=1):
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect(p.Accepted)
+        failing[0] = 2
+        await ann.send(p.Move(seq=len(line), move=line[-1]))
+        assert (await ann.expect(p.Accepted)).won
+        finished = await ann.expect(p.RaceFinished, timeout=15)
+    assert failing[0] == 0 and finished.reason == "all_done"
+    status, body = await get_json(f"{url}/rooms/{room}")
+    assert status == 200 and body["room"]["status"] == "finished"
 
 
 async def test_a_race_played_to_the_win_ranks_winners_by_time(make_server: MakeServer) -> None:

@@ -68,6 +68,9 @@ def test_a_live_win_beats_a_ghost_whose_run_ended_short() -> None:
     race.tick(3.0 + 10.0)
     bo = race.seats[0]
     bo.progress, bo.moves, bo.won, bo.done_at = 52, 120, True, 3.0 + 25.0
+    # The win is stored by the move script: the finish is due at once, not at the
+    # ghost's next recorded move.
+    assert race.next_deadline() == 3.0 + 25.0
     race.tick(3.0 + 25.0)
     assert race.status is Status.FINISHED and race.results is not None
     by_seat = {r["seat"]: r for r in race.results}

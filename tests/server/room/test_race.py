@@ -112,6 +112,22 @@ def test_race_ends_when_everyone_is_done_and_ranks_results() -> None:
     assert race.status is Status.FINISHED
 
 
+def test_a_race_whose_every_seat_is_done_is_due_to_finish() -> None:
+    # The last seat's win is stored by the move script, not by a transition: the finish is
+    # a deadline like any other, so a finish that could not be written (Redis out of reach
+    # then) is tried again, by any process, and not left running for ever.
+    race = running(time_limit=600.0)
+    bo = race.seats[1]
+    bo.progress, bo.moves, bo.won, bo.done_at = 52, 90, True, 9.0
+    assert race.next_deadline() == 605.0  # ann still racing: only the time limit
+    ann = race.seats[0]
+    ann.progress, ann.moves, ann.stuck, ann.done_at = 12, 25, True, 10.0
+    due = race.next_deadline()
+    assert due is not None and due <= 10.0
+    assert types(race.tick(due).events) == ["finished"]
+    assert race.next_deadline() is None
+
+
 def test_time_limit_ends_the_race() -> None:
     race = running(time_limit=60.0)
     assert race.ends_at == 65.0 and race.next_deadline() == 65.0
