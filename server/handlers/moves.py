@@ -160,10 +160,12 @@ class Moves:
             )
             try:
                 result = await store.submit_move(write)
-            except UNAVAILABLE_ERRORS:
-                # Nothing is known to have changed: the board goes back, and is checked
-                # against Redis before the next move (the move may have been applied with
-                # its answer lost: the same seq then gets that answer).
+            except BaseException:
+                # Whatever failed (Redis out of reach or still loading its data, the socket
+                # closed): nothing is known to have changed, so the board goes back, and is
+                # checked against Redis before the next move (the move may have been applied
+                # with its answer lost: the same seq then gets that answer). A board that
+                # kept the move refused the same move sent again as illegal, for good.
                 session.restore()
                 session.stale = True
                 raise

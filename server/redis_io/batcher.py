@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from redis.asyncio import RedisCluster
-from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import BusyLoadingError, NoScriptError, ResponseError
 
 from server.redis_io.connect import AnyRedis, LeanClient, lean_client
 from server.redis_io.resp import RespConnection
@@ -72,6 +72,19 @@ def _noscript(reply: Any) -> bool:
     return isinstance(reply, NoScriptError) or (
         isinstance(reply, ResponseError) and "NOSCRIPT" in str(reply)
     )
+
+
+def _classified(reply: Any) -> Any:
+    """An error reply as redis-py's own parser would raise it: NOSCRIPT (load the script
+    and try again), LOADING (a Redis started again and still reading its data: an outage,
+    which the callers answer `unavailable`, not a failure of the call)."""
+    if isinstance(reply, ResponseError) and not isinstance(reply, NoScriptError):
+        text = str(reply)
+        if text.startswith("NOSCRIPT"):
+            return NoScriptError(text)
+        if text.startswith("LOADING"):
+            return BusyLoadingError(text)
+    return reply
 
 
 def _fail(batch: list[_Call], error: Exception) -> None:
@@ -233,10 +246,7 @@ class ScriptBatcher:
                 for item in batch:
                     pipe.evalsha(*item.evalsha_args())
                 results = await pipe.execute(raise_on_error=False)
-        return [
-            NoScriptError(str(r)) if isinstance(r, ResponseError) and "NOSCRIPT" in str(r) else r
-            for r in results
-        ]
+        return [_classified(r) for r in results]
 
     async def close(self) -> None:
         if self._tasks:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
+import socket
 import statistics
+import subprocess
 import time
 from pathlib import Path
 
@@ -24,8 +27,10 @@ from support.fleet import Racer, check_boards, fleet
 from support.http import create_room, get_json
 from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
+from support.redis_cluster import command, wait_up
 from support.wsclient import WsClient
 
+import core
 import protocol as p
 from server.edge.app import create_app
 from server.settings import Settings
@@ -170,4 +175,89 @@ async def test_a_join_while_redis_restarts_gets_in_once_it_is_back(tmp_path: Pat
             assert isinstance(answer, p.Welcome), answer
     finally:
         await runner.cleanup()
+        redis.stop()
+
+
+def wait_loading(port: int, limit: float = 10.0) -> None:
+    """Return once the redis-server on `port` answers LOADING (it is reading its data).
+    A raw PING: redis-py's client would retry LOADING until the data is in."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=2.0) as link:
+                link.sendall(b"PING\r\n")
+                reply = link.recv(256)
+        except OSError:
+            time.sleep(0.01)
+            continue
+        assert reply.startswith(b"-LOADING"), f"Redis answered {reply!r}: it had loaded already"
+        return
+    raise AssertionError(f"redis-server on port {port} did not start")
+
+
+async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis started again answers LOADING until its data is read back. A move sent then is
+    refused `unavailable` and its seat's board must go back to the accepted moves: it kept
+    the move, the same move sent again was refused `illegal_move` for ever after, and the
+    player could not go on. Here the player sends it again until it is accepted, then
+    plays the deal out."""
+    caplog.set_level(logging.WARNING)
+    data = tmp_path / "redis"
+    data.mkdir()
+    redis = OwnRedis(data, "--enable-debug-command", "yes")
+    redis.start()
+    port = free_port()
+    settings = Settings(
+        database_url=scratch_database_url(),
+        port=port,
+        redis_url=redis.url,
+        redis_cutoff=60.0,  # the socket waits out the restart, not handed on
+        rate_per_second=1000.0,
+        rate_burst=1000.0,
+    )
+    runner = web.AppRunner(create_app(settings))
+    try:
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        url = f"http://127.0.0.1:{port}"
+        room = (await create_room(url, seed=617, seats=1))["id"]
+        line = core.solve(core.new_game("shaula", 617)).moves
+        async with WsClient.connect(url) as ann:
+            await ann.join(room, "ann")
+            await ann.send(p.Start())
+            await ann.expect(p.RaceStarted)
+            for seq, move in enumerate(line[:5], start=1):
+                await ann.send(p.Move(seq=seq, move=move))
+                await ann.expect(p.Accepted)
+            # Enough data that reading it back takes a while (seconds), saved with the room.
+            await asyncio.to_thread(command, redis.port, "DEBUG", "POPULATE", 1_500_000)
+            await asyncio.to_thread(command, redis.port, "SAVE")
+            redis.stop()
+            assert redis.proc is not None
+            redis.proc = subprocess.Popen(redis.args, stdout=subprocess.DEVNULL)
+            # The move goes once Redis answers, while it loads: straight to the move script
+            # (a move refused while Redis was down makes the seat reload first, which waits).
+            await asyncio.to_thread(wait_loading, redis.port)
+            refused = 0
+            while True:  # as a client does: the same seq again until it is answered
+                await ann.send(p.Move(seq=6, move=line[5]))
+                answer = await ann.expect(p.Accepted | p.Refused | p.Error, timeout=30)
+                if isinstance(answer, p.Accepted):
+                    break
+                assert answer.code == "unavailable", answer
+                refused += 1
+                await asyncio.sleep(0.05)
+            assert refused > 0
+            assert any("LOADING" in record.getMessage() for record in caplog.records)
+            for seq, move in enumerate(line[6:], start=7):
+                await ann.send(p.Move(seq=seq, move=move))
+                answer = await ann.expect(p.Accepted | p.Refused | p.Error)
+                assert isinstance(answer, p.Accepted), (seq, move, answer)
+            assert answer.won
+    finally:
+        await runner.cleanup()
+        if redis.proc is not None:
+            await asyncio.to_thread(wait_up, redis.port, redis.proc, 60.0)
         redis.stop()
