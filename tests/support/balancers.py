@@ -117,7 +117,26 @@ def haproxy(
             command, front, env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit
         ) as proc,
     ):
+        _wait_stats(stats_socket, proc)
         yield proc
+
+
+def _wait_stats(sock: Path, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
+    """Until HAProxy's stats socket takes connections: it is made after the front listens
+    (a loaded machine showed the gap: "No such file or directory" on the first query)."""
+    deadline = time.monotonic() + limit
+    while True:
+        with socket.socket(socket.AF_UNIX) as s:
+            try:
+                s.connect(str(sock))
+                return
+            except (FileNotFoundError, ConnectionRefusedError):
+                pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"HAProxy exited with {proc.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"HAProxy's stats socket {sock} never took a connection")
+        time.sleep(0.02)
 
 
 def stats(sock: Path, command: str) -> str:
