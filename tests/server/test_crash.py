@@ -10,10 +10,13 @@ from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
 
-from server.edge.sweeper import reap_dead_seats
+import protocol as p
+from server.edge.sweeper import reap_dead_seats, sweep_once
 from server.live.hub import Hub
 from server.redis_io.batcher import ScriptBatcher
+from server.room.checklist import Verdict
 from server.room.race import Race, RoomConfig, Status
+from server.storage.codec import MoveWrite
 from server.storage.feed import RedisFeed
 from server.storage.keys import ROOMS, RoomKeys, process_key
 from server.storage.store import RedisRoomStore
@@ -52,6 +55,44 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis)
     assert alive in await store.processes()
     await store.drop_process(alive)
     await redis.delete(process_key(alive))
+    await batcher.close()
+    await redis.aclose()
+
+
+async def test_a_race_won_on_a_process_that_died_before_finishing_it_is_finished(
+    own_redis: OwnRedis,
+) -> None:
+    # The last racer's winning move is stored by the move script, which writes no
+    # deadline; its process died before the transition that ends the race. Letting go of
+    # its seats writes the finish as the room's deadline, and the sweep finishes it.
+    redis = Redis.from_url(own_redis.url)
+    batcher = ScriptBatcher(redis)
+    store = RedisRoomStore(redis, batcher)
+    hub = Hub(store, RedisFeed(redis))
+    now = time.time()
+    room = f"crash{uuid.uuid4().hex[:8]}"
+    config = RoomConfig("shaula", seats=1, countdown=0.0)
+    await store.create(Race(room=room, config=config, seed=4, created_at=now))
+    dead = f"dead{uuid.uuid4().hex[:6]}"
+    await store.heartbeat(dead, 10.0)
+    await store.forget_process(dead)  # its heartbeat lapsed
+    await store.hold(dead, room)
+    await store.transact(room, lambda r: r.join("gone", "h", now, f"{dead}-1")[1], now)
+    await store.transact(room, lambda r: r.start(0, now), now)
+    await store.transact(room, lambda r: r.tick(now), now)
+    await sweep_once(hub, now + 0.5)  # the deadlines passed are dropped
+    won = p.Progress(version=0, at=now, seat=0, progress=52, moves=1, won=True, stuck=False)
+    write = MoveWrite(room, 1, 0, 1, 0, "t1 f1", now + 1, won, now + 1, "h")
+    assert (await store.submit_move(write)).kind is Verdict.OK
+    await sweep_once(hub, now + 2)
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.status is Status.RUNNING  # nothing due yet
+
+    assert await reap_dead_seats(hub, now + 3) == 1
+    await sweep_once(hub, now + 4)
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.status is Status.FINISHED
+    assert loaded.race.finish_reason == "all_done"
     await batcher.close()
     await redis.aclose()
 
