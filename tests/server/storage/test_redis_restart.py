@@ -22,12 +22,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 from aiohttp import web
+from redis import Redis as SyncRedis
 from support.databases import scratch_database_url
 from support.fleet import Racer, check_boards, fleet
 from support.http import create_room, get_json
 from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
-from support.redis_cluster import command, wait_up
+from support.redis_cluster import wait_up
 from support.wsclient import WsClient
 
 import core
@@ -178,6 +179,14 @@ async def test_a_join_while_redis_restarts_gets_in_once_it_is_back(tmp_path: Pat
         redis.stop()
 
 
+def fill_and_save(port: int, keys: int) -> None:
+    """`keys` more keys in the Redis on `port`, all saved (seconds each on a busy machine:
+    no reply deadline)."""
+    with SyncRedis(port=port, socket_timeout=None) as client:
+        client.execute_command("DEBUG", "POPULATE", keys)
+        client.save()
+
+
 def wait_loading(port: int, limit: float = 10.0) -> None:
     """Return once the redis-server on `port` answers LOADING (it is reading its data).
     A raw PING: redis-py's client would retry LOADING until the data is in."""
@@ -232,8 +241,7 @@ async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
                 await ann.send(p.Move(seq=seq, move=move))
                 await ann.expect(p.Accepted)
             # Enough data that reading it back takes a while (seconds), saved with the room.
-            await asyncio.to_thread(command, redis.port, "DEBUG", "POPULATE", 1_500_000)
-            await asyncio.to_thread(command, redis.port, "SAVE")
+            await asyncio.to_thread(fill_and_save, redis.port, 1_500_000)
             redis.stop()
             assert redis.proc is not None
             redis.proc = subprocess.Popen(redis.args, stdout=subprocess.DEVNULL)
