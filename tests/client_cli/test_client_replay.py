@@ -80,9 +80,11 @@ async def test_the_keys_step_jump_and_play() -> None:
         await pilot.press("tab")
         assert app.boards.shown() == [1]
         # Play at 16x from a few moves before the end: it gets there by itself.
-        model.go(model.total - 6)
+        start = model.total - 6
+        model.go(start)
         await pilot.press("s", "s", "space")
-        assert app.speed == 16 and app.playing
+        # Playing, or (a loaded machine answering the keys late) already moves further on.
+        assert app.speed == 16 and (app.playing or model.pos > start)
         await until(pilot, lambda: model.pos == model.total, timeout=10)
         await until(pilot, lambda: not app.playing)
 
