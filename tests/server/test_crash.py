@@ -3,8 +3,10 @@
 import asyncio
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import pytest
 from redis.asyncio import Redis
 from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
@@ -19,24 +21,40 @@ from server.room.race import Race, RoomConfig, Status
 from server.storage.codec import MoveWrite
 from server.storage.feed import RedisFeed
 from server.storage.keys import ROOMS, RoomKeys, process_key
-from server.storage.store import RedisRoomStore
+from server.storage.store import RedisRoomStore, RoomStore
 
 
-async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis) -> None:
+@pytest.fixture
+async def running_hub(own_redis: OwnRedis) -> AsyncIterator[tuple[Redis, Hub]]:
+    """A hub over its own Redis, as a process has it (no server around it), and that Redis."""
     redis = Redis.from_url(own_redis.url)
     batcher = ScriptBatcher(redis)
-    store = RedisRoomStore(redis, batcher)
-    hub = Hub(store, RedisFeed(redis))
+    yield redis, Hub(RedisRoomStore(redis, batcher), RedisFeed(redis))
+    await batcher.close()
+    await redis.aclose()
+
+
+async def _dead_process(store: RoomStore) -> str:
+    """A process that beat once and whose heartbeat lapsed."""
+    dead = f"dead{uuid.uuid4().hex[:6]}"
+    await store.heartbeat(dead, 10.0)
+    await store.forget_process(dead)
+    return dead
+
+
+async def test_racers_of_a_dead_process_get_the_grace_clock(
+    running_hub: tuple[Redis, Hub],
+) -> None:
+    redis, hub = running_hub
+    store = hub.store
     now = time.time()
     room = f"crash{uuid.uuid4().hex[:8]}"
     race = Race(
         room=room, config=RoomConfig("shaula", grace=7.0, countdown=0.0), seed=4, created_at=now
     )
     await store.create(race)
-    dead, alive = f"dead{uuid.uuid4().hex[:6]}", f"alive{uuid.uuid4().hex[:6]}"
+    dead, alive = await _dead_process(store), f"alive{uuid.uuid4().hex[:6]}"
     await store.heartbeat(alive, 10.0)
-    await store.heartbeat(dead, 10.0)
-    await store.forget_process(dead)  # its heartbeat lapsed
     for process in (dead, alive):  # as Lobby.join does
         await store.hold(process, room)
     await store.transact(room, lambda r: r.join("gone", "h", now, f"{dead}-1")[1], now)
@@ -55,27 +73,21 @@ async def test_racers_of_a_dead_process_get_the_grace_clock(own_redis: OwnRedis)
     assert alive in await store.processes()
     await store.drop_process(alive)
     await redis.delete(process_key(alive))
-    await batcher.close()
-    await redis.aclose()
 
 
 async def test_a_race_won_on_a_process_that_died_before_finishing_it_is_finished(
-    own_redis: OwnRedis,
+    running_hub: tuple[Redis, Hub],
 ) -> None:
     # The last racer's winning move is stored by the move script, which writes no
     # deadline; its process died before the transition that ends the race. Letting go of
     # its seats writes the finish as the room's deadline, and the sweep finishes it.
-    redis = Redis.from_url(own_redis.url)
-    batcher = ScriptBatcher(redis)
-    store = RedisRoomStore(redis, batcher)
-    hub = Hub(store, RedisFeed(redis))
+    _, hub = running_hub
+    store = hub.store
     now = time.time()
     room = f"crash{uuid.uuid4().hex[:8]}"
     config = RoomConfig("shaula", seats=1, countdown=0.0)
     await store.create(Race(room=room, config=config, seed=4, created_at=now))
-    dead = f"dead{uuid.uuid4().hex[:6]}"
-    await store.heartbeat(dead, 10.0)
-    await store.forget_process(dead)  # its heartbeat lapsed
+    dead = await _dead_process(store)
     await store.hold(dead, room)
     await store.transact(room, lambda r: r.join("gone", "h", now, f"{dead}-1")[1], now)
     await store.transact(room, lambda r: r.start(0, now), now)
@@ -93,8 +105,6 @@ async def test_a_race_won_on_a_process_that_died_before_finishing_it_is_finished
     loaded = await store.load(room)
     assert loaded is not None and loaded.race.status is Status.FINISHED
     assert loaded.race.finish_reason == "all_done"
-    await batcher.close()
-    await redis.aclose()
 
 
 async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> None:
@@ -133,14 +143,14 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
         await runner.cleanup()
 
 
-async def test_reaping_asks_about_each_process_once_not_once_per_seat(own_redis: OwnRedis) -> None:
+async def test_reaping_asks_about_each_process_once_not_once_per_seat(
+    running_hub: tuple[Redis, Hub],
+) -> None:
     """The reaper runs every few seconds over every running room: an EXISTS per held seat
     (1,000 racers: 1,000 round trips, 176 ms of CPU per sweep) was most of an idle
     server's background work."""
-    redis = Redis.from_url(own_redis.url)
-    batcher = ScriptBatcher(redis)
-    store = RedisRoomStore(redis, batcher)
-    hub = Hub(store, RedisFeed(redis))
+    redis, hub = running_hub
+    store = hub.store
     now = time.time()
     process = f"p{uuid.uuid4().hex[:8]}"
     await store.heartbeat(process, 10.0)
@@ -165,8 +175,6 @@ async def test_reaping_asks_about_each_process_once_not_once_per_seat(own_redis:
     assert process in registered
     await store.drop_process(process)
     await redis.delete(process_key(process))
-    await batcher.close()
-    await redis.aclose()
 
 
 async def test_a_dead_process_racer_is_let_go_however_many_rooms_are_newer(

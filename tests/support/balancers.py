@@ -18,7 +18,7 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -76,14 +76,21 @@ def haproxy_config(tmp: Path, front: int, servers: list[int]) -> Path:
 
 
 def wait_listening(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
+    _wait_for(lambda: port_open(port), proc, limit, f"listening on {port}")
+
+
+def _wait_for(
+    ready: Callable[[], bool], proc: subprocess.Popen[bytes], limit: float, what: str
+) -> None:
+    """Until `ready()`; RuntimeError if `proc` exits first or `limit` seconds pass."""
     deadline = time.monotonic() + limit
     while True:
-        if port_open(port):
+        if ready():
             return
         if proc.poll() is not None:
-            raise RuntimeError(f"exited with {proc.returncode} before listening on {port}")
+            raise RuntimeError(f"exited with {proc.returncode} before {what}")
         if time.monotonic() > deadline:
-            raise RuntimeError(f"nothing listens on {port}")
+            raise RuntimeError(f"not {what} after {limit} s")
         time.sleep(0.02)
 
 
@@ -124,19 +131,16 @@ def haproxy(
 def _wait_stats(sock: Path, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
     """Until HAProxy's stats socket takes connections: it is made after the front listens
     (a loaded machine showed the gap: "No such file or directory" on the first query)."""
-    deadline = time.monotonic() + limit
-    while True:
-        with socket.socket(socket.AF_UNIX) as s:
-            try:
-                s.connect(str(sock))
-                return
-            except (FileNotFoundError, ConnectionRefusedError):
-                pass
-        if proc.poll() is not None:
-            raise RuntimeError(f"HAProxy exited with {proc.returncode}")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"HAProxy's stats socket {sock} never took a connection")
-        time.sleep(0.02)
+    _wait_for(lambda: _takes_connections(sock), proc, limit, f"taking connections on {sock}")
+
+
+def _takes_connections(sock: Path) -> bool:
+    with socket.socket(socket.AF_UNIX) as s:
+        try:
+            s.connect(str(sock))
+        except (FileNotFoundError, ConnectionRefusedError):
+            return False
+        return True
 
 
 def stats(sock: Path, command: str) -> str:
