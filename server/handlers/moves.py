@@ -10,6 +10,7 @@ board as it was, and the same seq may be sent again.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 
 import protocol as p
@@ -26,6 +27,8 @@ from server.storage.codec import MoveWrite
 from server.storage.store import UNAVAILABLE_ERRORS
 
 __all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
+
+log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
@@ -60,7 +63,9 @@ class Moves:
         started = time.perf_counter()
         try:
             await self._move(conn, msg)
-        except UNAVAILABLE_ERRORS:
+        except UNAVAILABLE_ERRORS as exc:
+            # An outage, not a bug: one line, no traceback (as for any other message).
+            log.warning("handling %s: Redis unavailable: %s", msg.TYPE, exc)
             self._refuse(conn, msg.seq, Verdict.UNAVAILABLE)
         finally:
             self.ctx.metrics.move_latency.observe(time.perf_counter() - started)

@@ -68,12 +68,6 @@ class _Call:
         return (self.script.sha, len(self.keys), *self.keys, *self.fixed, *self.args)
 
 
-def _noscript(reply: Any) -> bool:
-    return isinstance(reply, NoScriptError) or (
-        isinstance(reply, ResponseError) and "NOSCRIPT" in str(reply)
-    )
-
-
 def _classified(reply: Any) -> Any:
     """An error reply as redis-py's own parser would raise it: NOSCRIPT (load the script
     and try again), LOADING (a Redis started again and still reading its data: an outage,
@@ -188,13 +182,15 @@ class ScriptBatcher:
         if isinstance(replies, Exception):
             _fail(batch, replies)
             return
-        if any(map(_noscript, replies)):
-            # Redis forgot the scripts (restarted): load them, send those calls again.
-            self._inflight += 1
-            task = asyncio.ensure_future(self._settle_reloading(batch, list(replies)))
-            self._tasks.add(task)
-            task.add_done_callback(self._sent)
-            return
+        if any(isinstance(reply, ResponseError) for reply in replies):
+            replies = [_classified(reply) for reply in replies]
+            if any(isinstance(reply, NoScriptError) for reply in replies):
+                # Redis forgot the scripts (restarted): load them, send those calls again.
+                self._inflight += 1
+                task = asyncio.ensure_future(self._settle_reloading(batch, replies))
+                self._tasks.add(task)
+                task.add_done_callback(self._sent)
+                return
         _settle(batch, replies)
 
     async def _send(self, batch: list[_Call]) -> None:
@@ -210,7 +206,7 @@ class ScriptBatcher:
     async def _settle_reloading(self, batch: list[_Call], results: list[Any]) -> None:
         """Settle the batch, after sending again the calls Redis did not know the script
         of (loaded first): only those, the others ran."""
-        missing = [i for i, r in enumerate(results) if _noscript(r)]
+        missing = [i for i, r in enumerate(results) if isinstance(r, NoScriptError)]
         if missing:
             try:
                 for script in {batch[i].script for i in missing}:
