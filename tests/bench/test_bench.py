@@ -105,12 +105,18 @@ async def test_the_floor_keeps_every_message_in_redis_before_relaying_it(redis_u
     assert kept == result.sent
     # What Redis ran per move in the measured interval: the script and its two commands.
     assert {"evalsha", "xadd", "publish"} <= set(result.redis["calls"])
+    assert result.redis["usec_per_script_call"] > 0
 
 
-def test_redis_commands_and_bytes_are_counted_per_move() -> None:
-    before = {"calls": {"evalsha": 10, "rpush": 20, "hset": 5}, "aof_bytes": 1000}
+def test_redis_commands_bytes_and_script_time_are_counted_per_move() -> None:
+    before = {
+        "calls": {"evalsha": 10, "rpush": 20, "hset": 5},
+        "usec": {"evalsha": 300, "rpush": 40, "hset": 10},
+        "aof_bytes": 1000,
+    }
     after = {
         "calls": {"evalsha": 110, "rpush": 220, "hset": 5, "publish": 100},
+        "usec": {"evalsha": 6_500, "rpush": 440, "hset": 10, "publish": 150},
         "aof_bytes": 49_400,
     }
     got = redis_difference(before, after, moves=100)
@@ -118,11 +124,20 @@ def test_redis_commands_and_bytes_are_counted_per_move() -> None:
         "calls": {"rpush": 2.0, "evalsha": 1.0, "publish": 1.0},
         "commands": 4.0,
         "aof_bytes": 484.0,
+        "usec_per_script_call": 62.0,
     }
     assert redis_line(got) == (
         "4.00 Redis commands per move (rpush 2.00, evalsha 1.00, publish 1.00); "
-        "484 bytes of append-only file per move"
+        "484 bytes of append-only file per move; 62.0 µs per script call as Redis clocks it"
     )
+    # Without a script in the interval there is no script time to give.
+    plain = redis_difference(
+        {"calls": {"publish": 0}, "usec": {"publish": 0}, "aof_bytes": 0},
+        {"calls": {"publish": 10}, "usec": {"publish": 20}, "aof_bytes": 0},
+        moves=10,
+    )
+    assert plain["usec_per_script_call"] is None
+    assert "script call" not in redis_line(plain)
     assert redis_difference({}, after, moves=100) == {}
 
 
