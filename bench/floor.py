@@ -1,8 +1,8 @@
 """The floor of solrace's design: the bare relay, but every message kept in Redis first.
 
 What no server of this design can go below, whatever its game logic costs: each message
-is written to its room's stream in Redis by a script (as a move is: one ``EVALSHA`` that
-appends and publishes), and relayed to the room (the sender too: its echo is its
+is written to its room's stream in Redis by a Lua function (as a move is: one ``FCALL``
+that appends and publishes), and relayed to the room (the sender too: its echo is its
 answer) from the published message that comes back, as solrace's fan-out does, so that
 several processes could serve one room. It uses solrace's own cheapest parts (the lean
 RESP3 connection that carries the script call and its pub/sub on one socket, and frames
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import hashlib
 from collections import defaultdict
 from typing import Any
 
@@ -24,17 +23,18 @@ from aiohttp import WSMsgType, web
 
 from server.live.frames import frame
 from server.redis_io.resp import RespConnection
-from server.redis_io.resp_encode import encode_command, encode_evalsha
+from server.redis_io.resp_encode import encode_command, encode_fcall
 
-__all__ = ["SCRIPT", "main", "make_floor_app"]
+__all__ = ["LIBRARY", "main", "make_floor_app"]
 
 # A move's durable write at its simplest: append to the room's log, publish to its channel.
-SCRIPT = """
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', 256, '*', 'e', ARGV[1])
-redis.call('PUBLISH', KEYS[2], ARGV[1])
-return 1
+LIBRARY = """#!lua name=floor
+redis.register_function('floor_keep', function(KEYS, ARGV)
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', 256, '*', 'e', ARGV[1])
+  redis.call('PUBLISH', KEYS[2], ARGV[1])
+  return 1
+end)
 """
-SHA = hashlib.sha1(SCRIPT.encode()).hexdigest()
 
 
 def make_floor_app(redis_host: str, redis_port: int) -> web.Application:
@@ -53,7 +53,7 @@ def make_floor_app(redis_host: str, redis_port: int) -> web.Application:
     async def startup(app: web.Application) -> None:
         await resp.connect()
         resp.on_push = on_push
-        await resp.execute([("SCRIPT", "LOAD", SCRIPT)])
+        await resp.execute([("FUNCTION", "LOAD", "REPLACE", LIBRARY)])
 
     async def floor(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(compress=False)
@@ -68,7 +68,7 @@ def make_floor_app(redis_host: str, redis_port: int) -> web.Application:
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.BINARY:
-                    resp.send_encoded([encode_evalsha(SHA, keys, (msg.data,))], landed)
+                    resp.send_encoded([encode_fcall("floor_keep", keys, (msg.data,))], landed)
         finally:
             members.remove(request.transport)
         return ws

@@ -37,7 +37,7 @@ from core import new_game
 from core.build import PURE_ENV, compiled, describe
 from server.handlers.moves import progress_event
 from server.live.frames import Outgoing
-from server.redis_io.resp_encode import encode_evalsha
+from server.redis_io.resp_encode import encode_fcall
 from server.room.view import Viewer, view_event
 from server.storage.codec import MoveWrite, answer_to, entry_body, move_call, parse_entry_wire
 from server.storage.store import MOVE
@@ -67,7 +67,7 @@ def measure(game: str, moves: list[str], seed: int) -> tuple[dict[str, float], f
         t2 = clock()
         write = MoveWrite("bench", 1, 3, seq, expected, played, now, event, None, "h" * 64)
         t3 = clock()
-        encode_evalsha(MOVE.sha, *move_call(write, 512, 86_400.0))
+        encode_fcall(MOVE.function, *move_call(write, 512, 86_400.0))
         t4 = clock()
         entry = b"%d|%b" % (seq, entry_body(event))  # what Redis publishes: not timed
         t4b = clock()

@@ -1,13 +1,13 @@
-"""Send the Lua script calls that arrive together as one Redis pipeline.
+"""Send the calls of our Lua functions that arrive together as one Redis pipeline.
 
 One redis-py round trip costs about 100 µs of client CPU (shared/BASELINES.md), so one call
 per move cannot keep up under load. `ScriptBatcher.call` queues the call and returns a
-future. The queue goes out as one pipeline of EVALSHA commands at the end of the event-loop
+future. The queue goes out as one pipeline of FCALL commands at the end of the event-loop
 tick (`call_soon`), and while `max_inflight` pipelines are already on their way the calls
 wait for one of them to come back: under load the batches grow instead of the number of
 round trips (a pipeline per tick, each waiting for a pooled connection, made moves wait
-tens of milliseconds). Scripts are loaded on first use and again after a NOSCRIPT error
-(e.g. Redis restarted and forgot them).
+tens of milliseconds). A function is loaded when Redis answers that it does not know it (a
+new Redis, or one that lost its data), and the calls that did not run are sent again.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.resources
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -24,26 +24,45 @@ from redis.exceptions import BusyLoadingError, NoScriptError, ResponseError
 
 from server.redis_io.connect import AnyRedis, LeanClient, lean_client
 from server.redis_io.resp import RespConnection
-from server.redis_io.resp_encode import encode_evalsha
+from server.redis_io.resp_encode import encode_fcall
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
 
 
 @dataclass(frozen=True, slots=True)
 class LuaScript:
+    """A script of ours, called as a Redis Function (FCALL): Redis keeps a function
+    library in its data (the append-only file, the replicas), so a Redis restarted with
+    its data, or a replica promoted, still knows it, where EVALSHA's script cache starts
+    empty (NOSCRIPT, a load and the calls again). The library's and the function's names
+    carry the source's digest: processes of two versions of solrace on one Redis (a
+    rolling deploy) each call their own. `prelude` runs once, when the library is loaded,
+    not on every call."""
+
     name: str
-    source: str
-    sha: str
+    body: str
+    prelude: str = field(default="", kw_only=True)
+    function: str = field(init=False)
+    library: str = field(init=False)  # the FUNCTION LOAD text
+
+    def __post_init__(self) -> None:
+        digest = hashlib.sha1((self.prelude + self.body).encode()).hexdigest()[:16]
+        function = f"solrace_{self.name}_{digest}"
+        object.__setattr__(self, "function", function)
+        # The body is the function's, with KEYS and ARGV as its parameters (the names a
+        # script has them under).
+        library = (
+            f"#!lua name={function}\n{self.prelude}"
+            f"redis.register_function('{function}', function(KEYS, ARGV)\n{self.body}\nend)\n"
+        )
+        object.__setattr__(self, "library", library)
 
 
 def load_script(name: str, prelude: str = "") -> LuaScript:
     """A script from server/storage/lua/NAME.lua after `prelude` (definitions it shares with
-    Python, e.g. the checklist's verdicts), with its SHA1 computed locally."""
-    source = (
-        prelude
-        + importlib.resources.files("server.storage").joinpath(f"lua/{name}.lua").read_text()
-    )
-    return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
+    Python, e.g. the checklist's verdicts)."""
+    body = importlib.resources.files("server.storage").joinpath(f"lua/{name}.lua").read_text()
+    return LuaScript(name, body, prelude=prelude)
 
 
 class _Call:
@@ -63,18 +82,19 @@ class _Call:
         self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
         self.future = future
 
-    def evalsha_args(self) -> tuple[Any, ...]:
-        """The arguments of redis-py's `evalsha` for this call."""
-        return (self.script.sha, len(self.keys), *self.keys, *self.fixed, *self.args)
+    def fcall_args(self) -> tuple[Any, ...]:
+        """The arguments of redis-py's `fcall` for this call."""
+        return (self.script.function, len(self.keys), *self.keys, *self.fixed, *self.args)
 
 
 def _classified(reply: Any) -> Any:
-    """An error reply as redis-py's own parser would raise it: NOSCRIPT (load the script
-    and try again), LOADING (a Redis started again and still reading its data: an outage,
-    which the callers answer `unavailable`, not a failure of the call)."""
+    """An error reply as redis-py's own parser would raise it: a function Redis does not
+    know as NoScriptError (load it and try again, as for a script's NOSCRIPT), LOADING (a
+    Redis started again and still reading its data: an outage, which the callers answer
+    `unavailable`, not a failure of the call)."""
     if isinstance(reply, ResponseError) and not isinstance(reply, NoScriptError):
         text = str(reply)
-        if text.startswith("NOSCRIPT"):
+        if "Function not found" in text or text.startswith("NOSCRIPT"):
             return NoScriptError(text)
         if text.startswith("LOADING"):
             return BusyLoadingError(text)
@@ -132,7 +152,7 @@ class ScriptBatcher:
         fixed: tuple[Any, ...] = (),
     ) -> Any:
         """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
-        that are the same in every call with these keys (encoded once, see encode_evalsha)."""
+        that are the same in every call with these keys (encoded once, see encode_fcall)."""
         if not keys:  # in a cluster a call goes to the node of its first key's slot
             raise ValueError(f"script {script.name} called without a key")
         loop = asyncio.get_running_loop()
@@ -169,7 +189,7 @@ class ScriptBatcher:
         if not isinstance(resp, RespConnection):
             return False
         commands = [
-            encode_evalsha(item.script.sha, item.keys, item.args, item.fixed) for item in batch
+            encode_fcall(item.script.function, item.keys, item.args, item.fixed) for item in batch
         ]
         if not resp.send_encoded(commands, partial(self._landed, batch)):
             return False
@@ -210,7 +230,7 @@ class ScriptBatcher:
         if missing:
             try:
                 for script in {batch[i].script for i in missing}:
-                    await self.redis.script_load(script.source)
+                    await self.redis.function_load(script.library, replace=True)
                 retried = await self._execute([batch[i] for i in missing])
             except Exception as exc:
                 retried = [exc] * len(missing)
@@ -225,7 +245,7 @@ class ScriptBatcher:
                 [
                     (
                         item.keys[0],
-                        encode_evalsha(item.script.sha, item.keys, item.args, item.fixed),
+                        encode_fcall(item.script.function, item.keys, item.args, item.fixed),
                     )
                     for item in batch
                 ]
@@ -233,14 +253,14 @@ class ScriptBatcher:
         elif isinstance(self.redis, RedisCluster):  # its pipelines refuse scripts
             results = list(
                 await asyncio.gather(
-                    *(self.redis.evalsha(*item.evalsha_args()) for item in batch),
+                    *(self.redis.fcall(*item.fcall_args()) for item in batch),
                     return_exceptions=True,
                 )
             )
         else:
             async with self.redis.pipeline(transaction=False) as pipe:
                 for item in batch:
-                    pipe.evalsha(*item.evalsha_args())
+                    pipe.fcall(*item.fcall_args())
                 results = await pipe.execute(raise_on_error=False)
         return [_classified(r) for r in results]
 

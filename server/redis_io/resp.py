@@ -193,7 +193,7 @@ class RespConnection:
         return await self.execute_encoded([encode_command(c) for c in commands])
 
     async def execute_encoded(self, commands: Sequence[bytes]) -> list[Any]:
-        """As execute, for commands already encoded (encode_command, encode_evalsha)."""
+        """As execute, for commands already encoded (encode_command, encode_fcall)."""
         protocol = self._protocol
         if protocol is None or protocol.lost:
             protocol = await self._connect()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-__all__ = ["Arg", "encode_command", "encode_evalsha"]
+__all__ = ["Arg", "encode_command", "encode_fcall"]
 
 Arg = bytes | str | int | float
 
@@ -18,19 +18,19 @@ def encode_command(args: Sequence[Arg]) -> bytes:
     return b"*%d\r\n%b" % (len(args), _bulks(args))
 
 
-def encode_evalsha(
-    sha: str, keys: tuple[str, ...], args: Sequence[Arg], fixed: tuple[Arg, ...] = ()
+def encode_fcall(
+    function: str, keys: tuple[str, ...], args: Sequence[Arg], fixed: tuple[Arg, ...] = ()
 ) -> bytes:
-    """``EVALSHA sha len(keys) *keys *fixed *args`` as encode_command would write it; the
-    part up to `fixed` (the arguments that never change for these keys) is encoded once
-    per (script, keys, fixed): the same for every move of a seat."""
+    """``FCALL function len(keys) *keys *fixed *args`` as encode_command would write it;
+    the part up to `fixed` (the arguments that never change for these keys) is encoded
+    once per (function, keys, fixed): the same for every move of a seat."""
     size = 3 + len(keys) + len(fixed) + len(args)
-    return b"*%d\r\n%b%b" % (size, _evalsha_head(sha, keys, fixed), _bulks(args))
+    return b"*%d\r\n%b%b" % (size, _fcall_head(function, keys, fixed), _bulks(args))
 
 
 @functools.lru_cache(maxsize=16384)
-def _evalsha_head(sha: str, keys: tuple[str, ...], fixed: tuple[Arg, ...]) -> bytes:
-    return _bulks(("EVALSHA", sha, len(keys), *keys, *fixed))
+def _fcall_head(function: str, keys: tuple[str, ...], fixed: tuple[Arg, ...]) -> bytes:
+    return _bulks(("FCALL", function, len(keys), *keys, *fixed))
 
 
 def _bulks(args: Sequence[Arg]) -> bytes:

@@ -91,7 +91,7 @@ def move_call(
 ) -> tuple[tuple[str, ...], tuple[Arg, ...], tuple[Arg, ...]]:
     """move.lua's keys, its arguments for this move, and its arguments that are the same
     for every move of the seat (encoded once: server/redis_io/resp_encode.py's
-    encode_evalsha)."""
+    encode_fcall)."""
     keys = room_keys(write.room)
     event = write.event
     prog = _packer.pack(

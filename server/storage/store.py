@@ -235,8 +235,6 @@ class RedisRoomStore:
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
         self._turns = KeyedLocks()  # transitions of one room from this process take turns
-        # redis-py's script object loads the script again after a Redis restart.
-        self._room_rate = self.redis.register_script(ROOM_RATE.source)
 
     # ------------------------------------------------------------ race transitions
 
@@ -488,8 +486,8 @@ class RedisRoomStore:
             await self.redis.delete(key)
 
     async def load_scripts(self) -> None:
-        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE):
-            await self.redis.script_load(script.source)
+        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE, ROOM_RATE):
+            await self.redis.function_load(script.library, replace=True)
 
     # ------------------------------------------------------------ quick match
 
@@ -514,7 +512,7 @@ class RedisRoomStore:
         now (and it is counted), else the seconds until it may. GCRA, in one script on
         Redis's clock, so every server process shares one limit per address: `burst` at
         once, then one every `interval` seconds."""
-        wait = await self._room_rate(keys=[room_rate_key(address)], args=[interval, burst])
+        wait = await self.batcher.call(ROOM_RATE, (room_rate_key(address),), (interval, burst))
         return float(wait)
 
 

@@ -18,6 +18,7 @@ from support.balancers import haproxy_binary
 from support.servers import MakeServer
 
 import core
+from bench import script_call
 from bench.floor import make_floor_app
 from bench.loadgen import run_plan
 from bench.loop_stats import difference, parse, summary
@@ -104,7 +105,7 @@ async def test_the_floor_keeps_every_message_in_redis_before_relaying_it(redis_u
     assert result.sent > 0 and result.unanswered == 0 and result.refused == 0
     assert kept == result.sent
     # What Redis ran per move in the measured interval: the script and its two commands.
-    assert {"evalsha", "xadd", "publish"} <= set(result.redis["calls"])
+    assert {"fcall", "xadd", "publish"} <= set(result.redis["calls"])
     assert result.redis["usec_per_script_call"] > 0
 
 
@@ -138,6 +139,10 @@ def test_redis_commands_bytes_and_script_time_are_counted_per_move() -> None:
     )
     assert plain["usec_per_script_call"] is None
     assert "script call" not in redis_line(plain)
+    # A rewrite of the append-only file in the interval shrinks it: no bytes to give.
+    rewritten = redis_difference(before, {**after, "aof_bytes": 500}, moves=100)
+    assert rewritten["aof_bytes"] is None
+    assert "the append-only file rewritten in the interval" in redis_line(rewritten)
     assert redis_difference({}, after, moves=100) == {}
 
 
@@ -361,3 +366,11 @@ def test_two_processes_behind_haproxy_are_judged_against_one() -> None:
     lines = ratios([row("solrace x1 behind HAProxy", 1000), row("solrace x2 behind HAProxy", 1100)])
     assert lines[0].endswith("-> NOT met")
     assert parse_args(["--haproxy", "1,2"]).haproxy == [1, 2]
+
+
+async def test_the_script_call_bench_times_both_ways_inside_redis() -> None:
+    rows = await script_call.run(rounds=2, moves=2)
+    assert len(rows) == 2
+    for row in rows:
+        assert set(row) == {"evalsha", "fcall"}
+        assert row["evalsha"] > 0 and row["fcall"] > 0

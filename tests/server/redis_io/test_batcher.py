@@ -1,11 +1,10 @@
 """The script batcher's own paths, against a real redis-server: the everyday one (a batch
 written at once, its replies handed out from the connection's reader) and the reload of
-scripts Redis forgot, which must send again only the calls that did not run."""
+functions Redis does not know, which must send again only the calls that did not run."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import uuid
 from typing import Any
 
@@ -13,13 +12,8 @@ from redis.asyncio import Redis
 
 from server.redis_io.batcher import LuaScript, ScriptBatcher
 
-
-def script(name: str, source: str) -> LuaScript:
-    return LuaScript(name, source, hashlib.sha1(source.encode()).hexdigest())
-
-
-INCR = script("incr", "return redis.call('INCR', KEYS[1])")
-INCR_BY = script("incr_by", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
+INCR = LuaScript("incr", "return redis.call('INCR', KEYS[1])")
+INCR_BY = LuaScript("incr_by", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
 
 
 async def test_calls_of_one_tick_share_a_batch_and_get_their_own_replies(redis_url: str) -> None:
@@ -27,7 +21,7 @@ async def test_calls_of_one_tick_share_a_batch_and_get_their_own_replies(redis_u
     batcher = ScriptBatcher(redis)
     key = f"batch:{uuid.uuid4().hex}"
     try:
-        await redis.script_load(INCR_BY.source)
+        await redis.function_load(INCR_BY.library, replace=True)
         before = batcher.pipelines
         replies = await asyncio.gather(*(batcher.call(INCR_BY, (key,), (n,)) for n in range(1, 6)))
         assert replies == [1, 3, 6, 10, 15]
@@ -42,9 +36,9 @@ async def test_only_the_calls_redis_did_not_know_are_sent_again(redis_url: str) 
     batcher = ScriptBatcher(redis)
     known, unknown = f"batch:{uuid.uuid4().hex}", f"batch:{uuid.uuid4().hex}"
     try:
-        await batcher.call(INCR, (known,), ())  # connected, script loaded by its NOSCRIPT
-        await redis.script_flush()  # as a restarted Redis would have
-        await redis.script_load(INCR.source)  # INCR known again, INCR_BY not
+        await batcher.call(INCR, (known,), ())  # connected, loaded when Redis did not know it
+        await redis.function_flush()  # as a Redis that lost its data would have
+        await redis.function_load(INCR.library)  # INCR known again, INCR_BY not
         replies = await asyncio.gather(
             batcher.call(INCR, (known,), ()),
             batcher.call(INCR_BY, (unknown,), (5,)),
@@ -64,7 +58,7 @@ async def test_a_lost_connection_fails_the_calls_in_flight_and_the_next_reconnec
     batcher = ScriptBatcher(redis)
     key = f"batch:{uuid.uuid4().hex}"
     try:
-        await redis.script_load(INCR.source)
+        await redis.function_load(INCR.library, replace=True)
         await batcher.call(INCR, (key,), ())
         resp: Any = batcher._resp
         transport = resp._protocol.transport

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import protocol as p
-from server.redis_io.resp_encode import encode_evalsha
+from server.redis_io.resp_encode import encode_fcall
 from server.storage.codec import (
     MoveWrite,
     answer_to,
@@ -19,7 +19,7 @@ from server.storage.codec import (
     stored_answer_of,
 )
 
-SHA = "0" * 40
+FUNCTION = "solrace_move_0123456789abcdef"
 SPLITS: list[float | None] = [12.5, None, None, None]
 MOVE_EVENT = p.Progress(
     version=0,
@@ -61,8 +61,8 @@ def test_a_move_script_call_is_the_same_bytes_as_ever() -> None:
         "ab" * 32,
     )
     assert fixed == (2, 512, "{room:r00m}:events", 3600000)
-    assert encode_evalsha(SHA, keys, args, fixed) == (
-        b"*19\r\n$7\r\nEVALSHA\r\n$40\r\n" + SHA.encode() + b"\r\n$1\r\n4\r\n"
+    assert encode_fcall(FUNCTION, keys, args, fixed) == (
+        b"*19\r\n$5\r\nFCALL\r\n$29\r\n" + FUNCTION.encode() + b"\r\n$1\r\n4\r\n"
         b"$16\r\n{room:r00m}:meta\r\n$19\r\n{room:r00m}:moves:2\r\n$17\r\n{room:r00m}:seq:2\r\n"
         b"$15\r\n{room:r00m}:log\r\n$1\r\n2\r\n$3\r\n512\r\n$18\r\n{room:r00m}:events\r\n"
         b"$7\r\n3600000\r\n$2\r\n44\r\n$2\r\n40\r\n$7\r\nt5 t2 3\r\n$13\r\n1700000000250\r\n"

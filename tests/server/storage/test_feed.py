@@ -1,7 +1,6 @@
 """The pub/sub feeds: messages reach their handlers, and the lean one survives a drop."""
 
 import asyncio
-import hashlib
 import signal
 import subprocess
 from pathlib import Path
@@ -21,7 +20,7 @@ from server.storage.feed import LeanFeed, RedisFeed, make_feed
 INCR_SOURCE = "return redis.call('INCR', KEYS[1])"
 
 
-INCR = LuaScript("incr", INCR_SOURCE, hashlib.sha1(INCR_SOURCE.encode()).hexdigest())
+INCR = LuaScript("incr", INCR_SOURCE)
 
 
 async def until(condition: object, seconds: float = 5.0) -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import socket
 import statistics
 import subprocess
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -204,25 +206,16 @@ def wait_loading(port: int, limit: float = 10.0) -> None:
     raise AssertionError(f"redis-server on port {port} did not start")
 
 
-async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Redis started again answers LOADING until its data is read back. A move sent then is
-    refused `unavailable` (with its seq, as any move is answered) and its seat's board must
-    go back to the accepted moves: it kept
-    the move, the same move sent again was refused `illegal_move` for ever after, and the
-    player could not go on. Here the player sends it again until it is accepted, then
-    plays the deal out."""
-    caplog.set_level(logging.WARNING)
-    data = tmp_path / "redis"
-    data.mkdir()
-    redis = OwnRedis(data, "--enable-debug-command", "yes")
-    redis.start()
+@contextlib.asynccontextmanager
+async def racing_alone(redis_url: str, played: int) -> AsyncIterator[tuple[WsClient, list[str]]]:
+    """A server on `redis_url` that waits out a Redis restart (its sockets are not handed
+    on), and a player alone in a room of deal 617 who has had its first `played` moves of
+    the solution accepted: the player, and the whole solution."""
     port = free_port()
     settings = Settings(
         database_url=scratch_database_url(),
         port=port,
-        redis_url=redis.url,
+        redis_url=redis_url,
         redis_cutoff=60.0,  # the socket waits out the restart, not handed on
         rate_per_second=1000.0,
         rate_burst=1000.0,
@@ -238,9 +231,29 @@ async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
             await ann.join(room, "ann")
             await ann.send(p.Start())
             await ann.expect(p.RaceStarted)
-            for seq, move in enumerate(line[:5], start=1):
+            for seq, move in enumerate(line[:played], start=1):
                 await ann.send(p.Move(seq=seq, move=move))
                 await ann.expect(p.Accepted)
+            yield ann, line
+    finally:
+        await runner.cleanup()
+
+
+async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis started again answers LOADING until its data is read back. A move sent then is
+    refused `unavailable` (with its seq, as any move is answered) and its seat's board must
+    go back to the accepted moves: it kept the move, the same move sent again was refused
+    `illegal_move` for ever after, and the player could not go on. Here the player sends it
+    again until it is accepted, then plays the deal out."""
+    caplog.set_level(logging.WARNING)
+    data = tmp_path / "redis"
+    data.mkdir()
+    redis = OwnRedis(data, "--enable-debug-command", "yes")
+    redis.start()
+    try:
+        async with racing_alone(redis.url, 5) as (ann, line):
             # Enough data that reading it back takes a while (seconds), saved with the room.
             await asyncio.to_thread(fill_and_save, redis.port, 1_500_000)
             redis.stop()
@@ -271,7 +284,32 @@ async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
                 assert isinstance(answer, p.Accepted), (seq, move, answer)
             assert answer.won
     finally:
-        await runner.cleanup()
         if redis.proc is not None:
             await asyncio.to_thread(wait_up, redis.port, redis.proc, 60.0)
         redis.stop()
+
+
+async def test_a_redis_started_again_with_its_data_knows_the_move_function(
+    tmp_path: Path,
+) -> None:
+    """Our scripts are Redis Functions, which Redis keeps with its data (the append-only
+    file; a replica too): killed and started again, it runs the next moves' FCALL at once
+    and nothing is loaded again (EVALSHA's script cache started empty: each script's first
+    call after a restart was NOSCRIPT, a load and the call again)."""
+    with durable_redis(tmp_path) as redis:
+        async with racing_alone(redis.url, 3) as (ann, line):
+            redis.stop()
+            await asyncio.to_thread(redis.start)
+            for seq, move in enumerate(line[3:6], start=4):
+                while True:  # a move that meets the restart is sent again
+                    await ann.send(p.Move(seq=seq, move=move))
+                    answer = await ann.expect(p.Accepted | p.Refused, timeout=30)
+                    if isinstance(answer, p.Accepted):
+                        break
+                    assert answer.code == "unavailable", answer
+                    await asyncio.sleep(0.05)
+        with SyncRedis(port=redis.port) as client:
+            stats = client.info("commandstats")
+        loads = [name for name in stats if name.endswith("|load")]
+        assert loads == [], f"Redis was asked to load again: {loads}"
+        assert stats["cmdstat_fcall"]["calls"] >= 3
