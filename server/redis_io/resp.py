@@ -6,8 +6,9 @@ batches that is the largest single cost of a move. This connection does only wha
 script batcher needs: write a batch of commands as one RESP buffer, read the replies
 with hiredis' C parser, in order (the commands are encoded by
 server/redis_io/resp_encode.py). Error replies come back in place as redis-py's
-``ResponseError`` (so ``NOSCRIPT`` is recognised as before), and a lost connection fails
-the batches in flight with redis-py's ``ConnectionError`` and reconnects on the next call.
+``ResponseError`` (the batcher tells an unknown function and LOADING from the others), and
+a lost connection fails the batches in flight with redis-py's ``ConnectionError`` and
+reconnects on the next call.
 """
 
 from __future__ import annotations
