@@ -137,3 +137,12 @@ def test_the_idle_verdict_needs_the_descriptor_limit_and_20_kib() -> None:
 def test_repeated_runs_are_judged_by_their_median_scenario() -> None:
     runs = [[crowd(1, watched)] for watched in (5.0, 1.0, 3.0)]
     assert median_scenarios(runs)[0].figures["p99_watched_ms"] == 3.0
+    # The crowd's median run is the one with the median rise, its goal's figure: here
+    # +30%, -14% and +1%, whose median is the third run's, not the first run's (the
+    # median watched p99).
+    runs = [
+        [crowd(quiet, watched)] for quiet, watched in ((1.46, 1.89), (2.79, 2.41), (1.55, 1.56))
+    ]
+    chosen = median_scenarios(runs)[0].figures
+    assert (chosen["p99_quiet_ms"], chosen["p99_watched_ms"]) == (1.55, 1.56)
+    assert verdicts([median_scenarios(runs)[0]])[0].endswith("-> met")
