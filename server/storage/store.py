@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 
 import msgpack
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 import protocol as p
@@ -486,8 +487,18 @@ class RedisRoomStore:
             await self.redis.delete(key)
 
     async def load_scripts(self) -> None:
+        """Load every script's function library (Redis 7.0 or later: deploy/README.md)."""
         for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE, ROOM_RATE):
-            await self.redis.function_load(script.library, replace=True)
+            try:
+                await self.redis.function_load(script.library, replace=True)
+            except ResponseError as exc:
+                if "unknown command" not in str(exc):
+                    raise
+                # Said once, plainly: the reply quotes the library's source at length.
+                raise ResponseError(
+                    "solrace needs Redis 7.0 or later: its scripts run as Redis Functions, "
+                    "and this Redis does not know FUNCTION"
+                ) from None
 
     # ------------------------------------------------------------ quick match
 

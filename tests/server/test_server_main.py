@@ -12,6 +12,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from support.http import create_room, get_json
+from support.own_redis import OwnRedis
 from support.paths import ROOT
 from support.ports import free_port, port_open
 from support.server_processes import environment, server_process
@@ -169,8 +170,8 @@ async def test_a_race_goes_on_when_the_supervised_redis_server_is_killed(tmp_pat
         assert status == 200 and body["room"]["players"][0]["moves"] == 3
 
 
-async def test_a_redis_that_cannot_be_reached_is_one_clear_line_and_exit_1() -> None:
-    dead = free_port()  # nothing listens there
+async def server_on(redis_url: str) -> tuple[int | None, str]:
+    """`python -m server` on `redis_url`, run until it exits: its exit code and stderr."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -178,12 +179,34 @@ async def test_a_redis_that_cannot_be_reached_is_one_clear_line_and_exit_1() -> 
         "--port",
         str(free_port()),
         cwd=ROOT,
-        env=environment(REDIS_URL=f"redis://ann:s3cret@127.0.0.1:{dead}/0"),
+        env=environment(REDIS_URL=redis_url),
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
     _, err = await asyncio.wait_for(process.communicate(), 30)
-    text = err.decode()
-    assert process.returncode == 1
+    return process.returncode, err.decode()
+
+
+async def test_a_redis_that_cannot_be_reached_is_one_clear_line_and_exit_1() -> None:
+    dead = free_port()  # nothing listens there
+    code, text = await server_on(f"redis://ann:s3cret@127.0.0.1:{dead}/0")
+    assert code == 1
     assert f"cannot use the Redis at redis://ann:***@127.0.0.1:{dead}/0" in text
     assert "Traceback" not in text and "s3cret" not in text
+
+
+async def test_a_redis_without_functions_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
+    """The scripts run as Redis Functions (Redis 7.0 or later). A Redis that does not know
+    FUNCTION (an older one; here a Redis 7 with the command renamed away) stops the
+    server at startup with a line that says what it needs."""
+    data = tmp_path / "redis"
+    data.mkdir()
+    old = OwnRedis(data, "--rename-command", "FUNCTION", "")
+    old.start()
+    try:
+        code, text = await server_on(old.url)
+    finally:
+        old.stop()
+    assert code == 1
+    assert "solrace needs Redis 7.0 or later" in text, text
+    assert "Traceback" not in text

@@ -1,5 +1,5 @@
 -- Accept one move atomically: the final word of the checklist (server/room/checklist.py, whose
--- Verdict enum is the table V, prepended to this source when it is loaded).
+-- Verdict enum is the table V, defined in this function's library when it is loaded).
 -- KEYS: 1 meta, 2 moves of the seat, 3 seq answers of the seat, 4 event log
 -- ARGV (1-4 the same in every call for the seat): 1 seat, 2 log cap, 3 channel,
 --       4 ttl (ms), 5 seq, 6 expected move count, 7 move, 8 now (ms), 9 round,
