@@ -3,8 +3,9 @@
 The seat's board is the seat session's (server/live/seats.py), shared by every socket of the
 seat in this process; moves of a seat take turns. A move is applied to that board, sent
 to move.lua (the checklist's final word, server/room/checklist.py), and taken back if it was
-not accepted. When Redis does not answer, the move is refused `unavailable` with the
-board as it was, and the same seq may be sent again.
+not accepted. When Redis does not answer, or refuses the call (still loading its data, out
+of memory), the move is refused `unavailable` with the board as it was, and the same seq
+may be sent again.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from server.handlers.context import Context
 from server.live.connection import Connection
 from server.live.hub import LocalRoom
 from server.live.seats import SeatSession, split_time, timed_splits
+from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race
 from server.storage.codec import MoveWrite
@@ -63,8 +65,12 @@ class Moves:
         started = time.perf_counter()
         try:
             await self._move(conn, msg)
-        except UNAVAILABLE_ERRORS as exc:
-            # An outage, not a bug: one line, no traceback (as for any other message).
+        except Exception as exc:
+            # Redis out of reach, or refusing the call (still loading its data, out of
+            # memory): the move is answered by its seq all the same, `unavailable`, and
+            # nothing changed. An outage, not a bug: one line, no traceback.
+            if not (isinstance(exc, UNAVAILABLE_ERRORS) or redis_error(exc)):
+                raise
             log.warning("handling %s: Redis unavailable: %s", msg.TYPE, exc)
             self._refuse(conn, msg.seq, Verdict.UNAVAILABLE)
         finally:

@@ -313,3 +313,28 @@ async def test_a_redis_started_again_with_its_data_knows_the_move_function(
         loads = [name for name in stats if name.endswith("|load")]
         assert loads == [], f"Redis was asked to load again: {loads}"
         assert stats["cmdstat_fcall"]["calls"] >= 3
+
+
+async def test_a_move_redis_refuses_to_write_is_refused_with_its_seq(tmp_path: Path) -> None:
+    """Redis up but refusing writes (here: over its memory limit, `OOM`) fails the move's
+    script call with a reply error, not an outage. The move is still answered by its seq,
+    `refused` `unavailable` (docs/protocol.md), never an `error`; sent again once Redis
+    takes writes, it is accepted."""
+    data = tmp_path / "redis"
+    data.mkdir()
+    redis = OwnRedis(data)
+    redis.start()
+    try:
+        async with racing_alone(redis.url, 3) as (ann, line):
+            with SyncRedis(port=redis.port) as client:
+                client.config_set("maxmemory", 1)  # noeviction: writes refused
+                await ann.send(p.Move(seq=4, move=line[3]))
+                answer = await ann.expect(p.Accepted | p.Refused | p.Error, timeout=15)
+                assert isinstance(answer, p.Refused), answer
+                assert (answer.seq, answer.code) == (4, "unavailable"), answer
+                client.config_set("maxmemory", 0)
+            await ann.send(p.Move(seq=4, move=line[3]))
+            accepted = await ann.expect(p.Accepted, timeout=15)
+            assert (accepted.seq, accepted.moves) == (4, 4)
+    finally:
+        redis.stop()
