@@ -26,7 +26,6 @@ from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race
 from server.storage.codec import MoveWrite
-from server.storage.store import UNAVAILABLE_ERRORS
 
 __all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
 
@@ -69,7 +68,7 @@ class Moves:
             # Redis out of reach, or refusing the call (still loading its data, out of
             # memory): the move is answered by its seq all the same, `unavailable`, and
             # nothing changed. An outage, not a bug: one line, no traceback.
-            if not (isinstance(exc, UNAVAILABLE_ERRORS) or redis_error(exc)):
+            if not redis_error(exc):
                 raise
             log.warning("handling %s: Redis unavailable: %s", msg.TYPE, exc)
             self._refuse(conn, msg.seq, Verdict.UNAVAILABLE)
