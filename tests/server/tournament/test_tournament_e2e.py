@@ -97,7 +97,11 @@ async def test_a_rounds_tournament_from_registration_to_results(server_url: str)
     assert rows["cy"]["progress"] >= 0 and rows["cy"]["wins"] == 0
     # di (dropped) and ed (idle) reached nothing, at no time: they share places and points.
     assert rows["di"]["points"] == rows["ed"]["points"] and rows["di"]["rank"] == rows["ed"]["rank"]
-    assert rows["di"]["per_round"]["1"] <= 2.0  # at most places 5 and 6 of six, shared
+    # They are last in round 1, sharing the last places with anyone else who reached
+    # nothing: cy's 6 and fy's 5 moves of the solution may put no card up on some deals
+    # (then four share places 3 to 6, 2.5 points each).
+    firsts = [row["per_round"]["1"] for row in rows.values() if "1" in row["per_round"]]
+    assert rows["di"]["per_round"]["1"] == min(firsts) <= 2.5
     # fy dropped after five moves, never came back, forfeited: kept its place and its moves.
     assert rows["fy"]["rounds"] == 3
     fy_races = [r for race in doc["races"] for r in race["results"] if r["name"] == "fy"]
