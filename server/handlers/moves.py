@@ -70,6 +70,7 @@ class Moves:
             # nothing changed. An outage, not a bug: one line, no traceback.
             if not redis_error(exc):
                 raise
+            self.ctx.metrics.failed(exc)
             log.warning("handling %s: Redis unavailable: %s", msg.TYPE, exc)
             self._refuse(conn, msg.seq, Verdict.UNAVAILABLE)
         finally:

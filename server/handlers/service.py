@@ -29,7 +29,7 @@ from server.live.hub import Hub
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
 from server.room.race import RaceError
 from server.settings import Settings
-from server.storage.store import UNAVAILABLE_ERRORS, RoomStore
+from server.storage.store import RoomStore
 
 __all__ = ["RaceService"]
 
@@ -88,7 +88,7 @@ class RaceService:
             self.error(conn, ErrorCode.UNAVAILABLE, RECORDS_DOWN, message)
         except Exception as exc:
             self.ctx.metrics.failed(exc)
-            if isinstance(exc, UNAVAILABLE_ERRORS) or redis_error(exc):
+            if redis_error(exc):
                 # An outage, not a bug: one line, no traceback.
                 log.warning("handling %s: Redis unavailable: %s", message.TYPE, exc)
                 self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)

@@ -14,6 +14,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import re
 import socket
 import statistics
 import subprocess
@@ -27,7 +28,7 @@ from aiohttp import web
 from redis import Redis as SyncRedis
 from support.databases import scratch_database_url
 from support.fleet import Racer, check_boards, fleet
-from support.http import create_room, get_json
+from support.http import create_room, get_json, get_text
 from support.own_redis import OwnRedis, durable_redis
 from support.ports import free_port
 from support.redis_cluster import wait_up
@@ -207,10 +208,12 @@ def wait_loading(port: int, limit: float = 10.0) -> None:
 
 
 @contextlib.asynccontextmanager
-async def racing_alone(redis_url: str, played: int) -> AsyncIterator[tuple[WsClient, list[str]]]:
+async def racing_alone(
+    redis_url: str, played: int
+) -> AsyncIterator[tuple[WsClient, list[str], str]]:
     """A server on `redis_url` that waits out a Redis restart (its sockets are not handed
     on), and a player alone in a room of deal 617 who has had its first `played` moves of
-    the solution accepted: the player, and the whole solution."""
+    the solution accepted: the player, the whole solution and the server's URL."""
     port = free_port()
     settings = Settings(
         database_url=scratch_database_url(),
@@ -234,7 +237,7 @@ async def racing_alone(redis_url: str, played: int) -> AsyncIterator[tuple[WsCli
             for seq, move in enumerate(line[:played], start=1):
                 await ann.send(p.Move(seq=seq, move=move))
                 await ann.expect(p.Accepted)
-            yield ann, line
+            yield ann, line, url
     finally:
         await runner.cleanup()
 
@@ -253,7 +256,7 @@ async def test_a_move_refused_while_redis_loads_leaves_the_board_as_it_was(
     redis = OwnRedis(data, "--enable-debug-command", "yes")
     redis.start()
     try:
-        async with racing_alone(redis.url, 5) as (ann, line):
+        async with racing_alone(redis.url, 5) as (ann, line, _):
             # Enough data that reading it back takes a while (seconds), saved with the room.
             await asyncio.to_thread(fill_and_save, redis.port, 1_500_000)
             redis.stop()
@@ -297,7 +300,7 @@ async def test_a_redis_started_again_with_its_data_knows_the_move_function(
     and nothing is loaded again (EVALSHA's script cache started empty: each script's first
     call after a restart was NOSCRIPT, a load and the call again)."""
     with durable_redis(tmp_path) as redis:
-        async with racing_alone(redis.url, 3) as (ann, line):
+        async with racing_alone(redis.url, 3) as (ann, line, _):
             redis.stop()
             await asyncio.to_thread(redis.start)
             for seq, move in enumerate(line[3:6], start=4):
@@ -325,7 +328,7 @@ async def test_a_move_redis_refuses_to_write_is_refused_with_its_seq(tmp_path: P
     redis = OwnRedis(data)
     redis.start()
     try:
-        async with racing_alone(redis.url, 3) as (ann, line):
+        async with racing_alone(redis.url, 3) as (ann, line, url):
             with SyncRedis(port=redis.port) as client:
                 client.config_set("maxmemory", 1)  # noeviction: writes refused
                 await ann.send(p.Move(seq=4, move=line[3]))
@@ -333,6 +336,10 @@ async def test_a_move_redis_refuses_to_write_is_refused_with_its_seq(tmp_path: P
                 assert isinstance(answer, p.Refused), answer
                 assert (answer.seq, answer.code) == (4, "unavailable"), answer
                 client.config_set("maxmemory", 0)
+            # Counted as Redis's failure, as for any other message (/metrics).
+            _, metrics = await get_text(f"{url}/metrics")
+            counted = re.search(r"^solrace_redis_errors_total\{[^}]*\} [1-9]", metrics, re.M)
+            assert counted, metrics
             await ann.send(p.Move(seq=4, move=line[3]))
             accepted = await ann.expect(p.Accepted, timeout=15)
             assert (accepted.seq, accepted.moves) == (4, 4)
