@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from protocol import ErrorCode
-from server.redis_io.batcher import ScriptBatcher, load_script
+from server.redis_io.batcher import LuaScript, ScriptBatcher
 from server.redis_io.connect import AnyRedis
 from server.storage.keyed_locks import KeyedLocks
 from server.storage.keys import TOUR_DEADLINES, TOURS, TourKeys
+from server.storage.store import UNSCHEDULE
 from server.tournament.machine import Tournament
 from server.tournament.model import TourError
 
@@ -30,8 +31,10 @@ __all__ = ["TourStore", "Written"]
 
 KEEP = 30 * 86400.0  # seconds a tournament is kept after its last change
 
-UNSCHEDULE = load_script("unschedule")
-CAS = """
+# The compare-and-set of a tournament's state: a Redis Function, as every script of ours.
+CAS = LuaScript(
+    "tour_cas",
+    """
 local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
 if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
 rev = rev + 1
@@ -40,7 +43,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], rev)
 return {'ok', rev}
-"""
+""",
+)
 
 
 @dataclass(slots=True)
@@ -104,15 +108,15 @@ class TourStore:
         if deadline is not None or tour.live_heats():
             await self.schedule(tour.id, deadline if deadline is not None else 0.0)
         keys = TourKeys(tour.id)
-        result = await self.redis.eval(
+        result = await self.batcher.call(
             CAS,
-            2,
-            keys.state,
-            keys.replays,
-            rev,
-            json.dumps(tour.to_dict(), separators=(",", ":")),
-            keys.channel,
-            round(KEEP * 1000),
+            (keys.state, keys.replays),
+            (
+                rev,
+                json.dumps(tour.to_dict(), separators=(",", ":")),
+                keys.channel,
+                round(KEEP * 1000),
+            ),
         )
         return int(result[1]) if result[0] == b"ok" else None
 
