@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from functools import partial
 
 import protocol as p
 from core import Game
@@ -26,6 +27,7 @@ from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race
 from server.storage.codec import MoveWrite
+from server.storage.store import MoveResult
 
 __all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
 
@@ -169,8 +171,9 @@ class Moves:
                 conn.token_hash or "",
                 list(splits),
             )
+            answer = partial(self._accepted, conn, session, race, text, seq, splits)
             try:
-                result = await store.submit_move(write)
+                result = await store.submit_move(write, answer)
             except BaseException:
                 # Whatever failed (Redis out of reach or still loading its data, the socket
                 # closed): nothing is known to have changed, so the board goes back, and is
@@ -180,11 +183,7 @@ class Moves:
                 session.restore()
                 session.stale = True
                 raise
-            if result.kind is Verdict.OK:
-                assert result.answer is not None
-                session.accepted(text, seq, splits)
-                conn.send(self._with_board(session, race, result.answer))
-                self.ctx.metrics.moves_accepted.inc()
+            if result.kind is Verdict.OK:  # answered already (`_accepted`)
                 return  # a seat done: the room's timer finishes the race when it is due
             # Not accepted: the board is ahead of the truth; rebuild it from Redis.
             session.restore()
@@ -196,6 +195,24 @@ class Moves:
                 self._refuse(conn, seq, result.kind)
                 return
         self.ctx.refuse(conn, seq, ErrorCode.INTERNAL, "the board kept changing: try again")
+
+    def _accepted(
+        self,
+        conn: Connection,
+        session: SeatSession,
+        race: Race,
+        text: str,
+        seq: int,
+        splits: splits_rule.Splits,
+        result: MoveResult,
+    ) -> None:
+        """The move is accepted: the seat keeps it and the mover is answered. Called as the
+        script's reply is read, a round of the event loop before the move's task runs
+        again: the answer then leaves with the move's `progress`, in one write."""
+        assert result.answer is not None
+        session.accepted(text, seq, splits)
+        conn.send(self._with_board(session, race, result.answer))
+        self.ctx.metrics.moves_accepted.inc()
 
     @staticmethod
     def _with_board(session: SeatSession, race: Race, answer: p.Accepted) -> p.Accepted:

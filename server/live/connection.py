@@ -64,23 +64,19 @@ class TokenBucket:
 
 
 class Flusher:
-    """Writes the frames sockets got during an event-loop tick, once, at its end.
-
-    "The end" is one round of callbacks later than the first frame: a move's `progress`
-    (from pub/sub) and its mover's `accepted` (from the script's reply, one task step
-    later) usually arrive in the same tick, and then go out in one write instead of two
-    (a tenth of the writes of a move at an everyday rate, where moves come one by one)."""
+    """Writes the frames sockets got during an event-loop tick, once, at its end (the
+    next round of callbacks): a move's `progress` (from pub/sub) and its mover's
+    `accepted` (built from the script's reply as it is read, server/handlers/moves.py)
+    come in one read from Redis, and then go out in one write instead of two (a tenth of
+    the writes of a move at an everyday rate, where moves come one by one)."""
 
     def __init__(self) -> None:
         self._dirty: list[Connection] = []
 
     def mark(self, conn: Connection) -> None:
         if not self._dirty:
-            asyncio.get_running_loop().call_soon(self._flush_next_round)
+            asyncio.get_running_loop().call_soon(self.flush)
         self._dirty.append(conn)
-
-    def _flush_next_round(self) -> None:
-        asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self) -> None:
         dirty, self._dirty = self._dirty, []

@@ -1,13 +1,16 @@
 """Send the calls of our Lua functions that arrive together as one Redis pipeline.
 
 One redis-py round trip costs about 100 µs of client CPU (shared/BASELINES.md), so one call
-per move cannot keep up under load. `ScriptBatcher.call` queues the call and returns a
-future. The queue goes out as one pipeline of FCALL commands at the end of the event-loop
-tick (`call_soon`), and while `max_inflight` pipelines are already on their way the calls
-wait for one of them to come back: under load the batches grow instead of the number of
-round trips (a pipeline per tick, each waiting for a pooled connection, made moves wait
-tens of milliseconds). A function is loaded when Redis answers that it does not know it (a
-new Redis, or one that lost its data), and the calls that did not run are sent again.
+per move cannot keep up under load. `ScriptBatcher.call` queues the call and waits for its
+reply. A call made while nothing is on its way to Redis goes out at once, alone: at an
+everyday rate that is nearly every move, and waiting for the end of the tick only delayed
+it by a round of the event loop. Otherwise the queue goes out as one pipeline of FCALL
+commands at the end of the event-loop tick (`call_soon`), and while `max_inflight`
+pipelines are already on their way the calls wait for one of them to come back: under
+load the batches grow instead of the number of round trips (a pipeline per tick, each
+waiting for a pooled connection, made moves wait tens of milliseconds). A function is
+loaded when Redis answers that it does not know it (a new Redis, or one that lost its
+data), and the calls that did not run are sent again.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.resources
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -69,7 +73,7 @@ class _Call:
     """One queued call (a plain class: a dataclass with a default_factory costs a few µs
     per move here)."""
 
-    __slots__ = ("args", "fixed", "future", "keys", "script")
+    __slots__ = ("args", "fixed", "future", "keys", "on_reply", "script")
 
     def __init__(
         self,
@@ -78,9 +82,10 @@ class _Call:
         args: tuple[Any, ...],
         fixed: tuple[Any, ...],
         future: asyncio.Future[Any],
+        on_reply: Callable[[Any], Any] | None,
     ) -> None:
         self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
-        self.future = future
+        self.future, self.on_reply = future, on_reply
 
     def fcall_args(self) -> tuple[Any, ...]:
         """The arguments of redis-py's `fcall` for this call."""
@@ -108,14 +113,21 @@ def _fail(batch: list[_Call], error: Exception) -> None:
 
 
 def _settle(batch: list[_Call], results: list[Any]) -> None:
-    """Each caller gets its reply (an error reply raised)."""
+    """Each caller gets its reply (an error reply raised), through its `on_reply` first
+    when it gave one (whatever that raises is the caller's, never the reader's)."""
     for item, result in zip(batch, results, strict=True):
         if item.future.done():
             continue
         if isinstance(result, Exception):
             item.future.set_exception(result)
-        else:
-            item.future.set_result(result)
+            continue
+        if item.on_reply is not None:
+            try:
+                result = item.on_reply(result)
+            except Exception as exc:
+                item.future.set_exception(exc)
+                continue
+        item.future.set_result(result)
 
 
 class ScriptBatcher:
@@ -150,17 +162,24 @@ class ScriptBatcher:
         keys: tuple[str, ...],
         args: tuple[Any, ...],
         fixed: tuple[Any, ...] = (),
+        on_reply: Callable[[Any], Any] | None = None,
     ) -> Any:
         """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
-        that are the same in every call with these keys (encoded once, see encode_fcall)."""
+        that are the same in every call with these keys (encoded once, see encode_fcall).
+        `on_reply`, when given, turns the reply into what this returns, called as soon as
+        the reply is read: before this caller's task runs again, a round of the event loop
+        later (the move path answers its mover there)."""
         if not keys:  # in a cluster a call goes to the node of its first key's slot
             raise ValueError(f"script {script.name} called without a key")
         loop = asyncio.get_running_loop()
-        item = _Call(script, keys, args, fixed, loop.create_future())
+        item = _Call(script, keys, args, fixed, loop.create_future(), on_reply)
         self._queue.append(item)
         if not self._scheduled and self._inflight < self.max_inflight:
-            self._scheduled = True
-            loop.call_soon(self._flush)
+            if self._inflight == 0 and len(self._queue) == 1:
+                self._flush()  # nothing to wait for, nothing to gather: out at once
+            else:
+                self._scheduled = True
+                loop.call_soon(self._flush)
         return await item.future
 
     def _flush(self) -> None:

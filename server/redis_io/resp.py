@@ -211,7 +211,12 @@ class RespConnection:
         batch was a tenth of its CPU). False, and nothing sent, when not connected yet:
         `execute_encoded` connects."""
         protocol = self._protocol
-        if protocol is None or protocol.lost or protocol.transport is None:
+        if (
+            protocol is None
+            or protocol.lost
+            or protocol.transport is None
+            or protocol.transport.is_closing()  # lost, but not told yet: a write would raise
+        ):
             return False
         protocol.sent(_Batch(None, len(commands), landed=landed))
         protocol.transport.write(b"".join(commands))

@@ -184,7 +184,15 @@ class MemoryRoomStore:
 
     # ------------------------------------------------------------ moves
 
-    async def submit_move(self, write: MoveWrite) -> MoveResult:
+    async def submit_move(
+        self, write: MoveWrite, on_accepted: Callable[[MoveResult], None] | None = None
+    ) -> MoveResult:
+        result = self._judge_move(write)
+        if on_accepted is not None and result.kind is Verdict.OK:
+            on_accepted(result)
+        return result
+
+    def _judge_move(self, write: MoveWrite) -> MoveResult:
         """move.lua's checklist, in its order, with its verdicts."""
         stored = self._rooms.get(write.room)
         seat = write.seat

@@ -182,7 +182,10 @@ class RoomStore(Protocol):
         self, room: str, action: Callable[[Race], Outcome], now: float
     ) -> Applied: ...
     # moves
-    async def submit_move(self, write: MoveWrite) -> MoveResult: ...
+    # `on_accepted(result)` runs when the move is accepted, before submit_move returns
+    async def submit_move(
+        self, write: MoveWrite, on_accepted: Callable[[MoveResult], None] | None = None
+    ) -> MoveResult: ...
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]: ...
     async def last_seq(self, room: str, seat: int) -> int: ...
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None: ...
@@ -218,6 +221,18 @@ class RoomStore(Protocol):
     async def outbox_later(self, room: str, at: float) -> None: ...
     async def claim_ended(self, room: str, owner: str, seconds: float) -> bool: ...
     async def release_ended(self, room: str, owner: str) -> None: ...
+
+
+def _move_result(write: MoveWrite, reply: Any) -> MoveResult:
+    """move.lua's reply to `write`: {verdict, detail}."""
+    kind, detail = reply
+    if kind == b"ok":
+        return MoveResult(Verdict.OK, answer=answer_to(write.seq, write.event, int(detail)))
+    if kind == b"dup":
+        return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
+    return MoveResult(
+        Verdict(kind.decode()), detail.decode() if isinstance(detail, bytes) else str(detail)
+    )
 
 
 class RedisRoomStore:
@@ -348,16 +363,22 @@ class RedisRoomStore:
 
     # ------------------------------------------------------------ moves
 
-    async def submit_move(self, write: MoveWrite) -> MoveResult:
+    async def submit_move(
+        self, write: MoveWrite, on_accepted: Callable[[MoveResult], None] | None = None
+    ) -> MoveResult:
+        """The checklist's verdict on `write`. `on_accepted` gets an accepted move's result
+        as soon as the script's reply is read, before this returns (a round of the event
+        loop later): the mover's answer then leaves with the move's `progress`."""
         keys, args, fixed = move_call(write, self.event_log, self.lobby_ttl)
-        kind, detail = await self.batcher.call(MOVE, keys, args, fixed)
-        if kind == b"ok":
-            return MoveResult(Verdict.OK, answer=answer_to(write.seq, write.event, int(detail)))
-        if kind == b"dup":
-            return MoveResult(Verdict.DUP, answer=stored_answer_of(detail, write.seq))
-        return MoveResult(
-            Verdict(kind.decode()), detail.decode() if isinstance(detail, bytes) else str(detail)
-        )
+
+        def verdict(reply: Any) -> MoveResult:
+            result = _move_result(write, reply)
+            if on_accepted is not None and result.kind is Verdict.OK:
+                on_accepted(result)
+            return result
+
+        result: MoveResult = await self.batcher.call(MOVE, keys, args, fixed, verdict)
+        return result
 
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
         return parse_moves(await self.redis.lrange(RoomKeys(room).moves(seat), 0, -1))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from support.in_memory import connection
 
@@ -20,28 +19,24 @@ async def test_frames_of_one_tick_go_out_in_one_write_in_order() -> None:
     assert transport.writes == [b"ab"]
 
 
-async def test_an_answer_one_task_step_behind_joins_the_event_of_its_tick() -> None:
-    """A move's progress (pub/sub, delivered in a reader's callback) and its mover's
-    accepted (the script's reply wakes the move's task) arrive in the same tick: one write."""
+async def test_what_one_read_sends_goes_out_one_round_later_in_one_write() -> None:
+    """A move's progress (pub/sub) and its mover's accepted (built from the script's reply
+    as it is read) come in one read from Redis: they leave together, after one round of
+    the event loop, before any task woken by that read runs."""
     conn, transport = connection(flusher=Flusher())
-    reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    woken: list[list[bytes]] = []
 
-    async def move() -> None:
-        await reply  # the script's answer
+    def read_from_redis() -> None:  # one data_received: the push, then the reply
+        conn.send_frame(b"progress")
         conn.send_frame(b"accepted")
+        asyncio.get_running_loop().call_soon(lambda: woken.append(list(transport.writes)))
 
-    task = asyncio.create_task(move())
-    await asyncio.sleep(0)  # the move waits for its reply
-
-    def readers() -> None:  # what one tick of socket reads does
-        conn.send_frame(b"progress")  # pub/sub: the fan-out
-        reply.set_result(None)  # the script's reply
-
-    asyncio.get_running_loop().call_soon(readers)
-    await task
-    for _ in range(3):
-        await asyncio.sleep(0)
+    asyncio.get_running_loop().call_soon(read_from_redis)
+    await asyncio.sleep(0)  # the read
+    assert transport.writes == []
+    await asyncio.sleep(0)  # the next round
     assert transport.writes == [b"progressaccepted"]
+    assert woken == [[b"progressaccepted"]]  # written before what the read woke
 
 
 async def test_a_frame_sent_now_leaves_at_once_but_after_what_waits() -> None:

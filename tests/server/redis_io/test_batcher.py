@@ -16,16 +16,59 @@ INCR = LuaScript("incr", "return redis.call('INCR', KEYS[1])")
 INCR_BY = LuaScript("incr_by", "return redis.call('INCRBY', KEYS[1], ARGV[1])")
 
 
-async def test_calls_of_one_tick_share_a_batch_and_get_their_own_replies(redis_url: str) -> None:
+async def test_a_call_with_nothing_in_flight_goes_out_at_once_and_the_rest_share_a_batch(
+    redis_url: str,
+) -> None:
     redis = Redis.from_url(redis_url)
     batcher = ScriptBatcher(redis)
     key = f"batch:{uuid.uuid4().hex}"
     try:
         await redis.function_load(INCR_BY.library, replace=True)
+        await batcher.call(INCR_BY, (key,), (0,))  # connected
         before = batcher.pipelines
-        replies = await asyncio.gather(*(batcher.call(INCR_BY, (key,), (n,)) for n in range(1, 6)))
-        assert replies == [1, 3, 6, 10, 15]
+        first = asyncio.ensure_future(batcher.call(INCR_BY, (key,), (1,)))
+        await asyncio.sleep(0)  # the call runs: nothing in flight, so it is written now
         assert batcher.pipelines == before + 1
+        replies = await asyncio.gather(*(batcher.call(INCR_BY, (key,), (n,)) for n in range(2, 6)))
+        assert await first == 1
+        assert replies == [3, 6, 10, 15]
+        assert batcher.pipelines == before + 2  # the four of one tick: one batch
+    finally:
+        await batcher.close()
+        await redis.aclose()
+
+
+async def test_on_reply_runs_as_the_reply_is_read_and_what_it_raises_is_the_callers(
+    redis_url: str,
+) -> None:
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    key = f"batch:{uuid.uuid4().hex}"
+    seen: list[Any] = []
+
+    def doubled(reply: Any) -> Any:
+        seen.append(reply)
+        return reply * 2
+
+    def refused(reply: Any) -> Any:
+        raise ValueError(f"not {reply}")
+
+    try:
+        await redis.function_load(INCR.library, replace=True)
+        call = asyncio.ensure_future(batcher.call(INCR, (key,), (), on_reply=doubled))
+        read_before_resumed = False
+        while not call.done():
+            await asyncio.sleep(0)
+            read_before_resumed |= bool(seen) and not call.done()
+        assert read_before_resumed  # the caller's task ran again after on_reply, not before
+        assert seen == [1] and await call == 2
+        try:
+            await batcher.call(INCR, (key,), (), on_reply=refused)
+        except ValueError as exc:
+            assert str(exc) == "not 2"
+        else:
+            raise AssertionError("on_reply's error must reach the caller")
+        assert await batcher.call(INCR, (key,), ()) == 3  # the connection reads on
     finally:
         await batcher.close()
         await redis.aclose()

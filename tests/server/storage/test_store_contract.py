@@ -19,7 +19,7 @@ from server.room.race import Race, RaceError, RoomConfig, Status
 from server.storage.codec import MoveWrite
 from server.storage.keys import OUTBOX
 from server.storage.memory_store import MemoryFeed, MemoryRoomStore
-from server.storage.store import RedisRoomStore, RoomStore
+from server.storage.store import MoveResult, RedisRoomStore, RoomStore
 
 
 @pytest.fixture(params=["redis", "memory"])
@@ -107,6 +107,19 @@ async def test_moves_verdicts_answers_and_progress(store: RoomStore) -> None:
     assert (loaded.race.seats[0].moves, loaded.race.seats[1].moves) == (2, 0)
     events = await store.events_since(room, 4)
     assert events is not None and [e.TYPE for e in events] == ["progress", "progress"]
+
+
+async def test_an_accepted_move_is_told_to_on_accepted_once_before_the_verdict_returns(
+    store: RoomStore,
+) -> None:
+    room = await running_room(store)
+    told: list[MoveResult] = []
+    first = await store.submit_move(move(room, 0, 1, 0), told.append)
+    assert first.kind is Verdict.OK and told == [first]
+    for refused in (move(room, 0, 1, 0), move(room, 0, 2, 0), move(room, 0, 1, 1)):
+        result = await store.submit_move(refused, told.append)  # dup, count, stale
+        assert result.kind is not Verdict.OK
+    assert told == [first]
 
 
 async def test_out_and_finished_and_a_new_round(store: RoomStore) -> None:
