@@ -45,6 +45,7 @@ def progress_event(
     are each read once: they are computed, not stored."""
     progress = game.progress
     won = progress == game.progress_total
+    stuck = game.stuck_at(progress)
     return p.Progress(
         version=0,
         at=now,
@@ -52,7 +53,7 @@ def progress_event(
         progress=progress,
         moves=game.moves,
         won=won,
-        stuck=not won and game.stuck,
+        stuck=stuck,
         move=text,
         splits=splits,
     )
