@@ -133,8 +133,9 @@ class SpectatorFeed:
             self._handle = loop.call_later(wait, self.serve)
 
     def _serve_next_round(self) -> None:
-        """One round of callbacks later: the racers' own work of this turn (the mover's
-        answer wakes its task in the same turn as its event) goes before a slice."""
+        """One round of callbacks later: the racers' frames of this turn (the move's
+        progress and its mover's answer, written by the Flusher at the next round) and the
+        racers' frames read meanwhile go before a slice."""
         self._handle = asyncio.get_running_loop().call_soon(self.serve)
 
     def serve(self) -> None:
