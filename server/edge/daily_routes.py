@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -25,7 +26,7 @@ from records.site_secrets import site_secret
 from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of
 from server.daily.store import DailyStore
-from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SETTINGS, STORE
+from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.routes import _error
@@ -322,27 +323,37 @@ async def finish_open_attempts(daily: DailyStore, store: RoomStore) -> int:
     return done
 
 
-async def replay_allowed(request: web.Request, daily: str | None) -> bool:
-    """A daily attempt's replay (`daily`: its "DATE GAME", None for any other race's)
-    opens to a player once their own attempt at that deal is over, and to everyone once
-    the day is over; any other race's, always."""
-    if daily is None:
+def _day_over(daily: str) -> bool:
+    return dt.date.fromisoformat(daily.split(" ")[0]) < day_of(time.time())
+
+
+async def line_open(app: web.Application, daily: str, player: str | None) -> bool:
+    """The one rule of who sees a daily attempt's moves (`daily`: its "DATE GAME"), by
+    its replay or by watching its finished room: a player (by id; None: anonymous) once
+    their own attempt at that deal is over, everyone once the day is over."""
+    if _day_over(daily):
         return True
+    if player is None:
+        return False
     date, game = daily.split(" ")
     day = dt.date.fromisoformat(date)
-    if day < day_of(time.time()):
+    store = app[DAILY]
+    mine = await store.attempt(day, game, player)
+    if mine is not None:
+        mine = await settle(store, app[STORE], day, game, mine)
+    return mine is not None and mine.finished
+
+
+async def replay_allowed(request: web.Request, daily: str | None) -> bool:
+    """Whether the requester may have a race's replay: `line_open` for a daily attempt's
+    (`daily` its "DATE GAME"), any other race's always."""
+    if daily is None or _day_over(daily):
         return True
     try:
         player = await _player(request, required=False)
     except IdentityError:
         return False
-    if player is None:
-        return False
-    store = request.app[DAILY]
-    mine = await store.attempt(day, game, player.id)
-    if mine is not None:
-        mine = await settle(store, request.app[STORE], day, game, mine)
-    return mine is not None and mine.finished
+    return await line_open(request.app, daily, player.id if player is not None else None)
 
 
 async def _sweep(daily: DailyStore, store: RoomStore) -> None:
@@ -358,6 +369,7 @@ async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
     secret = given.encode() if given else await site_secret(app[RECORDS_DB], DAILY_SECRET)
     daily = DailyStore(app[REDIS], secret)
     app[DAILY] = daily
+    app[SERVICE].ctx.daily_open = partial(line_open, app)  # the watch of a finished attempt
     sweeper = Periodic(
         "solrace-daily",
         lambda: _sweep(daily, app[STORE]),

@@ -3,6 +3,7 @@ how a socket's room and seat are found. A connection keeps identity and outbox o
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,10 @@ class Context:
     hub: Hub
     metrics: Metrics
     accounts: Accounts | None = None  # players' identity (records); None: sockets are anonymous
+    # Whether a daily attempt's moves (its "DATE GAME") may be seen by a player (by id,
+    # None: anonymous): server/edge/daily_routes.py's rule, the one its replays follow.
+    # Unset (no daily deal served): never.
+    daily_open: Callable[[str, str | None], Awaitable[bool]] | None = None
 
     def local(self, conn: Connection) -> LocalRoom:
         """The room this socket is in (RaceError not_joined if none)."""

@@ -141,12 +141,25 @@ class Lobby:
         room = room_key(msg.room)
         local = await self._room(conn, room)
         race = local.race
-        if race is not None and race.config.daily and race.status is not Status.FINISHED:
-            await self.ctx.hub.abandon(local)  # nobody watches a line being found
-            raise RaceError(ErrorCode.NOT_YET, "a daily attempt can be watched once it is over")
+        if race is not None and race.config.daily and not await self._may_watch_daily(conn, race):
+            await self.ctx.hub.abandon(local)  # nobody watches a line being found, or copies it
+            raise RaceError(
+                ErrorCode.NOT_YET,
+                "a daily attempt can be watched once it is over, by those whose own attempt "
+                "at that deal is over, and by everyone once the day is",
+            )
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await self._enter(conn, local, msg.since)
+
+    async def _may_watch_daily(self, conn: Connection, race: Race) -> bool:
+        """A daily attempt is watched only once it is over, and then as its replay is
+        read (a spectator gets every move): by a player whose own attempt at that deal is
+        over, or by anyone once the day is."""
+        if race.config.daily is None or race.status is not Status.FINISHED:
+            return False
+        judge = self.ctx.daily_open
+        return judge is not None and await judge(race.config.daily, conn.player)
 
     async def _enter(self, conn: Connection, local: LocalRoom, since: int | None) -> None:
         """Attach a welcomed socket: its snapshot or catch-up. If that fails (storage

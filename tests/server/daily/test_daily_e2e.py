@@ -138,6 +138,19 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await socket.expect(p.RaceFinished)
     status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
     assert status == 403 and body["error"]["code"] == "not_yet"
+    # Its room, finished, shows a spectator the whole line (`since` 0): the replay's rule.
+    async with WsClient.connect(url) as spy:
+        await spy.send(p.Watch(room=room["id"], since=0))
+        assert (await spy.expect(p.Error)).code == "not_yet"  # anonymous
+        await spy.send(p.Identify(key=bo))
+        await spy.expect(p.Identified)
+        await spy.send(p.Watch(room=room["id"], since=0))
+        assert (await spy.expect(p.Error)).code == "not_yet"  # bo has not played it yet
+    async with WsClient.connect(url) as own:
+        await own.send(p.Identify(key=ann))
+        await own.expect(p.Identified)
+        await own.send(p.Watch(room=room["id"], since=0))
+        assert (await own.expect(p.Welcome)).role == "spectator"
     # Archived, it is still closed to bo (its header says it was a daily attempt); ann has it.
     async with asyncio.timeout(20):
         while (await call("GET", f"{url}/races/{room['id']}.1/replay", ann))[0] != 200:
@@ -176,3 +189,8 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await socket.expect(p.RaceFinished)
     status, text = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
     assert status == 200 and text.startswith('{"kind":"header"')
+    async with WsClient.connect(url) as spy:
+        await spy.send(p.Identify(key=bo))
+        await spy.expect(p.Identified)
+        await spy.send(p.Watch(room=room["id"], since=0))
+        assert (await spy.expect(p.Welcome)).role == "spectator"
