@@ -22,10 +22,10 @@ from protocol import ErrorCode
 from server.handlers.context import Context
 from server.live.connection import Connection
 from server.live.hub import LocalRoom
-from server.live.seats import SeatSession, split_time, timed_splits
+from server.live.seats import SeatSession, timed_splits
 from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
-from server.room.race import Race
+from server.room.race import Race, race_time
 from server.storage.codec import MoveWrite
 from server.storage.store import MoveResult
 
@@ -153,7 +153,7 @@ class Moves:
             now = time.time()
             splits = session.splits
             if race.start_at is not None:
-                t = split_time(now, race.start_at)
+                t = race_time(now, race.start_at)
                 splits = splits_rule.advance(
                     splits, splits_rule.marks(race.config.game), game.progress, t
                 )

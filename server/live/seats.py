@@ -23,7 +23,7 @@ import core
 import protocol as p
 from core import splits as splits_rule
 
-__all__ = ["SeatSession", "play", "replay", "split_time", "timed_splits"]
+__all__ = ["SeatSession", "play", "replay", "timed_splits"]
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +42,6 @@ def replay(game_name: str, seed: int, moves: list[str]) -> core.Game:
     for move in moves:
         play(game, move)
     return game
-
-
-def split_time(at: float, start_at: float) -> float:
-    """Seconds since the start of a move made at `at`, as its replay will read it: the
-    store keeps a move's time to the millisecond (core/replay.py rounds the difference)."""
-    return round(round(at * 1000) / 1000 - start_at, 3)
 
 
 def timed_splits(

@@ -38,6 +38,7 @@ __all__ = [
     "RoomConfig",
     "Seat",
     "Status",
+    "race_time",
     "rank",
 ]
 
@@ -158,6 +159,13 @@ def _unique(name: str, seats: Iterable[Seat]) -> str:
     return unique
 
 
+def race_time(at: float, start_at: float) -> float:
+    """Seconds since the start of a move made at `at`, as its replay reads it: the store
+    keeps a move's time to the millisecond (core/replay.py rounds the difference). The one
+    reading of a race's times: a winner's result, its splits, its replay's lines."""
+    return round(round(at * 1000) / 1000 - start_at, 3)
+
+
 def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
     """Results: winners by finishing time, then everyone by progress, then fewer moves.
 
@@ -166,8 +174,8 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
 
     def key(item: tuple[int, Seat]) -> tuple[int, float, int, int]:
         seat = item[1]
-        time = (seat.done_at or 0.0) - started_at if seat.won else 0.0
-        return (0 if seat.won else 1, round(time, 3), -seat.progress, seat.moves)
+        time = race_time(seat.done_at, started_at) if seat.won and seat.done_at else 0.0
+        return (0 if seat.won else 1, time, -seat.progress, seat.moves)
 
     ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
     results: list[p.Result] = []
@@ -186,7 +194,7 @@ def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
                 "out": seat.out,
                 "progress": seat.progress,
                 "moves": seat.moves,
-                "time": round(seat.done_at - started_at, 3)
+                "time": race_time(seat.done_at, started_at)
                 if seat.won and seat.done_at is not None
                 else None,
                 "splits": list(seat.splits),

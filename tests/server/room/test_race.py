@@ -5,7 +5,7 @@ import pytest
 import protocol as p
 from protocol import ErrorCode
 from server.room.checklist import Verdict, prefilter
-from server.room.race import Race, RaceError, RoomConfig, Seat, Status, rank
+from server.room.race import Race, RaceError, RoomConfig, Seat, Status, race_time, rank
 
 
 def new_race(**config: object) -> Race:
@@ -110,6 +110,18 @@ def test_race_ends_when_everyone_is_done_and_ranks_results() -> None:
         (0, 2, None),
     ]
     assert race.status is Status.FINISHED
+
+
+def test_a_winners_time_is_its_winning_moves_time_as_the_replay_reads_it() -> None:
+    # The store keeps a move's time to the millisecond, and the replay and the splits read
+    # it so: the result's time is that reading, not the clock's own (1 ms apart here).
+    start, won_at = 100.0004, 104.1958
+    ann = Seat(name="ann", token_hash="h0", won=True, progress=52, moves=90, done_at=won_at)
+    bo = Seat(name="bo", token_hash="h1", won=True, progress=52, moves=80, done_at=104.1962)
+    results = rank({0: ann, 1: bo}, start)
+    assert race_time(won_at, start) == 4.196 and round(won_at - start, 3) == 4.195
+    # Equal times then: fewer moves first (the old reading put ann first, at 4.195).
+    assert [(r["seat"], r["rank"], r["time"]) for r in results] == [(1, 1, 4.196), (0, 2, 4.196)]
 
 
 def test_a_race_whose_every_seat_is_done_is_due_to_finish() -> None:
