@@ -526,35 +526,33 @@ class Race:
         return out
 
     def _ghost(self, until: float, now: float) -> list[p.Event]:
-        """The ghost's steps due by `until` (server time), as one `progress` (and its
-        `player_out` when its run ends without a win)."""
+        """The ghost's steps due by `until` (server time), one `progress` each, at its
+        recorded time (or now, for a step played ahead of it: the ghost running to its
+        end), and its `player_out` when its run ends without a win."""
         index = next((i for i, s in self.seats.items() if s.ghost), None)
         if index is None or self.start_at is None:
             return []
         seat, steps, start = self.seats[index], self.ghost_steps, self.start_at
         marks = splits.marks(self.config.game)
-        moved = reached = False
+        events: list[p.Event] = []
         while self.ghost_pos < len(steps) and start + steps[self.ghost_pos][0] <= until:
             t, progress, moves, won = steps[self.ghost_pos]
             self.ghost_pos += 1
-            moved = True
             after = list(splits.advance(tuple(seat.splits), marks, progress, t))
-            reached = reached or after != seat.splits
+            reached = after != seat.splits
             seat.splits, seat.progress, seat.moves = after, progress, moves
             if won:
                 seat.won, seat.done_at = True, start + t
-        events: list[p.Event] = []
-        if moved:
             events.append(
                 p.Progress(
                     version=0,
-                    at=now,
+                    at=min(now, start + t),
                     seat=index,
-                    progress=seat.progress,
-                    moves=seat.moves,
+                    progress=progress,
+                    moves=moves,
                     won=seat.won,
                     stuck=False,
-                    splits=list(seat.splits) if reached else None,
+                    splits=list(after) if reached else None,
                 )
             )
         if self.ghost_pos >= len(steps) and seat.racing:

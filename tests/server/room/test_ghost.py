@@ -45,8 +45,12 @@ def test_the_ghost_moves_by_its_recorded_times_and_wins_as_recorded() -> None:
     ghost = race.seats[1]
     assert ghost.name == "ann's ghost" and ghost.ghost and ghost.connected
     assert race.next_deadline() == 3.0 + 1.0  # its first recorded move
-    events = race.tick(3.0 + 5.5).events
-    assert [type(e) for e in events] == [p.Progress]
+    events = race.tick(3.0 + 5.5).events  # a late tick: five steps due
+    # One progress per recorded move, each at its recorded time (never bunched).
+    assert [type(e) for e in events] == [p.Progress] * 5
+    assert [(e.moves, e.at) for e in events if isinstance(e, p.Progress)] == [
+        (n, 3.0 + n) for n in range(1, 6)
+    ]
     assert (ghost.moves, race.ghost_pos) == (5, 5)
     assert race.next_deadline() == 3.0 + 6.0
     # Nobody holds the ghost's seat, whatever token is offered.
@@ -83,7 +87,7 @@ def test_a_live_win_beats_a_ghost_whose_run_ended_short() -> None:
 def test_a_ghost_that_ran_out_leaves_the_live_player_racing() -> None:
     race = ghost_race(recorded(3))
     events = race.tick(3.0 + 3.0).events
-    assert [type(e) for e in events] == [p.Progress, p.PlayerOut]
+    assert [type(e) for e in events] == [p.Progress] * 3 + [p.PlayerOut]
     assert race.status is Status.RUNNING and race.next_deadline() is None
     with pytest.raises(RaceError):
         race.rematch(0, 5, 3.0 + 4.0)
