@@ -73,6 +73,7 @@ class LocalRoom:
         self._busy = False  # the ordered task is in the middle of an item
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._following_ghost = False  # a reading of the race after a ghost's step is queued
         self.feed = SpectatorFeed(room, lambda seat: hub.store.moves(room, seat))
 
     async def open(self) -> bool:
@@ -104,11 +105,12 @@ class LocalRoom:
         async def wrapped() -> None:
             try:
                 await job()
+            except asyncio.CancelledError:
+                done.cancel()  # (an exception nobody may wait for would be logged)
+                raise
             except BaseException as exc:
                 if not done.done():
                     done.set_exception(exc)
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
             else:
                 if not done.done():
                     done.set_result(None)
@@ -210,13 +212,16 @@ class LocalRoom:
         self.recent.append(entry if entry is not None else entry_of(event))
         self._fan_out(event, race, wire)
         if seat is not None and seat.ghost:
-            self.run_in_order(self._follow_ghost)
+            if not self._following_ghost:  # one reading serves every step before it
+                self._following_ghost = True
+                self.run_in_order(self._follow_ghost)
         elif done:  # the finish may be due now (Race.next_deadline), or no longer
             self._arm()
 
     async def _follow_ghost(self) -> None:
         """The ghost moved (the race's own step): its next step is the room's next
         deadline, which the mirror learns from the stored race."""
+        self._following_ghost = False  # a step delivered from now on reads it again
         loaded = await self.hub.store.load(self.id)
         if loaded is not None:
             self.race = loaded.race

@@ -20,7 +20,8 @@ GHOST_OUT = "ended"  # the out reason of a ghost whose recorded run ended withou
 
 
 def steps_of(replay: Verified, seat: int) -> list[list[Any]]:
-    """The seat's recorded run: one [t, progress, moves, won] per accepted move, in order."""
+    """The seat's recorded run: one [t, progress, moves, won, move] per accepted move, in
+    order (the move's text: the ghost race's own replay holds the ghost's moves)."""
     game = core.new_game(str(replay.header["game"]), int(replay.header["seed"]))
     steps: list[list[Any]] = []
     for s, move, t in replay.moves:
@@ -30,7 +31,7 @@ def steps_of(replay: Verified, seat: int) -> list[list[Any]]:
             game.undo()
         else:
             game.apply(move)
-        steps.append([t, game.progress, game.moves, game.won])
+        steps.append([t, game.progress, game.moves, game.won, move])
     return steps
 
 

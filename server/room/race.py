@@ -221,8 +221,9 @@ class Race:
     finished_at: float | None = None
     finish_reason: str | None = None
     results: list[p.Result] | None = None
-    # A ghost race: the ghost seat's recorded steps ([t, progress, moves, won], t seconds
-    # since the start) and how many of them have been played.
+    # A ghost race: the ghost seat's recorded steps ([t, progress, moves, won, move], t
+    # seconds since the start; a room stored before the move was kept has no `move`) and
+    # how many of them have been played.
     ghost_steps: list[list[Any]] = field(default_factory=list)
     ghost_pos: int = 0
 
@@ -536,7 +537,7 @@ class Race:
         marks = splits.marks(self.config.game)
         events: list[p.Event] = []
         while self.ghost_pos < len(steps) and start + steps[self.ghost_pos][0] <= until:
-            t, progress, moves, won = steps[self.ghost_pos]
+            t, progress, moves, won = steps[self.ghost_pos][:4]
             self.ghost_pos += 1
             after = list(splits.advance(tuple(seat.splits), marks, progress, t))
             reached = after != seat.splits
@@ -560,6 +561,11 @@ class Race:
             seat.done_at = start + (steps[-1][0] if steps else 0.0)
             events.append(p.PlayerOut(version=0, at=now, seat=index, reason=GHOST_OUT))
         return events
+
+    def ghost_moves(self) -> list[tuple[float, str]]:
+        """The ghost's moves played so far, (seconds since the start, move), as a seat's
+        stored moves are read (its own are not stored: they are its recorded steps)."""
+        return [(step[0], step[4]) for step in self.ghost_steps[: self.ghost_pos] if len(step) > 4]
 
     def _finish(self, now: float, reason: str) -> p.RaceFinished:
         self.status = Status.FINISHED

@@ -141,6 +141,8 @@ def record_of(race: Race, moves: dict[int, list[tuple[float, str]]]) -> RaceReco
     for seat in sorted(race.seats):
         for at, move in moves.get(seat, []):
             timed.append((seat, move, at - race.start_at))
+        if race.seats[seat].ghost:  # a ghost's moves are its recorded steps, not stored
+            timed += [(seat, move, t) for t, move in race.ghost_moves()]
     timed.sort(key=lambda m: m[2])  # stable: one seat's order is kept on equal times
     return RaceRecord(
         room=race.room,

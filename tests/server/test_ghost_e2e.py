@@ -52,14 +52,16 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
         await bo.send(p.Ready())
         started = await bo.expect(p.RaceStarted)
         assert started.seed == SEED
-        # The ghost's progress comes by its recorded times: what it shows at an event is
-        # the recorded run at that moment.
+        # The ghost's progress comes by its recorded times, one event per recorded move,
+        # each at its move's recorded time.
         first = await bo.expect(p.Progress)
-        assert first.seat == 1 and first.move is None
+        second = await bo.expect(p.Progress)
+        assert first.seat == second.seat == 1 and first.move is None
         snapshot = await get_json(f"{url}/rooms/{room['id']}")
         start_at = snapshot[1]["room"]["start_at"]
-        done = [s for s in steps if s[0] <= first.at - start_at]
-        assert done and (first.progress, first.moves) == (done[-1][1], done[-1][2])
+        for event, step in zip((first, second), steps, strict=False):
+            assert (event.progress, event.moves) == (step[1], step[2])
+            assert abs(event.at - start_at - step[0]) < 0.002
         await bo.send(p.Resign())
         finished = await bo.expect(p.RaceFinished)
     by_seat = {r["seat"]: r for r in finished.results}

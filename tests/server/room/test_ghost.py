@@ -10,6 +10,7 @@ from core import splits
 from core.replay import Verified, verify, write_replay
 from server.room.ghost import GHOST_OUT, best_seat, ghost_name, steps_of
 from server.room.race import Race, RaceError, RoomConfig, Status
+from server.tournament.rooms import record_of
 
 SEED = 617
 LINE = core.solve(core.new_game("shaula", SEED)).moves
@@ -64,6 +65,25 @@ def test_the_ghost_moves_by_its_recorded_times_and_wins_as_recorded() -> None:
     assert first["time"] == replay.results[0]["time"] == float(len(LINE))
     assert first["splits"] == list(splits.of_replay(replay)[0])
     assert (second["seat"], second["rank"], second["out"]) == (0, 2, "resigned")
+
+
+def test_a_ghost_races_replay_holds_the_ghosts_moves_and_agrees_with_its_results() -> None:
+    replay = recorded(len(LINE), pace=0.25)
+    race = ghost_race(replay)
+    race.resign(0, 3.0 + 1.0)  # the ghost runs to its end
+    assert race.status is Status.FINISHED and race.results is not None
+    record = record_of(race, {0: []})
+    assert record is not None
+    again = verify(record.replay())
+    assert [m for s, m, _ in again.moves if s == 1] == LINE
+    ghost = next(r for r in race.results if r["seat"] == 1)
+    replayed = next(r for r in again.results if r["seat"] == 1)
+    assert (replayed["won"], replayed["time"], replayed["moves"]) == (
+        ghost["won"],
+        ghost["time"],
+        ghost["moves"],
+    )
+    assert list(splits.of_replay(again)[1]) == ghost["splits"]
 
 
 def test_a_live_win_beats_a_ghost_whose_run_ended_short() -> None:
