@@ -239,7 +239,8 @@ async def create_room(request: web.Request) -> web.Response:
             return _error(err.status, err.code, err.message)
         if body.setdefault("game", ghost.game) != ghost.game or body.get("seats", 2) != 2:
             return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is 2 seats of its game")
-        body["seed"] = ghost.seed
+        if body.setdefault("seed", ghost.seed) != ghost.seed:
+            return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is on its race's deal")
     game = body.get("game")
     if game not in core.GAMES:
         return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")

@@ -73,5 +73,7 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
     await archived_replay(url, f"{source}.1")
     status, again = await post_json(f"{url}/rooms", {"ghost": f"{source}.1"})
     assert status == 201 and again["room"]["ghost"] == f"{source}.1"  # type: ignore[index]
+    status, body = await post_json(f"{url}/rooms", {"ghost": f"{source}.1", "seed": SEED + 1})
+    assert status == 400 and body["error"]["code"] == "bad_request"  # type: ignore[index]
     status, body = await post_json(f"{url}/rooms", {"ghost": f"{source}.7"})
     assert status == 404 and body["error"]["code"] == "unknown_race"  # type: ignore[index]
