@@ -175,6 +175,14 @@ class Connection:
         else:
             self.send(message)
 
+    def drop_delayed(self) -> None:
+        """Forget the frames waiting for their time: a snapshot or a catch-up sent now
+        replaces them (sent as well, they came twice)."""
+        self._delayed.clear()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
     def _arm(self) -> None:
         if self._timer is not None or not self._delayed:
             return

@@ -304,6 +304,7 @@ class LocalRoom:
     async def _attach(self, conn: Connection, since: int | None) -> None:
         race = self.race
         assert race is not None
+        conn.drop_delayed()  # a resync: what it still waited for comes again below
         if conn.seat is not None:
             session = await self.session(conn.seat)
             session.conns.add(conn)

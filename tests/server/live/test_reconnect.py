@@ -1,5 +1,7 @@
 """Reconnecting mid-race: exactly the missed events, or a snapshot; the board is the server's."""
 
+import contextlib
+
 from support.http import create_room
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone
@@ -142,6 +144,30 @@ async def test_a_moojub_spectator_inside_the_delay_gets_boards_with_the_moves(
             progress = await spy.expect(p.Progress)
             assert progress.board is not None
             board = progress.board
+
+
+async def test_resyncing_within_the_delay_repeats_no_event(server_url: str) -> None:
+    # The events a delayed spectator still waits for are replaced by the resync's, never
+    # sent twice (two resyncs once gave snapshot, snapshot, 5, 6, 5, 6).
+    room = (await create_room(server_url, seed=617, seats=1, spectator_delay=1.5))["id"]
+    game = core.new_game("shaula", 617)
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as spy:
+        await race_alone(ann, room)
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        for seq in (1, 2):
+            move = game.legal_moves()[0]
+            game.apply(move)
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect_both(p.Accepted, p.Progress)
+        await spy.send(p.Resync())
+        await spy.send(p.Resync())
+        # WsClient checks that each event is the one after the last: a repeat fails there.
+        while spy.version < ann.version:
+            await spy.expect(p.Progress)
+        with contextlib.suppress(TimeoutError):
+            while True:
+                await spy.recv(timeout=2.5)  # what still comes within the delay
 
 
 async def test_too_far_behind_gets_a_snapshot_near_enough_gets_the_events(
