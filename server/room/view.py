@@ -133,8 +133,9 @@ def room_as_of(
     events did to its phase: a delayed spectator's snapshot is the room as of the version
     before them (they follow, each when due). Covered: the countdown, the start, players
     out, the end, rematch votes and a new round (whose round's end is `last_end`, the last
-    `finished` before the pending events); the players' progress comes from the boards,
-    and seats, readiness and presence stay as they are now. `hidden`: the seed is secret
+    `finished` before the pending events); the players' progress comes from the boards
+    (before a pending start, nothing played), and seats, readiness and presence stay as
+    they are now. `hidden`: the seed is secret
     until the end."""
     players = {player["seat"]: player for player in room["players"]}
     for event in reversed(list(pending)):
@@ -148,6 +149,10 @@ def room_as_of(
         elif isinstance(event, p.RaceStarted):
             room["status"] = "countdown"
             room["seed"] = room["ends_at"] = None
+            for player in players.values():  # nothing was played before the start
+                player["progress"] = player["moves"] = 0
+                player["won"] = player["stuck"] = False
+                player["splits"] = [None] * len(player["splits"])
         elif isinstance(event, p.Countdown):
             room["status"] = "lobby"
             room["start_at"] = None

@@ -112,3 +112,39 @@ def test_room_as_of_takes_back_what_the_pending_events_did() -> None:
     assert room["status"] == "running" and room["round"] == 1
     assert room["seed"] is None and room["start_at"] is None
     assert room["players"][0]["out"] is None
+
+
+def test_a_snapshot_from_before_the_start_shows_nothing_played() -> None:
+    """The race started and its racer moved within the delay: as of the version before
+    the start, nobody has moved (the racer's live count and progress showed)."""
+    room: p.RoomView = {  # only the keys room_as_of reads
+        "status": "running",
+        "round": 1,
+        "seed": 617,
+        "start_at": 3.0,
+        "ends_at": None,
+        "players": [
+            {
+                "seat": 0,
+                "out": None,
+                "progress": 1,
+                "moves": 4,
+                "won": False,
+                "stuck": False,
+                "splits": [None, None, None, None],
+            },
+        ],
+    }  # type: ignore[typeddict-item]
+    pending: list[p.Event] = [
+        p.RaceStarted(version=5, at=3.0, game="shaula", seed=617),
+        p.Progress(version=6, at=3.5, seat=0, progress=1, moves=4, won=False, stuck=False),
+    ]
+    room_as_of(room, pending, hidden=False)
+    assert room["status"] == "countdown"
+    player = room["players"][0]
+    assert (player["progress"], player["moves"], player["won"], player["stuck"]) == (
+        0,
+        0,
+        False,
+        False,
+    )
