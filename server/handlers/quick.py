@@ -24,6 +24,12 @@ from server.storage.store import UNAVAILABLE_ERRORS, hash_token
 __all__ = ["QuickMatch"]
 
 
+def _closed(conn: Connection) -> bool:
+    """Whether the socket's clean-up has begun: a call, read anew after an await (a checked
+    attribute stays narrowed for the type checker across awaits)."""
+    return conn.closing
+
+
 class QuickMatch:
     def __init__(self, ctx: Context, lobby: Lobby) -> None:
         self.ctx = ctx
@@ -79,6 +85,11 @@ class QuickMatch:
             await self.lobby.join(conn, info["room"], "", info["token"], None, seated=True)
         except RaceError as err:
             self.ctx.error(conn, err.code, err.message)
+            return
+        if _closed(conn):
+            # The socket closed while it was seated (this runs beside the socket's own
+            # task, whose clean-up found no seat yet): it lets the seat go here.
+            await self.lobby.left(conn)
 
     async def drop_ticket(self, conn: Connection, requeue: bool = True) -> None:
         if conn.quick is None:
@@ -120,6 +131,8 @@ class QuickMatch:
                 out.events += joined.events
             for seat in list(race.seats):
                 out.events += race.set_ready(seat, True, now).events
+            for seat in list(race.seats):  # each until its player's socket takes it up
+                out.events += race.unheld(seat, now).events
             return out
 
         await self.ctx.store.transact(race.room, seat_everyone, now)

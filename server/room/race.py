@@ -449,6 +449,18 @@ class Race:
         seat.conns.remove(conn)
         if seat.conns:
             return Outcome(changed=True)
+        return self._away(index, seat, now)
+
+    def unheld(self, index: int, now: float) -> Outcome:
+        """Seat `index` was taken for a socket still on its way (a quick match's players,
+        seated together by whichever process paired them): away until a socket holds it,
+        so that a player who never comes forfeits after the grace as one who left does."""
+        seat = self._seat(index)
+        if seat.connected:
+            return Outcome()
+        return self._away(index, seat, now)
+
+    def _away(self, index: int, seat: Seat, now: float) -> Outcome:
         racing = self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
         # Forfeit, or the seat freed, after the grace; a tournament's seats are the
         # organiser's to give, never freed.

@@ -118,3 +118,26 @@ async def test_a_quick_match_ticket_leaves_with_its_socket(make_server: MakeServ
         await bo.expect(p.Queued)  # ann's ticket is gone: bo waits
         await cy.send(p.QuickMatch(game="moojub", name="cy"))
         assert (await cy.expect(p.Matched)).room == (await bo.expect(p.Matched)).room
+
+
+async def test_a_quick_match_player_gone_as_they_are_paired_forfeits_after_the_grace(
+    make_server: MakeServer,
+) -> None:
+    # ann's socket closes as she is paired, before her seat is taken up: the seat is away
+    # like any other and forfeits after the grace (it stayed "connected" for good, the race
+    # never ended, never archived).
+    url = await make_server(grace=1.0)
+    async with WsClient.connect(url) as bo:
+        async with WsClient.connect(url) as ann:
+            await ann.send(p.QuickMatch(game="shaula", name="ann"))
+            await ann.expect(p.Queued)
+            await bo.send(p.QuickMatch(game="shaula", name="bo"))
+            room = (await bo.expect(p.Matched)).room
+        async with asyncio.timeout(20):
+            while True:
+                _, body = await get_json(f"{url}/rooms/{room}")
+                seat = body["room"]["players"][0]
+                if seat["out"] == "forfeit":
+                    break
+                await asyncio.sleep(0.2)
+        assert not seat["connected"]

@@ -309,3 +309,17 @@ def test_a_tournament_seat_is_never_freed_by_the_lobby_rule() -> None:
     out = race.disconnected(0, "c0", 2.0)
     assert types(out.events) == ["presence"] and race.seats[0].grace_until is None
     assert race.tick(100.0).events == [] and list(race.seats) == [0]
+
+
+def test_a_seat_taken_for_a_socket_on_its_way_is_away_until_held() -> None:
+    race = new_race(grace=30.0)
+    race.join("ann", "h0", 1.0)  # seated for a socket still to come (quick match)
+    race.join("bo", "h1", 1.0)
+    race.set_ready(0, True, 1.0)
+    race.set_ready(1, True, 1.0)
+    assert types(race.unheld(0, 1.0).events) == ["presence"]
+    assert race.seats[0].grace_until == 31.0
+    race.connected(1, "c1", 1.5)  # bo came: nothing to wait for
+    assert race.unheld(1, 1.5).events == [] and race.seats[1].grace_until is None
+    race.tick(31.0)
+    assert race.seats[0].out == "forfeit"
