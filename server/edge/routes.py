@@ -118,7 +118,10 @@ async def json_errors(
             raise
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
-        return _error(exc.status, code, _explain(exc, request), headers)
+        response = _error(exc.status, code, _explain(exc, request), headers)
+        if exc.status in (408, 413):  # the rest of the body may still come: no more on it
+            response.force_close()
+        return response
     except ConnectionError as exc:  # the client left (e.g. in the middle of its body)
         log.info("%s %s: the client left: %s", request.method, request.path[:100], exc)
         return _error(400, ErrorCode.BAD_REQUEST, "the connection was lost")  # for nobody

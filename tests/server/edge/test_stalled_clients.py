@@ -57,6 +57,20 @@ async def test_a_body_announced_over_the_cap_is_refused_413_before_it_is_sent(
     assert status == 413 and json.loads(body)["error"]["code"] == "too_big"
 
 
+async def test_a_chunked_body_over_the_cap_is_refused_413_and_the_connection_closed(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    chunk = b"8000\r\n" + b" " * 0x8000 + b"\r\n"
+    request = (
+        b"POST /rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + chunk * 3
+        + b"0\r\n\r\n"
+    )
+    status, body = await read_answer(port_of(url), request)  # read until the server closes
+    assert status == 413 and json.loads(body)["error"]["code"] == "too_big"
+
+
 async def test_a_body_that_does_not_arrive_is_answered_408(make_server: MakeServer) -> None:
     url = await make_server(body_timeout=0.5)
     request = b'POST /rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"game":'
