@@ -531,7 +531,7 @@ class Hub:
         """After a pub/sub drop: every open room reads what it missed from its log."""
         for local in self.rooms.values():
             done = local.run_in_order(local.catch_up)
-            done.add_done_callback(lambda f: f.exception())
+            done.add_done_callback(lambda f: f.cancelled() or f.exception())
 
     async def tick(self, room: str) -> None:
         """Do whatever is due in `room` now (start, forfeits, time up, finish)."""
