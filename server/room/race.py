@@ -601,6 +601,8 @@ class Race:
             raise RaceError(ErrorCode.NOT_RUNNING, "a tournament's race has no rematch")
         if self.config.ghost is not None:
             raise RaceError(ErrorCode.NOT_RUNNING, "a ghost race has no rematch: race it anew")
+        if self.config.daily is not None:  # one ranked attempt a day: practice has its rooms
+            raise RaceError(ErrorCode.NOT_RUNNING, "a daily attempt has no rematch: practise")
         out = Outcome()
         if not seat.rematch:
             seat.rematch = True

@@ -71,7 +71,7 @@ export async function render(root, { date = null } = {}) {
 async function raceGhost(room, say) {
   try {
     const answer = await authed("POST", "/rooms", { ghost: room });
-    location.assign(`/play/${answer.room.id}`);
+    location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
   } catch (err) {
     say.textContent = err.message;
   }

@@ -220,6 +220,11 @@ export async function render(root, { room: roomId }) {
       add(el.controls, h("a", { class: "button", id: "back-to-tour", href: `/tour/${room.tournament}` }, "Back to the tournament"));
       return;
     }
+    if (status === "finished" && room.daily) {
+      // One ranked attempt a day, no rematch: practice opens from the daily page.
+      add(el.controls, h("a", { class: "button", id: "back-to-daily", href: "/daily" }, "Back to the daily deal"));
+      return;
+    }
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
       add(el.controls, 

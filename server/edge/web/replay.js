@@ -440,7 +440,7 @@ class ReplayPage {
     button.disabled = true;
     try {
       const answer = await postJSON("/rooms", { ghost: this.race, ghost_seat: seat });
-      location.assign(`/play/${answer.room.id}`);
+      location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
     } catch (err) {
       button.disabled = false;
       button.after(h("span", { class: "error" }, ` ${err.message}`));

@@ -323,3 +323,15 @@ def test_a_seat_taken_for_a_socket_on_its_way_is_away_until_held() -> None:
     assert race.unheld(1, 1.5).events == [] and race.seats[1].grace_until is None
     race.tick(31.0)
     assert race.seats[0].out == "forfeit"
+
+
+def test_a_daily_attempt_has_no_rematch() -> None:
+    race = new_race(daily="2026-12-06 shaula", seats=1, countdown=0.0)
+    race.join("ann", "h0", 1.0, "c0")
+    race.set_ready(0, True, 1.0)
+    race.tick(1.0)
+    race.resign(0, 2.0)
+    assert race.status is Status.FINISHED
+    with pytest.raises(RaceError) as refused:
+        race.rematch(0, 5, 3.0)
+    assert refused.value.code is ErrorCode.NOT_RUNNING and race.round == 1

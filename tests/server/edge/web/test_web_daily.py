@@ -31,6 +31,9 @@ async def test_a_ranked_attempt_from_the_daily_page(
     await page.click("#resign")
     await page.click("#resign")
     await page.wait_for_selector("#results-table")
+    # One ranked attempt: no rematch (it dealt a new deal in the daily room), the way back.
+    await page.wait_for_selector("#back-to-daily")
+    assert await page.locator("#rematch").count() == 0
     await page.goto(f"{base}/daily")
     card = '.daily-game[data-game="shaula"]'
     await page.wait_for_selector(f"{card} button.daily-practice")
@@ -41,7 +44,7 @@ async def test_a_ranked_attempt_from_the_daily_page(
     # The leader's ghost (mine: the only attempt), now that my attempt is over.
     await page.click(f"{card} button.daily-ghost")
     await page.wait_for_url(f"{base}/play/*")
-    await page.click("#take-seat")
+    await page.wait_for_selector("#ready")  # seated at once: nobody else takes the seat
     await page.wait_for_selector('#players .bar[data-seat="1"]')
     assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
     assert page_errors(page) == []
