@@ -12,7 +12,7 @@ import core
 from protocol import ErrorCode
 from records.boards import PERIODS, Board, Leaderboards, period_start
 from server.edge.app_keys import ARCHIVE, RECORDS_DB
-from server.edge.routes import NOT_YET, _error, archived_replay_open
+from server.edge.routes import _error, archived_line_held
 
 __all__ = ["records_routes"]
 
@@ -28,8 +28,9 @@ async def race_replay(request: web.Request) -> web.Response:
     text = await request.app[ARCHIVE].replay(race[:100])
     if text is None:
         return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
-    if not await archived_replay_open(request, text):  # a daily attempt's opens late
-        return _error(403, ErrorCode.NOT_YET, NOT_YET)
+    held = await archived_line_held(request, text)  # a daily attempt's opens late, ...
+    if held is not None:
+        return held
     return web.Response(text=text, content_type=NDJSON, charset="utf-8")
 
 

@@ -17,7 +17,7 @@ from core.replay import ReplayError, line_hash, verify
 from core.replay_boards import board_steps
 from protocol import ErrorCode
 from server.edge.app_keys import ARCHIVE
-from server.edge.routes import NOT_YET, _error, archived_replay_open, room_replay
+from server.edge.routes import _error, archived_line_held, room_replay
 from server.room.ids import room_key
 
 __all__ = ["replay_boards", "replay_routes"]
@@ -54,6 +54,5 @@ async def get_race_boards(request: web.Request) -> web.Response:
     text = await request.app[ARCHIVE].replay(request.match_info["race"][:100])
     if text is None:
         return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
-    if not await archived_replay_open(request, text):
-        return _error(403, ErrorCode.NOT_YET, NOT_YET)
-    return _boards(text)
+    held = await archived_line_held(request, text)
+    return _boards(text) if held is None else held

@@ -229,9 +229,8 @@ async def create_room(request: web.Request) -> web.Response:
                 found = await request.app[ARCHIVE].replay(source)
                 if found is None:
                     return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
-                if not await archived_replay_open(request, found):
-                    return _error(403, ErrorCode.NOT_YET, NOT_YET)
-                text: str | web.Response = found
+                held = await archived_line_held(request, found)
+                text: str | web.Response = found if held is None else held
             else:  # a room's latest race (a daily attempt's only once one may see it)
                 source = room_key(source)
                 text = await room_replay(request, source)
@@ -370,6 +369,9 @@ async def get_results(request: web.Request) -> web.Response:
     race = loaded.race
     if race.results is None:
         return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
+    held = await line_held(request, race.config.daily, race.config.tournament, race.room)
+    if held is not None:
+        return held
     return web.json_response(
         {
             "room": race.room,
@@ -396,8 +398,9 @@ async def get_replay(request: web.Request) -> web.Response:
 async def room_replay(request: web.Request, room: str) -> str | web.Response:
     """The text of the room's latest finished race (from Redis while the room lives, else
     the archive's), or the error answer saying why there is none to give."""
-    if not await daily_replay_open(request, room):
-        return _error(403, ErrorCode.NOT_YET, NOT_YET)
+    held = await room_line_held(request, room)
+    if held is not None:
+        return held
     try:
         record = await StoreRooms(request.app[STORE]).record(room)
     except RaceError:
@@ -411,29 +414,57 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     if archived is None:
         return _error(409, ErrorCode.NOT_FINISHED, "the race has not finished")
-    if not await archived_replay_open(request, archived):
-        return _error(403, ErrorCode.NOT_YET, NOT_YET)
-    return archived
+    held = await archived_line_held(request, archived)
+    return archived if held is None else held
 
 
-NOT_YET = "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"
+DAILY_NOT_YET = (
+    "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"
+)
+HEAT_NOT_YET = (
+    "a tournament race's replay and results open once every race on its deal (every heat of "
+    "its round) has finished"
+)
 
 
-async def daily_replay_open(request: web.Request, room: str) -> bool:
-    """Whether the requester may have this race's replay (a daily attempt's opens late)."""
+async def line_held(
+    request: web.Request, daily: str | None, tournament: str | None, room: str
+) -> web.Response | None:
+    """The 403 `not_yet` answer while a finished race's line (its replay, results, boards)
+    is not for the requester yet, else None: a daily attempt's until their own attempt at
+    that deal is over or the day is (daily_routes.replay_allowed), a tournament heat's
+    while another heat races its deal (TourRunner.line_open)."""
     from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
 
+    if not await replay_allowed(request, daily):
+        return _error(403, ErrorCode.NOT_YET, DAILY_NOT_YET)
+    runner = request.app.get(TOUR_RUNNER)
+    if tournament is None or runner is None or await runner.line_open(tournament, room):
+        return None
+    return _error(403, ErrorCode.NOT_YET, HEAT_NOT_YET)
+
+
+async def room_line_held(request: web.Request, room: str) -> web.Response | None:
+    """`line_held` for the race of a room that Redis still holds (none: nothing held)."""
     loaded = await request.app[STORE].load(room)
-    return loaded is None or await replay_allowed(request, loaded.race.config.daily)
+    if loaded is None:
+        return None
+    config = loaded.race.config
+    return await line_held(request, config.daily, config.tournament, room)
 
 
-async def archived_replay_open(request: web.Request, text: str) -> bool:
-    """The same for an archived race, by its replay's header (a daily attempt's says so)."""
-    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
-
+async def archived_line_held(request: web.Request, text: str) -> web.Response | None:
+    """`line_held` for an archived race, by its replay's header (a daily attempt's and a
+    tournament's say so)."""
     header = json.loads(text.split("\n", 1)[0])
-    daily = header.get("daily") if isinstance(header, dict) else None
-    return await replay_allowed(request, daily if isinstance(daily, str) else None)
+    fields = header if isinstance(header, dict) else {}
+    daily, tournament, room = (fields.get(k) for k in ("daily", "tournament", "room"))
+    return await line_held(
+        request,
+        daily if isinstance(daily, str) else None,
+        tournament if isinstance(tournament, str) else None,
+        room if isinstance(room, str) else "",
+    )
 
 
 async def race_replay(app: web.Application, record: RaceRecord) -> str:

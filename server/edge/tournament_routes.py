@@ -14,7 +14,14 @@ import core
 from protocol import FORMATS, ErrorCode
 from server.edge.app_keys import ACCOUNTS, SETTINGS
 from server.edge.identity_routes import bearer_key
-from server.edge.routes import BadRequest, _error, _flag, _number, creation_limited
+from server.edge.routes import (
+    HEAT_NOT_YET,
+    BadRequest,
+    _error,
+    _flag,
+    _number,
+    creation_limited,
+)
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
 from server.identity.accounts import IdentityError
 from server.room.ids import printable_name
@@ -262,4 +269,6 @@ async def replay(request: web.Request) -> web.Response:
         if 0 <= heat < len(tour.heats):
             return _error(409, ErrorCode.NOT_FINISHED, "that race has not finished")
         return _error(404, ErrorCode.NOT_FOUND, f"no race {heat} in this tournament")
+    if not tour.deal_raced(tour.heats[heat]):  # another heat races its deal
+        return _error(403, ErrorCode.NOT_YET, HEAT_NOT_YET)
     return web.Response(text=text, content_type="application/x-ndjson", charset="utf-8")

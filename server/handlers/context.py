@@ -32,6 +32,10 @@ class Context:
     # None: anonymous): server/edge/daily_routes.py's rule, the one its replays follow.
     # Unset (no daily deal served): never.
     daily_open: Callable[[str, str | None], Awaitable[bool]] | None = None
+    # Whether a tournament's finished race (its tournament, its room) may be watched from
+    # its first move: once no other heat races its deal (TourRunner.line_open, the rule
+    # its replays follow). Unset (no tournaments served): always.
+    heat_open: Callable[[str, str], Awaitable[bool]] | None = None
 
     def local(self, conn: Connection) -> LocalRoom:
         """The room this socket is in (RaceError not_joined if none)."""

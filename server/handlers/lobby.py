@@ -148,6 +148,13 @@ class Lobby:
                 "a daily attempt can be watched once it is over, by those whose own attempt "
                 "at that deal is over, and by everyone once the day is",
             )
+        if race is not None and not await self._may_watch_heat(race):
+            await self.ctx.hub.abandon(local)  # another heat races the deal: no line to copy
+            raise RaceError(
+                ErrorCode.NOT_YET,
+                "a finished tournament race can be watched once every race on its deal "
+                "(every heat of its round) has finished",
+            )
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await self._enter(conn, local, msg.since)
@@ -160,6 +167,15 @@ class Lobby:
             return False
         judge = self.ctx.daily_open
         return judge is not None and await judge(race.config.daily, conn.player)
+
+    async def _may_watch_heat(self, race: Race) -> bool:
+        """A tournament's finished race (whose events carry its every move) is watched as
+        its replay is read: once no other heat races its deal. One being raced is watched
+        as any race, after the room's spectator delay."""
+        tournament, judge = race.config.tournament, self.ctx.heat_open
+        if tournament is None or judge is None or race.status is not Status.FINISHED:
+            return True
+        return await judge(tournament, race.room)
 
     async def _enter(self, conn: Connection, local: LocalRoom, since: int | None) -> None:
         """Attach a welcomed socket: its snapshot or catch-up. If that fails (storage

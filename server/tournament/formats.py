@@ -132,7 +132,7 @@ class TourFormat(Generic[Row]):
     def export_cells(self, tour: Tournament, row: Row) -> list[object]:
         """A player's race cells: each finished race of theirs, in order, as
         GAME#SEED:WHAT, separated by spaces."""
-        mine = [h for h in tour.heats if not h.live and row["player"] in h.players]
+        mine = [h for h in tour.shown_heats() if row["player"] in h.players]
         return [" ".join(self.race_cell(h, i, row) for i, h in enumerate(mine))]
 
     def race_cell(self, heat: Heat, index: int, row: Row) -> str:
@@ -185,9 +185,8 @@ class Rounds(TourFormat[p.RoundsStanding]):
 
     def rows(self, tour: Tournament) -> list[p.RoundsStanding]:
         by_round: dict[int, list[RaceResult]] = {}
-        for heat in tour.heats:
-            if heat.results is not None:
-                by_round.setdefault(heat.round, []).extend(heat.results)
+        for heat in tour.shown_heats():  # a round counts once all its heats have raced
+            by_round.setdefault(heat.round, []).extend(heat.results or ())
         ranked = rounds_standings(tour.player_ids(), by_round, tour.removed_ids())
         return [
             p.RoundsStanding(

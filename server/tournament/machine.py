@@ -196,6 +196,20 @@ class Tournament:
             if not any(h.live for h in self.heats if h.round == r)
         ]
 
+    def deal_raced(self, heat: Heat) -> bool:
+        """No heat but `heat` still races its deal (a Rounds round's heats share one).
+        Only then is anything of a finished heat shown: its deal, its line, its result.
+        A racer of another heat could copy its line, and a round's places (so its points)
+        come from all its heats together."""
+        return not any(
+            h.live and h is not heat and (h.game, h.seed) == (heat.game, heat.seed)
+            for h in self.heats
+        )
+
+    def shown_heats(self) -> list[Heat]:
+        """The finished heats whose deal has been raced to its end, in order."""
+        return [h for h in self.heats if not h.live and self.deal_raced(h)]
+
     def add_seeds(self, game: str, seeds: list[int]) -> bool:
         """Deals drawn by the runner, up to what is wanted now."""
         want = self.seeds_wanted().get(game, 0)

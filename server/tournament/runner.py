@@ -241,6 +241,17 @@ class TourRunner:
                         return await self._keep_replay(tour, heat, record)
         return record.replay()
 
+    async def line_open(self, tid: str, room: str) -> bool:
+        """Whether anyone may have the finished race of `room`, a heat of tournament `tid`
+        (its replay, results, or its every move by watching it): once no other heat races
+        its deal (`Tournament.deal_raced`). A tournament gone (kept 30 days) is long over."""
+        loaded = await self.store.load(tid)
+        if loaded is None:
+            return True
+        tour = loaded[0]
+        heat = next((h for h in tour.heats if heat_room(tour.id, h.id) == room), None)
+        return heat is None or tour.deal_raced(heat)
+
     def _spec(self, tour: Tournament, heat: Heat) -> HeatSpec:
         c = tour.config
         return HeatSpec(

@@ -19,18 +19,20 @@ __all__ = ["export_csv", "export_json", "export_ndjson", "race_view", "tour_view
 
 
 def race_view(tour: Tournament, heat: Heat) -> p.RaceView:
-    """A race of the tournament; its deal is shown once it has finished."""
+    """A race of the tournament; its deal and results are shown once it has finished and
+    no other race still races its deal (`Tournament.deal_raced`)."""
+    shown = not heat.live and tour.deal_raced(heat)
     return p.RaceView(
         heat=heat.id,
         room=heat_room(tour.id, heat.id),
         round=heat.round,
         game=heat.game,
-        seed=None if heat.live else heat.seed,
+        seed=heat.seed if shown else None,
         players=[tour.players[pid].name for pid in heat.players],
         live=heat.live,
         match=heat.match,
         results=None
-        if heat.results is None
+        if heat.results is None or not shown
         else [
             p.RaceResultView(
                 player=r.player,
@@ -120,7 +122,7 @@ def export_json(tour: Tournament) -> dict[str, Any]:
     return {
         "tournament": tour_view(tour),
         "standings": tour.standings(),
-        "races": [race_view(tour, h) for h in tour.heats if not h.live],
+        "races": [race_view(tour, h) for h in tour.shown_heats()],
     }
 
 
@@ -128,7 +130,7 @@ def export_ndjson(tour: Tournament) -> str:
     """A line for the tournament, one per standing (best first), one per finished race."""
     lines = [json.dumps({"type": "tournament", **tour_view(tour)})]
     lines += [json.dumps({"type": "standing", **row}) for row in tour.standings()]
-    lines += [json.dumps({"type": "race", **race_view(tour, h)}) for h in tour.heats if not h.live]
+    lines += [json.dumps({"type": "race", **race_view(tour, h)}) for h in tour.shown_heats()]
     return "\n".join(lines) + "\n"
 
 

@@ -10,6 +10,7 @@ from server.tournament.formats import split_evenly
 from server.tournament.machine import Tournament
 from server.tournament.model import Status, TourConfig, TourError
 from server.tournament.scoring import RaceResult, places, round_points, rounds_standings
+from server.tournament.views import export_csv, export_json, export_ndjson, race_view
 
 T0 = 1000.0
 
@@ -179,3 +180,31 @@ def test_split_evenly() -> None:
     assert [len(g) for g in split_evenly(list(range(64)), 8)] == [8] * 8
     assert [len(g) for g in split_evenly(list(range(9)), 8)] == [5, 4]
     assert split_evenly([1], 8) == [[1]]
+
+
+def test_a_heat_counts_once_every_heat_of_its_round_has_been_raced() -> None:
+    # Three players in rooms of two: heats of 2 and 1 on one deal, placed together. The
+    # lone heat ends first; while the other still races that deal, nothing of it shows.
+    t = tour(3, seats=2, rounds=1)
+    t.start(T0)
+    t.add_seeds("shaula", [617])
+    t.tick(T0)
+    pair, solo = t.heats
+    assert (len(pair.players), len(solo.players)) == (2, 1)
+    (alone,) = solo.players
+    assert t.heat_finished(solo.id, [lose(alone, 0, 0.0, moves=0)], T0 + 10)
+    assert not t.deal_raced(solo)
+    assert [(r["points"], r["rounds"], r["per_round"]) for r in t.standings()] == [
+        (0.0, 0, {}),
+    ] * 3
+    assert race_view(t, solo)["seed"] is None and race_view(t, solo)["results"] is None
+    assert export_json(t)["races"] == [] and t.raced_deals() == []
+    assert "617" not in export_csv(t) + export_ndjson(t)
+    a, b = pair.players
+    t.heat_finished(pair.id, [lose(a, 3, 5.0), lose(b, 1, 5.0)], T0 + 20)
+    assert t.deal_raced(solo) and t.deal_raced(pair)
+    # Placed as one race of three: a 3 points, b 2, the lone player (no progress) 1.
+    points = {r["player"]: r["points"] for r in t.standings()}
+    assert points == {a: 3.0, b: 2.0, alone: 1.0}
+    assert race_view(t, solo)["seed"] == 617
+    assert [r["heat"] for r in export_json(t)["races"]] == [pair.id, solo.id]
