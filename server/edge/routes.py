@@ -369,7 +369,7 @@ async def get_results(request: web.Request) -> web.Response:
     race = loaded.race
     if race.results is None:
         return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
-    held = await line_held(request, race.config.daily, race.config.tournament, race.room)
+    held = await line_held(request, race.config.daily, None, race.room)  # a daily seed
     if held is not None:
         return held
     return web.json_response(

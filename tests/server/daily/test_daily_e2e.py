@@ -136,8 +136,9 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         assert (await spy.expect(p.Error)).code == "not_yet"
         await socket.send(p.Resign())
         await socket.expect(p.RaceFinished)
-    status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
-    assert status == 403 and body["error"]["code"] == "not_yet"
+    for path in ("replay", "results"):  # its results carry the day's seed
+        status, body = await call("GET", f"{url}/rooms/{room['id']}/{path}", bo)
+        assert status == 403 and body["error"]["code"] == "not_yet", path
     # Its room, finished, shows a spectator the whole line (`since` 0): the replay's rule.
     async with WsClient.connect(url) as spy:
         await spy.send(p.Watch(room=room["id"], since=0))
@@ -189,6 +190,8 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await socket.expect(p.RaceFinished)
     status, text = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
     assert status == 200 and text.startswith('{"kind":"header"')
+    status, results = await call("GET", f"{url}/rooms/{room['id']}/results", bo)
+    assert status == 200 and results["seed"] == seed
     async with WsClient.connect(url) as spy:
         await spy.send(p.Identify(key=bo))
         await spy.expect(p.Identified)

@@ -1,7 +1,8 @@
 """A Rounds round raced in several heats is one race on one deal: on a real server and a
-real Redis, a heat that has finished while another heat still races that deal shows
-nothing of its race (its deal, its line, its points) anywhere, until the round is over;
-then everything opens at once (docs/tournaments.md)."""
+real Redis, a heat that has finished while another heat still races that deal is in no
+standings or export, and its line (every copy of its replay, its boards, a watch of its
+finished room) is held back until the round is over; then it all opens at once
+(docs/tournaments.md)."""
 
 from __future__ import annotations
 
@@ -98,7 +99,6 @@ async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url:
         f"{server_url}/tournaments/{tid}/replays/{solo['heat']}",
         f"{server_url}/rooms/{solo['room']}/replay",
         f"{server_url}/rooms/{solo['room']}/replay/boards",
-        f"{server_url}/rooms/{solo['room']}/results",
         archived,
         f"{archived}/boards",
     ]
