@@ -34,7 +34,7 @@ from server.edge.app_keys import (
     SOCKETS,
     STORE,
 )
-from server.edge.ghost_rooms import GhostUnavailable, ghost_run, ghost_source
+from server.edge.ghost_rooms import GhostUnavailable, deal_of, ghost_run, ghost_source
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
@@ -263,6 +263,7 @@ async def create_room(request: web.Request) -> web.Response:
             hidden=core.game_class(game).has_talon,
             ghost=ghost.source if ghost else None,
             kind="ghost" if ghost else "room",
+            daily_deal=ghost.daily_deal if ghost else None,
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
@@ -359,7 +360,10 @@ async def get_room(request: web.Request) -> web.Response:
     loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
-    return web.json_response({"room": loaded.race.view(), "version": loaded.version})
+    view = loaded.race.view()
+    if not await seed_open(request, loaded.race):
+        view["seed"] = None
+    return web.json_response({"room": view, "version": loaded.version})
 
 
 @routes.get("/rooms/{room}/results")
@@ -374,7 +378,7 @@ async def get_results(request: web.Request) -> web.Response:
         {
             "room": race.room,
             "game": race.config.game,
-            "seed": race.seed,
+            "seed": race.seed if await seed_open(request, race) else None,
             "round": race.round,
             "finish_reason": race.finish_reason,
             "results": race.results,
@@ -416,24 +420,29 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
     return archived
 
 
-NOT_YET = "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"
+NOT_YET = "a daily deal's replay opens once your own attempt at that deal is over, or the day is"
+
+
+async def seed_open(request: web.Request, race: Race) -> bool:
+    """Whether the requester may have the room's seed: a room on a daily deal (its
+    attempt, practice, a ghost race) gives it as its replay (the deal is its line)."""
+    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
+
+    return await replay_allowed(request, race.config.deal_line)
 
 
 async def daily_replay_open(request: web.Request, room: str) -> bool:
-    """Whether the requester may have this race's replay (a daily attempt's opens late)."""
-    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
-
+    """Whether the requester may have this race's replay (a daily deal's opens late)."""
     loaded = await request.app[STORE].load(room)
-    return loaded is None or await replay_allowed(request, loaded.race.config.daily)
+    return loaded is None or await seed_open(request, loaded.race)
 
 
 async def archived_replay_open(request: web.Request, text: str) -> bool:
-    """The same for an archived race, by its replay's header (a daily attempt's says so)."""
+    """The same for an archived race, by its replay's header (a daily deal's says so)."""
     from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
 
     header = json.loads(text.split("\n", 1)[0])
-    daily = header.get("daily") if isinstance(header, dict) else None
-    return await replay_allowed(request, daily if isinstance(daily, str) else None)
+    return await replay_allowed(request, deal_of(header) if isinstance(header, dict) else None)
 
 
 async def race_replay(app: web.Application, record: RaceRecord) -> str:
