@@ -105,6 +105,7 @@ class RoomView(TypedDict):
     kind: str  # "room", "quick", "tournament" or "ghost"
     rated: bool
     daily: str | None  # a daily deal's ranked attempt: "DATE GAME"
+    daily_deal: str | None  # a room on a daily deal that is not its ranked attempt
     created_at: float
     start_at: float | None
     ends_at: float | None
@@ -147,6 +148,7 @@ class LobbyRoom(TypedDict):
     tournament: str | None
     kind: str  # "room", "quick" or "tournament"
     rated: bool
+    daily_deal: str | None  # a room on a daily deal: listed once its day is over
     created_at: float
     start_at: float | None
     ends_at: float | None

@@ -35,6 +35,7 @@ __all__ = [
     "day_bounds",
     "day_key",
     "day_of",
+    "day_over",
 ]
 
 SOLVER_BUDGET = 20_000  # positions: each candidate's search is bounded and deterministic
@@ -50,6 +51,12 @@ def day_bounds(day: dt.date) -> tuple[float, float]:
     """The day's start and end (Unix seconds, UTC)."""
     start = dt.datetime.combine(day, dt.time(), dt.UTC).timestamp()
     return start, start + 86400.0
+
+
+def day_over(daily: str, now: float) -> bool:
+    """Whether the day of a daily deal ("DATE GAME") is over at `now`: its line is
+    everyone's from then on."""
+    return dt.date.fromisoformat(daily.split(" ")[0]) < day_of(now)
 
 
 def day_key(secret: bytes, day: dt.date) -> bytes:

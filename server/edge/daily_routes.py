@@ -24,7 +24,7 @@ from protocol import ErrorCode, socket_path
 from records.players import Player
 from records.site_secrets import site_secret
 from server.daily.board import Attempt, ranking, streaks
-from server.daily.rule import commitment, day_bounds, day_of
+from server.daily.rule import commitment, day_bounds, day_of, day_over
 from server.daily.store import DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
@@ -202,6 +202,7 @@ async def start_attempt(request: web.Request) -> web.Response:
         raise _Refused(400, ErrorCode.BAD_REQUEST, "practice must be true or false")
     now = time.time()
     today = day_of(now)
+    deal = f"{today.isoformat()} {game}"
     seed = (await daily.deals(today))[game][0]
     mine = await daily.attempt(today, game, player.id)
     if mine is not None:
@@ -211,7 +212,7 @@ async def start_attempt(request: web.Request) -> web.Response:
             raise _Refused(
                 409, ErrorCode.NOT_YET, "practice comes after your ranked attempt at today's deal"
             )
-        race, token = await _open_room(store, player, game, seed, now, None)
+        race, token = await _open_room(store, player, game, seed, now, deal, ranked=False)
         return _answer(race, token, None, ranked=False, status=201)
     if mine is not None and mine.finished:
         raise _Refused(
@@ -222,7 +223,7 @@ async def start_attempt(request: web.Request) -> web.Response:
         )
     if mine is not None:
         return await _resume(store, mine)
-    race, token = await _open_room(store, player, game, seed, now, f"{today.isoformat()} {game}")
+    race, token = await _open_room(store, player, game, seed, now, deal, ranked=True)
     attempt = Attempt(player=player.id, name=player.name, room=race.room, started_at=now)
     claimed = await daily.claim(today, game, attempt)
     if claimed.room != race.room:  # another request of this player was first: that one
@@ -246,11 +247,19 @@ async def _resume(store: RoomStore, attempt: Attempt) -> web.Response:
 
 
 async def _open_room(
-    store: RoomStore, player: Player, game: str, seed: int, now: float, daily: str | None
+    store: RoomStore,
+    player: Player,
+    game: str,
+    seed: int,
+    now: float,
+    deal: str,
+    *,
+    ranked: bool,
 ) -> tuple[Race, str]:
-    """A one-seat room on the deal, the player seated and the race running from `now`, and
-    the seat's token; the seat is kept (never forfeited for being away) until the day is
-    over."""
+    """A one-seat room on the day's deal (`deal`: "DATE GAME"), the player seated and the
+    race running from `now`, and the seat's token; the seat is kept (never forfeited for
+    being away) until the day is over. `ranked`: the player's attempt, else practice (a
+    room like any other, but on the deal: closed to those yet to play it)."""
     until = day_bounds(day_of(now))[1]
     config = RoomConfig(
         game=game,
@@ -261,8 +270,9 @@ async def _open_room(
         grace=max(until - now, 3600.0),
         countdown=0.0,
         hidden=core.game_class(game).has_talon,
-        daily=daily,
-        kind="daily" if daily else "room",
+        daily=deal if ranked else None,
+        daily_deal=None if ranked else deal,
+        kind="daily" if ranked else "room",
         rated=False,  # a daily attempt ranks on its own board; one racer moves no rating
     )
     race = Race(room=new_room_id(), config=config, seed=seed, created_at=now)
@@ -323,15 +333,13 @@ async def finish_open_attempts(daily: DailyStore, store: RoomStore) -> int:
     return done
 
 
-def _day_over(daily: str) -> bool:
-    return dt.date.fromisoformat(daily.split(" ")[0]) < day_of(time.time())
-
-
 async def line_open(app: web.Application, daily: str, player: str | None) -> bool:
-    """The one rule of who sees a daily attempt's moves (`daily`: its "DATE GAME"), by
-    its replay or by watching its finished room: a player (by id; None: anonymous) once
-    their own attempt at that deal is over, everyone once the day is over."""
-    if _day_over(daily):
+    """The one rule of who sees a daily deal's line (`daily`: its "DATE GAME"): a daily
+    attempt's moves (its replay, its finished room watched), and any other room's on that
+    deal (practice, a ghost race: watched, its seat taken, its seed, its replay): a player
+    (by id; None: anonymous) once their own attempt at that deal is over, everyone once
+    the day is over (so the lobby, which is everyone's, lists such a room only then)."""
+    if day_over(daily, time.time()):
         return True
     if player is None:
         return False
@@ -345,9 +353,10 @@ async def line_open(app: web.Application, daily: str, player: str | None) -> boo
 
 
 async def replay_allowed(request: web.Request, daily: str | None) -> bool:
-    """Whether the requester may have a race's replay: `line_open` for a daily attempt's
-    (`daily` its "DATE GAME"), any other race's always."""
-    if daily is None or _day_over(daily):
+    """Whether the requester may see a race's line (its replay, its seed): `line_open` for
+    a race on a daily deal (`daily`: its "DATE GAME", `RoomConfig.deal_line`), any other
+    race's always."""
+    if daily is None or day_over(daily, time.time()):
         return True
     try:
         player = await _player(request, required=False)
@@ -369,7 +378,7 @@ async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
     secret = given.encode() if given else await site_secret(app[RECORDS_DB], DAILY_SECRET)
     daily = DailyStore(app[REDIS], secret)
     app[DAILY] = daily
-    app[SERVICE].ctx.daily_open = partial(line_open, app)  # the watch of a finished attempt
+    app[SERVICE].ctx.daily_open = partial(line_open, app)  # watching, taking a seat
     sweeper = Periodic(
         "solrace-daily",
         lambda: _sweep(daily, app[STORE]),

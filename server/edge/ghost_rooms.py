@@ -10,7 +10,7 @@ from core.replay import ReplayError, verify
 from protocol import ErrorCode
 from server.room.ghost import best_seat, ghost_name, steps_of
 
-__all__ = ["GhostRun", "GhostUnavailable", "ghost_run", "ghost_source"]
+__all__ = ["GhostRun", "GhostUnavailable", "deal_of", "ghost_run", "ghost_source"]
 
 
 class GhostUnavailable(Exception):
@@ -26,6 +26,14 @@ class GhostRun:
     seed: int
     name: str
     steps: list[list[Any]]
+    daily_deal: str | None = None  # the daily deal it was played on ("DATE GAME"), if any
+
+
+def deal_of(header: dict[str, Any]) -> str | None:
+    """The daily deal ("DATE GAME") a replay's race was played on, if any: a daily
+    attempt's (`daily`) or another race's on that deal (`daily_deal`)."""
+    deal = header.get("daily") or header.get("daily_deal")
+    return deal if isinstance(deal, str) else None
 
 
 def ghost_source(body: dict[str, Any]) -> str:
@@ -62,4 +70,5 @@ def ghost_run(source: str, text: str, body: dict[str, Any]) -> GhostRun:
         seed=int(replay.header["seed"]),
         name=ghost_name(replay, seat),
         steps=steps_of(replay, seat),
+        daily_deal=deal_of(replay.header),  # the same deal: closed as its source was
     )

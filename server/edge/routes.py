@@ -34,7 +34,7 @@ from server.edge.app_keys import (
     SOCKETS,
     STORE,
 )
-from server.edge.ghost_rooms import GhostUnavailable, ghost_run, ghost_source
+from server.edge.ghost_rooms import GhostUnavailable, deal_of, ghost_run, ghost_source
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
@@ -262,6 +262,7 @@ async def create_room(request: web.Request) -> web.Response:
             hidden=core.game_class(game).has_talon,
             ghost=ghost.source if ghost else None,
             kind="ghost" if ghost else "room",
+            daily_deal=ghost.daily_deal if ghost else None,
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
@@ -358,7 +359,10 @@ async def get_room(request: web.Request) -> web.Response:
     loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
-    return web.json_response({"room": loaded.race.view(), "version": loaded.version})
+    view = loaded.race.view()
+    if not await seed_open(request, loaded.race):
+        view["seed"] = None
+    return web.json_response({"room": view, "version": loaded.version})
 
 
 @routes.get("/rooms/{room}/results")
@@ -369,14 +373,11 @@ async def get_results(request: web.Request) -> web.Response:
     race = loaded.race
     if race.results is None:
         return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
-    held = await line_held(request, race.config.daily, None, race.room)  # a daily seed
-    if held is not None:
-        return held
     return web.json_response(
         {
             "room": race.room,
             "game": race.config.game,
-            "seed": race.seed,
+            "seed": race.seed if await seed_open(request, race) else None,
             "round": race.round,
             "finish_reason": race.finish_reason,
             "results": race.results,
@@ -419,7 +420,7 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
 
 
 DAILY_NOT_YET = (
-    "a daily attempt's replay opens once your own attempt at that deal is over, or the day is"
+    "a daily deal's replay opens once your own attempt at that deal is over, or the day is"
 )
 HEAT_NOT_YET = (
     "a tournament race's replay and results open once every race on its deal (every heat of "
@@ -431,9 +432,10 @@ async def line_held(
     request: web.Request, daily: str | None, tournament: str | None, room: str
 ) -> web.Response | None:
     """The 403 `not_yet` answer while a finished race's line (its replay, results, boards)
-    is not for the requester yet, else None: a daily attempt's until their own attempt at
-    that deal is over or the day is (daily_routes.replay_allowed), a tournament heat's
-    while another heat races its deal (TourRunner.line_open)."""
+    is not for the requester yet, else None: a race on a daily deal (`daily`, its "DATE
+    GAME") until their own attempt at that deal is over or the day is
+    (daily_routes.replay_allowed), a tournament heat's while another heat races its deal
+    (TourRunner.line_open)."""
     from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
 
     if not await replay_allowed(request, daily):
@@ -450,21 +452,29 @@ async def room_line_held(request: web.Request, room: str) -> web.Response | None
     if loaded is None:
         return None
     config = loaded.race.config
-    return await line_held(request, config.daily, config.tournament, room)
+    return await line_held(request, config.deal_line, config.tournament, room)
 
 
 async def archived_line_held(request: web.Request, text: str) -> web.Response | None:
-    """`line_held` for an archived race, by its replay's header (a daily attempt's and a
-    tournament's say so)."""
+    """`line_held` for an archived race, by its replay's header (a daily deal's race and
+    a tournament's say so)."""
     header = json.loads(text.split("\n", 1)[0])
-    fields = header if isinstance(header, dict) else {}
-    daily, tournament, room = (fields.get(k) for k in ("daily", "tournament", "room"))
+    fields: dict[str, Any] = header if isinstance(header, dict) else {}
+    tournament, room = fields.get("tournament"), fields.get("room")
     return await line_held(
         request,
-        daily if isinstance(daily, str) else None,
+        deal_of(fields),
         tournament if isinstance(tournament, str) else None,
         room if isinstance(room, str) else "",
     )
+
+
+async def seed_open(request: web.Request, race: Race) -> bool:
+    """Whether the requester may have the room's seed: a room on a daily deal (its
+    attempt, practice, a ghost race) gives it as its replay (the deal is its line)."""
+    from server.edge.daily_routes import replay_allowed  # it builds on this module's errors
+
+    return await replay_allowed(request, race.config.deal_line)
 
 
 async def race_replay(app: web.Application, record: RaceRecord) -> str:

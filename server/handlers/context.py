@@ -28,9 +28,9 @@ class Context:
     hub: Hub
     metrics: Metrics
     accounts: Accounts | None = None  # players' identity (records); None: sockets are anonymous
-    # Whether a daily attempt's moves (its "DATE GAME") may be seen by a player (by id,
-    # None: anonymous): server/edge/daily_routes.py's rule, the one its replays follow.
-    # Unset (no daily deal served): never.
+    # Whether a daily deal's line (its "DATE GAME") may be seen by a player (by id, None:
+    # anonymous): server/edge/daily_routes.py's rule, the one its replays follow, for
+    # watching a room on the deal or taking its seat. Unset (no daily deal served): never.
     daily_open: Callable[[str, str | None], Awaitable[bool]] | None = None
     # Whether a tournament's finished race (its tournament, its room) may be watched from
     # its first move: once no other heat races its deal (TourRunner.line_open, the rule

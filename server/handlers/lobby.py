@@ -26,6 +26,15 @@ __all__ = ["Lobby", "find_seat"]
 
 log = logging.getLogger(__name__)
 
+NOT_YET_WATCH = (
+    "a room on a daily deal can be watched by those whose own attempt at that deal is over, "
+    "and by everyone once the day is (a daily attempt itself, once it is over)"
+)
+NOT_YET_SEAT = (
+    "a seat on a daily deal is for those whose own attempt at that deal is over, "
+    "and for everyone once the day is"
+)
+
 
 def find_seat(race: Race, token: str) -> int | None:
     wanted = hash_token(token)
@@ -73,6 +82,13 @@ class Lobby:
             player = await self.ctx.whose(conn)
             player_id = player.id if player is not None else None
             fresh = token is None
+            race = local.race
+            if fresh and race is not None and race.seat_of(player_id) is None:
+                # A seat shows the whole deal: a room on a daily deal seats only those
+                # who may see it (its own players come back by their identity or token).
+                deal = race.config.deal_line
+                if deal is not None and not await self._line_open(conn, deal):
+                    raise RaceError(ErrorCode.NOT_YET, NOT_YET_SEAT)
             if token is None:
                 token = new_token()
             token_hash = hash_token(token)
@@ -141,13 +157,9 @@ class Lobby:
         room = room_key(msg.room)
         local = await self._room(conn, room)
         race = local.race
-        if race is not None and race.config.daily and not await self._may_watch_daily(conn, race):
+        if race is not None and not await self._may_watch(conn, race):
             await self.ctx.hub.abandon(local)  # nobody watches a line being found, or copies it
-            raise RaceError(
-                ErrorCode.NOT_YET,
-                "a daily attempt can be watched once it is over, by those whose own attempt "
-                "at that deal is over, and by everyone once the day is",
-            )
+            raise RaceError(ErrorCode.NOT_YET, NOT_YET_WATCH)
         if race is not None and not await self._may_watch_heat(race):
             await self.ctx.hub.abandon(local)  # another heat races the deal: no line to copy
             raise RaceError(
@@ -159,14 +171,21 @@ class Lobby:
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await self._enter(conn, local, msg.since)
 
-    async def _may_watch_daily(self, conn: Connection, race: Race) -> bool:
-        """A daily attempt is watched only once it is over, and then as its replay is
-        read (a spectator gets every move): by a player whose own attempt at that deal is
-        over, or by anyone once the day is."""
-        if race.config.daily is None or race.status is not Status.FINISHED:
+    async def _may_watch(self, conn: Connection, race: Race) -> bool:
+        """A room on a daily deal is watched as its replay is read (a spectator gets every
+        move): by a player whose own attempt at that deal is over, or by anyone once the
+        day is; a daily attempt itself only once it is over (nobody watches it played)."""
+        deal = race.config.deal_line
+        if deal is None:
+            return True
+        if race.config.daily is not None and race.status is not Status.FINISHED:
             return False
+        return await self._line_open(conn, deal)
+
+    async def _line_open(self, conn: Connection, deal: str) -> bool:
+        """The daily deal's rule (`Context.daily_open`) for this socket's player."""
         judge = self.ctx.daily_open
-        return judge is not None and await judge(race.config.daily, conn.player)
+        return judge is not None and await judge(deal, conn.player)
 
     async def _may_watch_heat(self, race: Race) -> bool:
         """A tournament's finished race (whose events carry its every move) is watched as

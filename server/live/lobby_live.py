@@ -20,9 +20,11 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 
 import protocol as p
 from protocol import ErrorCode
+from server.daily.rule import day_over
 from server.live.connection import Connection
 from server.live.frames import Outgoing
 from server.storage.feed import Feed
@@ -37,6 +39,7 @@ __all__ = [
     "LobbyLive",
     "LobbyPicture",
     "live_rooms",
+    "unlisted",
 ]
 
 log = logging.getLogger(__name__)
@@ -48,6 +51,15 @@ RECONCILE_EVERY = 30.0  # seconds between two readings of the rooms from the sto
 SCANNED = 200  # the most recently created rooms looked at when reading them from the store
 
 
+def unlisted(kind: str, deal: str | None, now: float) -> bool:
+    """Whether a live room (its `kind` and `daily_deal`) is kept out of the lobby: a daily
+    attempt (nobody else's to watch while it runs: server/daily/), and another room on a
+    daily deal (practice, a ghost race) until its day is over. The lobby is everyone's:
+    it shows what the daily deal's rule (server/edge/daily_routes.py `line_open`) lets
+    anyone see."""
+    return kind == "daily" or (deal is not None and not day_over(deal, now))
+
+
 async def live_rooms(
     store: RoomStore, wanted: tuple[str, ...] = LIVE, scanned: int = SCANNED
 ) -> list[Loaded]:
@@ -56,11 +68,14 @@ async def live_rooms(
     ids = await store.room_ids(scanned)
     statuses = await store.statuses(ids)
     found = []
+    now = time.time()
     for room in ids:
         if statuses.get(room) in wanted:
             loaded = await store.load(room)
-            # A daily attempt is nobody else's to watch while it runs (server/daily/).
-            if loaded is None or loaded.race.config.daily:
+            if loaded is None:
+                continue
+            config = loaded.race.config
+            if unlisted(config.kind, config.daily_deal, now):
                 continue
             if loaded.race.status.value in wanted:
                 found.append(loaded)
@@ -77,8 +92,9 @@ class LobbyPicture:
     its older state), and a room the reading did not find is dropped only if pub/sub did
     not bring it after the reading began."""
 
-    def __init__(self, limit: int = LIMIT) -> None:
+    def __init__(self, limit: int = LIMIT, clock: Callable[[], float] = time.time) -> None:
         self.limit = limit
+        self.clock = clock  # for `unlisted`: a room on a daily deal shows once its day is over
         self.rooms: dict[str, p.LobbyRoom] = {}
         self._revs: dict[str, int] = {}
         self._stamps: dict[str, int] = {}  # when (in updates) each listed room last changed
@@ -94,8 +110,8 @@ class LobbyPicture:
             known = max(known or 0, self._left[room_id])
         if known is not None and rev <= known:
             return
-        # A daily attempt is nobody else's to watch while it runs (server/daily/).
-        if room["status"] not in LIVE or room.get("kind") == "daily":
+        deal = room.get("daily_deal")  # (none in an entry from a process older than it)
+        if room["status"] not in LIVE or unlisted(room.get("kind", ""), deal, self.clock()):
             if self._left is not None:
                 self._left[room_id] = rev
             self._drop(room_id)

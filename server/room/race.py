@@ -87,6 +87,17 @@ class RoomConfig:
     kind: str = "room"
     rated: bool = True
     daily: str | None = None  # a daily deal's ranked attempt: "DATE GAME" (server/daily/)
+    # A room on a daily deal that is not its ranked attempt (practice, a ghost race of an
+    # attempt or of a practice race): "DATE GAME". Played as any room (not ranked, no
+    # `daily` rules); only who may see it follows the attempt's (`deal_line`).
+    daily_deal: str | None = None
+
+    @property
+    def deal_line(self) -> str | None:
+        """The daily deal ("DATE GAME") whose line this room's moves show, if any: until
+        its day is over, only those whose own attempt at it is over may see them
+        (server/edge/daily_routes.py `line_open`)."""
+        return self.daily or self.daily_deal
 
 
 @dataclass(slots=True)
@@ -285,6 +296,7 @@ class Race:
             "kind": self.config.kind,
             "rated": self.config.rated,
             "daily": self.config.daily,
+            "daily_deal": self.config.daily_deal,
             "created_at": self.created_at,
             "start_at": self.start_at,
             "ends_at": self.ends_at,

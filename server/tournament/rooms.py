@@ -56,6 +56,7 @@ class RaceRecord:
     finish_reason: str
     tournament: str | None = None  # the tournament whose race it was
     daily: str | None = None  # a daily attempt's "DATE GAME": its replay opens late
+    daily_deal: str | None = None  # another race's on a daily deal: the same
 
     def replay(self, context: dict[str, Any] | None = None) -> str:
         """The race as a replay (core/replay.py); `context` joins the header (e.g. the
@@ -68,6 +69,7 @@ class RaceRecord:
             "started_at": self.started_at,
             "finish_reason": self.finish_reason,
             **({"daily": self.daily} if self.daily else {}),
+            **({"daily_deal": self.daily_deal} if self.daily_deal else {}),
             **(context or {}),
         }
         return write_replay(header, self.moves)
@@ -155,4 +157,5 @@ def record_of(race: Race, moves: dict[int, list[tuple[float, str]]]) -> RaceReco
         finish_reason=race.finish_reason or "",
         tournament=race.config.tournament,
         daily=race.config.daily,
+        daily_deal=race.config.daily_deal,
     )

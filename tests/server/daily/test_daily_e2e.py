@@ -6,9 +6,10 @@ only after one's own attempt."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, NamedTuple
 
 import aiohttp
+import pytest
 import redis.asyncio as aioredis
 from support.own_redis import OwnRedis
 from support.players import new_player
@@ -136,9 +137,10 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         assert (await spy.expect(p.Error)).code == "not_yet"
         await socket.send(p.Resign())
         await socket.expect(p.RaceFinished)
-    for path in ("replay", "results"):  # its results carry the day's seed
-        status, body = await call("GET", f"{url}/rooms/{room['id']}/{path}", bo)
-        assert status == 403 and body["error"]["code"] == "not_yet", path
+    status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
+    assert status == 403 and body["error"]["code"] == "not_yet"
+    status, results = await call("GET", f"{url}/rooms/{room['id']}/results", bo)
+    assert status == 200 and results["seed"] is None  # the day's seed is not bo's yet
     # Its room, finished, shows a spectator the whole line (`since` 0): the replay's rule.
     async with WsClient.connect(url) as spy:
         await spy.send(p.Watch(room=room["id"], since=0))
@@ -197,3 +199,169 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await spy.expect(p.Identified)
         await spy.send(p.Watch(room=room["id"], since=0))
         assert (await spy.expect(p.Welcome)).role == "spectator"
+
+
+async def finish_attempt(url: str, key: str) -> dict[str, Any]:
+    """The player's ranked attempt at today's deal, opened and resigned: its room."""
+    status, opened = await call("POST", f"{url}/daily/{GAME}", key)
+    assert status == 201, opened
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, key, opened["room"]["id"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    room: dict[str, Any] = opened["room"]
+    return room
+
+
+class DealRooms(NamedTuple):
+    """Rooms on today's deal that are not a ranked attempt, and who may see it."""
+
+    ann: str  # her attempt is over: she opened them
+    bo: str  # no attempt yet
+    cy: str  # his attempt is over
+    attempt: dict[str, Any]  # ann's attempt's room
+    practice: dict[str, Any]  # ann's practice: POST /daily/GAME's answer (running)
+    ghost: dict[str, Any]  # a ghost race of ann's attempt: POST /rooms' answer (a free seat)
+
+
+async def deal_rooms(url: str) -> DealRooms:
+    (ann, _), (bo, _), (cy, _) = [await new_player(url) for _ in range(3)]
+    attempt = await finish_attempt(url, ann)
+    await finish_attempt(url, cy)
+    status, practice = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": True})
+    assert status == 201, practice
+    status, ghost = await call("POST", f"{url}/rooms", ann, {"ghost": attempt["id"]})
+    assert status == 201, ghost
+    return DealRooms(ann, bo, cy, attempt, practice, ghost)
+
+
+async def watched_as(url: str, room: str, key: str | None) -> p.Message:
+    """What a `watch` of the room gets: `welcome` or `error` (by a player, or anonymous)."""
+    async with WsClient.connect(url) as spy:
+        if key is not None:
+            await spy.send(p.Identify(key=key))
+            await spy.expect(p.Identified)
+        await spy.send(p.Watch(room=room, since=0))
+        return await spy.expect_any((p.Welcome, p.Error))
+
+
+def not_yet(answer: p.Message) -> bool:
+    return isinstance(answer, p.Error) and answer.code == "not_yet"
+
+
+async def test_rooms_on_the_daily_deal_are_not_in_the_lobby(make_server: MakeServer) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    closed = {rooms.practice["room"]["id"], rooms.ghost["room"]["id"]}
+    for key in (None, rooms.bo, rooms.cy):  # the lobby is everyone's: nobody's until the day ends
+        status, listed = await call("GET", f"{url}/rooms", key)
+        assert status == 200 and not closed & {r["id"] for r in listed["rooms"]}
+    async with WsClient.connect(url) as lobby:
+        await lobby.send(p.LobbyWatch())
+        state = await lobby.expect(p.LobbyState)
+        assert not closed & {r["id"] for r in state.rooms}
+        # A change to the ghost room (its seat taken) is not shown either; a room opened
+        # after it is.
+        async with WsClient.connect(url) as player:
+            await take_seat(player, rooms.ann, rooms.ghost["room"]["id"])
+            _, other = await call("POST", f"{url}/rooms", None, {"game": GAME})
+            seen: set[str] = set()
+            async with asyncio.timeout(10):
+                while other["room"]["id"] not in seen:
+                    changed = await lobby.expect(p.LobbyChanged)
+                    seen |= {r["id"] for r in changed.rooms}
+            assert not closed & seen
+
+
+async def test_rooms_on_the_daily_deal_are_watched_once_ones_attempt_is_over(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    for room in (rooms.practice["room"]["id"], rooms.ghost["room"]["id"]):
+        assert not_yet(await watched_as(url, room, None)), room  # anonymous
+        assert not_yet(await watched_as(url, room, rooms.bo)), room  # no attempt yet
+        welcome = await watched_as(url, room, rooms.cy)  # his attempt is over
+        assert isinstance(welcome, p.Welcome) and welcome.role == "spectator", room
+
+
+async def test_rooms_on_the_daily_deal_keep_their_seed_and_seats(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    seed = rooms.attempt["seed"]
+    for key, shown in ((None, None), (rooms.bo, None), (rooms.cy, seed), (rooms.ann, seed)):
+        status, body = await call("GET", f"{url}/rooms/{rooms.practice['room']['id']}", key)
+        assert status == 200 and body["room"]["seed"] == shown, key
+    for key in (None, rooms.bo):  # the ghost race's free seat
+        async with WsClient.connect(url) as socket:
+            if key is not None:
+                await socket.send(p.Identify(key=key))
+                await socket.expect(p.Identified)
+            await socket.send(p.Join(room=rooms.ghost["room"]["id"]))
+            assert not_yet(await socket.expect_any((p.Welcome, p.Error))), key
+    async with WsClient.connect(url) as socket:
+        welcome = await take_seat(socket, rooms.cy, rooms.ghost["room"]["id"])
+        assert welcome.seat == 0
+
+
+async def test_rooms_on_the_daily_deal_keep_their_replay_and_results(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    deal, seed = rooms.attempt["daily"], rooms.attempt["seed"]
+    practice = rooms.practice["room"]
+    assert practice["daily_deal"] == deal and practice["daily"] is None
+    assert rooms.ghost["room"]["daily_deal"] == deal and rooms.ghost["room"]["daily"] is None
+    # Its own player plays on (by the seat's token) to the end.
+    async with WsClient.connect(url) as socket:
+        await socket.join(practice["id"], token=rooms.practice["token"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    room = practice["id"]
+    for key in (None, rooms.bo):
+        status, body = await call("GET", f"{url}/rooms/{room}/replay", key)
+        assert status == 403 and body["error"]["code"] == "not_yet", key
+        status, body = await call("GET", f"{url}/rooms/{room}/results", key)
+        assert status == 200 and body["seed"] is None, key
+    status, text = await call("GET", f"{url}/rooms/{room}/replay", rooms.cy)
+    assert status == 200 and f'"daily_deal":"{deal}"' in text.split("\n", 1)[0]
+    status, body = await call("GET", f"{url}/rooms/{room}/results", rooms.cy)
+    assert status == 200 and body["seed"] == seed
+    # A ghost race of the practice race is on the same deal: closed the same way.
+    status, again = await call("POST", f"{url}/rooms", rooms.cy, {"ghost": room})
+    assert status == 201 and again["room"]["daily_deal"] == deal
+    assert not_yet(await watched_as(url, again["room"]["id"], rooms.bo))
+    # Archived, the practice race's replay is still closed to bo; cy has it.
+    async with asyncio.timeout(20):
+        while (await call("GET", f"{url}/races/{room}.1/replay", rooms.cy))[0] != 200:
+            await asyncio.sleep(0.1)
+    status, body = await call("GET", f"{url}/races/{room}.1/replay", rooms.bo)
+    assert status == 403 and body["error"]["code"] == "not_yet"
+
+
+async def test_rooms_on_the_daily_deal_open_to_everyone_once_the_day_is_over(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    practice, ghost = rooms.practice["room"]["id"], rooms.ghost["room"]["id"]
+    # The day ends (its rule's reading of the clock: everything else runs on).
+    for module in ("server.edge.daily_routes", "server.live.lobby_live"):
+        monkeypatch.setattr(f"{module}.day_over", lambda daily, now: True)
+    _, listed = await call("GET", f"{url}/rooms")
+    assert {practice, ghost} <= {r["id"] for r in listed["rooms"]}
+    async with WsClient.connect(url) as lobby:
+        await lobby.send(p.LobbyWatch())
+        assert {practice, ghost} <= {r["id"] for r in (await lobby.expect(p.LobbyState)).rooms}
+    for room in (practice, ghost):
+        welcome = await watched_as(url, room, None)
+        assert isinstance(welcome, p.Welcome) and welcome.role == "spectator", room
+    _, body = await call("GET", f"{url}/rooms/{practice}")
+    assert body["room"]["seed"] == rooms.attempt["seed"]
+    async with WsClient.connect(url) as socket:
+        await socket.send(p.Identify(key=rooms.bo))
+        await socket.expect(p.Identified)
+        assert (await socket.join(ghost)).seat == 0

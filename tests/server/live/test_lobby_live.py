@@ -9,6 +9,7 @@ a watcher on the other).
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from support.servers import MakeServer
 from support.wsclient import WsClient
 
 import protocol as p
+from server.daily.rule import day_bounds
 from server.live.frames import Outgoing
 from server.live.lobby_live import LIMIT, MIN_GAP, LobbyLive, LobbyPicture
 from server.room.race import Race, RoomConfig
@@ -52,6 +54,19 @@ def test_a_daily_attempt_is_never_listed() -> None:
     picture.update(1, _room("a", "running"))
     picture.update(1, _room("d", "running", kind="daily"))
     assert list(picture.rooms) == ["a"]
+
+
+def test_a_room_on_a_daily_deal_is_listed_once_its_day_is_over() -> None:
+    end = day_bounds(dt.date(2026, 12, 6))[1]
+    now = [end - 1.0]
+    picture = LobbyPicture(clock=lambda: now[0])
+    deal = "2026-12-06 shaula"
+    picture.update(1, _room("p", "running", kind="room", daily_deal=deal))
+    picture.update(1, _room("a", "running", kind="room", daily_deal=None))
+    assert set(picture.rooms) == {"a"}
+    now[0] = end  # the next day: its line is everyone's
+    picture.update(2, _room("p", "running", kind="room", daily_deal=deal))
+    assert set(picture.rooms) == {"a", "p"}
 
 
 def test_changes_are_coalesced_to_each_rooms_latest_state() -> None:
