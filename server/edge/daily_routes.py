@@ -365,6 +365,20 @@ async def replay_allowed(request: web.Request, daily: str | None) -> bool:
     return await line_open(request.app, daily, player.id if player is not None else None)
 
 
+async def closed_deals(request: web.Request) -> set[tuple[str, str]]:
+    """Today's deals, as (game, seed in decimal text), whose line the requester may not see
+    yet (`replay_allowed`): a record listing a race on one (a profile) shows no seed."""
+    daily = request.app.get(DAILY)
+    if daily is None:
+        return set()
+    today = day_of(time.time())
+    return {
+        (game, str(seed))
+        for game, (seed, _) in (await daily.deals(today)).items()
+        if not await replay_allowed(request, f"{today.isoformat()} {game}")
+    }
+
+
 async def _sweep(daily: DailyStore, store: RoomStore) -> None:
     """Attempts that ended onto their boards; today's and tomorrow's deals proved ahead."""
     await finish_open_attempts(daily, store)

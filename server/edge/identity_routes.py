@@ -220,9 +220,16 @@ async def profile(request: web.Request) -> web.Response:
             raise IdentityError(ErrorCode.UNKNOWN_PLAYER, "no player has that name", 404)
     except IdentityError as err:
         return _refusal(err)
+    from server.edge.daily_routes import closed_deals  # it builds on this module
+
     profiles = accounts.profiles
     names = await accounts.names(player)
     races = await profiles.races_of(player.id, page, per_page)
+    best_times = await profiles.best_times(player.id)
+    closed = await closed_deals(request)  # today's deal: nobody's before their attempt
+    for item in (*races.items, *best_times):
+        if (item.get("game"), item.get("seed")) in closed:
+            item["seed"] = None
     splits, by_race = await profiles.splits_of(player.id)
     best = {entry["game"]: entry["best"] for entry in splits}
     for item in races.items:  # each race's splits, and the delta to the best of its game
@@ -241,7 +248,7 @@ async def profile(request: web.Request) -> web.Response:
             },
             "ratings": await profiles.ratings_of(player.id, time.time()),
             "stats": await profiles.stats_of(player.id),
-            "best": await profiles.best_times(player.id),
+            "best": best_times,
             "splits": splits,
             "races": {
                 "items": races.items,

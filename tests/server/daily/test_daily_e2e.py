@@ -365,3 +365,22 @@ async def test_rooms_on_the_daily_deal_open_to_everyone_once_the_day_is_over(
         await socket.send(p.Identify(key=rooms.bo))
         await socket.expect(p.Identified)
         assert (await socket.join(ghost)).seat == 0
+
+
+async def test_a_profile_shows_today_s_deal_only_to_whom_it_is_open(
+    make_server: MakeServer,
+) -> None:
+    # A race on today's deal (the attempt, practice, a ghost race) is listed in its
+    # player's profile at once: its seed would give the deal away to whoever reads it.
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    _, me = await call("GET", f"{url}/me", rooms.ann)
+    race = f"{rooms.attempt['id']}.1"
+    async with asyncio.timeout(20):
+        while (await call("GET", f"{url}/races/{race}/replay", rooms.ann))[0] != 200:
+            await asyncio.sleep(0.1)
+    for key, seed in ((None, None), (rooms.bo, None), (rooms.cy, rooms.attempt["seed"])):
+        status, profile = await call("GET", f"{url}/players/{me['player']['name']}", key)
+        assert status == 200, profile
+        (item,) = [i for i in profile["races"]["items"] if i["race"] == race]
+        assert item["seed"] == (None if seed is None else str(seed)), key
