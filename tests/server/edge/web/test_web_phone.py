@@ -1,5 +1,7 @@
 """Every page on a phone-sized screen (375 px wide): nothing wider than the screen, so the
-page never scrolls sideways (a wide table scrolls in its own box, or folds)."""
+page never scrolls sideways (a wide table scrolls in its own box, or folds), and the
+results tables (the replay's, the race's, the daily boards') have headers that do not run
+into each other."""
 
 from __future__ import annotations
 
@@ -87,6 +89,68 @@ async def test_a_players_page_fits_a_phone(server: ServerProcess, browser: Brows
     cell = await page.locator("table.races tbody tr td").first.bounding_box()
     assert cell is not None and cell["x"] >= 0 and cell["width"] > 40
     assert page_errors(page) == []
+
+
+# Each header's text against its cell and the next header's text (the text's own box, not
+# its cell's: a word wider than a fixed-width cell spills over its neighbour).
+CLASHES = """ths => {
+  const boxes = ths.map((th) => {
+    const range = document.createRange();
+    range.selectNodeContents(th);
+    const text = range.getBoundingClientRect();
+    return { name: th.textContent, text, cell: th.getBoundingClientRect() };
+  }).filter((b) => b.name);
+  const out = [];
+  boxes.forEach((b, i) => {
+    const spills = b.text.right > b.cell.right + 0.5 || b.text.left < b.cell.left - 0.5;
+    if (spills) out.push(`${b.name} spills out of its cell`);
+    const next = boxes[i + 1];
+    if (next && b.text.right > next.text.left + 0.5) out.push(`${b.name} runs into ${next.name}`);
+  });
+  return out;
+}"""
+
+
+async def header_clashes(page: Page, table: str) -> list[str]:
+    clashes: list[str] = await page.eval_on_selector_all(f"{table} thead th", CLASHES)
+    return [f"{table}: {c}" for c in clashes]
+
+
+async def test_results_headers_do_not_overlap_on_a_phone(
+    quiet_server: ServerProcess, browser: Browser
+) -> None:
+    base = quiet_server.url
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"])
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    page = await phone(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector("#replay-results th")
+    await assert_fits(page, "the replay page")
+    clashes = await header_clashes(page, "#replay-results")
+    # The race page's results, and the daily boards: tables of the same kind.
+    racer = await phone(browser)
+    one = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
+    await racer.goto(f"{base}/play/{one}?sit=1")
+    await racer.click("#ready")
+    await racer.wait_for_selector("#board .card")
+    await racer.click("#resign")
+    await racer.click("#resign")  # the second click confirms
+    await racer.wait_for_selector("#results-table th")
+    await assert_fits(racer, "a finished race")
+    clashes += await header_clashes(racer, "#results-table")
+    await racer.goto(f"{base}/daily")
+    await racer.wait_for_selector(".daily-board th")
+    clashes += await header_clashes(racer, '.daily-game[data-game="shaula"] .daily-board')
+    assert clashes == [], clashes
+    assert page_errors(page, racer) == []
 
 
 async def test_the_main_pages_fit_a_phone(server: ServerProcess, browser: Browser) -> None:
