@@ -172,6 +172,7 @@ async def test_the_main_pages_fit_a_phone(server: ServerProcess, browser: Browse
         f"/tour/{tid}": "#standings tbody tr",
         "/top/shaula": "#board p, #board table",
         "/rules/shaula": "#rules h2",
+        "/rules/stalactites": "#rules h2",
         "/rules/moojub": "#rules h2",
         f"/p/{name}": "table.races tbody tr",
         "/account": "main form, main h1",
@@ -187,5 +188,8 @@ async def test_the_main_pages_fit_a_phone(server: ServerProcess, browser: Browse
     await racer.click("#ready")
     await racer.wait_for_selector("#board .card")
     wide += await too_wide(racer, "a moojub race")
+    await page.goto(f"{base}/watch/{one}")
+    await page.wait_for_selector(".watched .card")
+    wide += await too_wide(page, "watching a moojub race")
     assert wide == []
     assert page_errors(page, racer) == []
