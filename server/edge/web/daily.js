@@ -63,7 +63,14 @@ export async function render(root, { date = null } = {}) {
         h("a", { href: "/rules" }, "Rules of the games")),
     );
   }
-  await draw();
+  try {
+    await draw();
+  } catch (err) {
+    // A day not begun yet, or no date at all, in the address: the server's reason.
+    el.proof.remove();
+    clear(el.cards).append(h("p", { class: "error", id: "daily-error" }, `No deals for ${shown}: ${err.message}`));
+    return;
+  }
   if (shown === today.date) setInterval(() => draw().catch(() => {}), REFRESH);
 }
 

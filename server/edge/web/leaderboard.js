@@ -20,7 +20,15 @@ function choice(params) {
 
 export async function render(root, { game }) {
   const known = await games();
-  const shown = game && known[game] ? game : Object.keys(known)[0];
+  const nav = (shown) => h("p", { class: "rule-games" }, "Games: ",
+    Object.entries(known).map(([name, g], i) => [i ? " · " : "", h("a", { href: `/top/${name}`, class: name === shown ? "here" : null }, g.title)]));
+  if (game && !Object.hasOwn(known, game)) {
+    // A name no game has (a mistyped address): said so, never another game's leaderboard.
+    root.append(h("h1", {}, "Leaderboards"),
+      h("p", { class: "error", id: "no-such-game" }, `No such game: ${game}. The games are:`), nav(null));
+    return;
+  }
+  const shown = game || Object.keys(known)[0];
   const wanted = choice(new URLSearchParams(location.search));
   const go = (change) => {
     const next = { ...wanted, ...change };
@@ -32,8 +40,7 @@ export async function render(root, { game }) {
   const seedInput = h("input", { id: "board-seed", inputmode: "numeric", value: wanted.seed, placeholder: "deal number", size: "12" });
   root.append(
     h("h1", {}, `${known[shown].title} leaderboard`),
-    h("p", { class: "rule-games" }, "Games: ",
-      Object.entries(known).map(([name, g], i) => [i ? " · " : "", h("a", { href: `/top/${name}`, class: name === shown ? "here" : null }, g.title)])),
+    nav(shown),
     h("p", { class: "inline" },
       h("button", { type: "button", class: wanted.by === "rating" ? "here" : null, onclick: () => go({ by: "rating" }) }, "By rating"),
       h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); go({ by: "time", seed: seedInput.value.trim() }); } },

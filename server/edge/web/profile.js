@@ -31,6 +31,11 @@ export function chart(history, width = 160, height = 36) {
   return el;
 }
 
+// A table in a box of its own: on a phone a wide one scrolls there, never the page. The box
+// takes the focus (arrow keys scroll it) and is named for a screen reader.
+const scrolling = (label, table) =>
+  h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": label }, table);
+
 const when = (at) => new Date(at * 1000).toLocaleString();
 const rating = (r) => (r === null || r === undefined ? "–" : String(r));
 
@@ -52,21 +57,21 @@ export async function render(root, { name }) {
     h("p", {}, `${stats.races} race${stats.races === 1 ? "" : "s"}, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
     h("h2", {}, "Ratings"),
     ratings.length
-      ? h("table", { class: "ratings" },
+      ? scrolling("ratings", h("table", { class: "stats ratings" },
         h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "rating"), h("th", {}, "races"), h("th", {}, "history"))),
         h("tbody", {}, ratings.map((r) => h("tr", { dataset: { game: r.game } },
           h("td", {}, h("a", { href: `/top/${r.game}` }, r.game)),
           h("td", { title: r.provisional ? "provisional: not settled yet" : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
           h("td", {}, r.races),
-          h("td", {}, chart(r.history))))))
+          h("td", {}, chart(r.history)))))))
       : h("p", { class: "muted" }, player.bot ? "Bots are not rated." : "No rated races yet."),
     best.length ? [h("h2", {}, "Best times"),
-      h("table", {}, h("tbody", {}, best.map((b) => h("tr", {},
-        h("td", {}, b.game), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, `deal ${b.seed}`)))))] : null,
-    splits.length ? [h("h2", {}, "Splits"), splitsTable(splits)] : null,
+      scrolling("best times", h("table", { class: "stats" }, h("tbody", {}, best.map((b) => h("tr", {},
+        h("td", {}, b.game), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, `deal ${b.seed}`))))))] : null,
+    splits.length ? [h("h2", {}, "Splits"), scrolling("splits", splitsTable(splits))] : null,
     h("h2", {}, "Latest races"),
     races.items.length
-      ? h("table", { class: "races" },
+      ? scrolling("latest races", h("table", { class: "stats races" },
         h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "splits (Δ to best)", "replay"].map((c) => h("th", {}, c)))),
         h("tbody", {}, races.items.map((r) => h("tr", {},
           h("td", {}, when(r.ended_at)),
@@ -76,7 +81,7 @@ export async function render(root, { name }) {
           h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
           h("td", { class: "splits" }, raceSplits(r)),
           h("td", {}, h("a", { href: `/replay/${r.race}` }, "watch"), " · ",
-            h("a", { href: r.replay }, "NDJSON"))))))
+            h("a", { href: r.replay }, "NDJSON")))))))
       : h("p", { class: "muted" }, "No races yet."),
     h("p", { class: "pages" },
       page > 1 ? h("a", { href: `?page=${page - 1}`, rel: "prev" }, "← newer") : null,
@@ -89,7 +94,7 @@ const ms = (v) => (v === null || v === undefined ? null : v / 1000);
 
 // Per game: the best run's splits, the best segments and their sum (docs/protocol.md 11).
 function splitsTable(games) {
-  return h("table", { class: "splits-best" },
+  return h("table", { class: "stats splits-best" },
     h("thead", {}, h("tr", {}, ["game", "best splits", "best segments", "sum of best"].map((c) => h("th", {}, c)))),
     h("tbody", {}, games.map((g) => h("tr", { dataset: { game: g.game } },
       h("td", {}, g.game),

@@ -450,7 +450,7 @@ class ReplayPage {
   resultsTable() {
     const rows = [...this.results].sort((a, b) => (b.won - a.won) || ((a.time ?? 0) - (b.time ?? 0)) || (b.progress - a.progress));
     // In a box of its own width: on a phone the table scrolls, not the page.
-    return h("div", { class: "table-scroll" }, h("table", { class: "results", id: "replay-results" },
+    return h("div", { class: "table-scroll" }, h("table", { class: "results replay-results", id: "replay-results" },
       h("caption", {}, "Results (as the moves give them)"),
       h("thead", {}, h("tr", {}, ["Player", "Result", "Cards", "Moves", "Splits", ""].map((t) => h("th", {}, t)))),
       h("tbody", {}, rows.map((r) => {

@@ -6,12 +6,17 @@ import { games } from "./api.js";
 
 export async function render(root, { game }) {
   const known = await games();
+  const shown = game || Object.keys(known)[0];
   const nav = h("p", { class: "rule-games" }, "Games: ",
-    Object.entries(known).map(([name, g], i) => [i ? " · " : "", h("a", { href: `/rules/${name}`, class: name === game ? "here" : null }, g.title)]));
+    Object.entries(known).map(([name, g], i) => [i ? " · " : "", h("a", { href: `/rules/${name}`, class: name === shown ? "here" : null }, g.title)]));
   root.append(nav);
+  if (game && !Object.hasOwn(known, game)) {
+    // A name no game has (a mistyped address): said so, never another game's rules.
+    root.append(h("p", { class: "error", id: "no-such-game" }, `No such game: ${game}. The games are listed above.`));
+    return;
+  }
   const body = h("article", { class: "rules", id: "rules" });
   root.append(body);
-  const shown = game && known[game] ? game : Object.keys(known)[0];
   const response = await fetch(`/games/${shown}/rules`);
   if (!response.ok) {
     body.append(h("p", { class: "error" }, `No rules text for ${shown} yet.`));

@@ -82,9 +82,28 @@ async def pages(base: str, page: Page) -> Any:
     await page.goto(f"{base}/rules/moojub")
     await page.wait_for_selector("#rules h2")
     yield "rules"
+    await page.goto(f"{base}/daily")
+    await page.wait_for_selector(".daily-game .daily-board")
+    yield "daily"
+    await page.goto(f"{base}/top/shaula")
+    await page.wait_for_selector("#board p, #board table")
+    yield "leaderboard"
+    await page.goto(f"{base}/account")
+    await page.wait_for_selector("main h1")
+    yield "account"
+    # This browser's player raced above: its profile lists those races once archived.
+    name = await page.inner_text("#who")
+    for _ in range(50):
+        await page.goto(f"{base}/p/{name}")
+        await page.wait_for_selector("main h1")
+        if await page.locator("table.races").count():
+            break
+        await page.wait_for_timeout(200)
+    assert await page.locator("table.races").count() == 1
+    yield "profile"
 
 
-# Eighteen pages, each checked by axe in Chromium: over the suite's 120 s once, on a
+# Twenty-two pages, each checked by axe in Chromium: over the suite's 120 s once, on a
 # machine loaded beside the other workers.
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("size", [(1280, 800), PHONE], ids=["desktop", "phone"])
@@ -103,7 +122,7 @@ async def test_every_page_passes_axe_and_fits_the_screen(
             found.append(f"{scroll} px wide on a {width} px screen")
         if found:
             problems[name] = found
-    assert len(visited) == 18
+    assert len(visited) == 22
     assert not problems, json.dumps(problems, indent=1)
     assert page_errors(page) == []
     await page.context.close()

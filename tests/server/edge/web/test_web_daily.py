@@ -1,6 +1,7 @@
 """The daily deal's page in Chromium: the rule said before the start, a ranked attempt
 started from the page and raced on the race page, then on the board, with practice offered
-instead of a second ranked attempt; a phone-sized screen; no console error."""
+instead of a second ranked attempt; a phone-sized screen; a day with no deals in the address;
+no console error."""
 
 from __future__ import annotations
 
@@ -48,3 +49,17 @@ async def test_a_ranked_attempt_from_the_daily_page(
     await page.wait_for_selector('#players .bar[data-seat="1"]')
     assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
     assert page_errors(page) == []
+
+
+async def test_a_day_with_no_deals_is_said_so(server: ServerProcess, browser: Browser) -> None:
+    """A day not begun yet, or no day at all, in the address: the server's reason on the
+    page, in place of the boards (not an empty page)."""
+    base = server.url
+    page = await new_page(browser)
+    for day, reason in (("2999-01-01", "has not begun"), ("2026-13-45", "YYYY-MM-DD")):
+        await page.goto(f"{base}/daily/{day}")
+        await page.wait_for_selector("#daily-error")
+        assert reason in await page.inner_text("#daily-error")
+        assert await page.locator(".daily-game").count() == 0
+    # Chrome logs the refused requests (404, 400) itself; nothing else may be logged.
+    assert [e for e in page_errors(page) if "Failed to load resource" not in e] == []

@@ -1,5 +1,6 @@
 """The lobby (create with every setting, quick match, the live list), the TV page switching
-races by itself, the rules page, the four-colour option, and no console error anywhere."""
+races by itself, the rules page, the four-colour option, a game name no game has, and no
+console error anywhere."""
 
 from __future__ import annotations
 
@@ -257,4 +258,37 @@ async def test_a_moojub_spectator_sees_undealt_cards_face_down(
         )
         assert labels and set(labels) == {"a face-down card"}
     assert "??" not in await page.inner_text("main")
+    assert page_errors(page) == []
+
+
+async def test_a_game_name_no_game_has_is_said_so(server: ServerProcess, browser: Browser) -> None:
+    """The pages named by a game (/rules/GAME, /top/GAME) say there is no such game for a
+    name no game has, and show no other game's rules or leaderboard in its place."""
+    base = server.url
+    shaula = core.rules_text("shaula").splitlines()[2][:40]  # a line of Shaula's rules
+    page = await new_page(browser)
+    await page.goto(f"{base}/rules/nosuch")
+    await page.wait_for_selector("#no-such-game")
+    text = await page.inner_text("main")
+    assert "No such game" in text and "nosuch" in text
+    assert shaula not in text and await page.locator("#rules h2").count() == 0
+    # The games there are, to choose from.
+    assert await page.locator("main a[href='/rules/moojub']").count() == 1
+    await page.goto(f"{base}/top/nosuch")
+    await page.wait_for_selector("#no-such-game")
+    text = await page.inner_text("main")
+    assert (
+        "No such game" in text and "nosuch" in text and "Shaula" not in await page.inner_text("h1")
+    )
+    assert await page.locator("#board").count() == 0  # no board of another game
+    assert await page.locator("main a[href='/top/moojub']").count() == 1
+    # A name an object has of its own in JavaScript is no game either.
+    await page.goto(f"{base}/top/constructor")
+    await page.wait_for_selector("#no-such-game")
+    asked = [urlparse(u).path for u in seen(page).requests]
+    assert not [path for path in asked if path.startswith(("/leaderboard/", "/games/shaula"))]
+    # Without a game, the first game's: the pages' own starting point.
+    await page.goto(f"{base}/top")
+    await page.wait_for_selector("#board")
+    assert await page.inner_text("h1") == "Shaula leaderboard"
     assert page_errors(page) == []
