@@ -74,6 +74,8 @@ async function main() {
     if (!match) continue;
     const params = {};
     names.forEach((name, i) => (params[name] = match[i + 1] && decodeURIComponent(match[i + 1])));
+    // A game's name in an address is that game whatever its case, as a room's code is.
+    if (params.game) params.game = params.game.toLowerCase();
     const page = await load();
     clear(root);
     await page.render(root, params);

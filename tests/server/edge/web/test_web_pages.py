@@ -291,4 +291,11 @@ async def test_a_game_name_no_game_has_is_said_so(server: ServerProcess, browser
     await page.goto(f"{base}/top")
     await page.wait_for_selector("#board")
     assert await page.inner_text("h1") == "Shaula leaderboard"
+    # A game's name in any case is that game, as a room's code is that room.
+    await page.goto(f"{base}/top/Moojub")
+    await page.wait_for_selector("#board")
+    assert await page.inner_text("h1") == "Moojub leaderboard"
+    await page.goto(f"{base}/rules/STALACTITES")
+    await page.wait_for_selector("#rules h2")
+    assert "Stalactites" in await page.inner_text("#rules")
     assert page_errors(page) == []
