@@ -95,18 +95,19 @@ def test_the_allow_lists_catch_what_they_forbid(tmp_path: pathlib.Path) -> None:
 
 
 # server/ bottom up: each subpackage may import those before it, never one after it.
-# `tournament/` sits above the handlers and reaches rooms only through its adapter
-# (server/tournament/rooms.py); `daily/` (the daily deal's rule, board and store) beside it;
-# the edge wires everything into the app.
+# `daily/` (the daily deal's rule, board and store) stands on Redis alone, and the live
+# lobby reads its rule of when a day is over; `tournament/` sits above the handlers and
+# reaches rooms only through its adapter (server/tournament/rooms.py); the edge wires
+# everything into the app.
 SERVER_LAYERS = (
     "room",
     "redis_io",
     "storage",
+    "daily",
     "live",
     "identity",
     "handlers",
     "tournament",
-    "daily",
     "edge",
 )
 # Leaves of server/: they import nothing of server/ and anything may import them.
