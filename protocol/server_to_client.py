@@ -306,11 +306,12 @@ class PlayerOut(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RaceFinished(Event):
-    """The end. `results` is ranked (see docs/protocol.md); `seed` is now public."""
+    """The end. `results` is ranked (see docs/protocol.md); `seed` is now public, but for
+    a hidden-card deal that other rooms still race (a tournament round's heats): null."""
 
     TYPE: ClassVar[str] = "finished"
     results: list[Result]
-    seed: int
+    seed: int | None = None
     reason: str
 
 

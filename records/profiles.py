@@ -122,7 +122,7 @@ class Profiles:
         return {"races": int(row.races), "won": int(row.won)}
 
     async def best_times(self, player_id: str) -> list[dict[str, Any]]:
-        """The player's fastest win in each game: its time, race and deal."""
+        """The player's fastest win in each game: its time, race, deal and tournament."""
         rows = await self._rows(
             _results_of(
                 player_id,
@@ -130,6 +130,7 @@ class Profiles:
                 race_results.c.time_ms,
                 races.c.id,
                 races.c.seed,
+                races.c.tournament,
                 races.c.ended_at,
             )
             .where(race_results.c.won, race_results.c.time_ms.is_not(None))
@@ -144,6 +145,7 @@ class Profiles:
                     "time": row.time_ms / 1000,
                     "race": row.id,
                     "seed": row.seed,
+                    "tournament": row.tournament,
                     "at": row.ended_at,
                 },
             )

@@ -23,6 +23,7 @@ from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import ACCOUNTS, SETTINGS
 from server.edge.routes import _error, creation_limited
+from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError, player_ref
 from server.settings import parse_trusted_proxies
 
@@ -207,6 +208,14 @@ def _page_number(request: web.Request, name: str, default: int, high: int) -> in
     return int(text)
 
 
+async def heat_open(request: web.Request, item: dict[str, Any]) -> bool:
+    """Whether a profile's tournament race (its race id "ROOM.ROUND") may show its deal:
+    once no other heat races it (TourRunner.line_open)."""
+    runner = request.app.get(TOUR_RUNNER)
+    room = str(item.get("race", "")).rpartition(".")[0]
+    return runner is None or await runner.line_open(str(item["tournament"]), room)
+
+
 @identity_routes.get("/players/{name}")
 async def profile(request: web.Request) -> web.Response:
     """A player's public profile: who they are, ratings per game with their history,
@@ -229,6 +238,9 @@ async def profile(request: web.Request) -> web.Response:
     closed = await closed_deals(request)  # today's deal: nobody's before their attempt
     for item in (*races.items, *best_times):
         if (item.get("game"), item.get("seed")) in closed:
+            item["seed"] = None
+    for item in (*races.items, *best_times):  # a tournament's deal: with its round
+        if item.get("tournament") and not await heat_open(request, item):
             item["seed"] = None
     splits, by_race = await profiles.splits_of(player.id)
     best = {entry["game"]: entry["best"] for entry in splits}

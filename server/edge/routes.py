@@ -40,7 +40,7 @@ from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
 from server.room.ids import draw_seed, new_room_id, room_key
-from server.room.race import Race, RaceError, RoomConfig
+from server.room.race import Race, RaceError, RoomConfig, Status
 from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
 from server.tournament.rooms import RaceRecord, StoreRooms
@@ -377,7 +377,7 @@ async def get_results(request: web.Request) -> web.Response:
         {
             "room": race.room,
             "game": race.config.game,
-            "seed": race.seed if await seed_open(request, race) else None,
+            "seed": race.seed if race.seed_public() and await seed_open(request, race) else None,
             "round": race.round,
             "finish_reason": race.finish_reason,
             "results": race.results,
@@ -423,8 +423,8 @@ DAILY_NOT_YET = (
     "a daily deal's replay opens once your own attempt at that deal is over, or the day is"
 )
 HEAT_NOT_YET = (
-    "a tournament race's replay and results open once every race on its deal (every heat of "
-    "its round) has finished"
+    "a tournament race's replay opens once every race on its deal (every heat of its round) "
+    "has finished"
 )
 
 
@@ -447,12 +447,14 @@ async def line_held(
 
 
 async def room_line_held(request: web.Request, room: str) -> web.Response | None:
-    """`line_held` for the race of a room that Redis still holds (none: nothing held)."""
+    """`line_held` for the race of a room that Redis still holds (none: nothing held). A
+    tournament's race that is still being run has no line to hold: it is `not_finished`."""
     loaded = await request.app[STORE].load(room)
     if loaded is None:
         return None
-    config = loaded.race.config
-    return await line_held(request, config.deal_line, config.tournament, room)
+    race = loaded.race
+    tournament = race.config.tournament if race.status is Status.FINISHED else None
+    return await line_held(request, race.config.deal_line, tournament, room)
 
 
 async def archived_line_held(request: web.Request, text: str) -> web.Response | None:

@@ -91,6 +91,10 @@ class RoomConfig:
     # attempt or of a practice race): "DATE GAME". Played as any room (not ranked, no
     # `daily` rules); only who may see it follows the attempt's (`deal_line`).
     daily_deal: str | None = None
+    # Other rooms race this deal at the same time (a Rounds round's heats): a hidden-card
+    # game's seed then stays secret after the end too, since it would give the talon's
+    # order away to those still racing it; the tournament publishes it with the round.
+    shared_deal: bool = False
 
     @property
     def deal_line(self) -> str | None:
@@ -245,10 +249,11 @@ class Race:
         return min(self.seats) if self.seats else None
 
     def seed_public(self) -> bool:
-        """Open games show the seed from the start; hidden ones only after the end."""
-        if self.status is Status.FINISHED:
-            return True
-        return not self.config.hidden and self.status is Status.RUNNING
+        """Open games show the seed from the start; hidden ones only after the end, unless
+        other rooms race the same deal (`RoomConfig.shared_deal`)."""
+        if not self.config.hidden:
+            return self.status in (Status.RUNNING, Status.FINISHED)
+        return self.status is Status.FINISHED and not self.config.shared_deal
 
     def next_deadline(self) -> float | None:
         """When `tick` next has something to do, if ever."""
@@ -598,9 +603,8 @@ class Race:
         for seat in self.seats.values():
             seat.grace_until = None
         self.results = rank(self.seats, self.start_at or now)
-        return p.RaceFinished(
-            version=0, at=now, results=self.results, seed=self.seed, reason=reason
-        )
+        seed = self.seed if self.seed_public() else None
+        return p.RaceFinished(version=0, at=now, results=self.results, seed=seed, reason=reason)
 
     # ------------------------------------------------------------ after the end
 

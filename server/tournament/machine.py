@@ -196,6 +196,10 @@ class Tournament:
             if not any(h.live for h in self.heats if h.round == r)
         ]
 
+    def deal_shared(self, heat: Heat) -> bool:
+        """Other heats race `heat`'s deal (a Rounds round in several heats)."""
+        return any(h is not heat and (h.game, h.seed) == (heat.game, heat.seed) for h in self.heats)
+
     def deal_raced(self, heat: Heat) -> bool:
         """No heat but `heat` still races its deal (a Rounds round's heats share one).
         Only then is anything of a finished heat shown: its deal, its line, its result.

@@ -40,6 +40,7 @@ class HeatSpec:
     rated: bool = True
     # Whose seats they are, in seat order: (player id or None, bot); empty: nobody's.
     owners: list[tuple[str | None, bool]] = field(default_factory=list)
+    shared: bool = False  # other heats race the same deal (RoomConfig.shared_deal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,7 @@ class StoreRooms:
             countdown=spec.countdown,
             hidden=core.game_class(spec.game).has_talon,
             tournament=spec.tournament,
+            shared_deal=spec.shared,
             kind="tournament",
             rated=spec.rated,
         )

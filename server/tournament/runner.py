@@ -266,6 +266,7 @@ class TourRunner:
             countdown=c.countdown,
             grace=c.grace,
             rated=c.rated,
+            shared=tour.deal_shared(heat),
         )
 
     async def _draw(self, config: TourConfig, game: str) -> int:

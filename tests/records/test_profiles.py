@@ -80,7 +80,14 @@ async def test_a_profile_adds_up_the_archived_races(
     assert shaula["history"][1]["rating"] > shaula["history"][0]["rating"]  # won again
     assert shaula["rating"] == await profiles.rating(ann.id, "shaula", 4000.0)
     assert await profiles.best_times(ann.id) == [
-        {"game": "shaula", "time": 61.5, "race": "r2.1", "seed": "102", "at": 2090.0}
+        {
+            "game": "shaula",
+            "time": 61.5,
+            "race": "r2.1",
+            "seed": "102",
+            "tournament": None,
+            "at": 2090.0,
+        }
     ]
     first = await profiles.races_of(ann.id, page=1, per_page=2)
     assert [r["race"] for r in first.items] == ["r3.1", "r2.1"] and first.more

@@ -88,6 +88,24 @@ def test_hidden_games_keep_the_seed_secret_until_the_end() -> None:
     assert race.status is Status.FINISHED and race.view()["seed"] == 617
 
 
+def test_a_hidden_deal_other_rooms_race_too_keeps_its_seed_after_the_end() -> None:
+    # A Rounds round's heats race one deal: the seed of a heat that ended would give the
+    # talon's order away to the heats still racing it (the tournament publishes it).
+    race = lobby_of_two(hidden=True, shared_deal=True)
+    race.start(0, 0.0)
+    race.tick(10.0)
+    race.resign(0, 11.0)
+    ended = race.resign(1, 11.0).events
+    finished = [e for e in ended if isinstance(e, p.RaceFinished)]
+    assert race.status is Status.FINISHED and [e.seed for e in finished] == [None]
+    assert race.view()["seed"] is None
+    # An open game's deal is on every board from the start: nothing to keep.
+    race = lobby_of_two(shared_deal=True)
+    race.start(0, 0.0)
+    race.tick(10.0)
+    assert race.view()["seed"] == 617
+
+
 def test_open_games_show_the_seed_only_from_the_start() -> None:
     race = lobby_of_two()
     assert race.view()["seed"] is None

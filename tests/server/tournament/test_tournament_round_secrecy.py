@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from support.http import get_json, get_text, post_json
+from support.players import new_player
 from support.tour_bots import create, register
 from support.wsclient import WsClient
 
@@ -35,7 +36,7 @@ async def _until(test: Any, within: float = 20.0) -> None:
         await asyncio.sleep(0.1)
 
 
-async def _race_and_resign(server_url: str, room: str, token: str) -> None:
+async def _race_and_resign(server_url: str, room: str, token: str) -> p.RaceFinished:
     """Take up the seat, wait for the start, resign, and read the race's end."""
     async with WsClient.connect(server_url) as ws:
         await ws.send(p.Join(room=room, token=token))
@@ -44,7 +45,7 @@ async def _race_and_resign(server_url: str, room: str, token: str) -> None:
         if snapshot.room["status"] != "running":
             await ws.expect(p.RaceStarted, timeout=20)
         await ws.send(p.Resign())
-        await ws.expect(p.RaceFinished, timeout=20)
+        return await ws.expect(p.RaceFinished, timeout=20)
 
 
 async def _watch_answer(server_url: str, room: str) -> p.Message:
@@ -70,6 +71,15 @@ async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url:
     live = (await _tournament(server_url, tid))["live"]
     (solo,) = [h for h in live if len(h["players"]) == 1]
     (pair,) = [h for h in live if len(h["players"]) == 2]
+    for heat in (solo, pair):  # no replay while it is raced, as any race's
+        for url in (
+            f"{server_url}/rooms/{heat['room']}/replay",
+            f"{server_url}/rooms/{heat['room']}/replay/boards",
+            f"{server_url}/tournaments/{tid}/replays/{heat['heat']}",
+        ):
+            status, text = await get_text(url)
+            assert status == 409, (url, status, text)
+            assert json.loads(text)["error"]["code"] == "not_finished"
     await _race_and_resign(server_url, solo["room"], tokens[solo["players"][0]])
 
     async def solo_recorded() -> bool:
@@ -130,3 +140,69 @@ async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url:
         assert status == 200, (url, status, text)
     answer = await _watch_answer(server_url, solo["room"])
     assert isinstance(answer, p.Welcome), answer
+
+
+async def test_a_hidden_deal_raced_in_heats_keeps_its_seed_until_the_round_is_over(
+    server_url: str,
+) -> None:
+    # Moojub's seed gives away its talon: a heat that ends while another still races the
+    # deal must not give it, in its room, its `finished`, its results or a profile.
+    tid, organiser = await create(
+        server_url,
+        game="moojub",
+        winnable=False,  # the solver's search for a deal would hold this process's loop
+        rounds=1,
+        seats=2,
+        time_limit=120,
+        countdown=0.5,
+        grace=60,
+    )
+    keys = {name: (await new_player(server_url, name))[0] for name in ("ann", "bo", "cy")}
+    tokens = {}
+    for name, key in keys.items():
+        status, body = await post_json(
+            f"{server_url}/tournaments/{tid}/players", {}, {"Authorization": f"Bearer {key}"}
+        )
+        assert status == 201, body
+        tokens[name] = body["token"]
+    status, started = await post_json(
+        f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
+    )
+    assert status == 200, started
+
+    async def heats_open() -> bool:
+        return len((await _tournament(server_url, tid))["live"]) == 2
+
+    await _until(heats_open)
+    live = (await _tournament(server_url, tid))["live"]
+    (solo,) = [h for h in live if len(h["players"]) == 1]
+    (pair,) = [h for h in live if len(h["players"]) == 2]
+    (alone,) = solo["players"]
+    finished = await _race_and_resign(server_url, solo["room"], tokens[alone])
+    assert finished.seed is None
+    race = f"{solo['room']}.1"
+
+    async def archived() -> bool:
+        _, profile = await get_json(f"{server_url}/players/{alone}")
+        return race in [item["race"] for item in profile["races"]["items"]]
+
+    await _until(archived)
+    _, room = await get_json(f"{server_url}/rooms/{solo['room']}")
+    _, results = await get_json(f"{server_url}/rooms/{solo['room']}/results")
+    _, profile = await get_json(f"{server_url}/players/{alone}")
+    (item,) = [i for i in profile["races"]["items"] if i["race"] == race]
+    assert room["room"]["status"] == "finished"
+    assert (room["room"]["seed"], results["seed"], item["seed"]) == (None, None, None)
+
+    await asyncio.gather(
+        *(_race_and_resign(server_url, pair["room"], tokens[name]) for name in pair["players"])
+    )
+
+    async def over() -> bool:
+        return (await _tournament(server_url, tid))["status"] == "finished"
+
+    await _until(over)
+    (deal,) = (await _tournament(server_url, tid))["deals"]
+    _, profile = await get_json(f"{server_url}/players/{alone}")
+    (item,) = [i for i in profile["races"]["items"] if i["race"] == race]
+    assert item["seed"] == str(deal["seed"])  # the round is over: published
