@@ -48,17 +48,10 @@ async def _race_and_resign(server_url: str, room: str, token: str) -> p.RaceFini
         return await ws.expect(p.RaceFinished, timeout=20)
 
 
-async def _watch_answer(server_url: str, room: str) -> p.Message:
-    async with WsClient.connect(server_url) as ws:
-        await ws.send(p.Watch(room=room, since=0))
-        return await ws.expect_any((p.Welcome, p.Error))
-
-
-async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url: str) -> None:
-    tid, organiser = await create(
-        server_url, rounds=1, seats=2, time_limit=120, countdown=0.5, grace=60
-    )
-    tokens = {name: await register(server_url, tid, name) for name in ("ann", "bo", "cy")}
+async def _start_in_two_heats(
+    server_url: str, tid: str, organiser: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Start a three-player tournament of two seats a room: its lone heat, its pair."""
     status, started = await post_json(
         f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
     )
@@ -71,6 +64,21 @@ async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url:
     live = (await _tournament(server_url, tid))["live"]
     (solo,) = [h for h in live if len(h["players"]) == 1]
     (pair,) = [h for h in live if len(h["players"]) == 2]
+    return solo, pair
+
+
+async def _watch_answer(server_url: str, room: str) -> p.Message:
+    async with WsClient.connect(server_url) as ws:
+        await ws.send(p.Watch(room=room, since=0))
+        return await ws.expect_any((p.Welcome, p.Error))
+
+
+async def test_a_finished_heat_shows_nothing_until_its_round_is_over(server_url: str) -> None:
+    tid, organiser = await create(
+        server_url, rounds=1, seats=2, time_limit=120, countdown=0.5, grace=60
+    )
+    tokens = {name: await register(server_url, tid, name) for name in ("ann", "bo", "cy")}
+    solo, pair = await _start_in_two_heats(server_url, tid, organiser)
     for heat in (solo, pair):  # no replay while it is raced, as any race's
         for url in (
             f"{server_url}/rooms/{heat['room']}/replay",
@@ -165,18 +173,7 @@ async def test_a_hidden_deal_raced_in_heats_keeps_its_seed_until_the_round_is_ov
         )
         assert status == 201, body
         tokens[name] = body["token"]
-    status, started = await post_json(
-        f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
-    )
-    assert status == 200, started
-
-    async def heats_open() -> bool:
-        return len((await _tournament(server_url, tid))["live"]) == 2
-
-    await _until(heats_open)
-    live = (await _tournament(server_url, tid))["live"]
-    (solo,) = [h for h in live if len(h["players"]) == 1]
-    (pair,) = [h for h in live if len(h["players"]) == 2]
+    solo, pair = await _start_in_two_heats(server_url, tid, organiser)
     (alone,) = solo["players"]
     finished = await _race_and_resign(server_url, solo["room"], tokens[alone])
     assert finished.seed is None
