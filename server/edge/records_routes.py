@@ -13,6 +13,7 @@ from protocol import ErrorCode
 from records.boards import PERIODS, Board, Leaderboards, period_start
 from server.edge.app_keys import ARCHIVE, RECORDS_DB
 from server.edge.routes import _error, archived_line_held
+from server.room.ids import race_key
 
 __all__ = ["records_routes"]
 
@@ -24,8 +25,7 @@ NDJSON = "application/x-ndjson"
 @records_routes.get("/races/{race}/replay")
 async def race_replay(request: web.Request) -> web.Response:
     """An archived race's replay (core/replay.py), by its id ("ROOM.ROUND")."""
-    race = request.match_info["race"]
-    text = await request.app[ARCHIVE].replay(race[:100])
+    text = await request.app[ARCHIVE].replay(race_key(request.match_info["race"]))
     if text is None:
         return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
     held = await archived_line_held(request, text)  # a daily attempt's opens late, ...

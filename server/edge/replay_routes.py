@@ -18,7 +18,7 @@ from core.replay_boards import board_steps
 from protocol import ErrorCode
 from server.edge.app_keys import ARCHIVE
 from server.edge.routes import _error, archived_line_held, room_replay
-from server.room.ids import room_key
+from server.room.ids import race_key, room_key
 
 __all__ = ["replay_boards", "replay_routes"]
 
@@ -51,7 +51,7 @@ async def get_replay_boards(request: web.Request) -> web.Response:
 @replay_routes.get("/races/{race}/replay/boards")
 async def get_race_boards(request: web.Request) -> web.Response:
     """The boards of an archived race's replay (GET /races/{race}/replay)."""
-    text = await request.app[ARCHIVE].replay(request.match_info["race"][:100])
+    text = await request.app[ARCHIVE].replay(race_key(request.match_info["race"]))
     if text is None:
         return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")
     held = await archived_line_held(request, text)

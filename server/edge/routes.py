@@ -39,7 +39,7 @@ from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
-from server.room.ids import draw_seed, new_room_id, room_key
+from server.room.ids import draw_seed, new_room_id, race_key, room_key
 from server.room.race import Race, RaceError, RoomConfig, Status
 from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
@@ -226,6 +226,7 @@ async def create_room(request: web.Request) -> web.Response:
             if source == "best":  # the requester's own fastest win at the game
                 source = await _own_best(request, body)
             if "." in source:  # an archived race
+                source = race_key(source)
                 found = await request.app[ARCHIVE].replay(source)
                 if found is None:
                     return _error(404, ErrorCode.UNKNOWN_RACE, "no archived race has that id")

@@ -18,6 +18,7 @@ __all__ = [
     "new_room_id",
     "new_token",
     "printable_name",
+    "race_key",
     "random_seed",
     "room_key",
 ]
@@ -34,6 +35,11 @@ def new_room_id() -> str:
 def room_key(code: str) -> str:
     """The room a code names, in whatever case it was typed: ids are lower-case hex."""
     return code.lower()
+
+
+def race_key(code: str) -> str:
+    """The archived race an id names ("ROOM.ROUND"), in whatever case it was typed."""
+    return code[:100].lower()
 
 
 def new_token() -> str:

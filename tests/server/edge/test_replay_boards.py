@@ -55,5 +55,10 @@ async def test_the_boards_of_every_step_are_the_engines(make_server: MakeServer)
     await archived_replay(url, f"{room}.1")
     status, by_id = await get_json(f"{url}/races/{room}.1/replay/boards")
     assert status == 200 and by_id == boards
+    # A race's id in any case names it, as a room's code does.
+    status, by_upper = await get_json(f"{url}/races/{room.upper()}.1/replay/boards")
+    assert status == 200 and by_upper == boards
+    status, text = await get_text(f"{url}/races/{room.upper()}.1/replay")
+    assert status == 200 and line_hash(text.splitlines()[-1]) == boards["replay_hash"]
     status, body = await get_json(f"{url}/races/{room}.9/replay/boards")
     assert status == 404 and body["error"]["code"] == "unknown_race"
