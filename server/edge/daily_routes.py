@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import re
 import time
 from collections.abc import AsyncIterator
 from functools import partial
@@ -46,6 +47,8 @@ UNRANKED = "undo makes the attempt unranked (it is kept, not ranked); hints are 
 CLOCK = "the clock is the server's: it started now and does not stop, even with the page closed"
 
 daily_routes = web.RouteTableDef()
+
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 
 
 async def _player(request: web.Request, required: bool) -> Player | None:
@@ -116,10 +119,13 @@ async def get_daily(request: web.Request) -> web.StreamResponse:
         if mine is not None:
             mine = await settle(daily, request.app[STORE], today, game, mine)
         board = ranking(await daily.attempts(today, game))
+        played = mine is not None and mine.finished
+        if board and not played:
+            board[0]["room"] = None  # as on the board: no replay before your own attempt
         games.append(
             {
                 "game": game,
-                "seed": deals[game][0] if mine is not None and mine.finished else None,
+                "seed": deals[game][0] if played else None,
                 "you": _public(mine) if mine else None,
                 "leader": board[0] if board else None,
                 "ranked": len(board),
@@ -144,8 +150,11 @@ async def get_board(request: web.Request) -> web.Response:
     """A day's board of a game: its ranked attempts in order; the key and seed once over."""
     daily = request.app[DAILY]
     now = time.time()
-    try:
-        day = dt.date.fromisoformat(request.match_info["date"])
+    text = request.match_info["date"]
+    try:  # only the form the paths use (fromisoformat takes "20261203" and week dates too)
+        if not DATE.fullmatch(text):
+            raise ValueError(text)
+        day = dt.date.fromisoformat(text)
     except ValueError:
         raise _Refused(400, ErrorCode.BAD_REQUEST, "the date is YYYY-MM-DD") from None
     game = _game(request)
@@ -312,6 +321,9 @@ async def settle(
     if loaded is not None:
         race = loaded.race
         if race.status is not Status.FINISHED or not race.results:
+            seat = race.seats.get(0)
+            if seat is not None:  # shown as it stands; kept on the board at its end only
+                attempt.progress, attempt.moves = seat.progress, seat.moves
             return attempt
         result = race.results[0]
         attempt.won, attempt.time = bool(result["won"]), result["time"]

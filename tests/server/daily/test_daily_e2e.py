@@ -119,11 +119,14 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         assert welcome.seat == 0
         await socket.send(p.Move(seq=1, move=move))
         await socket.expect(p.Accepted)
+    game.apply(move)
     # The page closed: the attempt goes on; opening it again is the same one, same clock.
     status, again = await call("POST", f"{url}/daily/{GAME}", ann)
     assert status == 200 and again["room"]["id"] == room["id"]
     assert again["room"]["start_at"] == started and again["attempt"]["started_at"] <= started
     assert again["token"] != opened["token"]  # this device's; the old one holds nothing now
+    shown = again["attempt"]
+    assert (shown["moves"], shown["progress"]) == (1, game.progress)  # as it stands
     async with WsClient.connect(url) as stale:
         await stale.send(p.Join(room=room["id"], token=opened["token"]))
         assert (await stale.expect(p.Error)).code == "bad_token"
@@ -185,6 +188,12 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
     # bo sees the board without rooms (no replays) until his own attempt is over.
     _, seen = await call("GET", f"{url}/daily/{today}/{GAME}", bo)
     assert seen["seed"] is None and all(r["room"] is None for r in seen["board"])
+    _, summary = await call("GET", f"{url}/daily", bo)
+    (leader,) = [g["leader"] for g in summary["games"] if g["game"] == GAME]
+    assert leader is not None and leader["room"] is None
+    for day in (today.replace("-", ""), "2026-W49-7", f"{today}T00:00"):  # the date, as said
+        status, body = await call("GET", f"{url}/daily/{day}/{GAME}", bo)
+        assert status == 400 and body["error"]["code"] == "bad_request", day
     status, opened = await call("POST", f"{url}/daily/{GAME}", bo)
     async with WsClient.connect(url) as socket:
         await take_seat(socket, bo, opened["room"]["id"])
