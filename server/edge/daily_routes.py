@@ -377,6 +377,16 @@ async def replay_allowed(request: web.Request, daily: str | None) -> bool:
     return await line_open(request.app, daily, player.id if player is not None else None)
 
 
+async def todays_deal(app: web.Application, game: str, seed: int) -> str | None:
+    """The daily deal ("DATE GAME") `seed` is of `game` today, if it is."""
+    daily = app.get(DAILY)
+    if daily is None:
+        return None
+    today = day_of(time.time())
+    found = (await daily.deals(today)).get(game)
+    return f"{today.isoformat()} {game}" if found is not None and found[0] == seed else None
+
+
 async def closed_deals(request: web.Request) -> set[tuple[str, str]]:
     """Today's deals, as (game, seed in decimal text), whose line the requester may not see
     yet (`replay_allowed`): a record listing a race on one (a profile) shows no seed."""

@@ -286,6 +286,16 @@ async def create_room(request: web.Request) -> web.Response:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
     if rated and mode == "fixed":
         return _error(400, ErrorCode.BAD_REQUEST, "a deal chosen by its number is never rated")
+    if mode == "fixed" and config.daily_deal is None:
+        # Today's daily deal by its number: a room on it is closed as practice is, and
+        # comes after one's own ranked attempt at it (nobody studies it, with hints or
+        # not, before or while they play it).
+        from server.edge.daily_routes import replay_allowed, todays_deal
+
+        deal = await todays_deal(request.app, game, seed)
+        if deal is not None and not await replay_allowed(request, deal):
+            return _error(409, ErrorCode.NOT_YET, DAILY_ROOM_NOT_YET)
+        config = dataclasses.replace(config, daily_deal=deal)
     config = dataclasses.replace(config, seed_mode=mode, rated=rated)
     race = Race(room=new_room_id(), config=config, seed=seed, created_at=time.time())
     if ghost is not None:
@@ -420,6 +430,7 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
     return archived if held is None else held
 
 
+DAILY_ROOM_NOT_YET = "a room on today's daily deal comes after your ranked attempt at it"
 DAILY_NOT_YET = (
     "a daily deal's replay opens once your own attempt at that deal is over, or the day is"
 )

@@ -289,6 +289,9 @@ class Lobby:
         seat = race.seats.get(index)
         if seat is not None and seat.rematch:
             return
-        mode = "winnable" if race.config.seed_mode == "winnable" else "random"
-        seed, _ = await draw_seed(race.config.game, mode)
+        if race.config.daily_deal is not None:  # Race.rematch deals the daily deal again
+            seed = race.seed
+        else:
+            mode = "winnable" if race.config.seed_mode == "winnable" else "random"
+            seed, _ = await draw_seed(race.config.game, mode)
         await self._act(conn, lambda race, seat, now: race.rematch(seat, seed, now))

@@ -609,7 +609,8 @@ class Race:
     # ------------------------------------------------------------ after the end
 
     def rematch(self, index: int, next_seed: int, now: float) -> Outcome:
-        """Vote; the last vote deals `next_seed` to the same players and counts down."""
+        """Vote; the last vote deals `next_seed` to the same players and counts down: a
+        room on a daily deal (practice) deals that deal again."""
         seat = self._seat(index)
         if self.status is not Status.FINISHED:
             raise RaceError(ErrorCode.NOT_FINISHED, "a rematch comes after the end")
@@ -625,7 +626,7 @@ class Race:
             out.events.append(p.RematchVote(version=0, at=now, seat=index))
         if all(s.rematch for s in self.seats.values()):
             self.round += 1
-            self.seed = next_seed
+            self.seed = next_seed if self.config.daily_deal is None else self.seed
             self.status = Status.LOBBY
             self.start_at = self.ends_at = self.finished_at = None
             self.finish_reason = None

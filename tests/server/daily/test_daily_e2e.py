@@ -393,3 +393,42 @@ async def test_a_profile_shows_today_s_deal_only_to_whom_it_is_open(
         assert status == 200, profile
         (item,) = [i for i in profile["races"]["items"] if i["race"] == race]
         assert item["seed"] == (None if seed is None else str(seed)), key
+
+
+async def test_a_room_dealt_today_s_deal_by_its_number_is_closed_as_practice(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    seed, deal = rooms.attempt["seed"], rooms.attempt["daily"]
+    (dee, _) = await new_player(url)
+    status, running = await call("POST", f"{url}/daily/{GAME}", dee)
+    assert status == 201 and running["room"]["seed"] == seed  # dee's attempt runs
+    body = {"game": GAME, "seed": seed, "seats": 2, "hints": True, "rated": False}
+    for key in (None, rooms.bo, dee):  # nobody plays the deal before their own attempt
+        status, refused = await call("POST", f"{url}/rooms", key, body)
+        assert status == 409 and refused["error"]["code"] == "not_yet", key
+    status, made = await call("POST", f"{url}/rooms", rooms.ann, body)
+    assert status == 201 and made["room"]["daily_deal"] == deal
+    _, listed = await call("GET", f"{url}/rooms", rooms.bo)
+    assert made["room"]["id"] not in {r["id"] for r in listed["rooms"]}
+    assert not_yet(await watched_as(url, made["room"]["id"], rooms.bo))
+    # Another game's deal of that number is no daily deal.
+    other = next(g for g in core.GAMES if g != GAME)
+    status, made = await call("POST", f"{url}/rooms", rooms.bo, {**body, "game": other})
+    assert status == 201 and made["room"]["daily_deal"] is None
+
+
+async def test_practice_again_deals_the_daily_deal_again(make_server: MakeServer) -> None:
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    practice = rooms.practice["room"]
+    async with WsClient.connect(url) as socket:
+        await socket.join(practice["id"], token=rooms.practice["token"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+        await socket.send(p.Rematch())
+        again = await socket.expect(p.RaceStarted)
+    assert again.seed == rooms.attempt["seed"]
+    _, room = await call("GET", f"{url}/rooms/{practice['id']}", rooms.ann)
+    assert room["room"]["round"] == 2 and room["room"]["daily_deal"] == rooms.attempt["daily"]
