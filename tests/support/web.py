@@ -163,6 +163,11 @@ async def drag_move(page: Page, move: str) -> None:
     await page.mouse.move(card["x"] + card["width"] / 2, card["y"] + 10)
     await page.mouse.down()
     await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 30, steps=4)
+    # The page may have moved the pile meanwhile (an opponent's news above the board, on
+    # a loaded machine a while ago): let go where it is now, as a player's hand follows it.
+    target = await page.locator(pile(page, dst)).bounding_box()
+    assert target is not None
+    await page.mouse.move(target["x"] + target["width"] / 2, target["y"] + 30)
     await page.mouse.up()
 
 
