@@ -131,7 +131,7 @@ export class RoomModel {
         break;
       case "finished":
         Object.assign(room, {
-          status: "finished", results: m.results, seed: m.seed, finish_reason: m.reason,
+          status: "finished", results: m.results, seed: m.seed ?? null, finish_reason: m.reason,
           finished_at: m.at,
         });
         break;

@@ -1,14 +1,21 @@
 """The daily deal's page in Chromium: the rule said before the start, a ranked attempt
 started from the page and raced on the race page, then on the board, with practice offered
 instead of a second ranked attempt; a phone-sized screen; a day with no deals in the address;
-no console error."""
+a profile whose best time is on a deal kept back; no console error."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from playwright.async_api import Browser
+from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors
+from support.wsclient import WsClient
+
+import core
+import protocol as p
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
@@ -63,3 +70,36 @@ async def test_a_day_with_no_deals_is_said_so(server: ServerProcess, browser: Br
         assert await page.locator(".daily-game").count() == 0
     # Chrome logs the refused requests (404, 400) itself; nothing else may be logged.
     assert [e for e in page_errors(page) if "Failed to load resource" not in e] == []
+
+
+async def test_a_profile_does_not_print_a_deal_it_keeps_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    # ann wins today's daily deal: her best time is on a deal nobody else may know yet.
+    base = server.url
+    key, player = await new_player(base)
+    status, opened, _ = await call(base, "POST", "/daily/shaula", {}, key)
+    assert status == 201, opened
+    line = core.solve(core.new_game("shaula", opened["room"]["seed"])).moves
+    async with WsClient.connect(base) as ws:
+        await ws.join(opened["room"]["id"], token=opened["token"])
+        for seq, move in enumerate(line, 1):
+            while True:  # as fast as the server takes them: a refused rate is sent again
+                await ws.send(p.Move(seq=seq, move=move))
+                answer = await ws.expect_any((p.Accepted, p.Refused))
+                if isinstance(answer, p.Accepted):
+                    break
+                assert answer.code == "rate_limited", answer
+                await asyncio.sleep(0.2)
+        await ws.expect(p.RaceFinished)
+    page = await new_page(browser)
+    async with asyncio.timeout(30):  # archived within a second or two
+        while True:
+            await page.goto(f"{base}/p/{player['name']}")
+            await page.wait_for_selector("#main h1")
+            if await page.locator("text=Best times").count():
+                break
+            await asyncio.sleep(0.3)
+    best = await page.inner_text('[aria-label="best times"]')
+    assert "null" not in best and "deal not public yet" in best, best
+    assert page_errors(page) == []
