@@ -443,8 +443,8 @@ HEAT_NOT_YET = (
 async def line_held(
     request: web.Request, daily: str | None, tournament: str | None, room: str
 ) -> web.Response | None:
-    """The 403 `not_yet` answer while a finished race's line (its replay, results, boards)
-    is not for the requester yet, else None: a race on a daily deal (`daily`, its "DATE
+    """The 403 `not_yet` answer while a finished race's line (its replay, its boards, a
+    ghost of it) is not for the requester yet, else None: a race on a daily deal (`daily`, its "DATE
     GAME") until their own attempt at that deal is over or the day is
     (daily_routes.replay_allowed), a tournament heat's while another heat races its deal
     (TourRunner.line_open)."""
