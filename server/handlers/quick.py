@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import time
 import uuid
+from collections.abc import Callable
 
 import msgpack
 
@@ -34,6 +35,7 @@ class QuickMatch:
     def __init__(self, ctx: Context, lobby: Lobby) -> None:
         self.ctx = ctx
         self.lobby = lobby
+        self._waiting: dict[str, Callable[[bytes], None]] = {}  # ticket -> its channel's handler
 
     async def on_quick(self, conn: Connection, msg: p.QuickMatch) -> None:
         if conn.room is not None or conn.quick is not None:
@@ -54,9 +56,8 @@ class QuickMatch:
         conn.quick = (msg.game, ticket)
         hub = self.ctx.hub
         try:
-            await hub.feed.subscribe(
-                ticket_channel(ticket), lambda data: hub.spawn(self._matched(conn, data))
-            )
+            handler = self._waiting[ticket] = lambda data: hub.spawn(self._matched(conn, data))
+            await hub.feed.subscribe(ticket_channel(ticket), handler)
             other = await self.ctx.store.quick_pair(msg.game, ticket, now)
         except BaseException:
             # Answered `unavailable` (or failed): nothing changed, the socket may ask
@@ -96,7 +97,9 @@ class QuickMatch:
             return
         game, ticket = conn.quick
         conn.quick = None
-        await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket))
+        handler = self._waiting.pop(ticket, None)
+        if handler is not None:
+            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), handler)
         if requeue:
             await self.ctx.store.quick_cancel(game, ticket)
 

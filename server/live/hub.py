@@ -81,7 +81,7 @@ class LocalRoom:
         await self.hub.feed.subscribe(self.keys.channel, self._on_entry)
         loaded = await self.hub.store.load(self.id)
         if loaded is None:
-            await self.hub.feed.unsubscribe(self.keys.channel)
+            await self.hub.feed.unsubscribe(self.keys.channel, self._on_entry)
             return False
         self.race, self.version = loaded.race, loaded.version
         self._task = asyncio.create_task(self._run(), name=f"room-{self.id}")
@@ -95,8 +95,8 @@ class LocalRoom:
         if self._task is not None:
             self._task.cancel()
             await asyncio.wait({self._task}, timeout=2.0)
-        with contextlib.suppress(Exception):
-            await self.hub.feed.unsubscribe(self.keys.channel)
+        with contextlib.suppress(Exception):  # (a new opening of the room keeps its own)
+            await self.hub.feed.unsubscribe(self.keys.channel, self._on_entry)
 
     def run_in_order(self, job: Callable[[], Awaitable[None]]) -> asyncio.Future[None]:
         """Run `job` between two deliveries; the future tells when it is done."""

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 
 import protocol as p
 from protocol import ErrorCode
@@ -172,6 +173,7 @@ class LobbyLive:
         self.watchers: set[Connection] = set()
         self.picture: LobbyPicture | None = None
         self._starting: asyncio.Task[LobbyPicture] | None = None
+        self._handler: Callable[[bytes], None] | None = None  # the lobby channel's, when started
         self._flush: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
         self._reader: asyncio.Task[None] | None = None
@@ -215,8 +217,9 @@ class LobbyLive:
     async def _start(self) -> LobbyPicture:
         """Subscribe first, then read: no transition can fall between the two."""
         picture = LobbyPicture()
+        handler = self._handler = partial(self._on_entry, picture)
         try:
-            await self.feed.subscribe(LOBBY, lambda data: self._on_entry(picture, data))
+            await self.feed.subscribe(LOBBY, handler)
             await self._read(picture)
         except BaseException:
             # Failed (Redis): undo it, so the next watcher starts again. Cancelled by a
@@ -225,7 +228,7 @@ class LobbyLive:
             if self._starting is asyncio.current_task():
                 self._starting = None
                 with contextlib.suppress(Exception):
-                    await self.feed.unsubscribe(LOBBY)
+                    await self.feed.unsubscribe(LOBBY, handler)
             raise
         picture.changed.clear()  # the first watchers get it all in `lobby`
         self.picture = picture
@@ -234,6 +237,7 @@ class LobbyLive:
 
     async def _stop(self) -> None:
         starting, self._starting, self.picture = self._starting, None, None
+        handler = self._handler
         reader, self._reader = self._reader, None
         if self._flush is not None:
             self._flush.cancel()
@@ -243,9 +247,9 @@ class LobbyLive:
                 task.cancel()
                 await asyncio.wait({task})
         # Not if a watcher came meanwhile and subscribed again (its handler replaced ours).
-        if starting is not None and self._starting is None:
+        if starting is not None and self._starting is None and handler is not None:
             with contextlib.suppress(Exception):
-                await self.feed.unsubscribe(LOBBY)
+                await self.feed.unsubscribe(LOBBY, handler)
 
     async def _read(self, picture: LobbyPicture) -> None:
         began = picture.begin_reading()

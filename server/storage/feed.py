@@ -49,9 +49,21 @@ RECONNECT_BACKOFF = (0.05, 0.5)  # first and longest pause between two reconnect
 
 
 class Feed(Protocol):
+    """One handler per channel. `unsubscribe` names the handler it takes away: a channel
+    subscribed again since (a room this process closes and opens again at once, a racer
+    back on a new socket) belongs to its new handler, and keeps its subscription."""
+
     async def subscribe(self, channel: str, handler: Handler) -> None: ...
-    async def unsubscribe(self, channel: str) -> None: ...
+    async def unsubscribe(self, channel: str, handler: Handler) -> None: ...
     def problem(self) -> str | None: ...
+
+
+def _owned(handlers: dict[str, Handler], channel: str, handler: Handler) -> bool:
+    """Take `channel` from `handlers` if `handler` is its handler now; whether it was."""
+    if handlers.get(channel) != handler:  # `==`: a bound method is made anew each time
+        return False
+    del handlers[channel]
+    return True
 
 
 class RedisFeed:
@@ -89,8 +101,8 @@ class RedisFeed:
         self._handlers[channel] = handler
         await self._pubsub.subscribe(channel)
 
-    async def unsubscribe(self, channel: str) -> None:
-        if self._handlers.pop(channel, None) is not None:
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        if _owned(self._handlers, channel, handler):
             await self._pubsub.unsubscribe(channel)
 
     async def _listen(self) -> None:
@@ -326,8 +338,8 @@ class LeanFeed:
         finally:
             self._confirmed.pop(channel, None)
 
-    async def unsubscribe(self, channel: str) -> None:
-        if self._handlers.pop(channel, None) is not None:
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        if _owned(self._handlers, channel, handler):
             self._write(encode_command(("UNSUBSCRIBE", channel)))
 
     def _dispatch(self, reply: Any) -> None:

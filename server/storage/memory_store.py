@@ -53,8 +53,9 @@ class MemoryFeed:
     async def subscribe(self, channel: str, handler: Handler) -> None:
         self._handlers[channel] = handler
 
-    async def unsubscribe(self, channel: str) -> None:
-        self._handlers.pop(channel, None)
+    async def unsubscribe(self, channel: str, handler: Handler) -> None:
+        if self._handlers.get(channel) == handler:  # not a newer subscriber's (feed.py)
+            del self._handlers[channel]
 
     def publish(self, channel: str, data: bytes) -> int:
         handler = self._handlers.get(channel)

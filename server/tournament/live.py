@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import protocol as p
@@ -53,6 +54,7 @@ class TourLive:
         self._pushed: dict[str, int] = {}  # the version each tournament was last pushed at
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._handlers: dict[str, Callable[[bytes], None]] = {}  # each followed one's
 
     async def handle(self, conn: Connection, msg: p.TourWatch | p.TourUnwatch) -> None:
         try:
@@ -78,7 +80,8 @@ class TourLive:
         watchers = self._by_tour.setdefault(tour.id, set())
         watchers.add(conn)
         if len(watchers) == 1:
-            await self.feed.subscribe(TourKeys(tour.id).channel, lambda _: self._changed(tour.id))
+            handler = self._handlers[tour.id] = lambda _: self._changed(tour.id)
+            await self.feed.subscribe(TourKeys(tour.id).channel, handler)
         # The state may have moved between the load and the subscription: read it again.
         tour, rev = await self.store.get(tour.id)
         conn.send(state_for(tour, rev, follow))
@@ -96,7 +99,9 @@ class TourLive:
             handle = self._pending.pop(follow.tournament, None)
             if handle is not None:
                 handle.cancel()
-            await self.feed.unsubscribe(TourKeys(follow.tournament).channel)
+            handler = self._handlers.pop(follow.tournament, None)
+            if handler is not None:
+                await self.feed.unsubscribe(TourKeys(follow.tournament).channel, handler)
 
     def _changed(self, tid: str) -> None:
         if tid in self._pending or tid not in self._by_tour:

@@ -131,7 +131,7 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
             await spy.expect(p.Snapshot)
             hub, store = app[HUB], app[STORE]
             local = hub.rooms[room]
-            await hub.feed.unsubscribe(local.keys.channel)  # as if the connection dropped
+            await hub.feed.unsubscribe(local.keys.channel, local._on_entry)  # as if it dropped
             now = time.time()
             await store.transact(room, lambda r: r.join("late", "h", now)[1], now)
             assert await spy.quiet(0.3) == []  # lost to pub/sub

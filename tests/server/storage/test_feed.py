@@ -43,10 +43,34 @@ async def test_both_feeds_deliver_in_order(redis_url: str) -> None:
             await redis.publish("t:feed", b"m%d" % i)
         await until(lambda got=got: len(got) == 50)
         assert got == [b"m%d" % i for i in range(50)]
-        await feed.unsubscribe("t:feed")
+        await feed.unsubscribe("t:feed", got.append)
         await redis.publish("t:feed", b"late")
         await asyncio.sleep(0.1)
         assert len(got) == 50
+        await feed.stop()
+    await redis.aclose()
+
+
+async def test_a_channel_subscribed_again_keeps_its_new_handler(redis_url: str) -> None:
+    """The unsubscribe of a handler that was replaced (a room closed and opened again at
+    once) takes nothing away from the new one."""
+    redis = Redis.from_url(redis_url)
+    lean = make_feed(redis)
+    assert isinstance(lean, LeanFeed)
+    for feed in (lean, RedisFeed(redis)):
+        await feed.start()
+        old: list[bytes] = []
+        new: list[bytes] = []
+        await feed.subscribe("t:again-owner", old.append)
+        await feed.subscribe("t:again-owner", new.append)
+        await feed.unsubscribe("t:again-owner", old.append)  # late: not its channel now
+        await redis.publish("t:again-owner", b"m")
+        await until(lambda new=new: new == [b"m"])
+        assert old == []
+        await feed.unsubscribe("t:again-owner", new.append)
+        await redis.publish("t:again-owner", b"late")
+        await asyncio.sleep(0.1)
+        assert new == [b"m"]
         await feed.stop()
     await redis.aclose()
 
