@@ -16,20 +16,13 @@ import uuid
 
 import pytest
 from redis.asyncio import Redis
+from support.waiting import until
 
 from server.live.hub import Hub
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RoomConfig
 from server.storage.feed import Feed, RedisFeed, make_feed
 from server.storage.store import RedisRoomStore
-
-
-async def until(condition: object, seconds: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize("lean", [True, False], ids=["lean feed", "redis-py feed"])

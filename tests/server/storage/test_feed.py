@@ -11,6 +11,7 @@ from redis.asyncio import Redis
 from support.ports import free_port
 from support.redis_cluster import wait_up
 from support.tcp_relay import tcp_relay
+from support.waiting import until
 
 import server.storage.feed
 from server.redis_io.batcher import LuaScript, ScriptBatcher
@@ -21,14 +22,6 @@ INCR_SOURCE = "return redis.call('INCR', KEYS[1])"
 
 
 INCR = LuaScript("incr", INCR_SOURCE)
-
-
-async def until(condition: object, seconds: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
 
 
 async def test_both_feeds_deliver_in_order(redis_url: str) -> None:
