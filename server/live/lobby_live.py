@@ -50,6 +50,7 @@ LIMIT = 100  # rooms in the list at most: the newest (by creation)
 MIN_GAP = 0.25  # seconds between two `lobby_changed` frames: at most four a second
 RECONCILE_EVERY = 30.0  # seconds between two readings of the rooms from the store
 SCANNED = 200  # the most recently created rooms looked at when reading them from the store
+WATCH_WAIT = 3.0  # seconds a `lobby_watch` waits for the list before it is `unavailable`
 
 
 def unlisted(kind: str, deal: str | None, now: float) -> bool:
@@ -183,18 +184,25 @@ class LobbyLive:
         if isinstance(msg, p.LobbyUnwatch):
             await self.closed(conn)
             return
+        if self._starting is None and self.feed.problem() is not None:
+            # Pub/sub is down: the list could not be followed, and reading it would wait
+            # for the reconnect. Said at once, as a `join` is.
+            conn.send(p.error_for(msg, ErrorCode.UNAVAILABLE.value, "the lobby cannot be read now"))
+            return
         self.watchers.add(conn)
         if self._starting is None:
             self._starting = asyncio.ensure_future(self._start())
         starting = self._starting
         try:
-            picture = await asyncio.shield(starting)
+            # Bounded: the socket's next messages wait behind this one (a frozen Redis
+            # answers nothing, and the subscription alone may wait seconds more).
+            picture = await asyncio.wait_for(asyncio.shield(starting), WATCH_WAIT)
         except asyncio.CancelledError:
             if not starting.cancelled():
                 raise  # this handler itself was cancelled
             return  # every watcher left while the list was being read
         except Exception as exc:
-            log.warning("lobby: reading the rooms failed: %s", exc)
+            log.warning("lobby: reading the rooms failed: %s", exc or "no answer in time")
             self.watchers.discard(conn)
             conn.send(p.error_for(msg, ErrorCode.UNAVAILABLE.value, "the lobby cannot be read now"))
             if not self.watchers:

@@ -57,6 +57,9 @@ class MemoryFeed:
         if self._handlers.get(channel) == handler:  # not a newer subscriber's (feed.py)
             del self._handlers[channel]
 
+    def problem(self) -> str | None:
+        return None  # within one process: never down
+
     def publish(self, channel: str, data: bytes) -> int:
         handler = self._handlers.get(channel)
         if handler is not None:

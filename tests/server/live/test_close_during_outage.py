@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 from collections.abc import Callable
 
 import pytest
@@ -73,3 +74,41 @@ def test_a_socket_opened_after_the_reading_is_not_taken_for_a_closed_one() -> No
     sockets.add(Socket("p-2"))
     assert "p-1" in open_here and "p-2" in open_here
     assert "p-3" not in open_here
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("fault", ["killed", "frozen"])
+async def test_lobby_watch_in_an_outage_is_answered_unavailable_soon(
+    own_redis: OwnRedis, own_server_url: str, fault: str
+) -> None:
+    """`lobby_watch` while Redis is away is answered `unavailable` within seconds, and the
+    socket's next message is not held behind it (it was answered only as the cut-off
+    closed the socket, and a `ping` sent after it waited as long)."""
+    assert own_redis.proc is not None
+    if fault == "killed":
+        own_redis.stop()
+    else:
+        own_redis.proc.send_signal(signal.SIGSTOP)
+    try:
+        async with WsClient.connect(own_server_url) as watcher:
+            started = asyncio.get_running_loop().time()
+            await watcher.send(p.LobbyWatch())
+            await watcher.send(p.Ping(id=7))
+            answer = await watcher.expect_any((p.Error, p.LobbyState), timeout=5)
+            assert isinstance(answer, p.Error) and answer.code == "unavailable", answer
+            pong = await watcher.expect(p.Pong, timeout=2)
+            assert pong.id == 7
+            assert asyncio.get_running_loop().time() - started < 5
+    finally:
+        if fault == "killed":
+            await asyncio.to_thread(own_redis.start)
+        else:
+            own_redis.proc.send_signal(signal.SIGCONT)
+    # Redis back: the lobby is read again for the next watcher.
+    async with asyncio.timeout(30):
+        while True:
+            async with WsClient.connect(own_server_url) as watcher:
+                await watcher.send(p.LobbyWatch())
+                if isinstance(await watcher.expect_any((p.Error, p.LobbyState)), p.LobbyState):
+                    break
+            await asyncio.sleep(0.5)
