@@ -5,6 +5,7 @@ seat kept the socket in Redis as if it were open, in a process that is alive: th
 only let go of sockets of dead processes. The player was then never away, never
 forfeited, and a race without a time limit waited for them forever. The fault is done for
 real: Redis is killed, the socket closed, Redis started again from its append-only file.
+And a `lobby_watch` asked while Redis is killed or frozen is answered soon, not held.
 """
 
 from __future__ import annotations
