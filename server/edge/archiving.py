@@ -33,7 +33,15 @@ from server.room.archived import archived_race
 from server.storage.store import RoomStore
 from server.tournament.rooms import RaceRecord, record_of
 
-__all__ = ["ARCHIVE_EVERY", "RETRY", "STALE", "Archiver", "archiving_ctx", "outage"]
+__all__ = [
+    "ARCHIVE_EVERY",
+    "RETRY",
+    "STALE",
+    "Archiver",
+    "archive_away",
+    "archiving_ctx",
+    "outage",
+]
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +114,17 @@ class Archiver:
 def outage(error: BaseException) -> bool:
     """Whether `error` says Redis or the database cannot be reached now (try again soon)
     rather than that this race cannot be archived (a bug, to be looked at)."""
-    return redis_error(error) or isinstance(error, OperationalError | InterfaceError)
+    return archive_away(error) is not None
+
+
+def archive_away(error: BaseException) -> str | None:
+    """What `error` says the archive cannot reach now: Redis, or the records' database
+    (PostgreSQL down, SQLite locked by another writer); None: not an outage."""
+    if redis_error(error):
+        return "Redis"
+    if isinstance(error, OperationalError | InterfaceError):
+        return "the records' database"
+    return None
 
 
 async def archiving_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -126,6 +144,7 @@ async def archiving_ctx(app: web.Application) -> AsyncIterator[None]:
         what="archive of finished races",
         log=log,
         metrics=app[METRICS],
+        away=archive_away,
     )
     drain.start()
     yield

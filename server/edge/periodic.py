@@ -1,7 +1,8 @@
-"""The server's background loops (the rooms' deadline sweep, the tournaments' sweep): one
-step every interval until told to stop, each failure counted, and a Redis outage said in
-one WARNING line when it begins and one INFO line when Redis answers again, not a
-traceback four times a second (any other error keeps its traceback)."""
+"""The server's background loops (the rooms' deadline sweep, the tournaments' sweep, the
+archive): one step every interval until told to stop, each failure counted, and an outage
+(Redis; for the archive, the records' database too) said in one WARNING line when it
+begins and one INFO line when it is over, not a traceback four times a second (any other
+error keeps its traceback)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,12 @@ from collections.abc import Awaitable, Callable
 
 from server.metrics import Metrics, redis_error
 
-__all__ = ["Periodic", "stop_task"]
+__all__ = ["Periodic", "redis_away", "stop_task"]
+
+
+def redis_away(error: BaseException) -> str | None:
+    """What `error` says is out of reach ("Redis"), or None: a bug, kept with its traceback."""
+    return "Redis" if redis_error(error) else None
 
 
 class Periodic:
@@ -28,9 +34,10 @@ class Periodic:
         what: str,
         log: logging.Logger,
         metrics: Metrics,
+        away: Callable[[BaseException], str | None] = redis_away,
     ) -> None:
         self.name, self.step, self.interval = name, step, interval
-        self.what, self.log, self.metrics = what, log, metrics
+        self.what, self.log, self.metrics, self.away = what, log, metrics, away
         # Stopped by an event, not only by cancel: redis-py may swallow a cancellation.
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -44,21 +51,22 @@ class Periodic:
             await stop_task(self._task, timeout)
 
     async def _run(self) -> None:
-        redis_down = False
+        down: str | None = None  # what is out of reach now
         while not self._stop.is_set():
             try:
                 await self.step()
             except Exception as exc:
                 self.metrics.failed(exc)
-                if not redis_error(exc):
+                away = self.away(exc)
+                if away is None:
                     self.log.exception("%s failed", self.what)
-                elif not redis_down:  # one line per outage, not four a second
-                    self.log.warning("%s: Redis unavailable (%s); retrying", self.what, exc)
-                redis_down = redis_error(exc)
+                elif away != down:  # one line per outage, not four a second
+                    self.log.warning("%s: %s unavailable (%s); retrying", self.what, away, exc)
+                down = away
             else:
-                if redis_down:
-                    self.log.info("%s: Redis answers again", self.what)
-                redis_down = False
+                if down is not None:
+                    self.log.info("%s: %s answers again", self.what, down)
+                down = None
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.interval)
 

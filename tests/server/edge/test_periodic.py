@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from sqlalchemy.exc import OperationalError
 
+from server.edge.archiving import archive_away
 from server.edge.periodic import Periodic
 from server.metrics import Metrics
 
@@ -49,3 +52,40 @@ async def test_an_outage_is_one_warning_then_one_info_and_other_errors_keep_a_tr
         (logging.ERROR, "test sweep failed", True),
     ]
     assert 'solrace_redis_errors_total{kind="ConnectionError"} 3' in metrics.render()
+
+
+async def test_the_archive_loop_takes_a_locked_database_for_an_outage(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The records' database out of reach (SQLite locked, PostgreSQL down) is an outage of
+    the archive's loop, said in one WARNING, not a traceback a second."""
+    log = logging.getLogger("server.test_periodic_db")
+    caplog.set_level(logging.INFO, logger=log.name)
+    locked = OperationalError("INSERT", {}, sqlite3.OperationalError("database is locked"))
+    script: list[BaseException | None] = [locked, locked, None, None]
+    steps = asyncio.Event()
+
+    async def step() -> None:
+        outcome = script.pop(0) if script else None
+        if not script:
+            steps.set()
+        if outcome is not None:
+            raise outcome
+
+    loop = Periodic(
+        "test-archive",
+        step,
+        0.001,
+        what="archive of finished races",
+        log=log,
+        metrics=Metrics(lambda: 0, lambda: 0),
+        away=archive_away,
+    )
+    loop.start()
+    await asyncio.wait_for(steps.wait(), 5.0)
+    await loop.stop()
+    lines = [(r.levelno, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert [(level, text.split(" (")[0], tb) for level, text, tb in lines] == [
+        (logging.WARNING, "archive of finished races: the records' database unavailable", False),
+        (logging.INFO, "archive of finished races: the records' database answers again", False),
+    ]
