@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from collections.abc import Awaitable, Callable
 
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -15,6 +16,22 @@ from sqlalchemy.exc import OperationalError
 from server.edge.archiving import archive_away
 from server.edge.periodic import Periodic
 from server.metrics import Metrics
+
+
+def scripted(
+    script: list[BaseException | None],
+) -> tuple[Callable[[], Awaitable[None]], asyncio.Event]:
+    """A step that fails as `script` says, one entry a call, and the event set at its end."""
+    steps = asyncio.Event()
+
+    async def step() -> None:
+        outcome = script.pop(0) if script else None
+        if not script:
+            steps.set()
+        if outcome is not None:
+            raise outcome
+
+    return step, steps
 
 
 async def test_an_outage_is_one_warning_then_one_info_and_other_errors_keep_a_traceback(
@@ -32,14 +49,7 @@ async def test_an_outage_is_one_warning_then_one_info_and_other_errors_keep_a_tr
         ValueError("a bug"),
         None,
     ]
-    steps = asyncio.Event()
-
-    async def step() -> None:
-        outcome = script.pop(0) if script else None
-        if not script:
-            steps.set()
-        if outcome is not None:
-            raise outcome
+    step, steps = scripted(script)
 
     loop = Periodic("test-loop", step, 0.001, what="test sweep", log=log, metrics=metrics)
     loop.start()
@@ -63,14 +73,7 @@ async def test_the_archive_loop_takes_a_locked_database_for_an_outage(
     caplog.set_level(logging.INFO, logger=log.name)
     locked = OperationalError("INSERT", {}, sqlite3.OperationalError("database is locked"))
     script: list[BaseException | None] = [locked, locked, None, None]
-    steps = asyncio.Event()
-
-    async def step() -> None:
-        outcome = script.pop(0) if script else None
-        if not script:
-            steps.set()
-        if outcome is not None:
-            raise outcome
+    step, steps = scripted(script)
 
     loop = Periodic(
         "test-archive",
