@@ -394,10 +394,15 @@ async def closed_deals(request: web.Request) -> set[tuple[str, str]]:
     if daily is None:
         return set()
     today = day_of(time.time())
+    try:  # the requester once, not once a game (replay_allowed's reading of the key)
+        player = await _player(request, required=False)
+    except IdentityError:
+        player = None
+    who = player.id if player is not None else None
     return {
         (game, str(seed))
         for game, (seed, _) in (await daily.deals(today)).items()
-        if not await replay_allowed(request, f"{today.isoformat()} {game}")
+        if not await line_open(request.app, f"{today.isoformat()} {game}", who)
     }
 
 

@@ -236,11 +236,10 @@ async def profile(request: web.Request) -> web.Response:
     races = await profiles.races_of(player.id, page, per_page)
     best_times = await profiles.best_times(player.id)
     closed = await closed_deals(request)  # today's deal: nobody's before their attempt
-    for item in (*races.items, *best_times):
-        if (item.get("game"), item.get("seed")) in closed:
-            item["seed"] = None
-    for item in (*races.items, *best_times):  # a tournament's deal: with its round
-        if item.get("tournament") and not await heat_open(request, item):
+    for item in (*races.items, *best_times):  # and a tournament's deal comes with its round
+        if (item.get("game"), item.get("seed")) in closed or (
+            item.get("tournament") and not await heat_open(request, item)
+        ):
             item["seed"] = None
     splits, by_race = await profiles.splits_of(player.id)
     best = {entry["game"]: entry["best"] for entry in splits}

@@ -30,6 +30,10 @@ NOT_YET_WATCH = (
     "a room on a daily deal can be watched by those whose own attempt at that deal is over, "
     "and by everyone once the day is (a daily attempt itself, once it is over)"
 )
+NOT_YET_HEAT = (
+    "a finished tournament race can be watched once every race on its deal (every heat of "
+    "its round) has finished"
+)
 NOT_YET_SEAT = (
     "a seat on a daily deal is for those whose own attempt at that deal is over, "
     "and for everyone once the day is"
@@ -157,19 +161,21 @@ class Lobby:
         room = room_key(msg.room)
         local = await self._room(conn, room)
         race = local.race
-        if race is not None and not await self._may_watch(conn, race):
+        refused = None if race is None else await self._watch_refused(conn, race)
+        if refused is not None:
             await self.ctx.hub.abandon(local)  # nobody watches a line being found, or copies it
-            raise RaceError(ErrorCode.NOT_YET, NOT_YET_WATCH)
-        if race is not None and not await self._may_watch_heat(race):
-            await self.ctx.hub.abandon(local)  # another heat races the deal: no line to copy
-            raise RaceError(
-                ErrorCode.NOT_YET,
-                "a finished tournament race can be watched once every race on its deal "
-                "(every heat of its round) has finished",
-            )
+            raise RaceError(ErrorCode.NOT_YET, refused)
         conn.room, conn.seat, conn.role = room, None, "spectator"
         conn.send(p.Welcome(room=room, role="spectator", server_time=time.time()))
         await self._enter(conn, local, msg.since)
+
+    async def _watch_refused(self, conn: Connection, race: Race) -> str | None:
+        """Why this socket may not watch `race` now (None: it may)."""
+        if not await self._may_watch(conn, race):
+            return NOT_YET_WATCH
+        if not await self._may_watch_heat(race):
+            return NOT_YET_HEAT
+        return None
 
     async def _may_watch(self, conn: Connection, race: Race) -> bool:
         """A room on a daily deal is watched as its replay is read (a spectator gets every
@@ -289,9 +295,6 @@ class Lobby:
         seat = race.seats.get(index)
         if seat is not None and seat.rematch:
             return
-        if race.config.daily_deal is not None:  # Race.rematch deals the daily deal again
-            seed = race.seed
-        else:
-            mode = "winnable" if race.config.seed_mode == "winnable" else "random"
-            seed, _ = await draw_seed(race.config.game, mode)
+        mode = "winnable" if race.config.seed_mode == "winnable" else "random"
+        seed, _ = await draw_seed(race.config.game, mode)
         await self._act(conn, lambda race, seat, now: race.rematch(seat, seed, now))

@@ -196,19 +196,20 @@ class Tournament:
             if not any(h.live for h in self.heats if h.round == r)
         ]
 
+    def _on_its_deal(self, heat: Heat) -> list[Heat]:
+        """The other heats on `heat`'s deal (a Rounds round's heats share one)."""
+        deal = (heat.game, heat.seed)
+        return [h for h in self.heats if h is not heat and (h.game, h.seed) == deal]
+
     def deal_shared(self, heat: Heat) -> bool:
         """Other heats race `heat`'s deal (a Rounds round in several heats)."""
-        return any(h is not heat and (h.game, h.seed) == (heat.game, heat.seed) for h in self.heats)
+        return bool(self._on_its_deal(heat))
 
     def deal_raced(self, heat: Heat) -> bool:
-        """No heat but `heat` still races its deal (a Rounds round's heats share one).
-        Only then is anything of a finished heat shown: its deal, its line, its result.
-        A racer of another heat could copy its line, and a round's places (so its points)
-        come from all its heats together."""
-        return not any(
-            h.live and h is not heat and (h.game, h.seed) == (heat.game, heat.seed)
-            for h in self.heats
-        )
+        """No heat but `heat` still races its deal. Only then is anything of a finished
+        heat shown: its deal, its line, its result. A racer of another heat could copy its
+        line, and a round's places (so its points) come from all its heats together."""
+        return not any(h.live for h in self._on_its_deal(heat))
 
     def shown_heats(self) -> list[Heat]:
         """The finished heats whose deal has been raced to its end, in order."""
