@@ -1,6 +1,7 @@
 """Finished races on real servers, for the archive's tests: `finish_race` plays one to its
 end over WebSockets (anonymous seats), `finish_identified_race` one of identified players
-placed as asked; `archived_replay` waits for the archive to serve its replay."""
+placed as asked, `archived_alone` one player's race on a player's page; `archived_replay`
+waits for the archive to serve its replay."""
 
 from __future__ import annotations
 
@@ -12,7 +13,13 @@ import protocol as p
 from support.http import create_room, get_text
 from support.wsclient import WsClient
 
-__all__ = ["archived_replay", "finish_identified_race", "finish_race", "quiet_moves"]
+__all__ = [
+    "archived_alone",
+    "archived_replay",
+    "finish_identified_race",
+    "finish_race",
+    "quiet_moves",
+]
 
 
 async def finish_race(one: str, two: str | None = None, **room: object) -> str:
@@ -35,6 +42,27 @@ async def finish_race(one: str, two: str | None = None, **room: object) -> str:
         await ann.expect(p.RaceFinished)
         await bo.expect(p.RaceFinished)
     return str(made["id"])
+
+
+async def archived_alone(server: str, key: str, moves: int, seed: int = 617) -> str:
+    """A one-seat Shaula race of the player whose key this is: the first `moves` moves of
+    the solver's line on `seed`, each accepted at once (50 at most: the rate limit's
+    burst), then resigned; its room once archived (on the player's page)."""
+    room = str((await create_room(server, game="shaula", seed=seed, seats=1, countdown=0))["id"])
+    line = core.solve(core.new_game("shaula", seed)).moves
+    async with WsClient.connect(server) as ws:
+        await ws.send(p.Identify(key=key))
+        await ws.expect(p.Identified)
+        await ws.join(room)
+        await ws.send(p.Start())
+        await ws.expect(p.RaceStarted)
+        for seq, move in enumerate(line[:moves], start=1):
+            await ws.send(p.Move(seq=seq, move=move))
+            assert isinstance(await ws.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ws.send(p.Resign())
+        await ws.expect(p.RaceFinished)
+    await archived_replay(server, f"{room}.1")
+    return room
 
 
 async def archived_replay(server: str, race: str, within: float = 30.0) -> str:

@@ -128,6 +128,19 @@ class WsClient:
                 assert isinstance(answer, p.Refused) and answer.code == "unavailable", answer
                 await asyncio.sleep(pause)
 
+    async def play(self, moves: list[str], first_seq: int = 1) -> None:
+        """Play `moves` in order from `first_seq`, each answered `accepted`: a move refused
+        `rate_limited` is sent again under its seq after a pause, as a client does (any
+        other answer fails the test)."""
+        for seq, move in enumerate(moves, start=first_seq):
+            while True:
+                await self.send(p.Move(seq=seq, move=move))
+                answer = await self.expect_any((p.Accepted, p.Refused))
+                if isinstance(answer, p.Accepted):
+                    break
+                assert answer.code == "rate_limited", (seq, move, answer)
+                await asyncio.sleep(0.2)
+
     async def expect_both(
         self, first: type[M], second: type[N], timeout: float = TIMEOUT
     ) -> tuple[M, N]:

@@ -6,14 +6,13 @@ into each other."""
 from __future__ import annotations
 
 from playwright.async_api import Browser, Page
-from support.finished import archived_replay
+from support.finished import archived_alone
 from support.http import create_room, post_ok
 from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors
 from support.wsclient import WsClient
 
-import core
 import protocol as p
 
 WIDTH = 375
@@ -61,20 +60,7 @@ async def phone(browser: Browser) -> Page:
 async def a_players_race(base: str) -> str:
     """A player's finished race (a few moves, then resigned): the player's name."""
     key, player = await new_player(base)
-    room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
-    line = core.solve(core.new_game("shaula", SEED)).moves
-    async with WsClient.connect(base) as ann:
-        await ann.send(p.Identify(key=key))
-        await ann.expect(p.Identified)
-        await ann.join(room)
-        await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
-        for seq, move in enumerate(line[:20], start=1):
-            await ann.send(p.Move(seq=seq, move=move))
-            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
-        await ann.send(p.Resign())
-        await ann.expect(p.RaceFinished)
-    await archived_replay(base, f"{room}.1")  # on the player's page once archived
+    await archived_alone(base, key, 20, SEED)  # on the player's page once archived
     return str(player["name"])
 
 

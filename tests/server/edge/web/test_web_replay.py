@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.finished import archived_replay
+from support.finished import archived_alone, archived_replay
 from support.http import create_room, get_text
 from support.players import new_player
 from support.server_processes import ServerProcess
@@ -232,20 +232,7 @@ async def test_an_archived_race_by_its_id(server: ServerProcess, browser: Browse
 async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: Browser) -> None:
     base = server.url
     key, player = await new_player(base)
-    room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
-    line = core.solve(core.new_game("shaula", SEED)).moves
-    async with WsClient.connect(base) as ann:
-        await ann.send(p.Identify(key=key))
-        await ann.expect(p.Identified)
-        await ann.join(room)
-        await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
-        for seq, move in enumerate(line[:50], start=1):  # 50 at once: the rate limit's burst
-            await ann.send(p.Move(seq=seq, move=move))
-            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
-        await ann.send(p.Resign())
-        await ann.expect(p.RaceFinished)
-    await archived_replay(base, f"{room}.1")
+    await archived_alone(base, key, 50, SEED)  # 50 at once: the rate limit's burst
     page = await new_page(browser)
     await page.goto(f"{base}/p/{player['name']}")
     await page.wait_for_selector("table.splits-best")
