@@ -23,11 +23,13 @@ async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
     tv = await new_page(browser)
     await tv.goto(f"{base}/tv")
     await tv.wait_for_selector("#tv-idle")  # nothing runs yet
+    await tv.goto("about:blank")  # (a look between the two starts would tune to the first)
     first = (await create_room(base, game="stalactites", seed=5, seats=1))["id"]
     second = (await create_room(base, game="shaula", seed=617, seats=1))["id"]
     async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
         await race_alone(ann, first)
         await race_alone(bo, second)  # equally close, started last: shown first
+        await tv.goto(f"{base}/tv")
         await tv.wait_for_selector(f'#tv[data-room="{second}"] .watched .card')
         await bo.send(p.Resign())
         await tv.wait_for_selector(f'#tv[data-room="{second}"] #results-table')
