@@ -63,14 +63,15 @@ def make_floor_app(redis_host: str, redis_port: int) -> web.Application:
         members = rooms[channel]
         if not members:
             resp.send_unanswered(encode_command(("SUBSCRIBE", channel)))
-        members.append(request.transport)
+        transport = request.transport  # None once the connection is lost
+        members.append(transport)
         keys = (log, channel)
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.BINARY:
                     resp.send_encoded([encode_fcall("floor_keep", keys, (msg.data,))], landed)
         finally:
-            members.remove(request.transport)
+            members.remove(transport)
         return ws
 
     app = web.Application()
