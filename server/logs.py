@@ -17,6 +17,11 @@ from typing import Any
 __all__ = ["FORMATS", "JsonFormatter", "ProcessTag", "configure", "tag_process"]
 
 FORMATS = ("text", "json")
+# Libraries whose DEBUG lines carry what a statement was given (aiosqlite: every query's
+# parameters, the hashes of player keys and link codes among them; SQLAlchemy's engine
+# at INFO): held at WARNING whatever the level asked for, so that no secret nor its hash
+# reaches the log.
+QUIET = ("aiosqlite", "asyncpg", "sqlalchemy.engine")
 TEXT = "%(asctime)s %(levelname)s [%(port)s] %(name)s: %(message)s"
 
 
@@ -59,6 +64,8 @@ def configure(level: str, fmt: str, port: int) -> None:
     handler.addFilter(_TAG)
     handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT))
     logging.basicConfig(level=level, handlers=[handler], force=True)
+    for name in QUIET:
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
     _TAG.port = str(port)
 
 

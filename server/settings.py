@@ -139,8 +139,8 @@ class Settings:
         False,
         "count a direct client on this machine (loopback, no proxy) by its address like any "
         "other for the limits checked per client (WebSockets per address, flood cooldown, "
-        "rooms created): for benches and tests of those limits; production keeps the "
-        "machine's own tools unlimited",
+        "rooms created, sign-in attempts): for benches and tests of those limits; "
+        "production keeps the machine's own tools unlimited",
     )
     heartbeat: float = _setting(20.0, "seconds between WebSocket pings from the server")
     sweep_interval: float = _setting(

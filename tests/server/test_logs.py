@@ -8,12 +8,14 @@ import json
 from pathlib import Path
 
 from support.http import create_room
+from support.players import call, new_player
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
 from support.wsclient import WsClient, race_alone
 
 import protocol as p
 from core.build import twins_present
+from records.keys import hash_secret, normalise_link_code
 
 
 async def a_short_race(url: str) -> str:
@@ -83,3 +85,34 @@ async def test_the_startup_log_says_which_build_of_the_move_path_runs(
         await server.start()
         await server.stop()
         assert said in server.text(), server.text()
+
+
+async def test_no_secret_nor_its_hash_in_the_log_at_debug(redis_url: str, tmp_path: Path) -> None:
+    """At DEBUG the database driver's own lines gave every statement's parameters: the
+    hashes of keys and link codes (an 8-character code's hash is quickly reversed) and the
+    password's Argon2 hash."""
+    env = environment(REDIS_URL=redis_url, SOLRACE_LOG_LEVEL="DEBUG")
+    server = ServerProcess(free_port(), env, log=tmp_path / "server.log")
+    await server.start()
+    try:
+        key, _ = await new_player(server.url, "dora")
+        status, _, _ = await call(server.url, "POST", "/me/claim", {"password": "pa55 word"}, key)
+        assert status == 200
+        body = {"name": "dora", "password": "pa55 word"}
+        status, signed, _ = await call(server.url, "POST", "/sign-in", body)
+        assert status == 200
+        status, linked, _ = await call(server.url, "POST", "/me/link", None, key)
+        assert status == 201
+        code = linked["code"]
+        status, used, _ = await call(server.url, "POST", "/link", {"code": code})
+        assert status == 200
+    finally:
+        await server.stop()
+    text = server.text()
+    assert " DEBUG " in text  # the level took
+    normalised = normalise_link_code(code)
+    assert normalised is not None
+    for secret in (key, signed["key"], used["key"], code, normalised, "pa55 word"):
+        assert secret not in text
+        assert hash_secret(secret) not in text
+    assert "$argon2" not in text
