@@ -158,8 +158,9 @@ async def closed_window(measure: Measurement, window: int, stop_at: float) -> No
 
 async def profile(pid: int, duration: float, path: str) -> asyncio.subprocess.Process:
     """Sample the server with py-spy over the measured interval (raw folded stacks)."""
+    py_spy = os.path.join(os.path.dirname(sys.executable), "py-spy")
     return await asyncio.create_subprocess_exec(
-        os.path.join(os.path.dirname(sys.executable), "py-spy"), "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
+        py_spy, "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
         "--rate", "250", "--format", "raw", "--output", path, "--nonblocking",
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )  # fmt: skip

@@ -8,13 +8,16 @@ node, so one script can touch them all):
                          status, round, start_at, ends_at, and per seat out:SEAT (why it
                          stopped racing) and tok:SEAT (its token's hash) that the move
                          script checks; per seat, written by the move script: n:SEAT
-                         (moves accepted this round) and p:SEAT (msgpack [progress, moves,
-                         won, stuck, done_at])
+                         (moves accepted this round), p:SEAT (msgpack [progress, moves,
+                         won, stuck, done_at, splits]) and q:SEAT (its highest accepted
+                         seq); and `table`, 65 bytes that keep the hash a hash table
+                         (transition.lua says why)
     {room:ID}:log        list of at least the last `event_log` events (trimmed when an
                          eighth over), "VERSION|msgpack body"
     {room:ID}:moves:S    list of seat S's accepted moves, "MILLISECONDS MOVE" (undo included)
     {room:ID}:seq:S      hash: seq -> "VERSION|event body" of its move (the answer to a
-                         re-send is built from it), and "last" (highest accepted seq)
+                         re-send is built from it), and "last" (highest accepted seq, as
+                         q:SEAT of meta; processes of the version before read it here)
     {room:ID}:ended      hash: the room's finished races not archived yet (the outbox):
                          ROUND -> the finished race as JSON, ROUND:S -> seat S's moves
                          ("MILLISECONDS MOVE" lines); written by the transition that ends

@@ -37,6 +37,7 @@ from bench.server import (
     table,
 )
 from bench.wsclient import client_frame
+from server.storage.store import MOVE
 
 
 def plan(target: str, port: int, **extra: Any) -> dict[str, Any]:
@@ -369,9 +370,25 @@ def test_two_processes_behind_haproxy_are_judged_against_one() -> None:
     assert parse_args(["--haproxy", "1,2"]).haproxy == [1, 2]
 
 
-async def test_the_script_call_bench_times_both_ways_inside_redis() -> None:
-    rows = await script_call.run(rounds=2, moves=2)
+async def test_the_script_call_bench_compares_the_tree_s_script_with_a_baseline(
+    tmp_path: Path,
+) -> None:
+    baseline = tmp_path / "move.lua"
+    baseline.write_text("redis.call('EXISTS', KEYS[1])\n" + MOVE.body)  # one command more
+    rows = await script_call.run(rounds=2, moves=2, baseline=str(baseline))
     assert len(rows) == 2
     for row in rows:
-        assert set(row) == {"evalsha", "fcall"}
-        assert row["evalsha"] > 0 and row["fcall"] > 0
+        assert row["baseline"] > 0 and row["tree"] > 0
+        assert row["baseline_commands"] == pytest.approx(row["tree_commands"] + 1)
+        assert row["baseline_aof"] > 0 and row["tree_aof"] > 0
+
+
+def test_the_script_call_bench_reads_fcall_s_instructions_from_callgrind() -> None:
+    annotated = """\
+745,367,349 (86.79%)  ???:call [/usr/bin/redis-check-rdb]
+614,922,688 (71.60%)  ???:fcallCommand [/usr/bin/redis-check-rdb]
+610,802,120 (71.13%)  ???:luaCallFunction [/usr/bin/redis-check-rdb]
+"""
+    assert script_call.fcall_instructions(annotated) == 614_922_688
+    with pytest.raises(RuntimeError):
+        script_call.fcall_instructions("1,000 (1%) ???:call [/usr/bin/redis-server]")

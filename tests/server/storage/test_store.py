@@ -224,3 +224,27 @@ async def test_a_new_round_starts_every_seat_from_no_moves(store: RedisRoomStore
     assert (await store.submit_move(second)).kind == "ok"
     loaded = await store.load(room)
     assert loaded is not None and loaded.race.seats[1].moves == 1
+
+
+async def test_a_room_meta_is_a_hash_table_from_its_creation(store: RedisRoomStore) -> None:
+    """A listpack is searched from its start for each field: move.lua's reads and writes
+    of a room of 8 seats' meta cost a fifth of its instructions so (bench/script_call.py)."""
+    room = await running_room(store)
+    assert await store.redis.object("ENCODING", RoomKeys(room).meta) == b"hashtable"
+
+
+async def test_a_seat_whose_last_seq_only_its_seq_hash_holds_is_judged_by_it(
+    store: RedisRoomStore,
+) -> None:
+    """A process of the version before (a rolling deploy) keeps a seat's highest accepted
+    seq in the seq hash alone: the move function falls back to it."""
+    room = await running_room(store)
+    keys = RoomKeys(room)
+    assert (await store.submit_move(move(room, 0, 5, 0))).kind == "ok"
+    assert await store.redis.hget(keys.meta, "q:0") == b"5"
+    await store.redis.hdel(keys.meta, "q:0")
+    assert (await store.submit_move(move(room, 0, 3, 1))).kind == "stale"
+    assert (await store.submit_move(move(room, 0, 5, 1))).kind == "dup"
+    assert await store.last_seq(room, 0) == 5
+    assert (await store.submit_move(move(room, 0, 6, 1))).kind == "ok"
+    assert await store.redis.hget(keys.seq(0), "last") == b"6"
