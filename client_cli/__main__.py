@@ -192,12 +192,17 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="step through a finished race, move by move",
-        description="Show a finished race move by move: the room's replay from the server, "
-        "or a replay file (NDJSON, as GET /rooms/ROOM/replay gives it). It is checked first "
+        description="Show a finished race move by move: a room's latest race or an archived "
+        "race by its id (ROOM.ROUND, as profiles list races: an earlier round of a room that "
+        "had a rematch), from the server, or a replay file (NDJSON, as GET /rooms/ROOM/replay "
+        "and GET /races/ID/replay give it). It is checked first "
         "(the hash chain, every move with the engine). Left and right step, Home and End go "
         "to the deal and the end, space plays (s: 1x, 4x, 16x), b shows one board at a time.",
     )
-    replay.add_argument("race", help="a room's code, or a replay file")
+    replay.add_argument(
+        "race",
+        help="a room's code (its latest race), a race's id ROOM.ROUND (any case), or a replay file",
+    )
     start = replay.add_mutually_exclusive_group()
     start.add_argument("--move", type=int, metavar="N", help="open after move N")
     start.add_argument(
