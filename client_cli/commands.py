@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -184,16 +185,44 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
         if args.command == "play" and args.quick:
             return _quick(args, style)
         if args.command == "play":
-            key = _who(args)[1] if getattr(args, "ghost", None) else None
-            settings = room_settings(args)
-            room = args.room or asyncio.run(create_room(args.server, settings, key))["id"]
-            return _play(args, str(room), style)
+            room = args.room or _new_room(args)
+            return _play(args, room, style)
         if args.command == "watch":
             return _watch(args, style)
     except ServerError as error:
         print(f"solrace {args.command}: {error}", file=sys.stderr)
         return 1
     raise SystemExit(f"unknown command {args.command!r}")
+
+
+# The server's refusal of a ghost_seat, naming the race's seats as the wire counts them.
+BAD_GHOST_SEAT = re.compile(r"ghost_seat must be one of \[([0-9, ]*)\]")
+
+
+def _new_room(args: argparse.Namespace) -> str:
+    """A new room for `solrace play` (a ghost race: for this machine's player, whose best
+    or daily attempt it may be); its id."""
+    key = _who(args)[1] if args.ghost else None
+    try:
+        return str(asyncio.run(create_room(args.server, room_settings(args), key))["id"])
+    except ServerError as error:
+        raise ghost_seat_refused(error, args) from None
+
+
+def ghost_seat_refused(error: ServerError, args: argparse.Namespace) -> ServerError:
+    """The server's refusal of --ghost-seat in the terms of the command line, whose seats
+    count from 1 where the wire's count from 0; any other refusal as it is."""
+    found = BAD_GHOST_SEAT.search(str(error))
+    if found is None or error.code != "bad_request" or args.ghost_seat is None:
+        return error
+    seats = [str(int(seat) + 1) for seat in found.group(1).replace(",", " ").split()]
+    if not seats:
+        return error
+    had = f"seats {', '.join(seats[:-1])} and {seats[-1]}" if seats[1:] else f"only seat {seats[0]}"
+    race = f"your fastest {args.game} win" if args.ghost == "best" else f"race {args.ghost}"
+    return ServerError(
+        f"{race} had {had}: --ghost-seat {args.ghost_seat} is none of them", error.code
+    )
 
 
 def choose_seat(

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from support.client_screen import screen_text
+from support.finished import finish_race
 from support.signals import interruptible
 from textual.pilot import Pilot
 
@@ -353,3 +354,17 @@ async def test_a_full_or_unknown_room_says_so_and_how_to_watch(
     assert status == 1
     assert err.strip().endswith("solrace watch: no room 'deadbeef' (unknown_room)"), err
     await ann.close()
+
+
+@pytest.mark.timeout(90)
+async def test_a_ghost_seat_the_race_had_not_is_refused_counting_from_1(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server counts seats from 0, as the wire does; a terminal user counts from 1.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    source = await finish_race(server_url)
+    status, err = await solrace(server_url, "play", "--ghost", source, "--ghost-seat", "3")
+    assert status == 1 and "Traceback" not in err
+    assert err.strip() == (
+        f"solrace play: race {source} had seats 1 and 2: --ghost-seat 3 is none of them"
+    )
