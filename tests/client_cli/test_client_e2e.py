@@ -368,3 +368,27 @@ async def test_a_ghost_seat_the_race_had_not_is_refused_counting_from_1(
     assert err.strip() == (
         f"solrace play: race {source} had seats 1 and 2: --ghost-seat 3 is none of them"
     )
+
+
+async def test_a_ghost_race_offers_no_rematch(server_url: str) -> None:
+    # protocol.md: a ghost race has no rematch; "m rematch" was offered, and m did nothing.
+    source = await finish_race(server_url)
+    room = await create_room(server_url, {"ghost": source, "countdown": 0})
+    seat = Seat(server_url, room["id"], "bo")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: seat.view.phase == "running" and seat.view.board is not None)
+        await pilot.press(*"resign", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        shown = screen_text(app)
+        assert "rematch" in shown and "m rematch" not in shown and "m to vote" not in shown
+        assert f"race it anew: solrace play --ghost {source}" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "m rematch" not in screen_text(app)
+        assert "m rematch" not in app.move_input.placeholder
+        await pilot.press("m")
+        await pilot.pause()
+        assert "a ghost race has no rematch" in screen_text(app)
