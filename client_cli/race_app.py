@@ -223,7 +223,8 @@ class ResultsScreen(ModalScreen[str]):
 class RaceApp(PlayApp):
     """A seat in a race."""
 
-    def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
+    def __init__(self, seat: Seat, style: CardStyle | None = None, notice: str = "") -> None:
+        """`notice`: a line for the status bar once connected (who this terminal plays as)."""
         self.seat = seat  # first: the footer, drawn by PlayApp.__init__, reads it
         super().__init__(seat, f"room {seat.view.room}", style, queued=True)
         self.bars = RaceBars(self.card_style, id="bars")
@@ -237,6 +238,7 @@ class RaceApp(PlayApp):
         # until the next round: what was asked was not done, and the player should know.
         self.refusal = ""
         self.errors_seen = 0
+        self.notice = notice
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -268,6 +270,9 @@ class RaceApp(PlayApp):
         await super().on_mount()
         self.set_interval(0.2, self.tick)
         await connect_or_exit(self, self.seat)
+        if self.notice:
+            self.say(self.notice, "bold yellow")
+            self.redraw()
 
     async def on_unmount(self) -> None:
         await self.seat.close()
