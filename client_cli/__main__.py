@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from client_cli.cards import CardStyle, style_from_env
 
-__all__ = ["DEFAULT_SERVER", "build_parser", "main"]
+__all__ = ["DEFAULT_SERVER", "build_parser", "main", "parse_args"]
 
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 GAMES = ("shaula", "stalactites", "moojub")
@@ -51,6 +51,13 @@ def seconds(text: str) -> float:
     if value >= 0 and value == value and value != float("inf"):
         return value
     raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+
+
+def seat_number(text: str) -> int:
+    """A seat as a terminal user counts them: from 1 (the wire counts from 0)."""
+    if text.strip().isdigit() and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"seats are counted from 1 (seat 1, 2, ...), not {text!r}")
 
 
 def room_code(text: str) -> str:
@@ -116,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--seat",
-        type=int,
+        type=seat_number,
         metavar="N",
         help="take back seat N (1, 2, ...) of those this machine holds in ROOM",
     )
@@ -126,7 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="quick match: race the next player who asks for the same --game",
     )
     play.add_argument(
-        "--game", type=str.lower, choices=GAMES, default="shaula", help="game of a new room"
+        "--game",
+        type=str.lower,
+        choices=GAMES,
+        help="game of a new room or a quick match (default shaula); with --ghost best, the game",
     )
     play.add_argument(
         "--seed",
@@ -140,11 +150,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="ROOM",
         help="race a ghost: the recorded run of ROOM's finished race (or of an archived race, "
         "ROOM.ROUND, or 'best': your own fastest win at --game), on its deal, by its "
-        "recorded times (never rated); its fastest winner unless --ghost-seat",
+        "recorded times (never rated); its fastest winner unless --ghost-seat. Its game, "
+        "deal and seats are that race's: not with --game (but for best), --seed or --seats",
     )
     play.add_argument(
         "--ghost-seat",
-        type=int,
+        type=seat_number,
         metavar="N",
         help="with --ghost: the racer of that race to race (seat 1, 2, ...)",
     )
@@ -192,12 +203,17 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay",
         help="step through a finished race, move by move",
-        description="Show a finished race move by move: the room's replay from the server, "
-        "or a replay file (NDJSON, as GET /rooms/ROOM/replay gives it). It is checked first "
+        description="Show a finished race move by move: a room's latest race or an archived "
+        "race by its id (ROOM.ROUND, as profiles list races: an earlier round of a room that "
+        "had a rematch), from the server, or a replay file (NDJSON, as GET /rooms/ROOM/replay "
+        "and GET /races/ID/replay give it). It is checked first "
         "(the hash chain, every move with the engine). Left and right step, Home and End go "
         "to the deal and the end, space plays (s: 1x, 4x, 16x), b shows one board at a time.",
     )
-    replay.add_argument("race", help="a room's code, or a replay file")
+    replay.add_argument(
+        "race",
+        help="a room's code (its latest race), a race's id ROOM.ROUND (any case), or a replay file",
+    )
     start = replay.add_mutually_exclusive_group()
     start.add_argument("--move", type=int, metavar="N", help="open after move N")
     start.add_argument(
@@ -259,6 +275,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def check_play(play: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options of `solrace play` that argparse cannot check one by one: one that would
+    be dropped is refused (play.error), and a new room's game is shaula unless given."""
+    if args.ghost is None:
+        if args.ghost_seat is not None:
+            play.error("--ghost-seat picks a racer of the race --ghost names: give --ghost too")
+        args.game = args.game or GAMES[0]
+        return
+    # A ghost race's game, deal and seats are the recorded race's.
+    clash = [
+        option
+        for option, given in (
+            ("--game", args.game is not None and args.ghost != "best"),
+            ("--seed", args.seed is not None),
+            ("--seats", args.seats is not None),
+        )
+        if given
+    ]
+    if clash:
+        play.error(
+            f"a ghost race's game, deal and seats are its recorded race's: not {' or '.join(clash)}"
+        )
+    if args.quick or args.room:
+        play.error("--ghost opens a room of its own: not with --quick or a ROOM to join")
+    args.game = args.game or GAMES[0]
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, parsed and its options checked together."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "play":
+        check_play(next(c for c in subcommands(parser) if c.prog.endswith(" play")), args)
+    return args
+
+
 def subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
     """Every subcommand's parser, nested ones too (`solrace tournament create`)."""
     found = []
@@ -288,7 +340,7 @@ def print_rules(game: str, style: CardStyle) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     try:
         return run_command(args)
     except KeyboardInterrupt:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from client_cli.cards import CardStyle
-from client_cli.identity import save_identity
+from client_cli.identity import Identity, quick_match_free, save_identity
 from client_cli.memory import StoredSeat, remember_seat, state_file, stored_seats
 from client_cli.net import foreign_status, http_url, no_server, not_solrace
 
@@ -184,16 +185,44 @@ def run(args: argparse.Namespace, style: CardStyle) -> int:
         if args.command == "play" and args.quick:
             return _quick(args, style)
         if args.command == "play":
-            key = _who(args)[1] if getattr(args, "ghost", None) else None
-            settings = room_settings(args)
-            room = args.room or asyncio.run(create_room(args.server, settings, key))["id"]
-            return _play(args, str(room), style)
+            room = args.room or _new_room(args)
+            return _play(args, room, style)
         if args.command == "watch":
             return _watch(args, style)
     except ServerError as error:
         print(f"solrace {args.command}: {error}", file=sys.stderr)
         return 1
     raise SystemExit(f"unknown command {args.command!r}")
+
+
+# The server's refusal of a ghost_seat, naming the race's seats as the wire counts them.
+BAD_GHOST_SEAT = re.compile(r"ghost_seat must be one of \[([0-9, ]*)\]")
+
+
+def _new_room(args: argparse.Namespace) -> str:
+    """A new room for `solrace play` (a ghost race: for this machine's player, whose best
+    or daily attempt it may be); its id."""
+    key = _who(args)[1] if args.ghost else None  # a new room: no other terminal in it yet
+    try:
+        return str(asyncio.run(create_room(args.server, room_settings(args), key))["id"])
+    except ServerError as error:
+        raise ghost_seat_refused(error, args) from None
+
+
+def ghost_seat_refused(error: ServerError, args: argparse.Namespace) -> ServerError:
+    """The server's refusal of --ghost-seat in the terms of the command line, whose seats
+    count from 1 where the wire's count from 0; any other refusal as it is."""
+    found = BAD_GHOST_SEAT.search(str(error))
+    if found is None or error.code != "bad_request" or args.ghost_seat is None:
+        return error
+    seats = [str(int(seat) + 1) for seat in found.group(1).replace(",", " ").split()]
+    if not seats:
+        return error
+    had = f"seats {', '.join(seats[:-1])} and {seats[-1]}" if seats[1:] else f"only seat {seats[0]}"
+    race = f"your fastest {args.game} win" if args.ghost == "best" else f"race {args.ghost}"
+    return ServerError(
+        f"{race} had {had}: --ghost-seat {args.ghost_seat} is none of them", error.code
+    )
 
 
 def choose_seat(
@@ -287,24 +316,47 @@ def _play(args: argparse.Namespace, room: str, style: CardStyle) -> int:
         raise ServerError(
             f"every seat of room {room} is taken ({taken}/{seats}): {watch_instead(room)}"
         )
-    name, key = _who(args)
+
+    def seated_elsewhere(me: Identity) -> bool:
+        # In the lobby a seat of this player connected right now is another terminal's:
+        # joined as the player, this one would be given that very seat.
+        return token is None and any(
+            p.get("player") == me.get("id") and p.get("connected")
+            for p in view.get("players") or []
+        )
+
+    name, key, notice = _who(args, seated_elsewhere)
     seat = Seat(args.server, room, name, token=token, key=key)
     seat.on_token = lambda new: remember_seat(args.server, room, name, new, seat.view.seat)
-    app = RaceApp(seat, style)
+    app = RaceApp(seat, style, notice)
     app.run()
     return 0 if app.return_code in (None, 0) else 1
 
 
-def _who(args: argparse.Namespace) -> tuple[str, str | None]:
-    """The seat's name and the player key it acts as: this machine's player (its key,
-    client_cli/identity.py; the server names the seat after the player), or with --name
-    an anonymous seat of that name (a friend at this machine, say)."""
+def _who(
+    args: argparse.Namespace, in_use: Callable[[Identity], bool] = lambda me: False
+) -> tuple[str, str | None, str]:
+    """The seat's name, the player key it acts as, and what to tell the user about it:
+    this machine's player (its key, client_cli/identity.py; the server names the seat after
+    the player), or with --name an anonymous seat of that name (a friend at this machine,
+    say). When another terminal here plays as the player already (`in_use`), this one
+    plays an anonymous seat, as with --name, under the account's name (the server numbers
+    it if the room has that name: `ann 2`), so that two terminals race each other."""
     if args.name is not None:
-        return args.name, None
+        return args.name, None, ""
     from client_cli.account import ensure_player
 
     me = asyncio.run(ensure_player(args.server))
-    return str(me.get("name") or default_name()), me.key
+    name = str(me.get("name") or default_name())
+    if not in_use(me):
+        return name, me.key, ""
+    guest = default_name()
+    return (
+        guest,
+        None,
+        f"{name} (this machine's player) is playing in another terminal: this one plays an"
+        f" anonymous seat{f' as {guest}' if guest else ''} (--name NAME names it)",
+    )
 
 
 def _quick(args: argparse.Namespace, style: CardStyle) -> int:
@@ -312,13 +364,14 @@ def _quick(args: argparse.Namespace, style: CardStyle) -> int:
     from client_cli.race_app import RaceApp
     from client_cli.seat import Seat
 
-    name, key = _who(args)
-    seat = Seat(args.server, "", name, quick=args.game, key=key)
-    seat.on_token = lambda new: remember_seat(
-        args.server, seat.view.room, name, new, seat.view.seat
-    )
-    app = RaceApp(seat, style)
-    app.run()
+    with quick_match_free(args.server) as free:
+        name, key, notice = _who(args, lambda me: not free)
+        seat = Seat(args.server, "", name, quick=args.game, key=key)
+        seat.on_token = lambda new: remember_seat(
+            args.server, seat.view.room, name, new, seat.view.seat
+        )
+        app = RaceApp(seat, style, notice)
+        app.run()
     return 0 if app.return_code in (None, 0) else 1
 
 

@@ -10,12 +10,23 @@ sends it first (`identify`) and every request that acts as the player carries it
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import pathlib
+from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["Identity", "forget_identity", "load_identity", "players_file", "save_identity"]
+__all__ = [
+    "Identity",
+    "forget_identity",
+    "load_identity",
+    "players_file",
+    "quick_match_free",
+    "save_identity",
+]
 
 HUMAN, BOT = "player", "bot"
 
@@ -75,3 +86,22 @@ def forget_identity(server: str, kind: str = HUMAN) -> None:
     data = _load()
     if data.get(_server(server), {}).pop(kind, None) is not None:
         _save(data)
+
+
+@contextlib.contextmanager
+def quick_match_free(server: str) -> Iterator[bool]:
+    """Whether this machine's player is free for a quick match on `server`: no other
+    terminal here is in one as them (the server never pairs a player with themself, so two
+    terminals of one player would wait for ever). True: it is now this terminal's until
+    the block ends (a lock the system drops with the process, however it ends)."""
+    digest = hashlib.sha256(_server(server).encode()).hexdigest()[:16]
+    path = players_file().with_name(f"quick-{digest}.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held by another terminal
+            free = False
+        else:
+            free = True
+        yield free

@@ -38,10 +38,23 @@ from protocol import (
     Welcome,
 )
 
-__all__ = ["CARDS", "RaceView", "Racer", "visible_game"]
+__all__ = ["CARDS", "RaceView", "Racer", "no_rematch", "visible_game"]
 
 CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
 SETTINGS = ("seats", "undo", "hints", "time_limit", "spectator_delay", "grace", "seed_mode")
+
+
+def no_rematch(room: Mapping[str, Any]) -> str:
+    """Why a room (its ROOM object) has no rematch, for a player to read; "" when it has
+    one. A ghost race, a tournament's race and a daily attempt have none (protocol.md)."""
+    if room.get("ghost"):
+        return f"a ghost race has no rematch: race it anew: solrace play --ghost {room['ghost']}"
+    if room.get("tournament"):
+        return "a tournament's race has no rematch: the tournament goes on"
+    if room.get("daily"):
+        game = room.get("game", "GAME")
+        return f"a daily attempt has no rematch: solrace daily {game} --practice plays it again"
+    return ""
 
 
 def visible_game(board: Mapping[str, Any]) -> Game:
@@ -134,6 +147,7 @@ class RaceView:
     board_engines: dict[int, Game] = field(default_factory=dict)
     gap: bool = False  # an event went missing: ask for a resync
     round: int = 1
+    no_rematch: str = ""  # why the room has no rematch, when it has none (`no_rematch`)
 
     # ------------------------------------------------------------ reading
 
@@ -226,6 +240,7 @@ class RaceView:
         self.ends_at = room.get("ends_at", self.ends_at)
         self.round = int(room.get("round", self.round))
         self.settings = {key: room[key] for key in SETTINGS if key in room}
+        self.no_rematch = no_rematch(room)
         results = room.get("results")
         if isinstance(results, list):
             self.results = results

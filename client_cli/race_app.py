@@ -39,6 +39,11 @@ __all__ = [
 ]
 
 
+# Requests a key press sends whose refusal would otherwise go unseen (a move's is shown by
+# the move line, a join's by the status line).
+KEY_REQUESTS = frozenset({"ready", "start", "rematch", "resign", "leave", "quick_cancel"})
+
+
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
     """The bars' rows from the room: time runs until a racer is done."""
     lines = []
@@ -81,6 +86,8 @@ def rematch_text(view: RaceView) -> str:
     me = view.me
     if me is None:  # a spectator
         return f"rematch: {votes}/{total} players voted" if votes else ""
+    if view.no_rematch:
+        return view.no_rematch
     others = [r.name for s, r in sorted(view.racers.items()) if r.rematch and s != view.seat]
     if me is not None and me.rematch:
         # One who has left (a bot leaves after its race) cannot vote: say so.
@@ -174,17 +181,25 @@ class ResultsScreen(ModalScreen[str]):
     ]
 
     def __init__(
-        self, body: RenderableType, game: str, player: bool = True, votes: str = ""
+        self,
+        body: RenderableType,
+        game: str,
+        player: bool = True,
+        votes: str = "",
+        rematch: bool = True,
     ) -> None:
+        """`rematch`: the room has one (a ghost race, a tournament's race and a daily
+        attempt have none: the line `votes` says so)."""
         super().__init__()
         self.body = body
         self.game = game
         self.player = player
+        self.rematch = rematch
         self.content = Static()
         self.show_votes(votes)
 
     def action_rematch(self) -> None:
-        if self.player:
+        if self.player and self.rematch:
             self.dismiss("rematch")
 
     def action_rules(self) -> None:
@@ -195,7 +210,9 @@ class ResultsScreen(ModalScreen[str]):
 
     def show_votes(self, votes: str) -> None:
         """The rematch votes as they come in (the table itself does not change)."""
-        keys = "m rematch · Esc the board" if self.player else "Esc the boards"
+        keys = "Esc the board" if self.player else "Esc the boards"
+        if self.player and self.rematch:
+            keys = "m rematch · " + keys
         keys += " · ? rules · q quit"
         lines = [Text(line, style=style) for line, style in ((votes, "bold"), (keys, "dim"))]
         # One Static: it measures the table's width (Statics side by side in a container
@@ -206,7 +223,8 @@ class ResultsScreen(ModalScreen[str]):
 class RaceApp(PlayApp):
     """A seat in a race."""
 
-    def __init__(self, seat: Seat, style: CardStyle | None = None) -> None:
+    def __init__(self, seat: Seat, style: CardStyle | None = None, notice: str = "") -> None:
+        """`notice`: a line for the status bar once connected (who this terminal plays as)."""
         self.seat = seat  # first: the footer, drawn by PlayApp.__init__, reads it
         super().__init__(seat, f"room {seat.view.room}", style, queued=True)
         self.bars = RaceBars(self.card_style, id="bars")
@@ -216,6 +234,11 @@ class RaceApp(PlayApp):
         self.round_shown = 1
         self.quit_asked = False
         self.away_since: float | None = None  # when the link went down (monotonic)
+        # The server's refusal of the last key press (ready, start, rematch...), shown
+        # until the next round: what was asked was not done, and the player should know.
+        self.refusal = ""
+        self.errors_seen = 0
+        self.notice = notice
         seat.on_change = self.on_seat_change
         seat.on_status = self.on_link_status
 
@@ -238,7 +261,7 @@ class RaceApp(PlayApp):
         if view.phase == "countdown":
             return "get ready · ? rules · q quit"
         if view.phase == "finished":
-            return "m rematch · ? rules · q quit"
+            return "? rules · q quit" if view.no_rematch else "m rematch · ? rules · q quit"
         if me is not None and (me.out or me.won):
             return "watch the others finish · ? rules · q quit"
         return super().placeholder()
@@ -247,6 +270,9 @@ class RaceApp(PlayApp):
         await super().on_mount()
         self.set_interval(0.2, self.tick)
         await connect_or_exit(self, self.seat)
+        if self.notice:
+            self.say(self.notice, "bold yellow")
+            self.redraw()
 
     async def on_unmount(self) -> None:
         await self.seat.close()
@@ -273,8 +299,18 @@ class RaceApp(PlayApp):
     # ------------------------------------------------------------ updates
 
     def on_seat_change(self) -> None:
+        errors = self.seat.errors
+        for error in errors[self.errors_seen :]:
+            if error.request in KEY_REQUESTS:
+                self.say(f"✗ {error.message}", "bold red")
+                if self.seat.view.phase == "finished":  # over the rematch line
+                    self.refusal = f"✗ {error.message}"
+        self.errors_seen = len(errors)
         if self.is_running:
             self.redraw()
+
+    def votes_text(self) -> str:
+        return self.refusal or rematch_text(self.seat.view)
 
     def on_link_status(self, status: str) -> None:
         if status == "connected" and self.seat.link.drops:
@@ -344,11 +380,14 @@ class RaceApp(PlayApp):
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
             self.results_screen = ResultsScreen(
-                results_table(view), view.game, votes=rematch_text(view)
+                results_table(view),
+                view.game,
+                votes=self.votes_text(),
+                rematch=not view.no_rematch,
             )
             self.push_screen(self.results_screen, self.after_results)
         elif self.results_screen is not None:
-            self.results_screen.show_votes(rematch_text(view))
+            self.results_screen.show_votes(self.votes_text())
 
     def new_round(self) -> None:
         """A rematch began: nothing of the last round stays on the screen."""
@@ -357,6 +396,7 @@ class RaceApp(PlayApp):
         self.selected = None
         self.hinted = ()
         self.quit_asked = False
+        self.refusal = ""
         if self.results_screen is not None:
             if self.screen is self.results_screen:
                 self.results_screen.dismiss("board")
@@ -364,7 +404,11 @@ class RaceApp(PlayApp):
 
     async def after_results(self, choice: str | None) -> None:
         self.results_screen = None
-        if choice == "rematch":
+        if choice == "rematch" and self.seat.view.no_rematch:
+            self.refusal = self.seat.view.no_rematch
+            self.redraw()
+        elif choice == "rematch":
+            self.refusal = ""
             await self.seat.rematch()
         elif choice == "quit":
             self.exit()
@@ -438,7 +482,7 @@ class RaceApp(PlayApp):
         if view.phase == "finished":
             place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)
             where = f"you placed #{place}" if place else "race over"
-            return Text(f" ⚑ Race over: {where} · {rematch_text(view)}", style="bold green")
+            return Text(f" ⚑ Race over: {where} · {self.votes_text()}", style="bold green")
         if me is not None and me.won:
             return Text(
                 f" ★ Finished in {me.moves} moves, {clock(self.elapsed())}!"

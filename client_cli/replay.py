@@ -8,6 +8,7 @@ replay's first `n` moves (0: the deal); `at_time(t)` is the position at `t` seco
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,26 +21,48 @@ from client_cli.net import foreign_status, http_url, no_server, not_solrace
 from core import splits as core_splits
 from core.replay import ReplayError, Verified, line_hash, verify
 
-__all__ = ["SPEEDS", "ReplayModel", "ReplayUnavailable", "load_replay"]
+__all__ = ["SPEEDS", "ReplayModel", "ReplayUnavailable", "load_replay", "replay_source"]
 
 SPEEDS = (1, 4, 16)
 HTTP_TIMEOUT = aiohttp.ClientTimeout(total=20)
+# A room's code (server/room/ids.py), and an archived race's id: its room's code and round.
+ROOM_CODE = re.compile(r"[0-9a-z_-]{1,64}")
+RACE_ID = re.compile(r"[0-9a-z_-]{1,64}\.[0-9]+")
 
 
 class ReplayUnavailable(Exception):
     """The replay could not be had or read; the message says why."""
 
 
+def replay_source(race: str) -> tuple[str, str] | None:
+    """Where the server keeps the replay `race` names, and what it names, in words: a race's
+    id (ROOM.ROUND, any case: GET /races/ID/replay, the archive's), else a room's code (GET
+    /rooms/ROOM/replay: its latest race, from the archive once the room has expired); None
+    when it is neither."""
+    code = race.strip().lower()
+    if RACE_ID.fullmatch(code):
+        return f"/races/{quote(code, safe='')}/replay", f"race {code}"
+    if ROOM_CODE.fullmatch(code):
+        return f"/rooms/{quote(code, safe='')}/replay", f"room {code}"
+    return None
+
+
 async def load_replay(server: str, race: str) -> str:
     """A replay's text: the file `race` when there is one, else the server's replay of the
-    room `race` (GET /rooms/ROOM/replay)."""
+    race or room `race` names (`replay_source`)."""
     path = Path(race)
     if path.is_file():
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise ReplayUnavailable(f"cannot read {race}: {error}") from error
-    url = http_url(server, f"/rooms/{quote(race.lower(), safe='')}/replay")
+    source = replay_source(race)
+    if source is None:
+        raise ReplayUnavailable(
+            f"no replay file {race} (nor is it a room's code or a race's id, ROOM.ROUND)"
+        )
+    where, named = source
+    url = http_url(server, where)
     try:
         async with (
             aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
@@ -53,7 +76,7 @@ async def load_replay(server: str, race: str) -> str:
                     said = (await response.json())["error"]["message"]
                 except (ValueError, KeyError, TypeError):
                     said = text[:200]
-                raise ReplayUnavailable(f"no replay of {race}: {said}")
+                raise ReplayUnavailable(f"no replay of {named}: {said}")
             if foreign_status(response.status):
                 raise ReplayUnavailable(not_solrace(server, f"HTTP {response.status}"))
             raise ReplayUnavailable(f"cannot reach {url}: HTTP {response.status}")

@@ -240,7 +240,9 @@ async def create_room(request: web.Request) -> web.Response:
             ghost = ghost_run(source, text, body)
         except GhostUnavailable as err:
             return _error(err.status, err.code, err.message)
-        if body.setdefault("game", ghost.game) != ghost.game or body.get("seats", 2) != 2:
+        # A game that is none at all is refused below, as for any room (`bad_game`).
+        game = body.setdefault("game", ghost.game)
+        if game in core.GAMES and (game != ghost.game or body.get("seats", 2) != 2):
             return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is 2 seats of its game")
         if body.setdefault("seed", ghost.seed) != ghost.seed:
             return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is on its race's deal")
@@ -284,6 +286,8 @@ async def create_room(request: web.Request) -> web.Response:
         rated = _flag(body, "rated", mode != "fixed")
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
+    if rated and ghost is not None:  # its deal is the recorded race's, known to its racers
+        return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is never rated")
     if rated and mode == "fixed":
         return _error(400, ErrorCode.BAD_REQUEST, "a deal chosen by its number is never rated")
     if mode == "fixed" and config.daily_deal is None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from client_cli.__main__ import DEFAULT_SERVER, build_parser
+from client_cli.__main__ import DEFAULT_SERVER, build_parser, main, parse_args
 from client_cli.bot import Planner, greedy_move
 from client_cli.commands import default_name, room_settings
 from client_cli.net import BACKOFF, backoff_delay, http_url, ws_url
@@ -185,7 +185,7 @@ def test_room_settings_send_only_what_was_asked_so_the_server_defaults_hold() ->
         "time_limit": 300.0,
         "spectator_delay": 20.0,
     }
-    off = build_parser().parse_args(["play", "--no-hints", "--undo"])
+    off = parse_args(["play", "--no-hints", "--undo"])
     assert room_settings(off) == {"game": "shaula", "hints": False, "undo": True}
     # A ghost race: its game, deal and seats are its recorded race's; seats count from 1.
     ghost = build_parser().parse_args(["play", "--ghost", "3F2A9C1B", "--ghost-seat", "2"])
@@ -271,3 +271,30 @@ async def test_a_websocket_to_another_server_says_it_is_not_solrace(
         f"no solrace server at {other_web_server}: something else answered there"
         " (not a WebSocket); is the address right?"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["play", "--ghost", "ab12cd34", "--ghost-seat", "0"], "seats are counted from 1"),
+        (["play", "--seat", "0", "ab12cd34"], "seats are counted from 1"),
+        (["play", "--ghost-seat", "2"], "--ghost-seat picks a racer of the race --ghost names"),
+        (["play", "--ghost", "ab12cd34", "--game", "moojub"], "a ghost race's game"),
+        (["play", "--ghost", "ab12cd34", "--seed", "5"], "a ghost race's game, deal and seats"),
+        (["play", "--ghost", "ab12cd34", "--seats", "3"], "a ghost race's game, deal and seats"),
+        (["play", "--ghost", "ab12cd34", "--quick"], "--quick"),
+    ],
+)
+def test_options_a_ghost_race_cannot_take_are_refused_not_dropped(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "solrace play: error:" in err and said in err, err
+
+
+def test_a_ghost_of_ones_best_takes_the_game() -> None:
+    args = parse_args(["play", "--ghost", "best", "--game", "Moojub"])
+    assert room_settings(args) == {"ghost": "best", "game": "moojub"}
+    assert parse_args(["play"]).game == "shaula"  # a new room's game when none is given

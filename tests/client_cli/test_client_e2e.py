@@ -7,15 +7,18 @@ import asyncio
 import pathlib
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from support.client_screen import screen_text
+from support.finished import finish_race
 from support.signals import interruptible
 from textual.pilot import Pilot
 
-from client_cli.__main__ import build_parser
+from client_cli.__main__ import build_parser, parse_args
+from client_cli.account import ensure_player
 from client_cli.bot import play_race
 from client_cli.cards import CardStyle
 from client_cli.commands import choose_seat, create_room, default_name, get_room, list_rooms, run
@@ -353,3 +356,119 @@ async def test_a_full_or_unknown_room_says_so_and_how_to_watch(
     assert status == 1
     assert err.strip().endswith("solrace watch: no room 'deadbeef' (unknown_room)"), err
     await ann.close()
+
+
+@pytest.mark.timeout(90)
+async def test_a_ghost_seat_the_race_had_not_is_refused_counting_from_1(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The server counts seats from 0, as the wire does; a terminal user counts from 1.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    source = await finish_race(server_url)
+    status, err = await solrace(server_url, "play", "--ghost", source, "--ghost-seat", "3")
+    assert status == 1 and "Traceback" not in err
+    assert err.strip() == (
+        f"solrace play: race {source} had seats 1 and 2: --ghost-seat 3 is none of them"
+    )
+
+
+async def test_a_ghost_race_offers_no_rematch(server_url: str) -> None:
+    # protocol.md: a ghost race has no rematch; "m rematch" was offered, and m did nothing.
+    source = await finish_race(server_url)
+    room = await create_room(server_url, {"ghost": source, "countdown": 0})
+    seat = Seat(server_url, room["id"], "bo")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        await pilot.press("r")
+        await until(pilot, lambda: seat.view.phase == "running" and seat.view.board is not None)
+        await pilot.press(*"resign", "enter")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        shown = screen_text(app)
+        assert "rematch" in shown and "m rematch" not in shown and "m to vote" not in shown
+        assert f"race it anew: solrace play --ghost {source}" in shown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert "m rematch" not in screen_text(app)
+        assert "m rematch" not in app.move_input.placeholder
+        await pilot.press("m")
+        await pilot.pause()
+        assert "a ghost race has no rematch" in screen_text(app)
+
+
+class Terminals:
+    """`solrace play ...` run as in several terminals at once, each in a thread of its own,
+    through the command's own code; the race screen's app only takes its seat (no screen),
+    says where, and holds it until `release`."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.seated: list[tuple[str, int | None, str]] = []  # room, seat, name
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        terminals = self
+
+        def run(app: RaceApp) -> None:
+            async def seated() -> None:
+                seat = app.seat
+                await seat.start()
+                async with asyncio.timeout(20):
+                    while seat.view.phase == "queue" or seat.view.seat is None:
+                        await asyncio.sleep(0.05)
+                    while seat.view.seat not in seat.view.racers:
+                        await asyncio.sleep(0.05)
+                with terminals.lock:
+                    me = seat.view.racers[seat.view.seat]
+                    terminals.seated.append((seat.view.room, seat.view.seat, me.name))
+                await asyncio.to_thread(terminals.release.wait, 30)
+                await seat.close()
+
+            asyncio.run(seated())
+
+        monkeypatch.setattr(RaceApp, "run", run)
+
+    def start(self, server_url: str, *words: str) -> threading.Thread:
+        args = parse_args(["--server", server_url, "play", *words])
+        thread = threading.Thread(target=run, args=(args, CardStyle(color=False)), daemon=True)
+        thread.start()
+        return thread
+
+    async def wait(self, count: int) -> None:
+        async with asyncio.timeout(20):
+            while len(self.seated) < count:
+                await asyncio.sleep(0.05)
+
+
+@pytest.mark.timeout(90)
+async def test_two_terminals_of_one_machine_race_each_other(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The README's two-terminal flows: both terminals are this machine's one saved player,
+    # whom the server never pairs with themself, and whose seat it gives back to them.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setenv("USER", "ann")
+    me = await ensure_player(server_url)
+    terminals = Terminals(monkeypatch)
+    threads = [terminals.start(server_url, "--quick", "--game", "moojub") for _ in range(2)]
+    await terminals.wait(2)
+    (room_1, seat_1, name_1), (room_2, seat_2, name_2) = terminals.seated
+    assert room_1 == room_2 and {seat_1, seat_2} == {0, 1}
+    assert me["name"] in (name_1, name_2) and name_1 != name_2
+    terminals.release.set()
+    for thread in threads:
+        thread.join(30)
+
+    # A room made in one terminal, joined from another: a seat each.
+    terminals = Terminals(monkeypatch)
+    threads = [terminals.start(server_url, "--game", "shaula")]
+    await terminals.wait(1)
+    room = terminals.seated[0][0]
+    threads.append(terminals.start(server_url, room))
+    await terminals.wait(2)
+    assert [(r, s) for r, s, _ in terminals.seated] == [(room, 0), (room, 1)]
+    names = [name for _, _, name in terminals.seated]
+    assert names[0] == me["name"] and names[1] != names[0]
+    view = await get_room(server_url, room)
+    assert [p["player"] is not None for p in view["players"]] == [True, False]
+    terminals.release.set()
+    for thread in threads:
+        thread.join(30)

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from support.client_fake_server import FakeServer
 from support.client_screen import results, screen_text, two_players_racing, until
+from textual.pilot import Pilot
 
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
 from protocol import (
     Countdown,
+    Error,
     NewRound,
     PlayerOut,
     Progress,
@@ -22,26 +25,36 @@ from protocol import (
 )
 
 
+def ann_and_bob(fake: FakeServer) -> tuple[Seat, RaceApp]:
+    """ann's race screen in a room of ann and bob, racing."""
+    fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
+    fake.begin()
+    seat = Seat(fake.url, fake.room, "ann", token="tok")
+    return seat, RaceApp(seat)
+
+
+async def started(fake: FakeServer, pilot: Pilot[Any], seat: Seat) -> None:
+    await until(pilot, lambda: seat.view.board is not None)
+    await fake.push(RaceStarted(version=0, at=time.time(), game="shaula", seed=2))
+
+
+async def bob_won(fake: FakeServer) -> None:
+    results_ = results(["bob", "ann"])
+    await fake.push(RaceFinished(version=0, at=0.0, results=results_, seed=2, reason="all_done"))
+
+
 async def test_rematch_votes_show_and_the_new_round_starts_clean() -> None:
     async with FakeServer() as fake:
-        fake.players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bob"}]
-        fake.begin()
-        seat = Seat(fake.url, fake.room, "ann", token="tok")
-        app = RaceApp(seat)
+        seat, app = ann_and_bob(fake)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: seat.view.board is not None)
-            await fake.push(RaceStarted(version=0, at=time.time(), game="shaula", seed=2))
+            await started(fake, pilot, seat)
             await pilot.press(*"t2 f", "enter")
             await until(pilot, lambda: seat.view.board is not None and seat.view.board["moves"])
             await fake.push(
                 Progress(version=0, at=0.0, seat=1, progress=52, moves=80, won=True, stuck=False)
             )
             await fake.push(PlayerOut(version=0, at=0.0, seat=0, reason="resigned"))
-            await fake.push(
-                RaceFinished(
-                    version=0, at=0.0, results=results(["bob", "ann"]), seed=2, reason="all_done"
-                )
-            )
+            await bob_won(fake)
             await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
 
             # bob votes first: ann sees it, on the results and then on the race screen.
@@ -97,3 +110,17 @@ async def test_a_spectator_sees_the_votes_and_the_new_round() -> None:
             await pilot.pause(0.2)
             shown = screen_text(watch)
             assert "starting" in shown and "rematch" not in shown and "finished" not in shown
+
+
+async def test_a_refused_key_press_says_why() -> None:
+    # A refusal the server sends for a key press (rematch, ready, start) was dropped.
+    async with FakeServer() as fake:
+        seat, app = ann_and_bob(fake)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await started(fake, pilot, seat)
+            await bob_won(fake)
+            await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+            await pilot.press("m")
+            await fake.wait_for(Rematch)
+            await fake.tell(Error(code="not_running", message="no rematch now", request="rematch"))
+            await until(pilot, lambda: "no rematch now" in screen_text(app))

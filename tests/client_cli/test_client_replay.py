@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from support.client_screen import screen_text, until
+from support.finished import archived_replay
 from support.http import create_room
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone
@@ -114,3 +115,34 @@ async def test_a_finished_race_comes_from_the_server(make_server: MakeServer) ->
     assert model.total == 1 and model.players == [{"seat": 0, "name": "ann"}]
     with pytest.raises(ReplayUnavailable, match="no such room"):
         await load_replay(url, "0badc0de")
+
+
+async def test_an_earlier_round_comes_by_its_race_id(make_server: MakeServer) -> None:
+    # A room's code gives its latest race; an earlier round is only ROOM.ROUND (profiles
+    # list races by that id), in any case, as the web page /replay/{id} takes it.
+    url = await make_server()
+    room = (await create_room(url, seed=SEED, seats=1))["id"]
+    async with WsClient.connect(url) as ann:
+        await race_alone(ann, room)
+        await ann.play(core.new_game("shaula", SEED).legal_moves()[:1])
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())  # round 2: a deal of its own, no move
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    await archived_replay(url, f"{room}.1")
+    assert ReplayModel.from_text(await load_replay(url, room)).total == 0
+    first = ReplayModel.from_text(await load_replay(url, f"{room.upper()}.1"))
+    assert first.total == 1 and first.seed == SEED
+    with pytest.raises(ReplayUnavailable) as error:
+        await load_replay(url, f"{room}.7")
+    assert str(error.value) == f"no replay of race {room}.7: no archived race has that id"
+    with pytest.raises(ReplayUnavailable) as error:
+        await load_replay(url, "0badc0de")
+    assert str(error.value) == "no replay of room 0badc0de: no such room"
+    with pytest.raises(ReplayUnavailable) as error:
+        await load_replay(url, "missing/race.ndjson")
+    assert str(error.value) == (
+        "no replay file missing/race.ndjson (nor is it a room's code or a race's id, ROOM.ROUND)"
+    )

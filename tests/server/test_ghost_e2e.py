@@ -2,7 +2,7 @@
 by its recorded times, cannot be sat in, and the race ends with the result those recorded
 times imply."""
 
-from support.finished import archived_replay
+from support.finished import archived_replay, finish_race
 from support.http import create_room, get_json, get_text, post_json
 from support.servers import MakeServer
 from support.wsclient import WsClient
@@ -77,3 +77,17 @@ async def test_a_ghost_race_ends_as_the_recorded_times_imply(make_server: MakeSe
     assert status == 400 and body["error"]["code"] == "bad_request"  # type: ignore[index]
     status, body = await post_json(f"{url}/rooms", {"ghost": f"{source}.7"})
     assert status == 404 and body["error"]["code"] == "unknown_race"  # type: ignore[index]
+
+
+async def test_a_ghost_race_refuses_a_rating_and_an_unknown_game_in_its_own_terms(
+    server_url: str,
+) -> None:
+    source = await finish_race(server_url)
+    status, body = await post_json(f"{server_url}/rooms", {"ghost": source, "rated": True})
+    assert status == 400, body
+    assert body["error"] == {"code": "bad_request", "message": "a ghost race is never rated"}
+    # An unknown game is `bad_game` wherever a game is named, a ghost race's too.
+    status, body = await post_json(f"{server_url}/rooms", {"ghost": source, "game": "bogus"})
+    assert status == 400 and body["error"]["code"] == "bad_game", body
+    status, body = await post_json(f"{server_url}/rooms", {"ghost": source, "rated": False})
+    assert status == 201 and body["room"]["rated"] is False, body

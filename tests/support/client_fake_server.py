@@ -102,6 +102,11 @@ class FakeServer:
             await ws.send(encode_msgpack(stamped))
         return stamped
 
+    async def tell(self, msg: Message) -> None:
+        """Send `msg` (a direct answer, not a versioned event) to every connection."""
+        for ws in list(self.connections):
+            await ws.send(encode_msgpack(msg))
+
     async def release(self) -> None:
         self.hold_moves = False
         held, self.held = self.held, []
