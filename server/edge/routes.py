@@ -220,6 +220,8 @@ async def create_room(request: web.Request) -> web.Response:
     # A field given as null takes its default, as on the WebSocket (time_limit: none).
     body = {k: v for k, v in body.items() if v is not None}
     ghost = None
+    if "ghost_seat" in body and "ghost" not in body:
+        return _error(400, ErrorCode.BAD_REQUEST, "ghost_seat is a racer of the race in ghost")
     if "ghost" in body:
         try:
             source = ghost_source(body)
