@@ -17,6 +17,7 @@ from urllib.parse import quote
 import aiohttp
 
 import core
+from client_cli.identity import load_identity
 from client_cli.net import foreign_status, http_url, no_server, not_solrace
 from core import splits as core_splits
 from core.replay import ReplayError, Verified, line_hash, verify
@@ -63,10 +64,14 @@ async def load_replay(server: str, race: str) -> str:
         )
     where, named = source
     url = http_url(server, where)
+    # Asked as this machine's player, when there is one: a daily deal's replay is theirs
+    # to see once their own attempt is over (the key in a header, never in the URL).
+    me = load_identity(server)
+    headers = {"Authorization": f"Bearer {me.key}"} if me is not None else None
     try:
         async with (
             aiohttp.ClientSession(timeout=HTTP_TIMEOUT) as http,
-            http.get(url) as response,
+            http.get(url, headers=headers) as response,
         ):
             text = await response.text()
             if response.status == 200:

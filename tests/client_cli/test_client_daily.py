@@ -13,6 +13,7 @@ from support.wsclient import WsClient
 import protocol as p
 from client_cli.__main__ import main
 from client_cli.daily import start_attempt
+from client_cli.replay import load_replay
 
 
 async def test_the_daily_command(
@@ -41,6 +42,8 @@ async def test_the_daily_command(
     assert await asyncio.to_thread(main, ["--server", url, "daily", "shaula", "--board"]) == 0
     out = capsys.readouterr().out
     assert "Shaula" in out and answer["room"]["id"] in out  # its replay, now open to me
+    # ... in `solrace replay` too, which asks as this machine's player.
+    assert "shaula" in await load_replay(url, answer["room"]["id"])
     code = await asyncio.to_thread(main, ["--server", url, "daily", "shaula", "--yes"])
     assert code == 1
     assert "further attempts are practice" in capsys.readouterr().err
