@@ -37,6 +37,13 @@ MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
 
 
+def _behind(local: LocalRoom, session: SeatSession) -> bool:
+    """The room's events have told of more moves of the seat than its board holds."""
+    race = local.race
+    seat = race.seats.get(session.index) if race is not None else None
+    return seat is not None and seat.moves > len(session.moves)
+
+
 def progress_event(
     game: Game, seat: int, text: str, now: float, splits: list[float | None] | None = None
 ) -> p.Progress:
@@ -110,14 +117,20 @@ class Moves:
     ) -> None:
         seq, seat = msg.seq, session.index
         store = self.ctx.store
-        if session.stale:
-            # First: the seq may be one Redis stored while its answer was lost (an outage).
-            await self._reload(local, session)
-        elif session.seq_behind:
-            # Another process's move was followed: this seq may be its re-send.
-            last_seq = await store.last_seq(local.id, seat)
-            session.last_seq = max(session.last_seq, last_seq)
-            session.seq_behind = False  # no event is followed while this turn is held
+        for _attempt in range(ATTEMPTS):
+            if session.stale or _behind(local, session):
+                # The seq may be one Redis stored while its answer was lost (an outage); or
+                # an event told of a move of this seat that the board has not followed (the
+                # seat's other socket, on another process, moved while this turn waited on
+                # Redis: no event is followed while a turn is held).
+                await self._reload(local, session)
+            elif session.seq_behind:
+                # Another process's move was followed: this seq may be its re-send.
+                last_seq = await store.last_seq(local.id, seat)
+                session.last_seq = max(session.last_seq, last_seq)
+                session.seq_behind = False
+            else:
+                break
         verdict = prefilter(race, seat, conn.token_hash, seq, session.last_seq, time.time())
         if verdict is Verdict.DUP:
             # A re-send gets its first answer whatever happened since (the race may have

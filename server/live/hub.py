@@ -397,10 +397,22 @@ class LocalRoom:
             shown = race.status in (Status.RUNNING, Status.FINISHED) and session is not None
             board = moves = None
             if shown and session is not None:
-                # Not the board itself while a move is in flight: it may not be accepted.
-                game = session.game if not session.turn.locked() else None
-                game = game or replay(race.config.game, session.seed, session.moves)
-                board, moves = game.state(view="player"), list(session.moves)
+                seat = race.seats.get(conn.seat)
+                count = seat.moves if seat is not None else len(session.moves)
+                if session.stale or count > len(session.moves):
+                    # The board has not followed every move the room's events told of
+                    # (one made on another process while a move was in flight here):
+                    # the seat's moves as Redis has them, up to that count.
+                    timed = await self.hub.store.moves(self.id, conn.seat)
+                    moves = [m for _, m in timed[:count]]
+                    game = replay(race.config.game, session.seed, moves)
+                elif session.turn.locked():
+                    # Not the board itself while a move is in flight: it may not be accepted.
+                    moves = list(session.moves)
+                    game = replay(race.config.game, session.seed, moves)
+                else:
+                    moves, game = list(session.moves), session.game
+                board = game.state(view="player")
             conn.last_version = self.version
             conn.send(p.Snapshot(version=self.version, room=view, board=board, moves=moves))
             return

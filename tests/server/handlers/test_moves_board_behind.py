@@ -1,0 +1,102 @@
+"""A seat with a socket on each of two processes: the board a move is judged on is the true
+one, even when the other socket's move is accepted while this process waits on Redis
+before judging (docs/protocol.md section 9: moves from either socket are checked against
+the one true board of the seat, whichever process each socket is on)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import pytest
+from aiohttp import web
+from support.http import create_room
+from support.ports import free_port
+from support.wsclient import WsClient, race_alone
+
+import core
+import protocol as p
+from server.edge.app import create_app
+from server.edge.app_keys import SETTINGS, STORE
+from server.edge.http_server import Runner
+from server.settings import Settings
+
+SEED = 5
+
+
+def cell_shuffle() -> tuple[str, str, str]:
+    """A card to a free cell, then cell 1 to cell 2, then back: the third move is legal only
+    once the second was played."""
+    game = core.new_game("shaula", SEED)
+    to_cell = next(m for m in game.legal_moves() if m.endswith(" c1"))
+    return to_cell, "c1 c2", "c2 c1"
+
+
+@pytest.fixture
+async def two_apps(redis_url: str, sqlite_url: str) -> AsyncIterator[list[web.Application]]:
+    runners = []
+    for _ in range(2):
+        port = free_port()
+        settings = Settings(
+            host="127.0.0.1", port=port, redis_url=redis_url, database_url=sqlite_url
+        )
+        runner = Runner(create_app(settings), shutdown_timeout=1.0)
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        runners.append(runner)
+    yield [r.app for r in runners]
+    for runner in reversed(runners):
+        await runner.cleanup()
+
+
+def url_of(app: web.Application) -> str:
+    return f"http://127.0.0.1:{app[SETTINGS].port}"
+
+
+async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judged_on(
+    two_apps: list[web.Application],
+) -> None:
+    one, two = two_apps
+    first, second, third = cell_shuffle()
+    room = (await create_room(url_of(one), seats=1, seed=SEED))["id"]
+    async with WsClient.connect(url_of(one)) as here, WsClient.connect(url_of(two)) as there:
+        welcome = await race_alone(here, room)
+        await there.join(room, token=welcome.token)
+        await here.send(p.Move(seq=1, move=first))
+        await here.expect(p.Accepted)
+        # `two` follows that move from its event (a seq it cannot know: it asks Redis for it
+        # before judging its next move). Held there while `one` accepts the next move.
+        store: Any = two[STORE]
+        gate = asyncio.Event()
+        asked = asyncio.Event()
+        real: Callable[[str, int], Awaitable[int]] = store.last_seq
+
+        async def held_last_seq(room: str, seat: int) -> int:
+            if not asked.is_set():  # the judge's read; a join's own reads go through
+                asked.set()
+                await gate.wait()
+            return await real(room, seat)
+
+        store.last_seq = held_last_seq
+        for _ in range(100):  # until `two` has followed the first move
+            if await there.quiet(0.05) or asked.is_set():
+                break
+        await there.send(p.Move(seq=3, move=third))
+        await asyncio.wait_for(asked.wait(), 5.0)
+        await here.send(p.Move(seq=2, move=second))
+        await here.expect(p.Accepted)
+        await asyncio.sleep(0.3)  # its event reaches `two` while the turn is held there
+        # A socket joining on `two` meanwhile is shown the true board, not `two`'s copy.
+        async with WsClient.connect(url_of(two)) as joining:
+            await joining.join(room, token=welcome.token)
+            snapshot = await joining.expect(p.Snapshot)
+            assert snapshot.moves == [first, second]
+        gate.set()
+        answer = await there.expect_any((p.Accepted, p.Refused))
+        assert isinstance(answer, p.Accepted), answer
+        assert answer.moves == 3
+        async with WsClient.connect(url_of(two)) as joining:
+            await joining.join(room, token=welcome.token)
+            snapshot = await joining.expect(p.Snapshot)
+            assert snapshot.moves == [first, second, third]
