@@ -125,7 +125,8 @@ class Settings:
     handshake_timeout: float = _setting(
         10.0,
         "seconds a new connection may take to send its complete request head (a WebSocket "
-        "upgrade too); then it is closed. 0: no limit",
+        "upgrade too), and a kept-alive one its next after an answer; then it is closed. "
+        "0: no limit (an idle kept-alive connection is then closed after 75 s)",
     )
     body_timeout: float = _setting(
         10.0, "seconds a request body may take to arrive; then the answer is 408. 0: no limit"

@@ -11,7 +11,8 @@ below the request handlers, where no middleware reaches.
   router answers a known method a path does not take: 405 with `Allow`, or 404 for a path
   that does not exist.
 - **A stalled client** must send its complete request head (a WebSocket upgrade too) within
-  `handshake_timeout` seconds of connecting, or the connection is closed.
+  `handshake_timeout` seconds of connecting, or the connection is closed; a kept-alive
+  connection its next one within as long of its last answer (aiohttp's keep-alive timeout).
 - **Connections per client address**, counted here by the peer's address and capped at
   `max_connections_per_address`, before a byte of HTTP is read. Trusted proxies (whose
   clients are counted by their own address when they open a WebSocket, see server/edge/websocket.py)
@@ -39,7 +40,8 @@ from yarl import URL
 
 from protocol import ErrorCode
 from server.edge.admission.limits import ConnectionCount
-from server.edge.app_keys import SETTINGS
+from server.edge.app_keys import METRICS, SETTINGS
+from server.metrics import Metrics
 from server.settings import Settings, parse_trusted_proxies
 
 __all__ = ["Runner"]
@@ -50,6 +52,7 @@ log = logging.getLogger("solrace.http")
 # the client still sends, so that the client reads the answer before the connection closes:
 # for this long at most (aiohttp's default, 10 s, would let a 50 MiB upload run on).
 LINGER = 1.0
+KEEPALIVE = 75.0  # seconds an idle kept-alive connection stays, with no handshake_timeout
 
 # A request line whose method is an HTTP token (RFC 9110 5.6.2), target and version aside.
 _REQUEST_LINE = re.compile(r"([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\S+) HTTP/\d\.\d")
@@ -118,7 +121,7 @@ class _Handler(RequestHandler):
             return self._not_allowed(request, *unknown)
         explained = _explain(exc)
         log.info("bad request from %s: %s", request.remote, explained)
-        return _json_error(status, ErrorCode.BAD_REQUEST, explained)
+        return self._json_error(status, ErrorCode.BAD_REQUEST, explained)
 
     def _not_allowed(self, request: BaseRequest, method: str, path: str) -> web.Response:
         server = self._manager
@@ -126,18 +129,25 @@ class _Handler(RequestHandler):
         allowed = _allowed_methods(server.router, path)
         if allowed is None:
             log.info("bad request from %s: %s on no such path", request.remote, method[:20])
-            return _json_error(
+            return self._json_error(
                 404, ErrorCode.NOT_FOUND, f"no such path: {path[:100]} (see docs/protocol.md)"
             )
         log.info("bad request from %s: method %s", request.remote, method[:20])
         # The same words as the router's 405 for a known method (server/edge/routes.py).
-        response = _json_error(
+        response = self._json_error(
             405,
             ErrorCode.BAD_REQUEST,
             f"{method[:20]} is not allowed here (allowed: {','.join(allowed)})",
         )
         response.headers["Allow"] = ",".join(allowed)
         return response
+
+    def _json_error(self, status: int, code: ErrorCode, message: str) -> web.Response:
+        """An error answer, counted as the app's are (solrace_http_errors_total{code})."""
+        server = self._manager
+        assert isinstance(server, _Server)
+        server.metrics.http_errors.inc(code.value)
+        return _json_error(status, code, message)
 
 
 def _unknown_method(exc: BaseException | None) -> tuple[str, str] | None:
@@ -206,6 +216,7 @@ class _Server(web.Server):
     trusted: Any
     per_peer: ConnectionCount
     router: UrlDispatcher
+    metrics: Metrics
 
     def __call__(self) -> RequestHandler:
         return _Handler(self, loop=self._loop, **self._kwargs)
@@ -216,6 +227,9 @@ class Runner(web.AppRunner):
 
     def __init__(self, app: web.Application, **kwargs: Any) -> None:
         kwargs.setdefault("lingering_time", LINGER)
+        # A kept-alive connection's next request head has as long as a first one: a client
+        # that sent one request and then half of another (or nothing) held it for an hour.
+        kwargs.setdefault("keepalive_timeout", app[SETTINGS].handshake_timeout or KEEPALIVE)
         super().__init__(app, **kwargs)
 
     async def _make_server(self) -> web.Server:
@@ -229,4 +243,5 @@ class Runner(web.AppRunner):
         server.trusted = parse_trusted_proxies(settings.trusted_proxies)
         server.per_peer = ConnectionCount(settings.max_connections_per_address)
         server.router = self.app.router
+        server.metrics = self.app[METRICS]
         return server

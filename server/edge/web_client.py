@@ -86,9 +86,22 @@ async def _static_headers(
     return response
 
 
+# The files under /static/, by name: any other name is a 404 like any unknown path (JSON,
+# docs/protocol.md), where aiohttp's static route answered an empty 404 for a missing
+# file, and a name too long for the file system raised an OSError (taken for a Redis one).
+STATIC = frozenset(path.name for path in WEB_DIR.iterdir() if path.is_file())
+
+
+async def _static(request: web.Request) -> web.FileResponse:
+    name = request.match_info["name"]
+    if name not in STATIC:
+        raise web.HTTPNotFound()
+    return web.FileResponse(WEB_DIR / name)
+
+
 def add_web_client(app: web.Application) -> None:
     """Serve the pages and `/static/` from `app` (the race server's own process)."""
     for path in PAGES:
         app.router.add_get(path, _page)
-    app.router.add_static("/static/", WEB_DIR, append_version=False)
+    app.router.add_get("/static/{name:.*}", _static)
     app.middlewares.append(_static_headers)

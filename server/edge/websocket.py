@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 
-from aiohttp import WSMsgType, web
+from aiohttp import WebSocketError, WSMsgType, web
 
 import protocol as p
 from protocol import CloseCode, ErrorCode
@@ -174,6 +174,11 @@ async def _serve(
                 # and a flood of them delayed every other socket's answers.
                 message = None
             else:
+                if kind is WSMsgType.ERROR and isinstance(frame.data, WebSocketError):
+                    # aiohttp failed the connection with this code (1009: a frame over
+                    # max_frame; 1007: text that is not UTF-8); its own close_code then
+                    # says what came back, or 1006.
+                    conn.close_code = frame.data.code
                 break
             if not conn.bucket.take(now):
                 if now - window_start > FLOOD_WINDOW:
@@ -246,8 +251,9 @@ async def _serve(
         if not ws.closed:
             await ws.close(drain=False)
         forget_traceback(ws)
-        # A flood's connection is failed under aiohttp (which then says 1006): say 1008.
-        code = CloseCode.POLICY if flooded else ws.close_code
+        # The code this server closed with, if it did (a flood's connection is failed
+        # under aiohttp, which then says 1006: 1008); else the client's.
+        code = CloseCode.POLICY if flooded else conn.close_code or ws.close_code
 
         log_closed(conn.id, code, time.monotonic() - opened, frames)
     return ws
@@ -299,6 +305,7 @@ async def close_sockets(app: web.Application) -> None:
     conns = list(sockets)
     for conn in conns:
         conn.stop()
+        conn.close_code = CloseCode.GOING_AWAY
     await asyncio.gather(
         *(
             conn.ws.close(code=CloseCode.GOING_AWAY, message=b"server shutting down")

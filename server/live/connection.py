@@ -102,6 +102,7 @@ class Connection:
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     player: str | None = None  # the player this socket acts as (`identify`), by id
     closing: bool = False
+    close_code: int | None = None  # the code this server closed the socket with, if it did
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
     pinged: float = 0.0  # when check_alive last pinged this socket; 0: never
     on_drop: Any = None  # callable(Connection) when dropped for being slow
@@ -201,6 +202,7 @@ class Connection:
         if self.closing:
             return
         self.closing = True
+        self.close_code = code
         self._pending.clear()
         self._closer = asyncio.ensure_future(self._close(code, message))
 

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 
+import aiohttp
 import msgpack
 import pytest
 import websockets
@@ -30,8 +31,9 @@ def padded_ping(size: int, binary: bool) -> bytes | str:
 
 @pytest.mark.parametrize("binary", [True, False])
 async def test_a_frame_of_exactly_max_frame_bytes_is_accepted(
-    make_server: MakeServer, binary: bool
+    make_server: MakeServer, binary: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.INFO)
     url = await make_server(max_frame=1024)
     async with WsClient.connect(url, binary=binary) as c:
         await c.send_raw(padded_ping(1024, binary))
@@ -40,6 +42,13 @@ async def test_a_frame_of_exactly_max_frame_bytes_is_accepted(
         with pytest.raises(websockets.ConnectionClosed) as closed:
             await c.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    # The operators' line says the code the socket was closed with.
+    for _ in range(50):
+        if any(" closed: code " in r.getMessage() for r in caplog.records):
+            break
+        await asyncio.sleep(0.05)
+    [line] = [r.getMessage() for r in caplog.records if " closed: code " in r.getMessage()]
+    assert " closed: code 1009 " in line, line
 
 
 @pytest.mark.parametrize("field", ["id", "seq"])
@@ -95,11 +104,22 @@ async def raw_request(url: str, request: bytes) -> tuple[str, dict[str, str], by
     return status, headers, body
 
 
+async def bad_requests_counted(url: str) -> float:
+    """solrace_http_errors_total{code="bad_request"} as /metrics says it now."""
+    async with aiohttp.ClientSession() as http, http.get(f"{url}/metrics") as r:
+        text = await r.text()
+    for line in text.splitlines():
+        if line.startswith('solrace_http_errors_total{code="bad_request"}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
 @pytest.mark.parametrize("case", PARSER_ERRORS)
 async def test_errors_of_the_http_parser_are_json_and_no_error_in_the_log(
     server_url: str, case: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    counted = await bad_requests_counted(server_url)
     for _ in range(2):  # the first request of a connection and any other are alike
         status, headers, body = await raw_request(server_url, PARSER_ERRORS[case])
         assert status.split(" ")[1] == "400", status
@@ -109,6 +129,22 @@ async def test_errors_of_the_http_parser_are_json_and_no_error_in_the_log(
     # A client's fault is never an ERROR line, nor a traceback.
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert any("bad request from 127.0.0.1" in r.getMessage() for r in caplog.records)
+    # ... and counted, as every HTTP error answer is.
+    assert await bad_requests_counted(server_url) == counted + 2
+
+
+@pytest.mark.parametrize("field", ["seats", "time_limit", "spectator_delay", "grace", "countdown"])
+async def test_a_number_too_big_for_a_float_is_a_bad_request(
+    server_url: str, field: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    body = f'{{"game": "shaula", "{field}": 1{"0" * 400}}}'
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{server_url}/rooms", data=body) as r,
+    ):
+        assert r.status == 400, await r.text()
+        assert (await r.json())["error"]["code"] == "bad_request"
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
 
 
 @pytest.mark.parametrize("method", ["FOO", "FETCH", "get"])  # methods are case-sensitive
@@ -116,6 +152,7 @@ async def test_an_unknown_well_formed_method_is_405_with_what_is_allowed(
     server_url: str, method: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
+    counted = await bad_requests_counted(server_url)
     cases = {"/rooms": "GET,HEAD,POST", "/rooms/nope/results?x=1": "GET,HEAD"}
     for path, allowed in cases.items():
         request = f"{method} {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
@@ -125,6 +162,7 @@ async def test_an_unknown_well_formed_method_is_405_with_what_is_allowed(
         error = json.loads(body)["error"]
         assert error["code"] == "bad_request", error
         assert method in error["message"] and allowed in error["message"], error
+    assert await bad_requests_counted(server_url) == counted + len(cases)
     # On a path that does not exist, as with any method: 404.
     status, _, body = await raw_request(server_url, f"{method} /nowhere HTTP/1.1\r\n\r\n".encode())
     assert status.split(" ")[1] == "404" and json.loads(body)["error"]["code"] == "not_found"

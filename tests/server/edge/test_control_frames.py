@@ -76,7 +76,13 @@ class RawSocket:
 
     async def frames_until_eof(self, limit: float) -> list[tuple[int, bytes]]:
         """Every server frame until the server closes the TCP connection."""
-        data = await asyncio.wait_for(self.reader.read(-1), limit)
+        try:
+            data = await asyncio.wait_for(self.reader.read(-1), limit)
+        except ConnectionResetError:
+            # Closed with the client's frames unread (a flood): the kernel resets the
+            # connection, which ends it too. What came before is in the reader's buffer,
+            # which read() no longer hands out once the reset is known.
+            data = bytes(self.reader._buffer)  # type: ignore[attr-defined]
         frames = []
         while data:
             opcode, size = data[0] & 0x0F, data[1] & 0x7F

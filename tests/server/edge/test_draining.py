@@ -75,6 +75,7 @@ async def test_sigterm_drains_then_closes_with_1001(redis_url: str, tmp_path: Pa
         await staying.stop()
         print(going.text())
     assert "draining for 6 s" in going.text()
+    assert " closed: code 1001 " in going.text()  # the code it closed them with
 
 
 async def test_a_second_signal_cuts_the_drain_short(redis_url: str, tmp_path: Path) -> None:

@@ -108,6 +108,25 @@ async def test_upgrades_that_stop_half_way_are_dropped(make_server: MakeServer) 
         assert json.loads(await c.ws.recv())["id"] == 3
 
 
+async def test_a_kept_alive_connection_must_send_its_next_request_head_in_time_too(
+    make_server: MakeServer,
+) -> None:
+    url = await make_server(handshake_timeout=0.5)
+    for after in (HALF_AN_UPGRADE, b""):  # a next request that stops half-way, or none
+        reader, writer = await asyncio.open_connection("127.0.0.1", port_of(url))
+        try:
+            writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5.0)
+            assert head.startswith(b"HTTP/1.1 200")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            await reader.readexactly(length)
+            writer.write(after)
+            # Closed by the server, not left open for as long as the client likes.
+            assert await asyncio.wait_for(reader.read(), 5.0) == b""
+        finally:
+            writer.close()
+
+
 async def test_websockets_per_client_address_are_capped(make_server: MakeServer) -> None:
     url = await make_server(max_connections_per_address=3)
     ws_url = url.replace("http://", "ws://") + "/ws"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 
 import aiohttp
+import pytest
 from support.http import create_room, get_json, get_text
 from support.wsclient import WsClient, race_alone
 
@@ -139,3 +140,16 @@ async def test_the_clients_scripts_and_styles_are_sent_compressed_to_a_browser_t
             asked = {"Accept-Encoding": "gzip", "If-None-Match": etag}
             async with http.get(url, headers=asked) as answer:
                 assert answer.status == 304 and await answer.read() == b""
+
+
+@pytest.mark.parametrize("name", ["nope.js", "a" * 300, "..%2fserver%2fsettings.py", "x/y.js"])
+async def test_a_static_file_that_is_none_is_a_json_404_not_an_outage(
+    server_url: str, name: str
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{server_url}/static/{name}") as answer:
+            assert answer.status == 404, await answer.text()
+            assert (await answer.json())["error"]["code"] == "not_found"
+        async with http.get(f"{server_url}/metrics") as answer:
+            metrics = await answer.text()
+    assert "solrace_redis_errors_total{" not in metrics  # no Redis outage was counted
