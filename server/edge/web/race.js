@@ -156,7 +156,8 @@ export async function render(root, { room: roomId }) {
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
     const take = async () => {
       const problem = await useName(name.value.trim()); // the seat shows the player's name
-      if (problem) el.seatForm.append(h("p", { class: "notice" }, problem));
+      // Said where it stays once seated (the seat form goes): "another player is called ...".
+      if (problem) say(problem, "note");
       setPlayerName(playerName() || name.value.trim());
       seat.take(name.value.trim());
     };

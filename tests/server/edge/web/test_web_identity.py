@@ -149,3 +149,26 @@ async def test_a_bot_is_shown_as_a_bot_in_the_lobby_and_on_the_bars(
         await page.wait_for_selector("#players .tag.bot")
         assert bot["name"] in await page.inner_text("#players")
     assert page_errors(page) == []
+
+
+async def test_a_name_another_player_has_is_said_to_be_taken_when_the_seat_is_taken(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    await new_player(base, "wendy")
+    room = (await create_room(base, seats=2))["id"]
+    page = await new_page(browser)
+    await page.goto(f"{base}/play/{room}")
+    await page.wait_for_selector("#take-seat")
+    await page.fill("#seat-name", "wendy")
+    await page.click("#take-seat")
+    await page.wait_for_selector("#ready")  # seated, under the browser's own name
+    [seated] = room_view(base, room)["players"]  # type: ignore[misc]
+    assert seated["name"] != "wendy"  # type: ignore[index]
+    # ... and the page says why, where it stays to be read.
+    await page.wait_for_function(
+        "() => (document.getElementById('message')?.textContent ?? '').includes('wendy')"
+    )
+    await page.wait_for_timeout(1000)
+    assert "you play as" in await page.inner_text("#message")
+    assert not page_errors(page)
