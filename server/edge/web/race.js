@@ -7,7 +7,7 @@
 
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, playerName, setPlayerName } from "./api.js";
-import { useName } from "./identity.js";
+import { authed, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -190,6 +190,7 @@ export async function render(root, { room: roomId }) {
       );
       return;
     }
+    if (status !== "running") view.highlight(null); // a hint is for a race being run
     if (status === "running" && me && !me.out && !me.won) {
       const input = h("input", {
         id: "move-input", autocomplete: "off", spellcheck: "false",
@@ -226,13 +227,34 @@ export async function render(root, { room: roomId }) {
       add(el.controls, h("a", { class: "button", id: "back-to-daily", href: "/daily" }, "Back to the daily deal"));
       return;
     }
+    if (status === "finished" && room.ghost) {
+      // A ghost race has no rematch (docs/protocol.md): a new one against that race (its
+      // fastest winner's run, as a ghost race is made by default).
+      add(el.controls,
+        button("ghost-again", "Race a ghost of it again", async () => {
+          try {
+            const answer = await authed("POST", "/rooms", { ghost: room.ghost });
+            location.assign(`/play/${answer.room.id}?sit=1`);
+          } catch (error) {
+            say(error.message, "refused");
+          }
+        }),
+        replayLink());
+      return;
+    }
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
       add(el.controls, 
         button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => seat.rematch(), { disabled: me?.rematch }),
+        replayLink(),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );
     }
+  }
+
+  // The finished race move by move, on the replay page.
+  function replayLink() {
+    return h("a", { class: "button secondary", id: "replay-link", href: `/replay/${roomId}` }, "Watch the replay");
   }
 
   // The waiting room (the lobby of this room): who is seated and ready, what starts the

@@ -43,9 +43,22 @@ function kindWords(game, pile) {
   return KINDS[game]?.[pileKind(game, pile)] ?? ["pile", ""];
 }
 
-// What may go on this pile while it is empty ("a King"), "" when nothing is worth saying.
-export function emptyText(game, pile) {
+// What may go on this pile while it is empty ("a King"), "" when nothing is worth saying;
+// `spoken`: for its name. Moojub's 32 foundations say it in their names only: on the board
+// the line above the grid tells the order (`foundationNote`), and 32 labels crowd it.
+export function emptyText(game, pile, spoken = false) {
+  if (game === "moojub" && pile.startsWith("f")) return moojubStart(Number(pile.slice(1)), spoken);
   return kindWords(game, pile)[1];
+}
+
+// An empty Moojub foundation is started in order (docs/rules.md): f1 by any card; fK once
+// f(K-1) is, by the suit of the base of the foundation left of it, or in the first
+// column by a suit no base there has; and only by a card that plays nowhere else.
+function moojubStart(k, spoken) {
+  if (!spoken) return "";
+  if (k === 1) return "the first card that plays nowhere else";
+  const suit = k > 4 ? `f${k - 4}'s base suit` : "a suit no other first-column base has";
+  return `a card of ${suit}, once f${k - 1} is started`;
 }
 
 // "t5, FreeCell pile, 6 cards, top: queen of spades" (and, for a fanned pile, the cards
@@ -55,7 +68,7 @@ export function pileName(game, pile, cards, fanned) {
   const count = cards.length;
   let text = `${pile}, ${kind}, `;
   if (!count) {
-    const takes = emptyText(game, pile);
+    const takes = emptyText(game, pile, true);
     return `${text}empty${takes ? `, takes ${takes}` : ""}`;
   }
   text += `${count} card${count === 1 ? "" : "s"}, top: ${spoken(cards[count - 1])}`;

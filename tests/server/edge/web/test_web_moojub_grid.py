@@ -79,4 +79,14 @@ async def test_the_web_client_numbers_the_grid_as_the_rules_do(
         "#board .pile.foundation .pile-id", "ids => ids.map(i => i.textContent)"
     )
     assert sorted(labels) == sorted(p for row in documented_grid() for p in row)
+    # An empty foundation says what may start it, as every empty pile does.
+    named = await page.eval_on_selector_all(
+        "#board .pile.foundation",
+        "ps => ps.map(p => [p.dataset.pile, p.getAttribute('aria-label')])",
+    )
+    words = dict(named)
+    assert (
+        words["f7"] == "f7, foundation, empty, takes a card of f3's base suit, once f6 is started"
+    )
+    assert words["f2"].startswith("f2, foundation, empty, takes a card of a suit no other")
     assert page_errors(page) == []

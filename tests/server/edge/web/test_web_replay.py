@@ -214,6 +214,15 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
     assert rows[0].startswith("1") and "ann's ghost" in rows[0]
     view = room_view(base, ghost_room)
     assert view["ghost"] == room
+    # No rematch offered (a ghost race has none); its replay, and a new ghost race instead.
+    assert await page.locator("#rematch").count() == 0
+    replay = await page.get_attribute("#replay-link", "href")
+    assert replay == f"/replay/{ghost_room}"
+    await page.click("#ghost-again")
+    await page.wait_for_url(lambda url: ghost_room not in url and "/play/" in url)
+    await page.wait_for_selector("#ready")
+    again = page.url.rsplit("/", 1)[1].split("?")[0]
+    assert room_view(base, again)["ghost"] == room
     assert page_errors(page) == []
 
 
