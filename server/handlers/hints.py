@@ -11,6 +11,7 @@ import core
 import protocol as p
 from protocol import ErrorCode
 from server.handlers.context import Context
+from server.handlers.moves import caught_up
 from server.live.connection import Connection
 from server.room.race import RaceError, Status
 
@@ -38,7 +39,7 @@ class Hints:
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
         race.holder(seat, conn.token_hash)  # a running race: the mirror knows its seats
-        game = session.game
+        game = await caught_up(self.ctx.store, local, session)
         key = (race.config.game, game.key())
         position = game.copy()
         async with self._turn:  # the one asking before may have solved this very one
@@ -59,5 +60,5 @@ class Hints:
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
         race.holder(seat, conn.token_hash)
-        game = session.game
+        game = await caught_up(self.ctx.store, local, session)
         conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))

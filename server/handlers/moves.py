@@ -15,6 +15,7 @@ import logging
 import time
 from functools import partial
 
+import core
 import protocol as p
 from core import Game
 from core import splits as splits_rule
@@ -27,9 +28,9 @@ from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race, race_time
 from server.storage.codec import MoveWrite
-from server.storage.store import MoveResult
+from server.storage.store import MoveResult, RoomStore
 
-__all__ = ["MAX_MOVE_TEXT", "Moves", "progress_event"]
+__all__ = ["MAX_MOVE_TEXT", "Moves", "behind", "caught_up", "progress_event", "reload_seat"]
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +38,32 @@ MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
 
 
-def _behind(local: LocalRoom, session: SeatSession) -> bool:
-    """The room's events have told of more moves of the seat than its board holds."""
+def behind(local: LocalRoom, session: SeatSession) -> bool:
+    """The room's events have told of more moves of the seat than its board holds (a
+    move made on another process while this one held the seat's turn)."""
     race = local.race
     seat = race.seats.get(session.index) if race is not None else None
     return seat is not None and seat.moves > len(session.moves)
+
+
+async def reload_seat(store: RoomStore, local: LocalRoom, session: SeatSession) -> None:
+    """The seat's board and last seq as Redis has them."""
+    timed = await store.moves(local.id, session.index)
+    last_seq = await store.last_seq(local.id, session.index)
+    race = local.race
+    start_at = race.start_at if race is not None else None
+    splits = timed_splits(session.game_name, session.seed, timed, start_at)
+    session.reset([m for _, m in timed], last_seq, splits=splits)
+
+
+async def caught_up(store: RoomStore, local: LocalRoom, session: SeatSession) -> core.Game:
+    """The seat's board, once it holds every move the room's events told of (reloaded
+    from Redis, in the seat's turn, when it does not): what advice is given on."""
+    if session.stale or behind(local, session):
+        async with session.turn:
+            if session.stale or behind(local, session):
+                await reload_seat(store, local, session)
+    return session.game
 
 
 def progress_event(
@@ -118,7 +140,7 @@ class Moves:
         seq, seat = msg.seq, session.index
         store = self.ctx.store
         for _attempt in range(ATTEMPTS):
-            if session.stale or _behind(local, session):
+            if session.stale or behind(local, session):
                 # The seq may be one Redis stored while its answer was lost (an outage); or
                 # an event told of a move of this seat that the board has not followed (the
                 # seat's other socket, on another process, moved while this turn waited on
@@ -239,11 +261,4 @@ class Moves:
         return dataclasses.replace(answer, board=game.state(view="player"))
 
     async def _reload(self, local: LocalRoom, session: SeatSession) -> None:
-        """The seat's board and last seq as Redis has them."""
-        store = self.ctx.store
-        timed = await store.moves(local.id, session.index)
-        last_seq = await store.last_seq(local.id, session.index)
-        race = local.race
-        start_at = race.start_at if race is not None else None
-        splits = timed_splits(session.game_name, session.seed, timed, start_at)
-        session.reset([m for _, m in timed], last_seq, splits=splits)
+        await reload_seat(self.ctx.store, local, session)

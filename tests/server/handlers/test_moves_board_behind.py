@@ -18,7 +18,7 @@ from support.wsclient import WsClient, race_alone
 import core
 import protocol as p
 from server.edge.app import create_app
-from server.edge.app_keys import SETTINGS, STORE
+from server.edge.app_keys import HUB, SETTINGS, STORE
 from server.edge.http_server import Runner
 from server.settings import Settings
 
@@ -100,3 +100,29 @@ async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judge
             await joining.join(room, token=welcome.token)
             snapshot = await joining.expect(p.Snapshot)
             assert snapshot.moves == [first, second, third]
+
+
+async def test_legal_moves_are_listed_on_the_true_board(two_apps: list[web.Application]) -> None:
+    one, two = two_apps
+    first, second, third = cell_shuffle()
+    room = (await create_room(url_of(one), seats=1, seed=SEED))["id"]
+    async with WsClient.connect(url_of(one)) as here, WsClient.connect(url_of(two)) as there:
+        welcome = await race_alone(here, room)
+        await there.join(room, token=welcome.token)
+        await here.send(p.Move(seq=1, move=first))
+        await here.expect(p.Accepted)
+        await there.quiet(0.3)  # `two` has followed it
+        # `two` holds the seat's turn (a move of its own in flight, say) while `one`
+        # accepts the next move: `two` does not follow it.
+        turn = two[HUB].rooms[room].sessions[0].turn
+        async with turn:
+            await here.send(p.Move(seq=2, move=second))
+            await here.expect(p.Accepted)
+            await there.quiet(0.3)
+        await there.send(p.Legal())
+        legal = await there.expect(p.LegalReply)
+        assert third in legal.moves  # c2 holds the card
+        truth = core.new_game("shaula", SEED)
+        truth.apply(first)
+        truth.apply(second)
+        assert legal.moves == truth.legal_moves()
