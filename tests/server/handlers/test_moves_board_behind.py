@@ -6,6 +6,7 @@ the one true board of the seat, whichever process each socket is on)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -54,17 +55,28 @@ def url_of(app: web.Application) -> str:
     return f"http://127.0.0.1:{app[SETTINGS].port}"
 
 
+@contextlib.asynccontextmanager
+async def one_seat_on_both(
+    one: web.Application, two: web.Application, first: str
+) -> AsyncIterator[tuple[str, str, WsClient, WsClient]]:
+    """A racing seat with a socket on each process, its first move accepted: the room,
+    the seat's token, the socket on `one` and the socket on `two`."""
+    room = (await create_room(url_of(one), seats=1, seed=SEED))["id"]
+    async with WsClient.connect(url_of(one)) as here, WsClient.connect(url_of(two)) as there:
+        welcome = await race_alone(here, room)
+        assert welcome.token is not None
+        await there.join(room, token=welcome.token)
+        await here.send(p.Move(seq=1, move=first))
+        await here.expect(p.Accepted)
+        yield room, welcome.token, here, there
+
+
 async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judged_on(
     two_apps: list[web.Application],
 ) -> None:
     one, two = two_apps
     first, second, third = cell_shuffle()
-    room = (await create_room(url_of(one), seats=1, seed=SEED))["id"]
-    async with WsClient.connect(url_of(one)) as here, WsClient.connect(url_of(two)) as there:
-        welcome = await race_alone(here, room)
-        await there.join(room, token=welcome.token)
-        await here.send(p.Move(seq=1, move=first))
-        await here.expect(p.Accepted)
+    async with one_seat_on_both(one, two, first) as (room, token, here, there):
         # `two` follows that move from its event (a seq it cannot know: it asks Redis for it
         # before judging its next move). Held there while `one` accepts the next move.
         store: Any = two[STORE]
@@ -89,7 +101,7 @@ async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judge
         await asyncio.sleep(0.3)  # its event reaches `two` while the turn is held there
         # A socket joining on `two` meanwhile is shown the true board, not `two`'s copy.
         async with WsClient.connect(url_of(two)) as joining:
-            await joining.join(room, token=welcome.token)
+            await joining.join(room, token=token)
             snapshot = await joining.expect(p.Snapshot)
             assert snapshot.moves == [first, second]
         gate.set()
@@ -97,7 +109,7 @@ async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judge
         assert isinstance(answer, p.Accepted), answer
         assert answer.moves == 3
         async with WsClient.connect(url_of(two)) as joining:
-            await joining.join(room, token=welcome.token)
+            await joining.join(room, token=token)
             snapshot = await joining.expect(p.Snapshot)
             assert snapshot.moves == [first, second, third]
 
@@ -105,12 +117,7 @@ async def test_a_move_of_the_other_socket_accepted_while_this_one_waits_is_judge
 async def test_legal_moves_are_listed_on_the_true_board(two_apps: list[web.Application]) -> None:
     one, two = two_apps
     first, second, third = cell_shuffle()
-    room = (await create_room(url_of(one), seats=1, seed=SEED))["id"]
-    async with WsClient.connect(url_of(one)) as here, WsClient.connect(url_of(two)) as there:
-        welcome = await race_alone(here, room)
-        await there.join(room, token=welcome.token)
-        await here.send(p.Move(seq=1, move=first))
-        await here.expect(p.Accepted)
+    async with one_seat_on_both(one, two, first) as (room, _token, here, there):
         await there.quiet(0.3)  # `two` has followed it
         # `two` holds the seat's turn (a move of its own in flight, say) while `one`
         # accepts the next move: `two` does not follow it.
