@@ -15,7 +15,6 @@ import logging
 import time
 from functools import partial
 
-import core
 import protocol as p
 from core import Game
 from core import splits as splits_rule
@@ -56,7 +55,7 @@ async def reload_seat(store: RoomStore, local: LocalRoom, session: SeatSession) 
     session.reset([m for _, m in timed], last_seq, splits=splits)
 
 
-async def caught_up(store: RoomStore, local: LocalRoom, session: SeatSession) -> core.Game:
+async def caught_up(store: RoomStore, local: LocalRoom, session: SeatSession) -> Game:
     """The seat's board, once it holds every move the room's events told of (reloaded
     from Redis, in the seat's turn, when it does not): what advice is given on."""
     if session.stale or behind(local, session):
@@ -145,7 +144,7 @@ class Moves:
                 # an event told of a move of this seat that the board has not followed (the
                 # seat's other socket, on another process, moved while this turn waited on
                 # Redis: no event is followed while a turn is held).
-                await self._reload(local, session)
+                await reload_seat(store, local, session)
             elif session.seq_behind:
                 # Another process's move was followed: this seq may be its re-send.
                 last_seq = await store.last_seq(local.id, seat)
@@ -223,7 +222,7 @@ class Moves:
                 return  # a seat done: the room's timer finishes the race when it is due
             # Not accepted: the board is ahead of the truth; rebuild it from Redis.
             session.restore()
-            await self._reload(local, session)
+            await reload_seat(store, local, session)
             if result.kind is Verdict.DUP and result.answer is not None:
                 conn.send(self._with_board(session, race, result.answer))
                 return
@@ -259,6 +258,3 @@ class Moves:
         if not race.config.hidden or game.moves != answer.moves:
             return answer
         return dataclasses.replace(answer, board=game.state(view="player"))
-
-    async def _reload(self, local: LocalRoom, session: SeatSession) -> None:
-        await reload_seat(self.ctx.store, local, session)
