@@ -164,13 +164,15 @@ def solve(
     clock: Callable[[], float] | None = None,
     time_limit: float | None = None,
     shorten: bool = False,
+    avoid: frozenset[Hashable] = frozenset(),
 ) -> Solution:
     """Solve ``game`` from its current position; the game itself is not changed.
 
     ``budget`` caps the positions expanded (None: no cap); ``time_limit`` is in
     the units of ``clock`` and needs one. Either running out gives "unknown".
     ``shorten`` cuts detours out of a winning line (it is not made minimal;
-    it costs some tens of milliseconds in Shaula).
+    it costs some tens of milliseconds in Shaula). ``avoid`` holds the search's keys
+    of positions the line must not pass through (`_been`).
     """
     start = clock() if clock is not None else 0.0
     deadline = start + time_limit if clock is not None and time_limit is not None else None
@@ -201,6 +203,7 @@ def solve(
             clock=clock,
             deadline=deadline,
             lost=lost[part] if acyclic else None,
+            avoid=avoid,
         )
         positions += outcome.positions
         if outcome.verdict == "won":
@@ -243,10 +246,31 @@ def hint(
         return None
     if game.has_talon and not peek:
         return _blind_hint(game, budget, clock, time_limit)
-    found = solve(game, budget=budget, clock=clock, time_limit=time_limit)
+    been = _been(game)
+    found = solve(game, budget=budget, clock=clock, time_limit=time_limit, avoid=been)
+    if not found.moves and been and found.result == "unwinnable":
+        # Every win goes back through a position the player left: one of those, then.
+        found = solve(game, budget=budget, clock=clock, time_limit=time_limit)
     if found.moves:
         return found.moves[0]
     return _favourite(game)
+
+
+def _been(game: Game) -> frozenset[Hashable]:
+    """The search's keys of the positions `game` was in before this one, for a hint to
+    avoid. In Shaula a move can be taken back by another, so a line found afresh after
+    a hint may begin by taking it back: followed hint by hint, the hints went back and
+    forth for ever. (Stalactites and Moojub never come back to a position.)"""
+    if game.name != "shaula":
+        return frozenset()
+    back = game.copy()
+    now = ShaulaProblem(back.state("full")).key()
+    keys = set()
+    for _ in range(len(back.history)):
+        back.pop()
+        keys.add(ShaulaProblem(back.state("full")).key())
+    keys.discard(now)
+    return frozenset(keys)
 
 
 def _favourite(game: Game) -> str | None:

@@ -8,7 +8,7 @@ position reachable through the game's (soundly pruned) moves was visited.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
@@ -65,6 +65,7 @@ def depth_first(
     clock: Callable[[], float] | None = None,
     deadline: float | None = None,
     lost: set[Hashable] | None = None,
+    avoid: Iterable[Hashable] = (),
 ) -> Outcome[Move]:
     """Search from the problem's position until a win, exhaustion or a spent budget.
 
@@ -79,6 +80,7 @@ def depth_first(
     so later searches from the same start, in another order, can reuse them.
     """
     seen: set[Hashable] = set() if lost is None else lost
+    seen.update(avoid)  # `avoid`: keys of positions the line must not pass through
     child_key = problem.child_key
     line: list[Move] = []
     # One frame per expanded position: its keys before and after its forced

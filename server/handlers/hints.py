@@ -40,7 +40,8 @@ class Hints:
             raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
         race.holder(seat, conn.token_hash)  # a running race: the mirror knows its seats
         game = await caught_up(self.ctx.store, local, session)
-        key = (race.config.game, game.key())
+        # The way here counts too: a hint does not lead back to where the player has been.
+        key = (race.config.game, game.key(), tuple(game.history))
         position = game.copy()
         async with self._turn:  # the one asking before may have solved this very one
             if key not in self._hints:

@@ -232,6 +232,25 @@ async def test_hints_when_allowed(server_url: str) -> None:
         assert hint.move in core.new_game("stalactites", 11).legal_moves()
 
 
+async def test_hints_followed_one_by_one_never_lead_back(server_url: str) -> None:
+    """In Shaula a line found afresh after a hint could begin by taking it back: hints
+    taken one by one went back and forth between two positions for ever."""
+    room = (await create_room(server_url, game="shaula", seed=617, seats=1, hints=True))["id"]
+    board = core.new_game("shaula", 617)
+    been = {board.key()}
+    async with WsClient.connect(server_url) as a:
+        await race_alone(a, room)
+        for seq in range(1, 21):
+            await a.send(p.Hint())
+            move = (await a.expect(p.HintReply, timeout=20)).move
+            assert move is not None
+            await a.send(p.Move(seq=seq, move=move))
+            await a.expect(p.Accepted)
+            board.apply(move)
+            assert board.key() not in been, f"hint {seq}, {move}, went back"
+            been.add(board.key())
+
+
 async def test_a_flood_is_rate_limited_then_closed_with_1008(make_server: MakeServer) -> None:
     url = await make_server(rate_per_second=5.0, rate_burst=5.0, flood_close_after=20)
     async with WsClient.connect(url) as c:
