@@ -10,6 +10,7 @@ from argparse import SUPPRESS
 from collections.abc import Sequence
 
 from client_cli.cards import CardStyle, style_from_env
+from client_cli.options import seconds
 
 __all__ = ["DEFAULT_SERVER", "build_parser", "main", "parse_args"]
 
@@ -40,17 +41,6 @@ def deal_number(text: str) -> int:
     if text.isdigit() and 1 <= int(text) < 2**63:
         return int(text)
     raise argparse.ArgumentTypeError(f"a deal is a whole number from 1 to {2**63 - 1}")
-
-
-def seconds(text: str) -> float:
-    """A duration in seconds (a room's time limit, its spectator delay)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if value >= 0 and value == value and value != float("inf"):
-        return value
-    raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
 
 
 def seat_number(text: str) -> int:
@@ -254,7 +244,10 @@ def build_parser() -> argparse.ArgumentParser:
         "at first; 2 to 20 letters, digits, _ and -, unique on the server)",
     )
     bot.add_argument(
-        "--pace", type=float, default=1.0, help="seconds between moves (default 1.0, at least 0.05)"
+        "--pace",
+        type=seconds,
+        default=1.0,
+        help="seconds between moves (default 1.0, at least 0.05)",
     )
     bot.add_argument(
         "--rematch",

@@ -58,6 +58,7 @@ class Planner:
         self.seen: set[Any] = set()
         self.mode = "solver" if use_solver else "simple player"
         self.rest = 0  # moves to play simply before asking the solver again
+        self.verdict: str | None = None  # the solver's last answer, in words
 
     async def next_move(self, game: Game, hidden: bool) -> str | None:
         self.seen.add(game.key())
@@ -66,8 +67,10 @@ class Planner:
         if self.use_solver and not hidden and self.rest == 0:
             found = await asyncio.to_thread(solve, game.copy(), budget=SOLVE_BUDGET)
             if found.result == "won" and found.moves:
+                self.verdict = "playing the solver's winning line"
                 self.line = list(found.moves)
                 return self.line.pop(0)
+            self.verdict = "no winning line found: playing a simple player"
             self.rest = RESOLVE_AFTER  # no line within the budget: a while without
         self.rest = max(0, self.rest - 1)
         # Moojub's talon is secret in a race: the solver would be guessing, so play simply.
@@ -142,12 +145,16 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
     if view.phase == "running":
         say(f"race started: {view.game} {'#' + str(view.seed) if view.seed else ''}".rstrip())
     reported = -1
+    verdict = None  # joining, the bot only knew the game: the deal's verdict comes here
     while view.phase == "running":
         me, engine = view.me, view.engine
         if me is None or engine is None or me.won or me.out or engine.won:
             await asyncio.sleep(0.1)
             continue
         move = await planner.next_move(engine, hidden=view.seed is None)
+        if planner.verdict is not None and planner.verdict != verdict:
+            verdict = planner.verdict
+            say(verdict)
         if move is None:
             say(f"stuck at {me.progress}/{view.total} cards")
             while view.phase == "running":

@@ -269,6 +269,9 @@ class PlayApp(App[None]):
         elif key == "a":
             await self.action_autoplay()
             return
+        elif key == "A" and self.game in NO_AUTOPLAY:
+            name = self.game.capitalize()
+            self.say(f"{name} has no autodrop: no move is safe in every deal (? rules)", "yellow")
         elif key == "A":
             self.autodrop = not self.autodrop
             self.say(

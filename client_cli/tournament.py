@@ -28,6 +28,7 @@ from client_cli.cards import CardStyle
 from client_cli.commands import ServerError, _request, default_name
 from client_cli.memory import state_file
 from client_cli.net import Link, ws_url
+from client_cli.options import seconds
 from protocol import FORMATS, Message, TourState, TourView, TourWatch
 
 __all__ = [
@@ -100,17 +101,17 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         help="a game; repeat for a rotation",
     )
     create.add_argument("--rounds", type=int, help="Rounds: how many (default 3)")
-    create.add_argument("--duration", type=float, help="Arena: seconds of pairing (default 600)")
-    create.add_argument("--time-limit", type=float, help="seconds per race (default 300)")
+    create.add_argument("--duration", type=seconds, help="Arena: seconds of pairing (default 600)")
+    create.add_argument("--time-limit", type=seconds, help="seconds per race (default 300)")
     create.add_argument(
         "--any-deal",
         action="store_true",
         help="deal any deal (default: only deals the solver proved winnable)",
     )
-    create.add_argument("--spectator-delay", type=float, help="seconds (default 10)")
+    create.add_argument("--spectator-delay", type=seconds, help="seconds (default 10)")
     create.add_argument("--max-players", type=int, help="default 64")
-    create.add_argument("--pause", type=float, help="seconds between rounds (default 30)")
-    create.add_argument("--countdown", type=float, help="seconds before each race (default 5)")
+    create.add_argument("--pause", type=seconds, help="seconds between rounds (default 30)")
+    create.add_argument("--countdown", type=seconds, help="seconds before each race (default 5)")
     create.add_argument("--start", action="store_true", help="start it at once")
     for action, text in (
         ("start", "start it (registration closes)"),
@@ -134,7 +135,7 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         "solrace whoami)",
     )
     join.add_argument("--bot", action="store_true", help="let the solver bot race for you")
-    join.add_argument("--pace", type=float, default=0.5, help="the bot's seconds between moves")
+    join.add_argument("--pace", type=seconds, default=0.5, help="the bot's seconds between moves")
     leaving = []
     for action, text in (
         ("withdraw", "leave the next rounds (your score stays; return later)"),

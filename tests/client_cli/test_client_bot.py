@@ -51,6 +51,33 @@ async def test_in_moojub_the_bot_says_it_plays_simply(server_url: str) -> None:
     assert "playing with the simple player" in said[0], said[0]
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("seed", "verdict"),
+    [(1, "playing the solver's winning line"), (84, "no winning line found")],
+)
+async def test_the_bot_says_whether_the_solver_found_a_line(
+    server_url: str, seed: int, verdict: str
+) -> None:
+    # Joining, it only knows the game; once the deal is dealt and solved it says which.
+    room = (
+        await create_room(
+            server_url, {"game": "stalactites", "seats": 1, "seed": seed, "countdown": 0}
+        )
+    )["id"]
+    said: list[str] = []
+    task = asyncio.create_task(play_race(Seat(server_url, room, "robot"), 0.05, said.append))
+    try:
+        async with asyncio.timeout(20):
+            while not any(verdict in line for line in said):
+                await asyncio.sleep(0.05)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    other = "no winning line found" if seed == 1 else "winning line"
+    assert not any(other in line for line in said if verdict not in line), said
+
+
 def test_the_bot_command_takes_rematch() -> None:
     args = build_parser().parse_args(["bot", "abc", "--rematch"])
     assert args.rematch is True

@@ -201,6 +201,36 @@ def test_room_times_must_be_seconds(option: str, capsys: pytest.CaptureFixture[s
     assert "seconds" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e400", "-1", "soon"])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["bot", "ABCD", "--pace"],
+        ["play", "--time-limit"],
+        ["replay", "3F2A9C1B", "--at"],
+        ["tournament", "create", "cup", "--duration"],
+        ["tournament", "create", "cup", "--time-limit"],
+        ["tournament", "create", "cup", "--spectator-delay"],
+        ["tournament", "create", "cup", "--pause"],
+        ["tournament", "create", "cup", "--countdown"],
+        ["tournament", "join", "cup", "--pace"],
+    ],
+)
+def test_every_duration_option_refuses_what_is_not_a_number_of_seconds(
+    words: list[str], value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # nan slips through max() and comparisons: a bot paced at nan sleeps for ever.
+    with pytest.raises(SystemExit) as exit_:
+        build_parser().parse_args([*words[:-1], f"{words[-1]}={value}"])
+    assert exit_.value.code == 2
+    assert f"{value!r} is not a number of seconds" in capsys.readouterr().err
+
+
+def test_a_bot_pace_below_the_floor_is_taken_and_raised_to_it() -> None:
+    assert build_parser().parse_args(["bot", "ABCD", "--pace", "0.01"]).pace == 0.01
+    assert build_parser().parse_args(["bot", "ABCD"]).pace == 1.0
+
+
 def test_the_default_name_is_the_account_name(monkeypatch: pytest.MonkeyPatch) -> None:
     # Two players on one machine both get it: the server numbers the second (`ann 2`).
     assert build_parser().parse_args(["play", "--quick"]).name is None  # not given

@@ -123,6 +123,18 @@ async def test_autodrop_plays_safe_cards_after_each_move() -> None:
         assert app.session.state()["progress"] > up
 
 
+async def test_autodrop_in_moojub_says_there_is_none_and_stays_off() -> None:
+    app = practice("moojub", 845)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(2):
+            await pilot.press("A")
+            await pilot.pause()
+            lines = screen_text(app).splitlines()
+            assert not app.autodrop and "autodrop" not in lines[0]
+            assert "Moojub has no autodrop" in "\n".join(lines[-3:])
+        assert app.session.state()["moves"] == 0
+
+
 async def test_the_mouse_picks_piles_and_a_double_click_sends_home() -> None:
     app = practice("shaula", 2)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -1,0 +1,23 @@
+"""Argument types shared by the client's command-line parsers."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["seconds"]
+
+
+def seconds(text: str) -> float:
+    """A duration in seconds: finite and not negative.
+
+    nan slips through every comparison and max(), so a pace or time limit of nan
+    would sleep or wait for ever; it is refused here, with inf and negatives.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if math.isfinite(value) and value >= 0:
+        return value
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
