@@ -2,7 +2,8 @@
 
 Redis is the truth; server/storage/keys.py names every key. Writes are Lua scripts
 (server/storage/lua/):
-a race transition is a compare-and-set on `rev`; a move is judged and accepted by
+a race transition is a compare-and-set on `rev` and `ver` (a move accepted since the race
+was read changed its seat: the transition is made again); a move is judged and accepted by
 `move.lua` (the final word of server/room/checklist.py), keyed on the seat's token, seq and
 expected move count, so a re-sent seq gets the stored answer and two processes can never
 both accept. Move scripts go through the `ScriptBatcher`: concurrent moves share one
@@ -255,7 +256,7 @@ class RedisRoomStore:
     # ------------------------------------------------------------ race transitions
 
     async def create(self, race: Race) -> None:
-        await self._write(race, 0, [], reset=False)
+        await self._write(race, "0:0", [], reset=False)
         await self.redis.zadd(ROOMS, {race.room: race.created_at})
         log_created(race)  # operators' log (server/room/room_log.py)
 
@@ -309,7 +310,11 @@ class RedisRoomStore:
                 # nobody looks for.
                 await self.redis.zadd(OUTBOX, {room: now})
             written = await self._write(
-                race, loaded.rev, outcome.events, reset=race.round != old_round, ends=ends
+                race,
+                f"{loaded.rev}:{loaded.version}",
+                outcome.events,
+                reset=race.round != old_round,
+                ends=ends,
             )
             if written is not None:
                 if ends:
@@ -319,8 +324,10 @@ class RedisRoomStore:
         raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
 
     async def _write(
-        self, race: Race, rev: int, events: list[p.Event], *, reset: bool, ends: bool = False
+        self, race: Race, seen: str, events: list[p.Event], *, reset: bool, ends: bool = False
     ) -> tuple[list[p.Event], int] | None:
+        """Write `race` with its `events` unless the room changed since it was read (`seen`:
+        "REV:VER", its race writes and events then); None if it did."""
         deadline = race.next_deadline()
         if deadline is not None:
             # Before the write: a crash in between leaves a harmless extra sweep, never a
@@ -337,7 +344,7 @@ class RedisRoomStore:
             TRANSITION,
             (keys.meta, keys.race, keys.log, keys.ended, *keys.per_seat(race.config.seats)),
             (
-                rev,
+                seen,
                 json.dumps(race.to_dict(), separators=(",", ":")),
                 race.status.value,
                 race.round,

@@ -1,12 +1,15 @@
 -- Write a race transition if nobody else wrote one first (compare-and-set on rev).
 -- KEYS: 1 meta, 2 race, 3 event log, 4 the room's ended races (for the archive),
 --       5.. the seats' keys (moves, seq answers)
--- ARGV: 1 expected rev, 2 race json, 3 status, 4 round, 5 start_at (ms or ''),
+-- ARGV: 1 expected "REV:VER" (race writes, and events of any kind: a move accepted since the
+--       race was read changed its seat, so the transition is made again on the race now),
+--       2 race json, 3 status, 4 round, 5 start_at (ms or ''),
 --       6 ends_at (ms or ''), 7 log cap, 8 channel, 9 ttl (ms), 10 '1': new round,
 --       11 k, 12 the lobby channel, 13 the room's lobby entry (msgpack), 14 '1': this write
 --       ends the race, then k (field, value) pairs for meta, then event bodies
-local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
-if rev ~= tonumber(ARGV[1]) then return {'conflict', rev} end
+local now = redis.call('HMGET', KEYS[1], 'rev', 'ver')
+local rev = tonumber(now[1] or '0')
+if (now[1] or '0') .. ':' .. (now[2] or '0') ~= ARGV[1] then return {'conflict', rev} end
 rev = rev + 1
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[1], 'rev', rev, 'status', ARGV[3], 'round', ARGV[4],

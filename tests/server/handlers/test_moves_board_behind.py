@@ -133,3 +133,34 @@ async def test_legal_moves_are_listed_on_the_true_board(two_apps: list[web.Appli
         truth.apply(first)
         truth.apply(second)
         assert legal.moves == truth.legal_moves()
+
+
+async def test_a_move_accepted_while_another_process_writes_a_transition_is_kept(
+    two_apps: list[web.Application],
+) -> None:
+    """`two` resigns the seat on the race as it loaded it; `one` accepts a move of the seat
+    before `two` writes: the race that ends counts that move (the transition was written
+    over it, and the results had a move fewer than the seat's accepted moves)."""
+    one, two = two_apps
+    first, second, _third = cell_shuffle()
+    async with one_seat_on_both(one, two, first) as (_room, _token, here, there):
+        store: Any = two[STORE]
+        gate, loaded = asyncio.Event(), asyncio.Event()
+        real_load = store.load
+
+        async def held_load(room_id: str) -> Any:
+            found = await real_load(room_id)
+            if not loaded.is_set():  # the resign's load; anything after goes through
+                loaded.set()
+                await gate.wait()
+            return found
+
+        store.load = held_load
+        await there.send(p.Resign())
+        await asyncio.wait_for(loaded.wait(), 5.0)
+        await here.send(p.Move(seq=2, move=second))
+        assert (await here.expect(p.Accepted)).moves == 2
+        gate.set()
+        finished = await here.expect(p.RaceFinished)
+        [result] = finished.results
+        assert result["moves"] == 2, result
