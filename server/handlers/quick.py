@@ -104,7 +104,14 @@ class QuickMatch:
             await self.ctx.store.quick_cancel(game, ticket)
 
     async def on_quick_cancel(self, conn: Connection, msg: p.QuickCancel) -> None:
-        await self.drop_ticket(conn)
+        if conn.quick is None:
+            return
+        game, ticket = conn.quick
+        if not await self.ctx.store.quick_cancel(game, ticket):
+            # A partner's process has taken the ticket from the queue: too late to leave,
+            # the player is seated, and its `matched` is on its way (the listener stays).
+            return
+        await self.drop_ticket(conn, requeue=False)
 
     async def create_room(self, game: str, tickets: list[Ticket]) -> tuple[str, list[str]]:
         """A head-to-head room with both seats taken (by the tickets' players) and ready:

@@ -329,10 +329,12 @@ class MemoryRoomStore:
             return None
         return queue.pop(index)
 
-    async def quick_cancel(self, game: str, ticket: str) -> None:
+    async def quick_cancel(self, game: str, ticket: str) -> bool:
         queue = self._queues.get(game, [])
-        if ticket in queue:
-            queue.remove(ticket)
+        if ticket not in queue:
+            return False
+        queue.remove(ticket)
+        return True
 
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         self.feed.publish(ticket_channel(ticket), msgpack.packb(pairing))

@@ -210,7 +210,7 @@ class RoomStore(Protocol):
     async def drop_process(self, process: str) -> None: ...
     # quick match
     async def quick_pair(self, game: str, ticket: str, now: float) -> str | None: ...
-    async def quick_cancel(self, game: str, ticket: str) -> None: ...
+    async def quick_cancel(self, game: str, ticket: str) -> bool: ...  # False: taken
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
     async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
@@ -537,8 +537,9 @@ class RedisRoomStore:
         other = await self.batcher.call(QUICK, (quick_queue(game),), args)
         return other.decode() if other else None
 
-    async def quick_cancel(self, game: str, ticket: str) -> None:
-        await self.redis.lrem(quick_queue(game), 0, ticket)
+    async def quick_cancel(self, game: str, ticket: str) -> bool:
+        """Take `ticket` out of the queue; False if it was not there (a pairing took it)."""
+        return bool(await self.redis.lrem(quick_queue(game), 0, ticket))
 
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         """Tell the socket waiting with `ticket` (in any process) where it was seated."""

@@ -164,3 +164,31 @@ async def test_a_move_accepted_while_another_process_writes_a_transition_is_kept
         finished = await here.expect(p.RaceFinished)
         [result] = finished.results
         assert result["moves"] == 2, result
+
+
+async def test_a_quick_match_cancelled_as_a_partner_takes_it_is_told_to_its_player(
+    two_apps: list[web.Application],
+) -> None:
+    """The partner's process took the ticket from the queue, and told its player where it
+    was seated a moment after the player cancelled: the cancel came too late, and the
+    player, seated in a race, was told nothing (a forfeit after the grace period)."""
+    one, two = two_apps
+    store: Any = two[STORE]
+    gate, told = asyncio.Event(), asyncio.Event()
+    real_tell = store.tell_ticket
+
+    async def held_tell(ticket: str, pairing: dict[str, Any]) -> None:
+        told.set()
+        await gate.wait()
+        await real_tell(ticket, pairing)
+
+    store.tell_ticket = held_tell
+    async with WsClient.connect(url_of(one)) as ann, WsClient.connect(url_of(two)) as bo:
+        await ann.send(p.QuickMatch(game="shaula", name="ann"))
+        await ann.expect(p.Queued)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        await asyncio.wait_for(told.wait(), 5.0)  # paired: ann's ticket is out of the queue
+        await ann.send(p.QuickCancel())
+        await ann.quiet(0.3)
+        gate.set()
+        assert (await bo.expect(p.Matched)).room == (await ann.expect(p.Matched)).room

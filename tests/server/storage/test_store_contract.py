@@ -191,7 +191,8 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert await store.quick_pair(game, a, 1.0) is None
     assert await store.quick_pair(game, b, 1.0) == a
     assert await store.quick_pair(game, c, 1.0) is None
-    await store.quick_cancel(game, c)
+    assert await store.quick_cancel(game, a) is False  # paired with b: no longer queued
+    assert await store.quick_cancel(game, c) is True
     assert await store.quick_pair(game, d, 1.0) is None
 
 
