@@ -32,9 +32,14 @@ export async function render(root) {
   const quickStatus = h("p", { class: "status", id: "quick-status", role: "status" });
   let quickSocket = null;
   const stopQuick = () => {
-    quickSocket?.close();
+    const socket = quickSocket;
     quickSocket = null;
     quickStatus.textContent = "";
+    if (!socket) return;
+    // Said, not just a socket closed: a partner found a moment before still brings its
+    // `matched` (the race is then this player's, docs/protocol.md), which onMessage follows.
+    socket.send({ type: "quick_cancel" }, false);
+    setTimeout(() => socket.close(), 2000);
   };
   for (const game of names) {
     const button = h(
@@ -47,21 +52,22 @@ export async function render(root) {
           const problem = await useName(nameInput.value.trim());
           quickStatus.textContent = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
-          quickSocket = new Socket({
+          const socket = new Socket({
             hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
             onStatus: (status) => {
-              if (status === "down" && quickSocket) quickStatus.firstChild.textContent = "The server cannot be reached; retrying…";
+              if (status === "down" && quickSocket === socket) quickStatus.firstChild.textContent = "The server cannot be reached; retrying…";
             },
             onMessage: (m) => {
               if (m.type === "matched") {
                 saveSeat(m.room, { token: m.token, seat: m.seat });
-                quickSocket.close();
+                socket.close();
                 location.assign(`/play/${m.room}`);
-              } else if (m.type === "error") {
+              } else if (m.type === "error" && quickSocket === socket) {
                 quickStatus.textContent = m.message;
               }
             },
           });
+          quickSocket = socket;
         },
       },
       "Quick match",

@@ -157,6 +157,29 @@ async def test_quick_match_seats_two_browsers_in_one_race(
     assert page_errors(ann, bo) == []
 
 
+async def test_cancelling_a_quick_match_says_so_to_the_server(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Cancel sends `quick_cancel` (docs/protocol.md): a partner found a moment before
+    still gets the player its `matched`, where a socket just closed left the player seated
+    in a race they never heard of."""
+    base = server.url
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await page.goto(base)
+    await page.click("[data-quick=stalactites]")
+    await page.wait_for_selector("#quick-status button")
+    await page.click("#quick-status button")  # cancel
+    await page.wait_for_function("() => !document.querySelector('#quick-status button')")
+    for _ in range(50):
+        if any('"quick_cancel"' in frame for frame in sent):
+            break
+        await page.wait_for_timeout(100)
+    assert any('"quick_cancel"' in frame for frame in sent), sent
+    assert page_errors(page) == []
+
+
 async def test_every_page_loads_without_a_console_error_and_only_from_this_server(
     server: ServerProcess, browser: Browser
 ) -> None:
