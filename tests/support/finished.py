@@ -11,7 +11,7 @@ import contextlib
 import core
 import protocol as p
 from support.http import create_room, get_text
-from support.wsclient import WsClient
+from support.wsclient import WsClient, race_alone
 
 __all__ = [
     "archived_alone",
@@ -51,14 +51,9 @@ async def archived_alone(server: str, key: str, moves: int, seed: int = 617) -> 
     room = str((await create_room(server, game="shaula", seed=seed, seats=1, countdown=0))["id"])
     line = core.solve(core.new_game("shaula", seed)).moves
     async with WsClient.connect(server) as ws:
-        await ws.send(p.Identify(key=key))
-        await ws.expect(p.Identified)
-        await ws.join(room)
-        await ws.send(p.Start())
-        await ws.expect(p.RaceStarted)
-        for seq, move in enumerate(line[:moves], start=1):
-            await ws.send(p.Move(seq=seq, move=move))
-            assert isinstance(await ws.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ws.identify(key)
+        await race_alone(ws, room, name="")
+        await ws.play(line[:moves])
         await ws.send(p.Resign())
         await ws.expect(p.RaceFinished)
     await archived_replay(server, f"{room}.1")

@@ -156,6 +156,11 @@ class WsClient:
         assert isinstance(a, first) and isinstance(b, second)
         return a, b
 
+    async def identify(self, key: str) -> p.Identified:
+        """Act as the player whose key this is (`identify`), answered `identified`."""
+        await self.send(p.Identify(key=key))
+        return await self.expect(p.Identified)
+
     async def join(self, room: str, name: str = "", **fields: Any) -> p.Welcome:
         await self.send(p.Join(room=room, name=name, **fields))
         return await self.expect(p.Welcome)

@@ -7,7 +7,7 @@ from support.finished import archived_replay, finish_identified_race
 from support.http import create_room, get_json
 from support.players import new_player
 from support.servers import MakeServer
-from support.wsclient import WsClient
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
@@ -20,14 +20,9 @@ async def _win_alone(server: str, key: str) -> str:
     room = (await create_room(server, seats=1, seed=SEED, countdown=0.1))["id"]
     solution = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(server) as client:
-        await client.send(p.Identify(key=key))
-        await client.expect(p.Identified)
-        await client.join(room)
-        await client.send(p.Ready())
-        await client.expect(p.RaceStarted)
-        for seq, move in enumerate(solution, start=1):
-            await client.send(p.Move(seq=seq, move=move))
-            await client.expect(p.Accepted)
+        await client.identify(key)
+        await race_alone(client, room, name="")
+        await client.play(solution)
         await client.expect(p.RaceFinished)
     return str(room)
 

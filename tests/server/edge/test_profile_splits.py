@@ -11,7 +11,7 @@ from support.finished import archived_replay
 from support.http import create_room, get_json, post_json
 from support.players import new_player
 from support.servers import MakeServer
-from support.wsclient import WsClient
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
@@ -28,14 +28,9 @@ async def test_a_profile_shows_the_splits_of_its_archived_races(make_server: Mak
     room = (await create_room(url, seed=SEED, seats=1))["id"]
     line = core.solve(core.new_game("shaula", SEED)).moves
     async with WsClient.connect(url) as ann:
-        await ann.send(p.Identify(key=key))
-        await ann.expect(p.Identified)
-        await ann.join(room)
-        await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
-        for seq, move in enumerate(line, start=1):
-            await ann.send(p.Move(seq=seq, move=move))
-            assert isinstance(await ann.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ann.identify(key)
+        await race_alone(ann, room, name="")
+        await ann.play(line)
         finished = await ann.expect(p.RaceFinished)
     await archived_replay(url, f"{room}.1")
     status, profile = await get_json(f"{url}/players/{name}")

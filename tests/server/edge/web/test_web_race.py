@@ -27,7 +27,7 @@ from support.web import (
     typed_move,
     wait_acks,
 )
-from support.wsclient import WsClient
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
@@ -217,15 +217,9 @@ async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     # A win on record for this browser's player: its best.
     first = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
     async with WsClient.connect(base) as ws:
-        await ws.send(p.Identify(key=key))
-        await ws.expect(p.Identified)
-        await ws.join(first)
-        await ws.send(p.Start())
-        await ws.expect(p.RaceStarted)
-        for seq, move in enumerate(line, start=1):
-            await asyncio.sleep(0.06)  # under the rate limit
-            await ws.send(p.Move(seq=seq, move=move))
-            assert isinstance(await ws.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        await ws.identify(key)
+        await race_alone(ws, first, name="")
+        await ws.play(line)  # through the rate limit
         finished = await ws.expect(p.RaceFinished)
     await archived_replay(base, f"{first}.1")
     best = finished.results[0]["splits"]
