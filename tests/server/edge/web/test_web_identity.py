@@ -111,8 +111,9 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
         await ws.expect(p.RaceFinished)
     await page.goto(f"{base}/p/wes")
     await page.wait_for_selector("h1:has-text('wes')")
-    for _ in range(50):  # archived a moment after the end
-        if "1 race, 1 won" in await page.inner_text("main"):
+    for _ in range(50):  # archived a moment after the end; each part of the page then
+        shown = await page.inner_text("main")  # shows it once its own answer is in
+        if all(part in shown for part in ("1 race, 1 won", "Best times", "deal 617")):
             break
         await page.wait_for_timeout(200)
         await page.reload()
