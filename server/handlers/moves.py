@@ -29,20 +29,12 @@ from server.room.race import Race, race_time
 from server.storage.codec import MoveWrite
 from server.storage.store import MoveResult, RoomStore
 
-__all__ = ["MAX_MOVE_TEXT", "Moves", "behind", "caught_up", "progress_event", "reload_seat"]
+__all__ = ["MAX_MOVE_TEXT", "Moves", "caught_up", "progress_event", "reload_seat"]
 
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # judged again when another socket of the seat moved first
-
-
-def behind(local: LocalRoom, session: SeatSession) -> bool:
-    """The room's events have told of more moves of the seat than its board holds (a
-    move made on another process while this one held the seat's turn)."""
-    race = local.race
-    seat = race.seats.get(session.index) if race is not None else None
-    return seat is not None and seat.moves > len(session.moves)
 
 
 async def reload_seat(store: RoomStore, local: LocalRoom, session: SeatSession) -> None:
@@ -58,9 +50,9 @@ async def reload_seat(store: RoomStore, local: LocalRoom, session: SeatSession) 
 async def caught_up(store: RoomStore, local: LocalRoom, session: SeatSession) -> Game:
     """The seat's board, once it holds every move the room's events told of (reloaded
     from Redis, in the seat's turn, when it does not): what advice is given on."""
-    if session.stale or behind(local, session):
+    if local.board_behind(session):
         async with session.turn:
-            if session.stale or behind(local, session):
+            if local.board_behind(session):
                 await reload_seat(store, local, session)
     return session.game
 
@@ -139,11 +131,10 @@ class Moves:
         seq, seat = msg.seq, session.index
         store = self.ctx.store
         for _attempt in range(ATTEMPTS):
-            if session.stale or behind(local, session):
+            if local.board_behind(session):
                 # The seq may be one Redis stored while its answer was lost (an outage); or
-                # an event told of a move of this seat that the board has not followed (the
-                # seat's other socket, on another process, moved while this turn waited on
-                # Redis: no event is followed while a turn is held).
+                # the seat's other socket, on another process, moved while this turn waited
+                # on Redis.
                 await reload_seat(store, local, session)
             elif session.seq_behind:
                 # Another process's move was followed: this seq may be its re-send.

@@ -388,6 +388,19 @@ class LocalRoom:
             return None
         return [e for e in events if e.version <= until]
 
+    def told_moves(self, session: SeatSession) -> int:
+        """How many moves of the seat the room's events have told of: its board's count
+        when they told of none."""
+        race = self.race
+        seat = race.seats.get(session.index) if race is not None else None
+        return seat.moves if seat is not None else len(session.moves)
+
+    def board_behind(self, session: SeatSession) -> bool:
+        """The seat's board is not the truth: marked stale, or it has not followed every
+        move the room's events told of (one made on another process while this one held
+        the seat's turn: no event is followed while a turn is held)."""
+        return session.stale or self.told_moves(session) > len(session.moves)
+
     async def _send_snapshot(self, conn: Connection) -> None:
         race = self.race
         assert race is not None
@@ -397,14 +410,10 @@ class LocalRoom:
             shown = race.status in (Status.RUNNING, Status.FINISHED) and session is not None
             board = moves = None
             if shown and session is not None:
-                seat = race.seats.get(conn.seat)
-                count = seat.moves if seat is not None else len(session.moves)
-                if session.stale or count > len(session.moves):
-                    # The board has not followed every move the room's events told of
-                    # (one made on another process while a move was in flight here):
-                    # the seat's moves as Redis has them, up to that count.
+                if self.board_behind(session):
+                    # The seat's moves as Redis has them, up to the count the events told.
                     timed = await self.hub.store.moves(self.id, conn.seat)
-                    moves = [m for _, m in timed[:count]]
+                    moves = [m for _, m in timed[: self.told_moves(session)]]
                     game = replay(race.config.game, session.seed, moves)
                 elif session.turn.locked():
                     # Not the board itself while a move is in flight: it may not be accepted.
