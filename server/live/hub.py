@@ -310,8 +310,20 @@ class LocalRoom:
             session.conns.add(conn)
             self.players.add(conn)
         else:
-            await self.feed.add(conn, race)
+            await self.feed.prepare(race)
         self.conns.add(conn)
+        try:
+            await self._bring_up_to_date(conn, since)
+        finally:
+            if conn.seat is None:
+                # Only now: the crowd's queue may hold events already published, due while
+                # the snapshot was read from Redis; the socket had them before its snapshot.
+                self.feed.add(conn)
+
+    async def _bring_up_to_date(self, conn: Connection, since: int | None) -> None:
+        """Send `conn` the events after `since`, or a snapshot."""
+        race = self.race
+        assert race is not None
         catch_up = None
         # Hidden games: a board after missed deals cannot be rebuilt from events, and
         # catch-up progress carries no board (a spectator's too): always a snapshot, also

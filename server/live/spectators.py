@@ -113,9 +113,13 @@ class SpectatorFeed:
 
     # ------------------------------------------------------------ the crowd
 
-    async def add(self, conn: Connection, race: Race) -> None:
+    async def prepare(self, race: Race) -> None:
+        """Before a spectator's snapshot: in hidden-card games, the boards its events show."""
         if race.config.hidden:
             await self.ensure_boards(race)
+
+    def add(self, conn: Connection) -> None:
+        """A spectator, once it has its snapshot or catch-up: the queue's events after it."""
         self.spectators.add(conn)
 
     def discard(self, conn: Connection) -> None:

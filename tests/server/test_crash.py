@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from redis.asyncio import Redis
-from support.databases import scratch_database_url
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
 
@@ -108,23 +107,14 @@ async def test_a_race_won_on_a_process_that_died_before_finishing_it_is_finished
 
 
 async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> None:
-    from aiohttp import web
     from support.http import create_room
-    from support.ports import free_port
+    from support.servers import served_app
     from support.wsclient import WsClient
 
     import protocol as p
-    from server.edge.app import create_app
     from server.edge.app_keys import HUB, STORE
-    from server.settings import Settings
 
-    port = free_port()
-    app = create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis_url))
-    runner = web.AppRunner(app, shutdown_timeout=1.0)
-    await runner.setup()
-    await web.TCPSite(runner, "127.0.0.1", port).start()
-    url = f"http://127.0.0.1:{port}"
-    try:
+    async with served_app(redis_url) as (app, url):
         room = (await create_room(url))["id"]
         async with WsClient.connect(url) as spy:
             await spy.send(p.Watch(room=room))
@@ -139,8 +129,6 @@ async def test_events_lost_by_pub_sub_are_read_from_the_log(redis_url: str) -> N
             hub.catch_up_all()
             joined = await spy.expect(p.PlayerJoined)
             assert joined.name == "late" and joined.version == 1
-    finally:
-        await runner.cleanup()
 
 
 async def test_reaping_asks_about_each_process_once_not_once_per_seat(
