@@ -13,7 +13,8 @@ from protocol import ErrorCode
 from server.handlers.context import Context
 from server.handlers.moves import caught_up
 from server.live.connection import Connection
-from server.room.race import RaceError, Status
+from server.room.checklist import REFUSALS, Verdict
+from server.room.race import Race, RaceError, Status
 
 __all__ = ["HINT_CACHE", "Hints"]
 
@@ -38,7 +39,7 @@ class Hints:
         session = local.sessions.get(seat)
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "hints are for a running race")
-        race.holder(seat, conn.token_hash)  # a running race: the mirror knows its seats
+        still_racing(race, seat, conn)
         game = await caught_up(self.ctx.store, local, session)
         # The way here counts too: a hint does not lead back to where the player has been.
         key = (race.config.game, game.key(), tuple(game.history))
@@ -60,6 +61,14 @@ class Hints:
         session = local.sessions.get(seat)
         if session is None or race.status is not Status.RUNNING:
             raise RaceError(ErrorCode.NOT_RUNNING, "legal moves are for a running race")
-        race.holder(seat, conn.token_hash)
+        still_racing(race, seat, conn)
         game = await caught_up(self.ctx.store, local, session)
         conn.send(p.LegalReply(moves=game.legal_moves(), safe=game.copy().autoplay()))
+
+
+def still_racing(race: Race, seat: int, conn: Connection) -> None:
+    """Advice is for the seat's holder while it races: refused as a move would be after a
+    win, a resign or a forfeit."""
+    player = race.holder(seat, conn.token_hash)  # a running race: the mirror knows its seats
+    if not player.racing:
+        raise RaceError(*REFUSALS[Verdict.OUT])

@@ -232,6 +232,26 @@ async def test_hints_when_allowed(server_url: str) -> None:
         assert hint.move in core.new_game("stalactites", 11).legal_moves()
 
 
+async def test_a_player_out_of_the_race_gets_no_hints_or_legal_moves(server_url: str) -> None:
+    """`hint` and `legal` are for players still racing (docs/protocol.md section 4): after a
+    resign, while the other racer races on, both are refused `player_out`, as a move is."""
+    room = (await create_room(server_url, seed=12, hints=True))["id"]
+    async with WsClient.connect(server_url) as a, WsClient.connect(server_url) as b:
+        for client, name in ((a, "ann"), (b, "bo")):
+            await client.join(room, name)
+            await client.send(p.Ready())
+        await a.expect(p.RaceStarted)
+        await a.send(p.Legal())
+        assert (await a.expect(p.LegalReply)).moves
+        await a.send(p.Resign())
+        await a.expect(p.PlayerOut)
+        for ask in (p.Legal(), p.Hint()):
+            await a.send(ask)
+            assert (await a.expect(p.Error)).code == "player_out"
+        await b.send(p.Legal())
+        assert (await b.expect(p.LegalReply)).moves  # the other racer still gets them
+
+
 async def test_hints_followed_one_by_one_never_lead_back(server_url: str) -> None:
     """In Shaula a line found afresh after a hint could begin by taking it back: hints
     taken one by one went back and forth between two positions for ever."""
