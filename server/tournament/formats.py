@@ -220,15 +220,10 @@ class Arena(TourFormat[p.ArenaStanding]):
         tour.ends_at = now + tour.config.duration
 
     def paused(self, tour: Tournament) -> None:
-        pass  # the clock runs on: `deadline` keeps only the end while paused
+        tour.next_at = None  # no pairing until `resume`; the clock runs on to the end
 
     def resumed(self, tour: Tournament, now: float) -> None:
         tour.next_at = now  # pair the free players at once
-
-    def deadline(self, tour: Tournament) -> float | None:
-        if tour.paused:
-            return tour.ends_at
-        return super().deadline(tour)
 
     def tick(self, tour: Tournament, now: float) -> bool:
         assert tour.ends_at is not None
