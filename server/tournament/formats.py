@@ -220,15 +220,10 @@ class Arena(TourFormat[p.ArenaStanding]):
         tour.ends_at = now + tour.config.duration
 
     def paused(self, tour: Tournament) -> None:
-        pass  # the clock runs on: `deadline` keeps only the end while paused
+        tour.next_at = None  # no pairing until `resume`; the clock runs on to the end
 
     def resumed(self, tour: Tournament, now: float) -> None:
         tour.next_at = now  # pair the free players at once
-
-    def deadline(self, tour: Tournament) -> float | None:
-        if tour.paused:
-            return tour.ends_at
-        return super().deadline(tour)
 
     def tick(self, tour: Tournament, now: float) -> bool:
         assert tour.ends_at is not None
@@ -348,8 +343,14 @@ class Knockout(TourFormat[p.KnockoutStanding]):
         a, b = heat.results
         winner = knockout_winner(a, b)
         raced = [h.results for h in tour.heats if h.match == match.id and h.results]
-        if winner is not None:
+        if winner is not None and tour.players[winner].active:
             self._decide(tour, match, winner, "race", now)
+        elif winner is not None:
+            # The race's winner withdrew (or was removed) while it was raced: the race went
+            # on and is a race won, but a withdrawn player never goes through. The other
+            # goes through by walkover if still in; nobody does otherwise.
+            self._settle_without_race(tour, match, match.round)
+            self._end_round_if_settled(tour, now)
         elif len(raced) >= NO_SHOW_RACES and all(
             r.moves == 0 for race in raced[-NO_SHOW_RACES:] for r in race
         ):
@@ -484,6 +485,9 @@ class Knockout(TourFormat[p.KnockoutStanding]):
         loser = match.b if winner == match.a else match.a
         assert loser is not None
         tour.players[loser].out_round = match.round
+        self._end_round_if_settled(tour, now)
+
+    def _end_round_if_settled(self, tour: Tournament, now: float) -> None:
         if all(m.settled for m in self._round(tour, tour.round)):
             tour.end_round(now)
 

@@ -137,7 +137,9 @@ class Tournament:
         if sum(p.active for p in self.players) < need:
             raise TourError(ErrorCode.NOT_ENOUGH_PLAYERS, f"at least {need} players are needed")
         self.status = Status.RUNNING
-        self.started_at = self.next_at = now
+        self.started_at = now
+        # A pause before the start holds the first round (Arena: the first pairing).
+        self.next_at = None if self.paused else now
         self.format.started(self, now)
 
     def pause(self, now: float) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from server.tournament.formats import arena_groups, bracket_order
 from server.tournament.machine import Tournament
-from server.tournament.model import Status, TourConfig
+from server.tournament.model import Heat, Status, TourConfig
 from server.tournament.scoring import FEW_MOVES, RaceResult, arena_standings, knockout_winner
 
 T0 = 1000.0
@@ -166,12 +166,18 @@ def test_a_knockout_with_byes_a_walkover_and_a_tie_raced_again() -> None:
     ]
 
 
-def test_a_knockout_of_two() -> None:
+def final_of_two(*seeds: int) -> tuple[Tournament, Heat]:
+    """A knockout of two started, its final's race under way (on the first of `seeds`)."""
     t = tour("knockout", 2)
     t.start(T0)
-    t.add_seeds("shaula", [5])
+    t.add_seeds("shaula", list(seeds))
     t.tick(T0)
     (heat,) = t.live_heats()
+    return t, heat
+
+
+def test_a_knockout_of_two() -> None:
+    t, heat = final_of_two(5)
     t.heat_finished(heat.id, [win(0, 10), lose(1, 3, 3)], T0 + 10)
     assert t.status is Status.FINISHED and t.champion() == 0
 
@@ -179,11 +185,7 @@ def test_a_knockout_of_two() -> None:
 def test_a_player_who_withdraws_during_a_tied_match_is_not_given_its_new_deal() -> None:
     # "Withdraw: no more races for this player (one being raced goes on)": the new deal of
     # a tie is another race, so the match goes to the other player by walkover.
-    t = tour("knockout", 2)
-    t.start(T0)
-    t.add_seeds("shaula", [5, 6])
-    t.tick(T0)
-    (heat,) = t.live_heats()
+    t, heat = final_of_two(5, 6)
     t.withdraw(0, T0 + 1)  # during the race
     t.heat_finished(heat.id, [lose(0, 3, 2), lose(1, 3, 2)], T0 + 10)  # a tie
     t.tick(T0 + 10)
@@ -212,6 +214,50 @@ def test_a_final_between_two_withdrawn_players_crowns_nobody() -> None:
     assert t.players[0].out_round == 2 and t.players[1].out_round == 2
     ranks = [(r["rank"], r["name"]) for r in t.standings()]
     assert ranks == [(1, "p1"), (2, "p0"), (3, "p2")]  # p1 won a race
+
+
+def test_a_final_won_by_a_player_who_withdrew_during_it_crowns_the_other() -> None:
+    # "A withdrawn player never goes through": the race goes on and counts as a race won,
+    # but the match goes to the other finalist by walkover.
+    t, heat = final_of_two(5)
+    t.withdraw(0, T0 + 1)  # during the race, which p0 then wins
+    t.heat_finished(heat.id, [win(0, 10), lose(1, 3, 3)], T0 + 10)
+    (final,) = t.matches
+    assert (final.winner, final.how) == (1, "walkover")
+    assert t.status is Status.FINISHED and t.champion() == 1
+    assert t.players[0].out_round == 1 and t.players[1].out_round is None
+    rows = [(r["rank"], r["name"], r["status"], r["wins"]) for r in t.standings()]
+    assert rows == [(1, "p1", "active", 0), (2, "p0", "withdrawn", 1)]
+
+
+def test_a_final_whose_players_both_withdrew_during_it_crowns_nobody() -> None:
+    t, heat = final_of_two(5)
+    t.withdraw(0, T0 + 1)
+    t.withdraw(1, T0 + 2)
+    t.heat_finished(heat.id, [win(0, 10), lose(1, 3, 3)], T0 + 10)
+    (final,) = t.matches
+    assert (final.winner, final.how) == (None, "walkover")
+    assert t.status is Status.FINISHED and t.champion() is None
+    assert t.players[0].out_round == 1 and t.players[1].out_round == 1
+
+
+def test_a_removed_player_who_wins_their_race_does_not_go_through() -> None:
+    # Removed during a semi-final that they then win: the other semi-finalist goes on.
+    t = tour("knockout", 4)
+    t.start(T0)  # p0 against p3, p1 against p2
+    t.add_seeds("shaula", [5, 6])
+    t.tick(T0)
+    first, second = t.live_heats()
+    t.remove(0, T0 + 1)
+    t.heat_finished(first.id, [win(0, 10), lose(3, 3, 3)], T0 + 10)
+    t.heat_finished(second.id, [win(1, 10), lose(2, 3, 3)], T0 + 10)
+    semi = t.matches[first.match or 0]
+    assert (semi.a, semi.b, semi.winner, semi.how) == (0, 3, 3, "walkover")
+    assert t.players[0].out_round == 1 and t.players[3].out_round is None
+    t.add_seeds("shaula", [7])
+    assert t.tick(T0 + 100)
+    (final,) = t.live_heats()
+    assert final.players == [3, 1]
 
 
 def test_a_semi_final_between_two_withdrawn_players_sends_the_other_semi_finalist_through() -> None:

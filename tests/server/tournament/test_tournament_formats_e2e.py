@@ -196,3 +196,34 @@ async def test_a_knockout_match_nobody_comes_to_ends(server_url: str) -> None:
     _, standings = await get_json(f"{server_url}/tournaments/{tid}/standings")
     races = standings["races"]
     assert len(races) == 2 and all(r["moves"] == 0 for race in races for r in race["results"])
+
+
+async def test_a_knockout_final_won_by_a_player_who_withdrew_during_it(server_url: str) -> None:
+    # ann withdraws once the final has begun and then wins its race: the race goes on and
+    # is a race won, but a withdrawn player never goes through, so bo is the champion.
+    tid, organiser = await create(server_url, format="knockout", time_limit=60, countdown=0.5)
+    tokens = {name: await register(server_url, tid, name) for name in ("ann", "bo")}
+    plans = {"ann": always(Plan(pace=0.02)), "bo": always(Plan(moves=3, resign=True))}
+    bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in ("ann", "bo")]
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid))
+        await watcher.expect(p.TourState)
+        running = [asyncio.create_task(bot.run()) for bot in bots]
+        await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        await wait_for(watcher, lambda s: bool(s.tournament["live"]))
+        status, data = await post_json(
+            f"{server_url}/tournaments/{tid}/withdraw", {"token": tokens["ann"]}
+        )
+        assert (status, data["player"]["status"]) == (200, "withdrawn")
+        final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
+        await asyncio.gather(*running)
+    _, doc = await get_json(f"{server_url}/tournaments/{tid}/standings")
+    (race,) = doc["races"]
+    assert [(r["name"], r["won"]) for r in race["results"]] == [("ann", True), ("bo", False)]
+    (match,) = final.tournament["matches"]
+    assert (match["winner"], match["how"]) == ("bo", "walkover")
+    assert final.tournament["champion"] == "bo"
+    assert [(r["rank"], r["name"], r["wins"], r["out_round"]) for r in doc["standings"]] == [
+        (1, "bo", 0, None),
+        (2, "ann", 1, 1),
+    ]

@@ -7,6 +7,7 @@ is cleared; empty names, ids in any case, an unknown player and a wrong watch to
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 import json
@@ -183,3 +184,32 @@ async def test_the_knockout_bracket_is_seeded_by_registration_in_bracket_order(
         (3, "s3", "s6"),
     ]
     assert [m["how"] for m in matches if m["b"] is None] == ["bye", "bye"]
+
+
+async def test_next_at_is_null_while_paused_before_the_start_and_in_an_arena(
+    server_url: str,
+) -> None:
+    # TOURNAMENT `next_at`: when the next round (Arena: pairing) begins, `null` while
+    # paused. A pause before the start holds the first round; an Arena's pause holds its
+    # pairings.
+    for fmt in ("rounds", "arena"):
+        tid, organiser = await create(server_url, format=fmt, duration=60, wave=0.5)
+        for name in ("ann", "bo"):
+            await register(server_url, tid, name)
+        base = f"{server_url}/tournaments/{tid}"
+        body = {"organiser_token": organiser}
+        if fmt == "rounds":
+            status, data = await post_json(f"{base}/pause", body)
+            assert status == 200 and data["tournament"]["paused"]
+        status, data = await post_json(f"{base}/start", body)
+        assert status == 200 and data["tournament"]["status"] == "running"
+        if fmt == "arena":
+            status, data = await post_json(f"{base}/pause", body)
+            assert status == 200
+        for _ in range(2):  # the answer, and the state a moment later
+            tour = data["tournament"]
+            assert tour["paused"] and tour["next_at"] is None, (fmt, tour)
+            await asyncio.sleep(1.0)
+            _, data = await get_json(base)
+        status, data = await post_json(f"{base}/resume", body)
+        assert status == 200 and data["tournament"]["next_at"] is not None
