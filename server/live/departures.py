@@ -7,11 +7,17 @@ burst kept every other room's moves waiting 60-160 ms (`python -m bench.load --s
 exodus`). Here the departures of one room that arrive while its transition waits for its
 turn or for the race to load are applied in one transition (server/room/race.py decides what
 each means: `Race.disconnected`), and their callers all return when it is written.
+
+A departure counts from when it is written, not from when the socket went: the wait for
+the race may be a wait for Redis (frozen, restarting, cut off), and a grace clock started
+at the close would have run during the outage (docs/protocol.md section 6: the grace runs
+from when the departure is seen, once the storage answers again).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 
 from server.room.race import Outcome, Race
@@ -24,7 +30,7 @@ __all__ = ["Departures"]
 class _Departure:
     seat: int
     conn: str  # the socket's id, as the seat lists it
-    at: float  # when it left
+    at: float  # when it left (or, written later, when it is written)
     done: asyncio.Future[None] | None  # None: the caller that writes the batch
 
 
@@ -52,10 +58,12 @@ class Departures:
             return taken
 
         def action(race: Race) -> Outcome:
-            # Called again on a compare-and-set retry, with the same departures.
+            # Called again on a compare-and-set retry, with the same departures. Called
+            # once the race is loaded: Redis answers now, whenever the sockets left.
             outcome = Outcome()
+            written = time.time()
             for d in take():
-                step = race.disconnected(d.seat, d.conn, d.at)
+                step = race.disconnected(d.seat, d.conn, max(d.at, written))
                 outcome.events += step.events
                 outcome.changed = outcome.changed or step.changed
             return outcome

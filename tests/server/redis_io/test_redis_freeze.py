@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 
 import aiohttp
 import pytest
@@ -66,12 +67,7 @@ async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_a
     own_server_url = await make_own_server(redis_cutoff=3 * FROZEN)
     room = (await create_room(own_server_url, game="shaula", seed=617, seats=2, countdown=0))["id"]
     async with WsClient.connect(own_server_url) as ann, WsClient.connect(own_server_url) as bo:
-        ann_seat = (await ann.join(room, "ann")).seat
-        await bo.join(room, "bo")
-        for c in (ann, bo):
-            await c.send(p.Ready())
-        await bo.expect(p.RaceStarted, timeout=10)
-        await ann.expect(p.RaceStarted, timeout=10)
+        ann_seat, _ = await _race(room, ann, bo)
 
         assert own_redis.proc is not None
         os.kill(own_redis.proc.pid, signal.SIGSTOP)
@@ -93,3 +89,45 @@ async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_a
         assert isinstance(await ann.expect(p.Accepted, timeout=10), p.Accepted)
         progress = await bo.expect(p.Progress, timeout=10)
         assert (progress.seat, progress.moves) == (ann_seat, 2)
+
+
+@pytest.mark.timeout(60)
+async def test_a_racer_who_left_during_a_freeze_has_the_whole_grace_from_the_thaw(
+    own_redis: OwnRedis, make_own_server: MakeServer
+) -> None:
+    """A socket closed while Redis is frozen is written away once Redis answers, and its
+    grace runs from then (docs/protocol.md section 6). The departure was stamped with the
+    moment the socket closed, before the wait for Redis: written after the thaw, its
+    grace ended as much earlier as the freeze had lasted since the close, and a racer
+    who came back within the grace counted from the thaw was forfeited."""
+    grace = 10.0
+    own_server_url = await make_own_server(redis_cutoff=60)  # ann's socket stays open
+    room = await create_room(own_server_url, game="shaula", seats=2, countdown=0, grace=grace)
+    async with WsClient.connect(own_server_url) as ann:
+        async with WsClient.connect(own_server_url) as bo:
+            _, bo_seat = await _race(room["id"], ann, bo)
+            assert own_redis.proc is not None
+            os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        # bo's socket is closed: its departure waits for Redis, within the reply deadline.
+        try:
+            await asyncio.sleep(REPLY_DEADLINE - 2)
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+        thawed = time.time()
+        while True:
+            presence = await ann.expect(p.Presence, timeout=15)
+            if presence.seat == bo_seat and not presence.connected:
+                break
+        assert presence.grace_until is not None
+        assert presence.grace_until >= thawed + grace - 0.25, presence.grace_until - thawed
+
+
+async def _race(room: str, ann: WsClient, bo: WsClient) -> tuple[int | None, int | None]:
+    """Seat ann and bo in `room` and start its race (no countdown); their seats."""
+    ann_seat = (await ann.join(room, "ann")).seat
+    bo_seat = (await bo.join(room, "bo")).seat
+    for c in (ann, bo):
+        await c.send(p.Ready())
+    await bo.expect(p.RaceStarted, timeout=10)
+    await ann.expect(p.RaceStarted, timeout=10)
+    return ann_seat, bo_seat
