@@ -1,6 +1,6 @@
 """A Redis outage under a running tournament: the tournament sweep says so in one WARNING
 line (not a traceback four times a second), says when Redis answers again, and the
-tournament goes on."""
+tournament goes on; a `tour_watch` meanwhile is answered `unavailable`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,9 @@ from support.http import post_json
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.tour_bots import create, register
+from support.wsclient import WsClient
 
+import protocol as p
 from server.edge.app import create_app
 from server.settings import Settings
 
@@ -60,3 +62,26 @@ async def test_a_redis_outage_is_one_warning_and_the_tournament_goes_on(
     finally:
         await runner.cleanup()
         redis.stop()
+
+
+async def test_tour_watch_during_an_outage_is_answered_unavailable_and_the_socket_stays(
+    own_redis: OwnRedis, own_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """docs/protocol.md section 7: a request that needs Redis while it is away gets an
+    `error` `unavailable`, the socket stays open. `tour_watch` let the Redis error out of
+    its handler: the socket was closed (its seat, if any, away) with a traceback logged."""
+    tid, _ = await create(own_server_url, format="arena", duration=600)
+    async with WsClient.connect(own_server_url) as ann:
+        await ann.send(p.TourWatch(tournament=tid))
+        assert (await ann.expect(p.TourState)).tournament["id"] == tid
+        await ann.send(p.TourUnwatch())
+        own_redis.stop()
+        try:
+            await ann.send(p.TourWatch(tournament=tid))
+            error = await ann.expect(p.Error, timeout=10)
+            assert (error.code, error.request) == ("unavailable", "tour_watch"), error
+            await ann.send(p.Ping(id=7))
+            assert (await ann.expect(p.Pong)).id == 7  # the socket is still served
+        finally:
+            await asyncio.to_thread(own_redis.start)
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
