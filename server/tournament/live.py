@@ -94,6 +94,10 @@ class TourLive:
         tour, rev = await self.store.get(tour.id)
         conn.send(state_for(tour, rev, follow))
 
+    def followers(self, tid: str) -> int:
+        """How many of this process's sockets follow tournament `tid`."""
+        return len(self._by_tour.get(tid, ()))
+
     async def closed(self, conn: Connection) -> None:
         follow = self._follows.pop(conn, None)
         if follow is None:

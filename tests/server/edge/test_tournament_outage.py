@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from support.databases import scratch_database_url
-from support.http import post_json
+from support.http import create_room, post_json
 from support.own_redis import OwnRedis
 from support.ports import free_port
 from support.tour_bots import create, register
@@ -19,6 +19,7 @@ from support.wsclient import WsClient
 
 import protocol as p
 from server.edge.app import create_app
+from server.edge.tournament_keys import TOUR_LIVE
 from server.settings import Settings
 
 
@@ -85,3 +86,37 @@ async def test_tour_watch_during_an_outage_is_answered_unavailable_and_the_socke
         finally:
             await asyncio.to_thread(own_redis.start)
         assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_a_seated_follower_closed_during_an_outage_is_forgotten(
+    tmp_path: Path,
+) -> None:
+    """A socket that held a seat and followed a tournament closes while Redis is away: its
+    seat cannot be let go then (the reaper does it later), and that failure kept the
+    tournament from hearing of the close: the closed socket stayed among its followers,
+    and in memory, for good."""
+    redis = OwnRedis(tmp_path, "--appendonly", "yes")
+    redis.start()
+    port = free_port()
+    app = create_app(Settings(database_url=scratch_database_url(), port=port, redis_url=redis.url))
+    runner = web.AppRunner(app)
+    try:
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        url = f"http://127.0.0.1:{port}"
+        tid, _ = await create(url, format="arena", duration=600)
+        room = (await create_room(url, game="shaula"))["id"]
+        async with WsClient.connect(url) as ann:
+            await ann.join(room, "ann")
+            await ann.send(p.TourWatch(tournament=tid))
+            await ann.expect(p.TourState)
+            assert app[TOUR_LIVE].followers(tid) == 1
+            redis.stop()
+        for _ in range(50):  # the socket's clean-up, with Redis away
+            if app[TOUR_LIVE].followers(tid) == 0:
+                break
+            await asyncio.sleep(0.1)
+        assert app[TOUR_LIVE].followers(tid) == 0
+    finally:
+        await runner.cleanup()
+        redis.stop()
