@@ -4,9 +4,11 @@ them in a new room that counts down at once."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import msgpack
 
@@ -24,6 +26,8 @@ from server.storage.store import UNAVAILABLE_ERRORS, hash_token
 
 __all__ = ["QuickMatch"]
 
+log = logging.getLogger(__name__)
+
 
 def _closed(conn: Connection) -> bool:
     """Whether the socket's clean-up has begun: a call, read anew after an await (a checked
@@ -35,7 +39,8 @@ class QuickMatch:
     def __init__(self, ctx: Context, lobby: Lobby) -> None:
         self.ctx = ctx
         self.lobby = lobby
-        self._waiting: dict[str, Callable[[bytes], None]] = {}  # ticket -> its channel's handler
+        # ticket -> its socket and its channel's handler
+        self._waiting: dict[str, tuple[Connection, Callable[[bytes], None]]] = {}
 
     async def on_quick(self, conn: Connection, msg: p.QuickMatch) -> None:
         if conn.room is not None or conn.quick is not None:
@@ -55,8 +60,12 @@ class QuickMatch:
         ticket = me.encode()
         conn.quick = (msg.game, ticket)
         hub = self.ctx.hub
+
+        def handler(data: bytes) -> None:
+            hub.spawn(self._matched(conn, data))
+
         try:
-            handler = self._waiting[ticket] = lambda data: hub.spawn(self._matched(conn, data))
+            self._waiting[ticket] = (conn, handler)
             await hub.feed.subscribe(ticket_channel(ticket), handler)
             other = await self.ctx.store.quick_pair(msg.game, ticket, now)
         except BaseException:
@@ -76,10 +85,25 @@ class QuickMatch:
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
         await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
 
-    async def _matched(self, conn: Connection, data: bytes) -> None:
+    def reconnected(self) -> None:
+        """The feed was made again after a loss: a pairing told meanwhile to a ticket
+        waiting here was published to nobody. Each waiting ticket reads whether it was."""
+        for ticket, (conn, _) in list(self._waiting.items()):
+            self.ctx.hub.spawn(self._told_meanwhile(conn, ticket))
+
+    async def _told_meanwhile(self, conn: Connection, ticket: str) -> None:
+        try:
+            pairing = await self.ctx.store.told_ticket(ticket)
+        except UNAVAILABLE_ERRORS as exc:  # Redis away again: the next reconnection reads
+            log.warning("quick match: a pairing could not be read: %s", exc)
+            return
+        if pairing is not None and conn.quick is not None and conn.quick[1] == ticket:
+            await self._matched(conn, pairing)
+
+    async def _matched(self, conn: Connection, data: bytes | dict[str, Any]) -> None:
         if conn.quick is None or conn.closing:
             return
-        info = msgpack.unpackb(data)
+        info = msgpack.unpackb(data) if isinstance(data, bytes) else data
         await self.drop_ticket(conn, requeue=False)
         conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
         try:
@@ -97,9 +121,9 @@ class QuickMatch:
             return
         game, ticket = conn.quick
         conn.quick = None
-        handler = self._waiting.pop(ticket, None)
-        if handler is not None:
-            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), handler)
+        waiting = self._waiting.pop(ticket, None)
+        if waiting is not None:
+            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), waiting[1])
         if requeue:
             await self.ctx.store.quick_cancel(game, ticket)
 
