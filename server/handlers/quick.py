@@ -3,11 +3,13 @@ them in a new room that counts down at once."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgpack
@@ -22,7 +24,7 @@ from server.room.ids import clean_name, new_room_id, new_token, random_seed
 from server.room.matching import Ticket
 from server.room.race import Outcome, Race, RaceError, RoomConfig
 from server.storage.keys import ticket_channel
-from server.storage.store import UNAVAILABLE_ERRORS, hash_token
+from server.storage.store import TOLD_TTL, UNAVAILABLE_ERRORS, hash_token
 
 __all__ = ["QuickMatch"]
 
@@ -80,10 +82,38 @@ class QuickMatch:
         if other is None:
             return
         await self.drop_ticket(conn, requeue=False)
-        room, tokens = await self.create_room(msg.game, [Ticket.decode(other), me])
-        await self.ctx.store.tell_ticket(other, {"room": room, "seat": 0, "token": tokens[0]})
+        store = self.ctx.store
+        try:
+            room, tokens = await self.create_room(msg.game, [Ticket.decode(other), me])
+        except BaseException:
+            # The partner's ticket is out of the queue and no room seats it: it goes back,
+            # first in line, or its player would wait for good (this one asks again).
+            hub.spawn(self._until_stored(lambda: store.quick_requeue(msg.game, other)))
+            raise
+        pairing = {"room": room, "seat": 0, "token": tokens[0]}
+        try:
+            await store.tell_ticket(other, pairing)
+        except UNAVAILABLE_ERRORS:
+            # Seated, and not told yet: told once Redis answers, or the partner would
+            # forfeit a race they never heard of.
+            hub.spawn(self._until_stored(lambda: store.tell_ticket(other, pairing)))
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
         await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
+
+    async def _until_stored(self, write: Callable[[], Awaitable[None]]) -> None:
+        """`write`, tried again while Redis does not answer (for as long as a pairing is
+        kept, TOLD_TTL)."""
+        waited = 0.0
+        for pause in itertools.chain((0.5, 1.0, 2.0), itertools.repeat(5.0)):
+            try:
+                await write()
+                return
+            except UNAVAILABLE_ERRORS as exc:
+                if waited >= TOLD_TTL:
+                    log.error("quick match: a pairing could not be stored: %s", exc)
+                    return
+            await asyncio.sleep(pause)
+            waited += pause
 
     def reconnected(self) -> None:
         """The feed was made again after a loss: a pairing told meanwhile to a ticket

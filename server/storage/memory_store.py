@@ -337,6 +337,9 @@ class MemoryRoomStore:
         queue.remove(ticket)
         return True
 
+    async def quick_requeue(self, game: str, ticket: str) -> None:
+        self._queues.setdefault(game, []).insert(0, ticket)
+
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         self._told[ticket.partition("|")[0]] = pairing
         self.feed.publish(ticket_channel(ticket), msgpack.packb(pairing))

@@ -62,6 +62,7 @@ from server.storage.keys import (
 )
 
 __all__ = [
+    "TOLD_TTL",
     "UNAVAILABLE_ERRORS",
     "Applied",
     "EndedRace",
@@ -216,6 +217,7 @@ class RoomStore(Protocol):
     # quick match
     async def quick_pair(self, game: str, ticket: str, now: float) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> bool: ...  # False: taken
+    async def quick_requeue(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None: ...
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
@@ -546,6 +548,11 @@ class RedisRoomStore:
     async def quick_cancel(self, game: str, ticket: str) -> bool:
         """Take `ticket` out of the queue; False if it was not there (a pairing took it)."""
         return bool(await self.redis.lrem(quick_queue(game), 0, ticket))
+
+    async def quick_requeue(self, game: str, ticket: str) -> None:
+        """Put back `ticket`, taken by a pairing that made no room, first in the queue (it
+        has waited longest)."""
+        await self.redis.lpush(quick_queue(game), ticket)
 
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
         """Tell the socket waiting with `ticket` (in any process) where it was seated. Kept
