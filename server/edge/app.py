@@ -157,6 +157,8 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         feed_reconnects[0] += 1
         hub.catch_up_all()
         lobby.reconnected()
+        if SERVICE in app:
+            app[SERVICE].quick.reconnected()
 
     feed.on_reconnect = resubscribed
     sockets = app[SOCKETS]

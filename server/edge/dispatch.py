@@ -2,7 +2,8 @@
 it. The race service answers rooms, seats, moves, hints and quick match (and turns its
 refusals and outages into error replies); the live lobby answers `lobby_watch`; the
 tournaments' live standings answer `tour_watch`. A socket that closes is told to each of
-them, the lobby first (it needs no Redis)."""
+them, the lobby first (it needs no Redis), the tournaments even when the race service
+could not write the close (Redis away)."""
 
 from __future__ import annotations
 
@@ -42,5 +43,7 @@ class Dispatcher:
     async def closed(self, conn: Connection) -> None:
         """The socket is gone: what each part kept for it."""
         await self.lobby.closed(conn)  # first: it needs no Redis
-        await self.service.closed(conn)
-        await self.tours.closed(conn)
+        try:
+            await self.service.closed(conn)  # may fail in an outage (the reaper follows up)
+        finally:
+            await self.tours.closed(conn)  # needs no Redis either: forgotten whatever failed

@@ -3,10 +3,14 @@ them in a new room that counts down at once."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
+import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 import msgpack
 
@@ -20,9 +24,11 @@ from server.room.ids import clean_name, new_room_id, new_token, random_seed
 from server.room.matching import Ticket
 from server.room.race import Outcome, Race, RaceError, RoomConfig
 from server.storage.keys import ticket_channel
-from server.storage.store import UNAVAILABLE_ERRORS, hash_token
+from server.storage.store import TOLD_TTL, UNAVAILABLE_ERRORS, hash_token
 
 __all__ = ["QuickMatch"]
+
+log = logging.getLogger(__name__)
 
 
 def _closed(conn: Connection) -> bool:
@@ -35,7 +41,8 @@ class QuickMatch:
     def __init__(self, ctx: Context, lobby: Lobby) -> None:
         self.ctx = ctx
         self.lobby = lobby
-        self._waiting: dict[str, Callable[[bytes], None]] = {}  # ticket -> its channel's handler
+        # ticket -> its socket and its channel's handler
+        self._waiting: dict[str, tuple[Connection, Callable[[bytes], None]]] = {}
 
     async def on_quick(self, conn: Connection, msg: p.QuickMatch) -> None:
         if conn.room is not None or conn.quick is not None:
@@ -55,8 +62,12 @@ class QuickMatch:
         ticket = me.encode()
         conn.quick = (msg.game, ticket)
         hub = self.ctx.hub
+
+        def handler(data: bytes) -> None:
+            hub.spawn(self._matched(conn, data))
+
         try:
-            handler = self._waiting[ticket] = lambda data: hub.spawn(self._matched(conn, data))
+            self._waiting[ticket] = (conn, handler)
             await hub.feed.subscribe(ticket_channel(ticket), handler)
             other = await self.ctx.store.quick_pair(msg.game, ticket, now)
         except BaseException:
@@ -71,15 +82,58 @@ class QuickMatch:
         if other is None:
             return
         await self.drop_ticket(conn, requeue=False)
-        room, tokens = await self.create_room(msg.game, [Ticket.decode(other), me])
-        await self.ctx.store.tell_ticket(other, {"room": room, "seat": 0, "token": tokens[0]})
+        store = self.ctx.store
+        try:
+            room, tokens = await self.create_room(msg.game, [Ticket.decode(other), me])
+        except BaseException:
+            # The partner's ticket is out of the queue and no room seats it: it goes back,
+            # first in line, or its player would wait for good (this one asks again).
+            hub.spawn(self._until_stored(lambda: store.quick_requeue(msg.game, other)))
+            raise
+        pairing = {"room": room, "seat": 0, "token": tokens[0]}
+        try:
+            await store.tell_ticket(other, pairing)
+        except UNAVAILABLE_ERRORS:
+            # Seated, and not told yet: told once Redis answers, or the partner would
+            # forfeit a race they never heard of.
+            hub.spawn(self._until_stored(lambda: store.tell_ticket(other, pairing)))
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
         await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
 
-    async def _matched(self, conn: Connection, data: bytes) -> None:
+    async def _until_stored(self, write: Callable[[], Awaitable[None]]) -> None:
+        """`write`, tried again while Redis does not answer (for as long as a pairing is
+        kept, TOLD_TTL)."""
+        waited = 0.0
+        for pause in itertools.chain((0.5, 1.0, 2.0), itertools.repeat(5.0)):
+            try:
+                await write()
+                return
+            except UNAVAILABLE_ERRORS as exc:
+                if waited >= TOLD_TTL:
+                    log.error("quick match: a pairing could not be stored: %s", exc)
+                    return
+            await asyncio.sleep(pause)
+            waited += pause
+
+    def reconnected(self) -> None:
+        """The feed was made again after a loss: a pairing told meanwhile to a ticket
+        waiting here was published to nobody. Each waiting ticket reads whether it was."""
+        for ticket, (conn, _) in list(self._waiting.items()):
+            self.ctx.hub.spawn(self._told_meanwhile(conn, ticket))
+
+    async def _told_meanwhile(self, conn: Connection, ticket: str) -> None:
+        try:
+            pairing = await self.ctx.store.told_ticket(ticket)
+        except UNAVAILABLE_ERRORS as exc:  # Redis away again: the next reconnection reads
+            log.warning("quick match: a pairing could not be read: %s", exc)
+            return
+        if pairing is not None and conn.quick is not None and conn.quick[1] == ticket:
+            await self._matched(conn, pairing)
+
+    async def _matched(self, conn: Connection, data: bytes | dict[str, Any]) -> None:
         if conn.quick is None or conn.closing:
             return
-        info = msgpack.unpackb(data)
+        info = msgpack.unpackb(data) if isinstance(data, bytes) else data
         await self.drop_ticket(conn, requeue=False)
         conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
         try:
@@ -97,9 +151,9 @@ class QuickMatch:
             return
         game, ticket = conn.quick
         conn.quick = None
-        handler = self._waiting.pop(ticket, None)
-        if handler is not None:
-            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), handler)
+        waiting = self._waiting.pop(ticket, None)
+        if waiting is not None:
+            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), waiting[1])
         if requeue:
             await self.ctx.store.quick_cancel(game, ticket)
 

@@ -33,7 +33,9 @@ reaped), `process_rooms_key(PROCESS)` (set of the rooms where its sockets held s
 `room_rate_key(ADDRESS)` (the room-creation limit of a client address), `OUTBOX` (zset of
 the rooms with a race to archive, by when it ended; every process drains it,
 server/edge/archiving.py), `outbox_claim_key(ROOM)` (which process is archiving the room's
-races now: a short lease), and the channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY`
+races now: a short lease), `ticket_told_key(TICKET)` (a quick-match ticket's pairing, as
+told on its channel, kept a while for a process that could not hear it then), and the
+channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY`
 (every room transition: "REV|msgpack lobby entry", for the lobby feed,
 server/live/lobby_live.py).
 
@@ -72,6 +74,7 @@ __all__ = [
     "room_keys",
     "room_rate_key",
     "ticket_channel",
+    "ticket_told_key",
 ]
 
 ROOMS = "solrace:rooms"
@@ -94,6 +97,11 @@ def quick_queue(game: str) -> str:
 def ticket_channel(ticket: str) -> str:
     """Where a quick-match ticket ("ID|name") hears of its pairing."""
     return f"solrace:quick:ticket:{ticket.partition('|')[0]}"
+
+
+def ticket_told_key(ticket: str) -> str:
+    """A quick-match ticket's pairing ("ID|name"), as told on `ticket_channel(ticket)`."""
+    return f"solrace:quick:told:{ticket.partition('|')[0]}"
 
 
 def room_rate_key(address: str) -> str:

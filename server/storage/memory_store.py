@@ -105,6 +105,7 @@ class MemoryRoomStore:
         self._held: dict[str, set[str]] = {}  # process -> rooms where it took seats
         self._reaped: set[str] = set()  # processes taken for dead since their heartbeat
         self._queues: dict[str, list[str]] = {}
+        self._told: dict[str, dict[str, Any]] = {}  # ticket id -> its pairing (tell_ticket)
         self._creations: dict[str, float] = {}  # address -> when its next creation is due
         self._ended: dict[str, dict[str, str]] = {}  # room -> its outbox hash
         self._outbox: dict[str, float] = {}  # room -> when its last race ended
@@ -336,8 +337,15 @@ class MemoryRoomStore:
         queue.remove(ticket)
         return True
 
+    async def quick_requeue(self, game: str, ticket: str) -> None:
+        self._queues.setdefault(game, []).insert(0, ticket)
+
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
+        self._told[ticket.partition("|")[0]] = pairing
         self.feed.publish(ticket_channel(ticket), msgpack.packb(pairing))
+
+    async def told_ticket(self, ticket: str) -> dict[str, Any] | None:
+        return self._told.get(ticket.partition("|")[0])
 
     # ------------------------------------------------------------ the room-creation limit
 

@@ -58,9 +58,11 @@ from server.storage.keys import (
     quick_queue,
     room_rate_key,
     ticket_channel,
+    ticket_told_key,
 )
 
 __all__ = [
+    "TOLD_TTL",
     "UNAVAILABLE_ERRORS",
     "Applied",
     "EndedRace",
@@ -87,6 +89,10 @@ OUTBOX_AGAIN = 0.001  # seconds after the first listing of an ended race its sec
 
 # What a store raises when Redis does not answer (down, restarting, or past the reply
 # deadline): the caller answers "unavailable", and nothing is known to have changed.
+# Seconds a quick-match pairing is kept for its ticket (`told_ticket`): past any outage a
+# waiting socket outlives (the cutoff hands its sockets on).
+TOLD_TTL = 600
+
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
@@ -211,7 +217,9 @@ class RoomStore(Protocol):
     # quick match
     async def quick_pair(self, game: str, ticket: str, now: float) -> str | None: ...
     async def quick_cancel(self, game: str, ticket: str) -> bool: ...  # False: taken
+    async def quick_requeue(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
+    async def told_ticket(self, ticket: str) -> dict[str, Any] | None: ...
     # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
     async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
     # the outbox of finished races, for the archive (server/edge/archiving.py)
@@ -541,9 +549,23 @@ class RedisRoomStore:
         """Take `ticket` out of the queue; False if it was not there (a pairing took it)."""
         return bool(await self.redis.lrem(quick_queue(game), 0, ticket))
 
+    async def quick_requeue(self, game: str, ticket: str) -> None:
+        """Put back `ticket`, taken by a pairing that made no room, first in the queue (it
+        has waited longest)."""
+        await self.redis.lpush(quick_queue(game), ticket)
+
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None:
-        """Tell the socket waiting with `ticket` (in any process) where it was seated."""
-        await self.redis.publish(ticket_channel(ticket), msgpack.packb(pairing))
+        """Tell the socket waiting with `ticket` (in any process) where it was seated. Kept
+        (`told_ticket`) before it is published: a process that was not listening then (its
+        link to Redis down for a moment) reads it once its feed is back."""
+        packed = msgpack.packb(pairing)
+        await self.redis.set(ticket_told_key(ticket), packed, ex=TOLD_TTL)
+        await self.redis.publish(ticket_channel(ticket), packed)
+
+    async def told_ticket(self, ticket: str) -> dict[str, Any] | None:
+        """The pairing told to `ticket` (`tell_ticket`), if one was."""
+        packed = await self.redis.get(ticket_told_key(ticket))
+        return None if packed is None else cast(dict[str, Any], msgpack.unpackb(packed))
 
     # ------------------------------------------------------------ the room-creation limit
 

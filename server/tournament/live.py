@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import protocol as p
 from protocol import ErrorCode
 from server.live.connection import Connection
+from server.metrics import REDIS_DOWN, redis_error
 from server.storage.feed import Feed
 from server.storage.keys import TourKeys
 from server.tournament.machine import Tournament
@@ -64,6 +65,13 @@ class TourLive:
                 await self.watch(conn, msg)
         except TourError as err:
             conn.send(p.error_for(msg, err.code.value, err.message))
+        except Exception as exc:
+            if not redis_error(exc):
+                raise
+            # An outage, not a bug: the socket stays, and the client asks again later
+            # (docs/protocol.md section 7, `unavailable`).
+            log.warning("handling %s: Redis unavailable: %s", msg.TYPE, exc)
+            conn.send(p.error_for(msg, ErrorCode.UNAVAILABLE.value, REDIS_DOWN))
 
     async def watch(self, conn: Connection, msg: p.TourWatch) -> None:
         if not 1 <= msg.top <= MAX_TOP or msg.offset < 0:
@@ -85,6 +93,10 @@ class TourLive:
         # The state may have moved between the load and the subscription: read it again.
         tour, rev = await self.store.get(tour.id)
         conn.send(state_for(tour, rev, follow))
+
+    def followers(self, tid: str) -> int:
+        """How many of this process's sockets follow tournament `tid`."""
+        return len(self._by_tour.get(tid, ()))
 
     async def closed(self, conn: Connection) -> None:
         follow = self._follows.pop(conn, None)

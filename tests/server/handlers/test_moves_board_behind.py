@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
 from support.http import create_room
 from support.ports import free_port
 from support.wsclient import WsClient, race_alone
@@ -192,3 +193,41 @@ async def test_a_quick_match_cancelled_as_a_partner_takes_it_is_told_to_its_play
         await ann.quiet(0.3)
         gate.set()
         assert (await bo.expect(p.Matched)).room == (await ann.expect(p.Matched)).room
+
+
+@pytest.mark.parametrize("failing", ["create", "tell_ticket"])
+async def test_a_pairing_that_redis_failed_midway_still_pairs_the_waiting_player(
+    two_apps: list[web.Application], failing: str
+) -> None:
+    """The partner's process took the waiting ticket from the queue, then Redis failed:
+    - as it made the room: the newcomer is answered `unavailable` and asks again
+      (docs/protocol.md section 7), but the waiting ticket was gone from the queue, so the
+      two were never paired again and the waiting player, `queued`, waited for good;
+    - as it told the waiting player where they were seated: never told, that player
+      forfeited a race they never heard of."""
+    one, two = two_apps
+    store: Any = two[STORE]
+    setattr(store, failing, failing_once(getattr(store, failing), "Redis went away"))
+    async with WsClient.connect(url_of(one)) as ann, WsClient.connect(url_of(two)) as bo:
+        await ann.send(p.QuickMatch(game="shaula", name="ann"))
+        await ann.expect(p.Queued)
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        answer = await bo.expect_any((p.Matched, p.Error))
+        if isinstance(answer, p.Error):
+            assert (answer.code, answer.request) == ("unavailable", "quick"), answer
+            await bo.send(p.QuickMatch(game="shaula", name="bo"))  # again, as a client does
+            answer = await bo.expect(p.Matched)
+        assert isinstance(answer, p.Matched)
+        assert answer.room == (await ann.expect(p.Matched)).room
+
+
+def failing_once(call: Callable[..., Awaitable[None]], why: str) -> Callable[..., Awaitable[None]]:
+    """`call`, whose first call fails as Redis going away would."""
+    failures = [RedisConnectionError(why)]
+
+    async def failing(*args: Any) -> None:
+        if failures:
+            raise failures.pop()
+        await call(*args)
+
+    return failing
