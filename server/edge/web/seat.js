@@ -176,7 +176,8 @@ export class Seat {
     const msg = this.pending.get(m.seq);
     this.pending.delete(m.seq);
     if (msg && (m.code === "unavailable" || m.code === "rate_limited")) {
-      // Nothing changed: the same move, same seq, a moment later.
+      // Not stored, or stored with its answer lost (unavailable): the same move, same
+      // seq, a moment later, which gets the stored answer if there is one.
       this.pending.set(m.seq, msg);
       setTimeout(() => this.pending.has(m.seq) && this.socket.send(msg, false), BUSY_RETRY);
       this.emit("onNotice", "The server is busy: sending the move again…", "warn");
