@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench import loop_stats, redis_stats
+from bench import loop_stats, process_stats, redis_stats
 from bench.instrument import collections_off, collections_on
 from bench.targets import TARGETS, Racer
 
@@ -50,6 +50,7 @@ class Result:
     proxy_cpu: float = 0.0  # of which the balancer in front (plan's proxy_pids)
     loop: dict[str, Any] = field(default_factory=dict)  # bench.loop_stats.summary, if read
     redis: dict[str, Any] = field(default_factory=dict)  # bench.redis_stats.difference
+    process: dict[str, Any] = field(default_factory=dict)  # bench.process_stats.difference
     errors: list[str] = field(default_factory=list)
 
 
@@ -187,15 +188,20 @@ async def run_plan(plan: dict[str, Any]) -> Result:
     redis_url = plan.get("redis_url")
     redis_before: dict[str, Any] = {}
     redis_after: dict[str, Any] = {}
+    process_before: dict[str, float] = {}
+    process_after: dict[str, float] = {}
 
     async def mark_cpu() -> None:
         nonlocal cpu_start, cpu_end, server_start, server_end, redis_start, redis_end
         nonlocal proxy_start, proxy_end, loop_start, loop_end, redis_before, redis_after
+        nonlocal process_before, process_after
         await asyncio.sleep(warmup)
         if metrics_url:
             loop_start = await loop_stats.scrape(metrics_url)
         if redis_url:
             redis_before = await redis_stats.snapshot(redis_url)
+        if server_pids:
+            process_before = process_stats.snapshot(server_pids[0])
         cpu_start, server_start = time.process_time(), process_cpu_seconds(server_pids)
         redis_start = process_cpu_seconds(redis_pids)
         proxy_start = process_cpu_seconds(proxy_pids)
@@ -204,6 +210,8 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         await asyncio.sleep(duration)
         cpu_end, server_end = time.process_time(), process_cpu_seconds(server_pids)
         redis_end = process_cpu_seconds(redis_pids)
+        if server_pids:
+            process_after = process_stats.snapshot(server_pids[0])
         proxy_end = process_cpu_seconds(proxy_pids)
         if metrics_url:
             loop_end = await loop_stats.scrape(metrics_url)
@@ -247,6 +255,7 @@ async def run_plan(plan: dict[str, Any]) -> Result:
         if loop_end
         else {},
         redis=redis_stats.difference(redis_before, redis_after, measure.answered_in_window),
+        process=process_stats.difference(process_before, process_after, measure.answered_in_window),
     )
 
 

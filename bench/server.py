@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench import loop_stats, redis_stats
+from bench import loop_stats, process_stats, redis_stats
 from bench.racers import move_sequences
 from server.redis_io.supervisor import RedisSupervisor, free_loopback_port
 
@@ -524,6 +524,14 @@ def perf_verdicts(rows: list[Row], runs: int = 1) -> list[str]:
         out.append(
             f"perf_verdict loop (solrace, saturation): {loop_stats.line(server_sat['loop'])}"
         )
+    for target in ("bare relay", FLOOR, "solrace"):
+        for kind in ("fixed", "saturation"):
+            if (result := found.get((target, kind))) and result.get("process"):
+                name = {"bare relay": "relay", FLOOR: "floor"}.get(target, target)
+                out.append(
+                    f"perf_verdict process ({name}, {kind}): "
+                    f"{process_stats.line(result['process'])}"
+                )
     return out
 
 

@@ -6,7 +6,10 @@ legal and answered), not how fast anything is.
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -18,7 +21,7 @@ from support.balancers import haproxy_binary
 from support.servers import MakeServer
 
 import core
-from bench import script_call
+from bench import process_stats, script_call
 from bench.floor import make_floor_app
 from bench.loadgen import run_plan
 from bench.loop_stats import difference, parse, summary
@@ -219,6 +222,42 @@ def test_the_floor_says_what_the_goal_leaves_for_solrace() -> None:
     # 1.5 x the floor's 150 µs: 75 µs for solrace's own work, which spends 150.
     assert "leaves 75 µs per move" in lines[1] and lines[1].endswith("(solrace spends 150)")
     assert floor_lines({}) == []
+
+
+def test_a_server_process_s_system_calls_and_cpu_are_counted_per_move() -> None:
+    before = process_stats.snapshot(os.getpid())
+    a, b = socket.socketpair()
+    with a, b:
+        for _ in range(50):  # read(2) and write(2), as uvloop's sockets make them
+            os.write(a.fileno(), b"x")
+            os.read(b.fileno(), 1)
+    spent = time.process_time() + 0.05
+    while time.process_time() < spent:  # some CPU in user space
+        pass
+    after = process_stats.snapshot(os.getpid())
+    got = process_stats.difference(before, after, moves=10)
+    assert got["writes"] >= 5 and got["reads"] >= 5  # 50 of each, over 10 moves
+    assert got["user_us"] > 0
+    assert process_stats.difference({}, after, moves=10) == {}
+    assert process_stats.snapshot(2**22 + 1) == {}  # no such process
+    exact = process_stats.difference(
+        {"reads": 10, "writes": 20, "sleeps": 5, "user_s": 1.0, "kernel_s": 0.5},
+        {"reads": 30, "writes": 100, "sleeps": 15, "user_s": 1.02, "kernel_s": 0.51},
+        moves=10,
+    )
+    assert exact == pytest.approx(
+        {"reads": 2.0, "writes": 8.0, "sleeps": 1.0, "user_us": 2000.0, "kernel_us": 1000.0}
+    )
+    assert process_stats.line(exact).startswith(
+        "per move 2.00 read and 8.00 write calls, 1.00 sleeps of the event loop; CPU 2000 µs "
+        "in user space and 1000 µs in the kernel"
+    )
+    result = {"answered_per_s": 1, "server_cpu": 0.1, "p99_ms": 1, "max_ms": 2, "unanswered": 0}
+    rows = [Row("solrace", "fixed: 8 racers", {**result, "process": exact})]
+    assert any(
+        line.startswith("perf_verdict process (solrace, fixed): per move 2.00 read")
+        for line in perf_verdicts(rows, runs=1)
+    )
 
 
 def test_the_perf_verdicts_judge_each_goal() -> None:
