@@ -36,6 +36,7 @@ from server.edge.app_keys import (
     HUB,
     LOBBY_LIVE,
     METRICS,
+    OUTAGE,
     PROCESS,
     RECORDS_DB,
     REDIS,
@@ -150,7 +151,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can
     await feed.start()
     hub = Hub(store, feed)
-    lobby = LobbyLive(store, feed)
+    lobby = LobbyLive(store, feed, away=lambda: app[OUTAGE].problem if OUTAGE in app else None)
     feed_reconnects = [0]
 
     def resubscribed() -> None:

@@ -43,8 +43,10 @@ async def sweep_once(hub: Hub, now: float) -> int:
     for room, score in due:
         try:
             applied = await store.transact(room, lambda race: race.tick(now), now)
-        except RaceError:
-            await store.unschedule(room, score)  # the room is gone
+        except RaceError as err:
+            if err.code is ErrorCode.UNKNOWN_ROOM:
+                await store.unschedule(room, score)  # the room is gone
+            # else nothing was written (a room too busy for now): still due, next sweep
             continue
         next_at = applied.race.next_deadline()
         if next_at is None or next_at > score:

@@ -10,8 +10,10 @@ may be sent again.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
+import random
 import time
 from functools import partial
 
@@ -34,7 +36,14 @@ __all__ = ["MAX_MOVE_TEXT", "Moves", "caught_up", "progress_event", "reload_seat
 log = logging.getLogger(__name__)
 
 MAX_MOVE_TEXT = 32
-ATTEMPTS = 3  # judged again when another socket of the seat moved first
+ATTEMPTS = 3  # the seat's board caught up with Redis before a move is judged
+# A move judged on a board that another socket of the seat, on another process, moved first
+# is judged again on the board as it now is, after a random pause of up to JUDGE_BACKOFF
+# seconds times the attempts made so far (about 1.2 s in all: the other socket's burst is
+# over long before); if it never gets through, it is refused `unavailable` (nothing changed:
+# the same seq is sent again).
+JUDGE_ATTEMPTS = 50
+JUDGE_BACKOFF = 0.001
 
 
 async def reload_seat(store: RoomStore, local: LocalRoom, session: SeatSession) -> None:
@@ -162,7 +171,12 @@ class Moves:
         if isinstance(msg, p.Move) and len(msg.move) > MAX_MOVE_TEXT:
             self.ctx.refuse(conn, seq, ErrorCode.ILLEGAL_MOVE, "that is not a move")
             return
-        for _attempt in range(ATTEMPTS):
+        for attempt in range(JUDGE_ATTEMPTS):
+            if attempt:
+                # Another socket of the seat, on another process, moved first: the move is
+                # judged again, after a pause, on the board as Redis then has it.
+                await asyncio.sleep(random.uniform(0, JUDGE_BACKOFF * attempt))
+                await reload_seat(store, local, session)
             game = session.game
             expected = game.moves
             try:
@@ -213,14 +227,18 @@ class Moves:
                 return  # a seat done: the room's timer finishes the race when it is due
             # Not accepted: the board is ahead of the truth; rebuild it from Redis.
             session.restore()
+            if result.kind is Verdict.COUNT:
+                continue
             await reload_seat(store, local, session)
             if result.kind is Verdict.DUP and result.answer is not None:
                 conn.send(self._with_board(session, race, result.answer))
                 return
-            if result.kind is not Verdict.COUNT:
-                self._refuse(conn, seq, result.kind)
-                return
-        self.ctx.refuse(conn, seq, ErrorCode.INTERNAL, "the board kept changing: try again")
+            self._refuse(conn, seq, result.kind)
+            return
+        await reload_seat(store, local, session)
+        self.ctx.refuse(
+            conn, seq, ErrorCode.UNAVAILABLE, "the board kept changing: send the same move again"
+        )
 
     def _accepted(
         self,

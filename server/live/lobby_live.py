@@ -168,9 +168,14 @@ class LobbyPicture:
 class LobbyLive:
     """This process's lobby watchers and the picture they share (only while any watch)."""
 
-    def __init__(self, store: RoomStore, feed: Feed) -> None:
+    def __init__(
+        self, store: RoomStore, feed: Feed, away: Callable[[], str | None] = lambda: None
+    ) -> None:
         self.store = store
         self.feed = feed
+        # What the process's last check of Redis found wrong (None: it answers), as its
+        # /healthz says: server/edge/redis_watch.py.
+        self.away = away
         self.watchers: set[Connection] = set()
         self.picture: LobbyPicture | None = None
         self._starting: asyncio.Task[LobbyPicture] | None = None
@@ -184,9 +189,10 @@ class LobbyLive:
         if isinstance(msg, p.LobbyUnwatch):
             await self.closed(conn)
             return
-        if self._starting is None and self.feed.problem() is not None:
-            # Pub/sub is down: the list could not be followed, and reading it would wait
-            # for the reconnect. Said at once, as a `join` is.
+        if self._starting is None and (self.feed.problem() or self.away()) is not None:
+            # Pub/sub is down, or Redis does not answer (down, or frozen with the pub/sub
+            # connection still open): the list could not be followed, and reading it would
+            # wait for the reconnect or WATCH_WAIT. Said at once, as a `join` is.
             conn.send(p.error_for(msg, ErrorCode.UNAVAILABLE.value, "the lobby cannot be read now"))
             return
         self.watchers.add(conn)

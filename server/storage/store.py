@@ -13,9 +13,11 @@ server/storage/codec.py's.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import json
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
@@ -84,6 +86,12 @@ QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
 ROOM_RATE = load_script("room_rate")
 
+
+# A race transition read before a move that was accepted meanwhile is made again on the room
+# as it now is, after a random pause of up to TRANSITION_BACKOFF seconds times the attempts
+# made so far (about 1.2 s in all before it gives up: a racer's burst is over long before).
+TRANSITION_ATTEMPTS = 50
+TRANSITION_BACKOFF = 0.001
 
 OUTBOX_AGAIN = 0.001  # seconds after the first listing of an ended race its second one is
 
@@ -300,7 +308,12 @@ class RedisRoomStore:
             return await self._transact(room, action, now)
 
     async def _transact(self, room: str, action: Callable[[Race], Outcome], now: float) -> Applied:
-        for _ in range(20):
+        for attempt in range(TRANSITION_ATTEMPTS):
+            if attempt:
+                # A move was accepted between the read and the write (a racer's burst lands
+                # one in nearly every round trip): step aside a little longer each time, so
+                # that the transition finds a gap between them.
+                await asyncio.sleep(random.uniform(0, TRANSITION_BACKOFF * attempt))
             loaded = await self.load(room)
             if loaded is None:
                 raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")
@@ -329,7 +342,8 @@ class RedisRoomStore:
                     await self.redis.zadd(OUTBOX, {room: now + OUTBOX_AGAIN})
                 log_events(race, written[0])  # operators' log: started, finished
                 return Applied(race, written[0], written[1])
-        raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
+        # Nothing was written: the client tries again, as after an outage.
+        raise RaceError(ErrorCode.UNAVAILABLE, "the room is too busy, try again")
 
     async def _write(
         self, race: Race, seen: str, events: list[p.Event], *, reset: bool, ends: bool = False

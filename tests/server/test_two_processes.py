@@ -7,6 +7,8 @@ same URL form: the servers find out for themselves).
 """
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from support.http import create_room, get_json
@@ -62,16 +64,25 @@ async def test_a_race_across_two_servers(make_server: MakeServer) -> None:
     assert status == 200 and len(body["results"]) == 2
 
 
-async def test_the_same_seat_on_two_servers_never_double_applies(make_server: MakeServer) -> None:
+@asynccontextmanager
+async def one_seat_on_two_servers(
+    make_server: MakeServer,
+) -> AsyncIterator[tuple[WsClient, WsClient]]:
+    """A racer alone in a room on deal 32, with a socket on each of two servers, raced."""
     one, two = await make_server(), await make_server()
     room = (await create_room(one, seed=32, seats=1))["id"]
-    game = core.new_game("shaula", 32)
     async with WsClient.connect(one) as a1, WsClient.connect(two) as a2:
         token = (await a1.join(room, "ann")).token
         await a2.join(room, token=token)
         await a1.send(p.Start())
         await a1.expect(p.RaceStarted)
         await a2.expect(p.RaceStarted)
+        yield a1, a2
+
+
+async def test_the_same_seat_on_two_servers_never_double_applies(make_server: MakeServer) -> None:
+    game = core.new_game("shaula", 32)
+    async with one_seat_on_two_servers(make_server) as (a1, a2):
         first, second = game.legal_moves()[0], game.legal_moves()[-1]
         # Both sockets send a different move with the same seq at once: one wins.
         await asyncio.gather(
@@ -86,6 +97,30 @@ async def test_the_same_seat_on_two_servers_never_double_applies(make_server: Ma
         await a2.send(p.Move(seq=2, move=move))
         accepted = await a2.expect(p.Accepted)
         assert accepted.moves == 2
+
+
+async def test_the_same_seat_on_two_servers_is_judged_through_both_sockets_bursts(
+    make_server: MakeServer,
+) -> None:
+    # Both sockets of the seat send a burst at once, seqs counting up together: each move
+    # is judged on the seat's board as the other process left it, however often that moved
+    # first; none is refused as a failure of the server (`internal`).
+    async with one_seat_on_two_servers(make_server) as (a1, a2):
+        seqs = iter(range(1, 1000))
+        pairs = 25
+
+        async def burst(client: WsClient, move: str) -> list[p.Accepted | p.Refused]:
+            for _ in range(pairs):
+                await client.send(p.Move(seq=next(seqs), move=move))
+                await client.send(p.Undo(seq=next(seqs)))
+            kinds = (p.Accepted, p.Refused)
+            answers = [await client.expect_any(kinds, timeout=15) for _ in range(2 * pairs)]
+            return [a for a in answers if isinstance(a, kinds)]
+
+        answers = await asyncio.gather(burst(a1, "t1 c1"), burst(a2, "t2 c2"))
+    refusals = {a.code for side in answers for a in side if isinstance(a, p.Refused)}
+    assert refusals <= {"stale_seq", "illegal_move"}, refusals
+    assert sum(isinstance(a, p.Accepted) for side in answers for a in side) > pairs
 
 
 async def test_quick_match_pairs_players_on_different_servers(make_server: MakeServer) -> None:

@@ -90,7 +90,7 @@ async def test_a_dead_process_is_kept_until_every_room_of_it_was_written() -> No
     real = store.transact
 
     async def busy(room: str, action: Any, now: float) -> Any:
-        raise RaceError(ErrorCode.INTERNAL, "the room is too busy, try again")
+        raise RaceError(ErrorCode.UNAVAILABLE, "the room is too busy, try again")
 
     store.transact = busy  # type: ignore[method-assign]
     with pytest.raises(RaceError):

@@ -9,10 +9,11 @@ from support.http import create_room, get_json, get_text, post_json
 from support.wsclient import WsClient, race_alone
 
 import protocol as p
+from protocol import ErrorCode
 from server.edge.sweeper import sweep_once
 from server.live.hub import Hub
 from server.redis_io.batcher import ScriptBatcher
-from server.room.race import Race, RoomConfig, Status
+from server.room.race import Race, RaceError, RoomConfig, Status
 from server.storage.feed import RedisFeed
 from server.storage.store import RedisRoomStore
 
@@ -117,14 +118,14 @@ async def test_healthz_and_metrics(server_url: str) -> None:
     assert "# TYPE solrace_move_latency_seconds histogram" in text
 
 
-async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: str) -> None:
-    """No process had the room open (as after a crash): the shared sweep still starts it."""
+async def counting_down(redis_url: str, name: str) -> tuple[Redis, Hub, Race, float]:
+    """A room of one seat whose countdown (1 s) began now, that no process has open (as
+    after a crash); Redis, a hub of its own, the race and now."""
     redis = Redis.from_url(redis_url)
     store = RedisRoomStore(redis, ScriptBatcher(redis))
-    hub = Hub(store, RedisFeed(redis))
     now = time.time()
     race = Race(
-        room=f"crash{int(now * 1000)}",
+        room=f"{name}{int(now * 1000)}",
         config=RoomConfig("shaula", countdown=1.0),
         seed=4,
         created_at=now,
@@ -132,6 +133,13 @@ async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: 
     await store.create(race)
     await store.transact(race.room, lambda r: r.join("a", "h", now)[1], now)
     await store.transact(race.room, lambda r: r.start(0, now), now)
+    return redis, Hub(store, RedisFeed(redis)), race, now
+
+
+async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: str) -> None:
+    """No process had the room open (as after a crash): the shared sweep still starts it."""
+    redis, hub, race, now = await counting_down(redis_url, "crash")
+    store = hub.store
     assert await sweep_once(hub, now + 0.5) >= 0
     loaded = await store.load(race.room)
     assert loaded is not None and loaded.race.status is Status.COUNTDOWN
@@ -140,6 +148,29 @@ async def test_deadlines_survive_a_crash_the_sweeper_starts_the_race(redis_url: 
     assert loaded is not None and loaded.race.status is Status.RUNNING
     # Nobody is connected: the next deadline is the absent racer's grace.
     assert await redis.zscore("solrace:deadlines", race.room) == now + 1.0 + 30.0
+    await store.batcher.close()
+    await redis.aclose()
+
+
+async def test_a_deadline_met_by_a_busy_room_is_kept_for_the_next_sweep(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tick the room refused for now (too busy: nothing written) is due again: only a room
+    that is gone loses its deadline, else its racers would never start, forfeit or end."""
+    redis, hub, race, now = await counting_down(redis_url, "busy")
+    store = hub.store
+    real = RedisRoomStore.transact
+
+    async def busy(self: RedisRoomStore, *_: Any) -> Any:
+        raise RaceError(ErrorCode.UNAVAILABLE, "the room is too busy, try again")
+
+    monkeypatch.setattr(RedisRoomStore, "transact", busy)
+    await sweep_once(hub, now + 1.0)
+    assert await redis.zscore("solrace:deadlines", race.room) == now + 1.0
+    monkeypatch.setattr(RedisRoomStore, "transact", real)
+    await sweep_once(hub, now + 1.0)
+    loaded = await store.load(race.room)
+    assert loaded is not None and loaded.race.status is Status.RUNNING
     await store.batcher.close()
     await redis.aclose()
 

@@ -327,3 +327,20 @@ async def test_a_list_that_cannot_be_read_is_an_error_and_the_next_watch_works()
     assert any(isinstance(m, p.LobbyChanged) for m in second.got)
     assert first.got[1:] == []  # the one refused is not watching
     await live.close()
+
+
+async def test_a_watch_while_the_process_knows_redis_is_away_is_refused_at_once() -> None:
+    """Redis frozen: its pub/sub connection stays open, but the process's own check of
+    Redis has failed (its /healthz says so): `unavailable` at once, not after WATCH_WAIT."""
+    store = _GatedStore()  # a listing that never comes, as from a frozen Redis
+    away: list[str | None] = ["Redis: TimeoutError"]
+    live = LobbyLive(store, store.feed, away=lambda: away[0])
+    watcher = _Socket()
+    await asyncio.wait_for(live.handle(watcher, p.LobbyWatch()), 0.5)  # type: ignore[arg-type]
+    assert [(type(m), getattr(m, "code", None)) for m in watcher.got] == [(p.Error, "unavailable")]
+    away[0] = None  # Redis answers again
+    store.gate.set()
+    again = _Socket()
+    await live.handle(again, p.LobbyWatch())  # type: ignore[arg-type]
+    assert [type(m) for m in again.got] == [p.LobbyState]
+    await live.close()

@@ -9,6 +9,7 @@ import pytest
 from redis.asyncio import Redis
 
 import protocol as p
+from protocol import ErrorCode
 from server.redis_io.batcher import ScriptBatcher
 from server.room.race import Race, RaceError, RoomConfig, Status
 from server.storage.codec import MoveWrite, parse_entry_wire
@@ -248,3 +249,41 @@ async def test_a_seat_whose_last_seq_only_its_seq_hash_holds_is_judged_by_it(
     assert await store.last_seq(room, 0) == 5
     assert (await store.submit_move(move(room, 0, 6, 1))).kind == "ok"
     assert await store.redis.hget(keys.seq(0), "last") == b"6"
+
+
+async def test_a_transition_gets_through_while_a_racer_bursts_moves(store: RedisRoomStore) -> None:
+    # Every accepted move counts as an event, so a transition read before it must be made
+    # again. A racer's burst (60 frames at once by default, per socket) lands a move between
+    # nearly every read and write: the other racer's resign must still be carried out, not
+    # answered as a failure of the server.
+    room = await running_room(store)
+    burst = 400
+
+    async def mover() -> None:
+        for n in range(burst):
+            await store.submit_move(move(room, 1, n + 1, n))
+
+    moving = asyncio.create_task(mover())
+    await asyncio.sleep(0.01)  # the burst is on
+    applied = await store.transact(room, lambda r: r.resign(0, 3.0), 3.0)
+    assert [e.TYPE for e in applied.events] == ["player_out"]
+    await moving
+    loaded = await store.load(room)
+    assert loaded is not None and loaded.race.seats[0].out == "resigned"
+    assert loaded.race.seats[1].moves == burst
+
+
+async def test_a_transition_that_never_finds_the_room_still_is_unavailable(
+    store: RedisRoomStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Nothing changed and the client should try again: `unavailable`, not `internal` (a
+    # bug on the server's side, docs/protocol.md section 7).
+    room = await running_room(store)
+
+    async def conflict(*_: object, **__: object) -> None:
+        return None
+
+    monkeypatch.setattr(store, "_write", conflict)
+    with pytest.raises(RaceError) as refused:
+        await store.transact(room, lambda r: r.resign(0, 3.0), 3.0)
+    assert refused.value.code is ErrorCode.UNAVAILABLE
