@@ -45,7 +45,7 @@ REFUSALS: dict[Verdict, tuple[ErrorCode, str]] = {
     Verdict.SEAT: (ErrorCode.NOT_JOINED, "this socket holds no seat here: join again"),
     Verdict.CLOSED: (ErrorCode.NOT_RUNNING, "the race is not running"),
     Verdict.OUT: (ErrorCode.PLAYER_OUT, "you are no longer racing"),
-    Verdict.STALE: (ErrorCode.STALE_SEQ, "that seq was already used"),
+    Verdict.STALE: (ErrorCode.STALE_SEQ, "that seq is not above your last accepted one"),
     Verdict.UNAVAILABLE: (
         ErrorCode.UNAVAILABLE,
         "the server could not reach its storage: nothing changed, send the same move again",
