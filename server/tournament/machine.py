@@ -84,23 +84,27 @@ class Tournament:
         self.players.append(player)
         return player
 
-    def withdraw(self, pid: int, now: float) -> None:
+    def withdraw(self, pid: int, now: float) -> bool:
         """Leave for now: no new races, the score stays, `come_back` undoes it. Again
-        changes nothing."""
+        changes nothing. Whether it changed anything."""
         player = self.player(pid)
         self._not_over()
+        changed = not player.withdrawn
         player.withdrawn = True
+        return changed
 
-    def come_back(self, pid: int, now: float) -> None:
+    def come_back(self, pid: int, now: float) -> bool:
         """Race again from the next round (Arena: wave); a player who has not withdrawn
-        is back already."""
+        is back already. Whether it changed anything."""
         player = self.player(pid)
         self._not_over()
         if player.removed:
             raise TourError(ErrorCode.REMOVED, "the organiser removed you from this tournament")
         if player.out_round is not None:
             raise TourError(ErrorCode.TOURNAMENT_OVER, "you are out of this knockout")
+        changed = player.withdrawn
         player.withdrawn = False
+        return changed
 
     def remove(self, pid: int, now: float) -> None:
         """The organiser's decision: no more races; ranked last; cannot come back."""
@@ -142,19 +146,25 @@ class Tournament:
         self.next_at = None if self.paused else now
         self.format.started(self, now)
 
-    def pause(self, now: float) -> None:
-        """No new round (Arena: no new heat) until `resume`; what is raced goes on."""
+    def pause(self, now: float) -> bool:
+        """No new round (Arena: no new heat) until `resume`; what is raced goes on.
+        Whether it changed anything (paused already: no)."""
         self._not_over()
+        if self.paused:
+            return False
         self.paused = True
         self.format.paused(self)
+        return True
 
-    def resume(self, now: float) -> None:
+    def resume(self, now: float) -> bool:
+        """Whether it changed anything (not paused: no)."""
         self._not_over()
         if not self.paused:
-            return
+            return False
         self.paused = False
         if self.status is Status.RUNNING:
             self.format.resumed(self, now)
+        return True
 
     # ------------------------------------------------------------ the clock
 

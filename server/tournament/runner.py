@@ -85,12 +85,13 @@ class TourRunner:
             )
 
         def act(t: Tournament) -> bool:
+            """Whether the tournament changed (a pause of a paused one did not)."""
             if action == "start":
                 t.start(now)
             elif action == "pause":
-                t.pause(now)
+                return t.pause(now)
             elif action == "resume":
-                t.resume(now)
+                return t.resume(now)
             elif action == "remove":
                 t.remove(args["player"], now)
             else:
@@ -137,11 +138,8 @@ class TourRunner:
             raise TourError(ErrorCode.BAD_TOKEN, "that token holds no place in this tournament")
 
         def act(t: Tournament) -> bool:
-            if action == "withdraw":
-                t.withdraw(pid, now)
-            else:
-                t.come_back(pid, now)
-            return True
+            """Whether the player's standing changed (withdrawing again: no)."""
+            return t.withdraw(pid, now) if action == "withdraw" else t.come_back(pid, now)
 
         return (await self.store.transact(tid, act)).tour, pid
 

@@ -213,3 +213,36 @@ async def test_next_at_is_null_while_paused_before_the_start_and_in_an_arena(
             _, data = await get_json(base)
         status, data = await post_json(f"{base}/resume", body)
         assert status == 200 and data["tournament"]["next_at"] is not None
+
+
+async def test_a_request_that_changes_nothing_writes_nothing_and_pushes_nothing(
+    server_url: str,
+) -> None:
+    """Withdrawing, returning, pausing or resuming again answers the same, but is no change:
+    the tournament's version stays and its followers are sent nothing."""
+    tid, organiser = await create(server_url)
+    ann = await register(server_url, tid, "ann")
+    base = f"{server_url}/tournaments/{tid}"
+
+    async def version() -> int:
+        _, data = await get_json(base)
+        return int(data["version"])
+
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid, token=ann))
+        await watcher.expect(p.TourState)
+        for action, body in (
+            ("withdraw", {"token": ann}),
+            ("return", {"token": ann}),
+            ("pause", {"organiser_token": organiser}),
+            ("resume", {"organiser_token": organiser}),
+        ):
+            status, _ = await post_json(f"{base}/{action}", body)
+            assert status == 200
+            changed = await watcher.expect(p.TourState)
+            before = await version()
+            status, _ = await post_json(f"{base}/{action}", body)  # again: no change
+            assert status == 200, action
+            assert await version() == before, action
+            assert await watcher.quiet(0.3) == [], action
+            assert changed.tournament == (await get_json(base))[1]["tournament"]
