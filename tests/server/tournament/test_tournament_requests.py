@@ -246,3 +246,15 @@ async def test_a_request_that_changes_nothing_writes_nothing_and_pushes_nothing(
             assert await version() == before, action
             assert await watcher.quiet(0.3) == [], action
             assert changed.tournament == (await get_json(base))[1]["tournament"]
+
+
+async def test_a_field_given_as_null_takes_its_default(server_url: str) -> None:
+    fields = ("rounds", "time_limit", "spectator_delay", "max_players", "pause", "grace")
+    status, plain = await post_json(f"{server_url}/tournaments", {"name": "cup"})
+    assert status == 201
+    status, data = await post_json(
+        f"{server_url}/tournaments", {"name": "cup", **dict.fromkeys(fields)}
+    )
+    assert status == 201, data
+    for field in fields:
+        assert data["tournament"][field] == plain["tournament"][field], field
