@@ -78,7 +78,8 @@ class DailyStore:
         key = _attempts(day, game)
         if await self.redis.hsetnx(key, attempt.player, json.dumps(attempt.to_dict())):
             await self.redis.sadd(OPEN, f"{day.isoformat()} {game} {attempt.player}")
-            await self.redis.hset(_days(attempt.player), day.isoformat(), "0")
+            # Played that day: unless already won (another game's attempt), not yet won.
+            await self.redis.hsetnx(_days(attempt.player), day.isoformat(), "0")
             return attempt
         existing = await self.attempt(day, game, attempt.player)
         assert existing is not None

@@ -432,3 +432,30 @@ async def test_practice_again_deals_the_daily_deal_again(make_server: MakeServer
     assert again.seed == rooms.attempt["seed"]
     _, room = await call("GET", f"{url}/rooms/{practice['id']}", rooms.ann)
     assert room["room"]["round"] == 2 and room["room"]["daily_deal"] == rooms.attempt["daily"]
+
+
+async def test_a_day_won_stays_won_when_another_game_is_opened(make_server: MakeServer) -> None:
+    # The streaks count days with an attempt and days with a won one, whatever the game:
+    # opening a second game's attempt after winning the first does not unwin the day.
+    from core.solver import solve
+    from server.daily.rule import SOLVER_BUDGET
+
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    (ann, _) = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201, opened
+    room = opened["room"]
+    line = solve(core.new_game(GAME, room["seed"]), budget=SOLVER_BUDGET).moves
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, ann, room["id"])
+        for seq, move in enumerate(line, start=1):
+            await socket.send(p.Move(seq=seq, move=move))
+            assert (await socket.expect(p.Accepted)).seq == seq
+        assert (await socket.expect(p.RaceFinished)).results[0]["won"]
+    _, daily = await call("GET", f"{url}/daily", ann)
+    assert daily["streaks"] == {"played": 1, "won": 1}
+    other = next(g for g in core.GAMES if g != GAME)
+    status, _ = await call("POST", f"{url}/daily/{other}", ann)
+    assert status == 201
+    _, daily = await call("GET", f"{url}/daily", ann)
+    assert daily["streaks"] == {"played": 1, "won": 1}
