@@ -588,7 +588,9 @@ class Race:
         if self.ghost_pos >= len(steps) and seat.racing:
             seat.out = GHOST_OUT
             seat.done_at = start + (steps[-1][0] if steps else 0.0)
-            events.append(p.PlayerOut(version=0, at=now, seat=index, reason=GHOST_OUT))
+            # At its last move's time, as that move's progress (never later than now).
+            at = min(now, seat.done_at)
+            events.append(p.PlayerOut(version=0, at=at, seat=index, reason=GHOST_OUT))
         return events
 
     def ghost_moves(self) -> list[tuple[float, str]]:
