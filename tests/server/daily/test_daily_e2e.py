@@ -459,3 +459,33 @@ async def test_a_day_won_stays_won_when_another_game_is_opened(make_server: Make
     assert status == 201
     _, daily = await call("GET", f"{url}/daily", ann)
     assert daily["streaks"] == {"played": 1, "won": 1}
+
+
+async def test_attempts_opened_at_once_make_one_room(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    # Two devices (or a double click) open the attempt at once, on two processes: one
+    # room, every answer seating the player in it, and no second room left running.
+    import json
+
+    first, second = await make_server(), await make_server()
+    (ann, player) = await new_player(first)
+    answers = await asyncio.gather(
+        *(call("POST", f"{(first, second)[i % 2]}/daily/{GAME}", ann) for i in range(6))
+    )
+    assert sorted(status for status, _ in answers) == [200] * 5 + [201], answers
+    (room,) = {body["room"]["id"] for _, body in answers}
+    client = aioredis.from_url(redis_url)
+    try:
+        rooms = []
+        for key in await client.zrange("solrace:rooms", 0, -1):
+            race = json.loads(await client.get(f"{{room:{key.decode()}}}:race") or "{}")
+            players = [s.get("player") for s in race.get("seats", {}).values()]
+            if race.get("config", {}).get("daily") and player["id"] in players:
+                rooms.append(key.decode())
+    finally:
+        await client.aclose()
+    assert rooms == [room]
+    # The last answer's token holds the seat; the player's identity does in any case.
+    async with WsClient.connect(first) as socket:
+        assert (await take_seat(socket, ann, room)).seat == 0
