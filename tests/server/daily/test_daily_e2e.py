@@ -489,3 +489,19 @@ async def test_attempts_opened_at_once_make_one_room(
     # The last answer's token holds the seat; the player's identity does in any case.
     async with WsClient.connect(first) as socket:
         assert (await take_seat(socket, ann, room)).seat == 0
+
+
+async def test_a_body_nested_too_deep_is_a_bad_request(make_server: MakeServer) -> None:
+    url = await make_server()
+    (ann, _) = await new_player(url)
+    deep = "[" * 30000 + "]" * 30000  # under the size cap, past the JSON reader's depth
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{url}/daily/{GAME}",
+            data=deep,
+            headers={"Authorization": f"Bearer {ann}", "Content-Type": "application/json"},
+        ) as answer,
+    ):
+        assert answer.status == 400
+        assert (await answer.json())["error"]["code"] == "bad_request"
