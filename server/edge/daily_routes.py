@@ -267,10 +267,10 @@ async def _turn(daily: DailyStore, day: dt.date, game: str, player: str) -> Atte
 async def _resume(store: RoomStore, attempt: Attempt) -> web.Response:
     """The running attempt, its seat's token made anew for this device (the server keeps
     only a token's hash: the old one, on another device, stops holding the seat)."""
-    token = new_token()
+    token, now = new_token(), time.time()
     try:
         applied = await store.transact(
-            attempt.room, lambda race: race.rekey(0, hash_token(token)), time.time()
+            attempt.room, lambda race: race.rekey(0, hash_token(token), now), now
         )
     except RaceError:
         raise _Refused(

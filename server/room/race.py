@@ -397,12 +397,16 @@ class Race:
             ]
         )
 
-    def rekey(self, index: int, token_hash: str) -> Outcome:
+    def rekey(self, index: int, token_hash: str, now: float) -> Outcome:
         """The seat is held by a new token from now on (its owner opened it again on
-        another device: server/daily/); sockets holding the old one hold nothing."""
+        another device: server/daily/); sockets holding the old one hold nothing: the seat
+        is away until one joins again (the `presence` lets every process let them go)."""
         seat = self._seat(index)
         seat.token_hash = token_hash
-        return Outcome(changed=True)
+        if not seat.conns:
+            return Outcome(changed=True)
+        seat.conns.clear()
+        return self._away(index, seat, now)
 
     def holder(self, index: int | None, token_hash: str | None) -> Seat:
         """The seat `index` if `token_hash` holds it: asked before every action of a

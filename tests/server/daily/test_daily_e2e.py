@@ -505,3 +505,31 @@ async def test_a_body_nested_too_deep_is_a_bad_request(make_server: MakeServer) 
     ):
         assert answer.status == 400
         assert (await answer.json())["error"]["code"] == "bad_request"
+
+
+async def test_a_socket_whose_seat_another_device_opened_again_can_join_again(
+    make_server: MakeServer,
+) -> None:
+    # ann's phone holds the attempt's seat; she opens it again on her laptop (a new token,
+    # the old one holds the seat no more). The phone's socket is told its seat is away and
+    # holds nothing: it joins again (by her identity) on that same socket, as a move's
+    # refusal says, and plays on.
+    first, second = await make_server(), await make_server()
+    (ann, _) = await new_player(first)
+    status, opened = await call("POST", f"{first}/daily/{GAME}", ann)
+    assert status == 201, opened
+    room = opened["room"]
+    move = core.new_game(GAME, room["seed"]).legal_moves()[0]
+    async with WsClient.connect(first) as phone:
+        await take_seat(phone, ann, room["id"])
+        await phone.expect(p.Snapshot)
+        status, again = await call("POST", f"{second}/daily/{GAME}", ann)
+        assert status == 200 and again["room"]["id"] == room["id"]
+        away = await phone.expect(p.Presence)
+        assert (away.seat, away.connected) == (0, False)
+        await phone.send(p.Join(room=room["id"]))
+        welcome = await phone.expect_any((p.Welcome, p.Error))
+        assert isinstance(welcome, p.Welcome) and welcome.seat == 0, welcome
+        await phone.send(p.Move(seq=1, move=move))
+        answer = await phone.expect_any((p.Accepted, p.Refused))
+        assert isinstance(answer, p.Accepted), answer
