@@ -102,7 +102,7 @@ class RoomView(TypedDict):
     seed_mode: str
     tournament: str | None
     ghost: str | None  # a ghost race: the race whose recorded run the ghost replays
-    kind: str  # "room", "quick", "tournament" or "ghost"
+    kind: str  # "room", "quick", "tournament", "ghost" or "daily" (a ranked daily attempt)
     rated: bool
     daily: str | None  # a daily deal's ranked attempt: "DATE GAME"
     daily_deal: str | None  # a room on a daily deal that is not its ranked attempt
@@ -146,7 +146,7 @@ class LobbyRoom(TypedDict):
     countdown: float
     seed_mode: str
     tournament: str | None
-    kind: str  # "room", "quick" or "tournament"
+    kind: str  # "room", "quick", "tournament" or "ghost" (a daily attempt is never listed)
     rated: bool
     daily_deal: str | None  # a room on a daily deal: listed once its day is over
     created_at: float

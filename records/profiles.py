@@ -151,6 +151,13 @@ class Profiles:
             )
         return list(best.values())
 
+    async def seat_in(self, player_id: str, race_id: str) -> int | None:
+        """The player's seat in an archived race, if they raced in it."""
+        rows = await self._rows(
+            _results_of(player_id, race_results.c.seat).where(races.c.id == race_id)
+        )
+        return int(rows[0].seat) if rows else None
+
     async def best_run(self, player_id: str, game: str) -> dict[str, Any] | None:
         """The player's personal best in `game` (the fastest win, as `splits_of` finds it):
         its race, time and splits in ms; None without a win on record."""

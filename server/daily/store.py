@@ -36,6 +36,10 @@ def _days(player: str) -> str:
     return f"daily:days:{player}"
 
 
+def _opening(day: dt.date, game: str, player: str) -> str:
+    return f"daily:opening:{day.isoformat()}:{game}:{player}"
+
+
 class DailyStore:
     def __init__(self, redis: AnyRedis, secret: bytes) -> None:
         self.redis: Any = redis
@@ -78,11 +82,22 @@ class DailyStore:
         key = _attempts(day, game)
         if await self.redis.hsetnx(key, attempt.player, json.dumps(attempt.to_dict())):
             await self.redis.sadd(OPEN, f"{day.isoformat()} {game} {attempt.player}")
-            await self.redis.hset(_days(attempt.player), day.isoformat(), "0")
+            # Played that day: unless already won (another game's attempt), not yet won.
+            await self.redis.hsetnx(_days(attempt.player), day.isoformat(), "0")
             return attempt
         existing = await self.attempt(day, game, attempt.player)
         assert existing is not None
         return existing
+
+    async def take_turn(self, day: dt.date, game: str, player: str, seconds: float) -> bool:
+        """Whether this request may open the player's attempt now (their other requests,
+        on any process, wait for it): held for at most `seconds`, lest a process that dies
+        while opening it hold it for ever."""
+        key = _opening(day, game, player)
+        return bool(await self.redis.set(key, "1", px=round(seconds * 1000), nx=True))
+
+    async def end_turn(self, day: dt.date, game: str, player: str) -> None:
+        await self.redis.delete(_opening(day, game, player))
 
     async def attempt(self, day: dt.date, game: str, player: str) -> Attempt | None:
         raw = await self.redis.hget(_attempts(day, game), player)

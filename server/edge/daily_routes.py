@@ -10,6 +10,7 @@ is over. Its result reaches the board when the race ends (a sweep on every proce
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 import re
@@ -28,7 +29,7 @@ from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of, day_over
 from server.daily.store import DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
-from server.edge.identity_routes import bearer_key
+from server.edge.identity_routes import bearer_key, json_body
 from server.edge.periodic import Periodic
 from server.edge.routes import _error
 from server.edge.web_client import shell
@@ -42,6 +43,7 @@ __all__ = ["DAILY", "daily_ctx", "daily_routes", "finish_open_attempts", "replay
 DAILY = web.AppKey("daily", DailyStore)
 log = logging.getLogger(__name__)
 DAILY_SWEEP = 2.0  # seconds between sweeps of attempts that ended
+OPENING = 10.0  # seconds one request may take to open an attempt before another may
 DAILY_SECRET = "daily"  # its name among the records' site secrets
 UNRANKED = "undo makes the attempt unranked (it is kept, not ranked); hints are off"
 CLOCK = "the clock is the server's: it started now and does not stop, even with the page closed"
@@ -66,9 +68,11 @@ def _game(request: web.Request) -> str:
 
 
 class _Refused(Exception):
-    def __init__(self, status: int, code: ErrorCode, message: str) -> None:
+    def __init__(
+        self, status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
+    ) -> None:
         super().__init__(message)
-        self.response = _error(status, code, message)
+        self.response = _error(status, code, message, headers)
 
 
 def _handled(
@@ -198,14 +202,7 @@ async def start_attempt(request: web.Request) -> web.Response:
     player = await _player(request, required=True)
     assert player is not None
     game = _game(request)
-    body: Any = {}
-    if request.can_read_body:
-        try:
-            body = await request.json()
-        except ValueError:
-            body = None
-    if not isinstance(body, dict):
-        raise _Refused(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    body = await json_body(request)  # as every body: nested too deep, trickled, ...
     practice = body.get("practice", False)
     if not isinstance(practice, bool):
         raise _Refused(400, ErrorCode.BAD_REQUEST, "practice must be true or false")
@@ -232,21 +229,48 @@ async def start_attempt(request: web.Request) -> web.Response:
         )
     if mine is not None:
         return await _resume(store, mine)
-    race, token = await _open_room(store, player, game, seed, now, deal, ranked=True)
-    attempt = Attempt(player=player.id, name=player.name, room=race.room, started_at=now)
-    claimed = await daily.claim(today, game, attempt)
+    # One request at a time opens it: another one of this player's (a double click, a
+    # second device) waits and answers the room that one opened, leaving no second room.
+    mine = await _turn(daily, today, game, player.id)
+    if mine is not None:
+        return await _resume(store, mine)
+    try:
+        race, token = await _open_room(store, player, game, seed, now, deal, ranked=True)
+        attempt = Attempt(player=player.id, name=player.name, room=race.room, started_at=now)
+        claimed = await daily.claim(today, game, attempt)
+    finally:
+        await daily.end_turn(today, game, player.id)
     if claimed.room != race.room:  # another request of this player was first: that one
         return await _resume(store, claimed)
     return _answer(race, token, claimed, ranked=True, status=201)
 
 
+async def _turn(daily: DailyStore, day: dt.date, game: str, player: str) -> Attempt | None:
+    """Wait for this request's turn to open the player's attempt: None once it is this
+    request's, or the attempt another request of theirs opened meanwhile."""
+    deadline = time.monotonic() + 2 * OPENING
+    while time.monotonic() < deadline:
+        if await daily.take_turn(day, game, player, OPENING):
+            mine = await daily.attempt(day, game, player)  # opened just before the turn
+            if mine is not None:
+                await daily.end_turn(day, game, player)
+            return mine
+        await asyncio.sleep(0.05)
+        mine = await daily.attempt(day, game, player)
+        if mine is not None:
+            return mine
+    raise _Refused(
+        503, ErrorCode.UNAVAILABLE, "your attempt is being opened: try again", {"Retry-After": "1"}
+    )
+
+
 async def _resume(store: RoomStore, attempt: Attempt) -> web.Response:
     """The running attempt, its seat's token made anew for this device (the server keeps
     only a token's hash: the old one, on another device, stops holding the seat)."""
-    token = new_token()
+    token, now = new_token(), time.time()
     try:
         applied = await store.transact(
-            attempt.room, lambda race: race.rekey(0, hash_token(token)), time.time()
+            attempt.room, lambda race: race.rekey(0, hash_token(token), now), now
         )
     except RaceError:
         raise _Refused(

@@ -27,7 +27,7 @@ from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError, player_ref
 from server.settings import parse_trusted_proxies
 
-__all__ = ["bearer_key", "identity_routes"]
+__all__ = ["bearer_key", "identity_routes", "json_body"]
 
 identity_routes = web.RouteTableDef()
 
@@ -55,7 +55,7 @@ def _refusal(err: IdentityError) -> web.Response:
     return _error(err.status, err.code, err.message, headers)
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
+async def json_body(request: web.Request) -> dict[str, Any]:
     """The JSON object of the body ({} when there is none)."""
     if not request.can_read_body:
         return {}
@@ -87,7 +87,7 @@ async def new_player(request: web.Request) -> web.Response:
     if limited is not None:
         return limited
     try:
-        body = await _body(request)
+        body = await json_body(request)
         bot = body.get("bot", False)
         if not isinstance(bot, bool):
             raise IdentityError(ErrorCode.BAD_REQUEST, "bot must be true or false")
@@ -115,7 +115,7 @@ async def _change_me(request: web.Request, field: str) -> web.Response:
     `Accounts.rename` (name) or `Accounts.claim` (password); the player as it is now."""
     try:
         player = await _me(request)
-        body = await _body(request)
+        body = await json_body(request)
         accounts = request.app[ACCOUNTS]
         change = accounts.rename if field == "name" else accounts.claim
         changed = await change(player, body.get(field), time.time())
@@ -148,7 +148,7 @@ async def make_link_code(request: web.Request) -> web.Response:
 async def sign_in(request: web.Request) -> web.Response:
     """{"name", "password", "label"?}: a new key for this device."""
     try:
-        body = await _body(request)
+        body = await json_body(request)
         player, key = await request.app[ACCOUNTS].sign_in(
             _address(request),
             body.get("name"),
@@ -165,7 +165,7 @@ async def sign_in(request: web.Request) -> web.Response:
 async def link(request: web.Request) -> web.Response:
     """{"code", "label"?}: a new key for this device, from a code another device made."""
     try:
-        body = await _body(request)
+        body = await json_body(request)
         player, key = await request.app[ACCOUNTS].link(
             _address(request), body.get("code"), time.time(), body.get("label")
         )

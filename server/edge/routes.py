@@ -226,8 +226,10 @@ async def create_room(request: web.Request) -> web.Response:
     if "ghost" in body:
         try:
             source = ghost_source(body)
-            if source == "best":  # the requester's own fastest win at the game
-                source = await _own_best(request, body)
+            if source == "best":  # the requester's own fastest win at the game: their run
+                source, seat = await _own_best(request, body)
+                if seat is not None:
+                    body.setdefault("ghost_seat", seat)
             if "." in source:  # an archived race
                 source = race_key(source)
                 found = await request.app[ARCHIVE].replay(source)
@@ -316,8 +318,9 @@ async def create_room(request: web.Request) -> web.Response:
     return web.json_response(answer, status=201)
 
 
-async def _own_best(request: web.Request, body: dict[str, Any]) -> str:
-    """The archived race of the requester's fastest win at `body["game"]`."""
+async def _own_best(request: web.Request, body: dict[str, Any]) -> tuple[str, int | None]:
+    """The archived race of the requester's fastest win at `body["game"]`, and their seat
+    in it (whose run the ghost is, unless another is named)."""
     from server.edge.identity_routes import bearer_key  # it builds on this module's errors
 
     game = body.get("game")
@@ -331,7 +334,8 @@ async def _own_best(request: web.Request, body: dict[str, Any]) -> str:
     best = [b for b in await accounts.profiles.best_times(player.id) if b["game"] == game]
     if not best:
         raise GhostUnavailable(404, ErrorCode.NOT_FOUND, f"you have no {game} win on record yet")
-    return str(best[0]["race"])
+    race = str(best[0]["race"])
+    return race, await accounts.profiles.seat_in(player.id, race)
 
 
 async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dict[str, Any]]:

@@ -397,12 +397,16 @@ class Race:
             ]
         )
 
-    def rekey(self, index: int, token_hash: str) -> Outcome:
+    def rekey(self, index: int, token_hash: str, now: float) -> Outcome:
         """The seat is held by a new token from now on (its owner opened it again on
-        another device: server/daily/); sockets holding the old one hold nothing."""
+        another device: server/daily/); sockets holding the old one hold nothing: the seat
+        is away until one joins again (the `presence` lets every process let them go)."""
         seat = self._seat(index)
         seat.token_hash = token_hash
-        return Outcome(changed=True)
+        if not seat.conns:
+            return Outcome(changed=True)
+        seat.conns.clear()
+        return self._away(index, seat, now)
 
     def holder(self, index: int | None, token_hash: str | None) -> Seat:
         """The seat `index` if `token_hash` holds it: asked before every action of a
@@ -588,7 +592,9 @@ class Race:
         if self.ghost_pos >= len(steps) and seat.racing:
             seat.out = GHOST_OUT
             seat.done_at = start + (steps[-1][0] if steps else 0.0)
-            events.append(p.PlayerOut(version=0, at=now, seat=index, reason=GHOST_OUT))
+            # At its last move's time, as that move's progress (never later than now).
+            at = min(now, seat.done_at)
+            events.append(p.PlayerOut(version=0, at=at, seat=index, reason=GHOST_OUT))
         return events
 
     def ghost_moves(self) -> list[tuple[float, str]]:

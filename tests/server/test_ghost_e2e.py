@@ -4,6 +4,7 @@ times imply."""
 
 from support.finished import archived_replay, finish_race
 from support.http import create_room, get_json, get_text, post_json
+from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -94,3 +95,37 @@ async def test_a_ghost_race_refuses_a_rating_and_an_unknown_game_in_its_own_term
     # A ghost's seat without a ghost race to take it from is refused, not dropped.
     status, body = await post_json(f"{server_url}/rooms", {"game": "shaula", "ghost_seat": 1})
     assert status == 400 and body["error"]["code"] == "bad_request", body
+
+
+async def test_a_ghost_of_ones_best_is_ones_own_run(make_server: MakeServer) -> None:
+    # ann's fastest win is a race that bo won faster: her "best" ghost is her own run,
+    # not the race's fastest winner.
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    key, ann_player = await new_player(url, "ann")
+    room = (await create_room(url, seed=SEED, seats=2, countdown=0, rated=False))["id"]
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(url) as ann, WsClient.connect(url) as bo:
+        await ann.send(p.Identify(key=key))
+        await ann.expect(p.Identified)
+        assert (await ann.join(room)).seat == 0
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        for who in (bo, ann):  # bo wins first, then ann
+            for seq, move in enumerate(line, start=1):
+                await who.send(p.Move(seq=seq, move=move))
+                assert isinstance(await who.expect_any((p.Accepted, p.Refused)), p.Accepted)
+        finished = await ann.expect(p.RaceFinished)
+    assert [(r["seat"], r["won"]) for r in finished.results] == [(1, True), (0, True)]
+    await archived_replay(url, f"{room}.1")
+    headers = {"Authorization": f"Bearer {key}"}
+    status, body = await post_json(f"{url}/rooms", {"ghost": "best", "game": "shaula"}, headers)
+    assert status == 201, body
+    ghost = body["room"]["players"]
+    assert [(pl["seat"], pl["name"]) for pl in ghost] == [(1, f"{ann_player['name']}'s ghost")]
+    # Another racer of that race, named: theirs.
+    status, body = await post_json(
+        f"{url}/rooms", {"ghost": "best", "game": "shaula", "ghost_seat": 1}, headers
+    )
+    assert status == 201 and body["room"]["players"][0]["name"] == "bo's ghost", body

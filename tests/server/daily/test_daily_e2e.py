@@ -432,3 +432,104 @@ async def test_practice_again_deals_the_daily_deal_again(make_server: MakeServer
     assert again.seed == rooms.attempt["seed"]
     _, room = await call("GET", f"{url}/rooms/{practice['id']}", rooms.ann)
     assert room["room"]["round"] == 2 and room["room"]["daily_deal"] == rooms.attempt["daily"]
+
+
+async def test_a_day_won_stays_won_when_another_game_is_opened(make_server: MakeServer) -> None:
+    # The streaks count days with an attempt and days with a won one, whatever the game:
+    # opening a second game's attempt after winning the first does not unwin the day.
+    from core.solver import solve
+    from server.daily.rule import SOLVER_BUDGET
+
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    (ann, _) = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201, opened
+    room = opened["room"]
+    line = solve(core.new_game(GAME, room["seed"]), budget=SOLVER_BUDGET).moves
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, ann, room["id"])
+        for seq, move in enumerate(line, start=1):
+            await socket.send(p.Move(seq=seq, move=move))
+            assert (await socket.expect(p.Accepted)).seq == seq
+        assert (await socket.expect(p.RaceFinished)).results[0]["won"]
+    _, daily = await call("GET", f"{url}/daily", ann)
+    assert daily["streaks"] == {"played": 1, "won": 1}
+    other = next(g for g in core.GAMES if g != GAME)
+    status, _ = await call("POST", f"{url}/daily/{other}", ann)
+    assert status == 201
+    _, daily = await call("GET", f"{url}/daily", ann)
+    assert daily["streaks"] == {"played": 1, "won": 1}
+
+
+async def test_attempts_opened_at_once_make_one_room(
+    make_server: MakeServer, redis_url: str
+) -> None:
+    # Two devices (or a double click) open the attempt at once, on two processes: one
+    # room, every answer seating the player in it, and no second room left running.
+    import json
+
+    first, second = await make_server(), await make_server()
+    (ann, player) = await new_player(first)
+    answers = await asyncio.gather(
+        *(call("POST", f"{(first, second)[i % 2]}/daily/{GAME}", ann) for i in range(6))
+    )
+    assert sorted(status for status, _ in answers) == [200] * 5 + [201], answers
+    (room,) = {body["room"]["id"] for _, body in answers}
+    client = aioredis.from_url(redis_url)
+    try:
+        rooms = []
+        for key in await client.zrange("solrace:rooms", 0, -1):
+            race = json.loads(await client.get(f"{{room:{key.decode()}}}:race") or "{}")
+            players = [s.get("player") for s in race.get("seats", {}).values()]
+            if race.get("config", {}).get("daily") and player["id"] in players:
+                rooms.append(key.decode())
+    finally:
+        await client.aclose()
+    assert rooms == [room]
+    # The last answer's token holds the seat; the player's identity does in any case.
+    async with WsClient.connect(first) as socket:
+        assert (await take_seat(socket, ann, room)).seat == 0
+
+
+async def test_a_body_nested_too_deep_is_a_bad_request(make_server: MakeServer) -> None:
+    url = await make_server()
+    (ann, _) = await new_player(url)
+    deep = "[" * 30000 + "]" * 30000  # under the size cap, past the JSON reader's depth
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(
+            f"{url}/daily/{GAME}",
+            data=deep,
+            headers={"Authorization": f"Bearer {ann}", "Content-Type": "application/json"},
+        ) as answer,
+    ):
+        assert answer.status == 400
+        assert (await answer.json())["error"]["code"] == "bad_request"
+
+
+async def test_a_socket_whose_seat_another_device_opened_again_can_join_again(
+    make_server: MakeServer,
+) -> None:
+    # ann's phone holds the attempt's seat; she opens it again on her laptop (a new token,
+    # the old one holds the seat no more). The phone's socket is told its seat is away and
+    # holds nothing: it joins again (by her identity) on that same socket, as a move's
+    # refusal says, and plays on.
+    first, second = await make_server(), await make_server()
+    (ann, _) = await new_player(first)
+    status, opened = await call("POST", f"{first}/daily/{GAME}", ann)
+    assert status == 201, opened
+    room = opened["room"]
+    move = core.new_game(GAME, room["seed"]).legal_moves()[0]
+    async with WsClient.connect(first) as phone:
+        await take_seat(phone, ann, room["id"])
+        await phone.expect(p.Snapshot)
+        status, again = await call("POST", f"{second}/daily/{GAME}", ann)
+        assert status == 200 and again["room"]["id"] == room["id"]
+        away = await phone.expect(p.Presence)
+        assert (away.seat, away.connected) == (0, False)
+        await phone.send(p.Join(room=room["id"]))
+        welcome = await phone.expect_any((p.Welcome, p.Error))
+        assert isinstance(welcome, p.Welcome) and welcome.seat == 0, welcome
+        await phone.send(p.Move(seq=1, move=move))
+        answer = await phone.expect_any((p.Accepted, p.Refused))
+        assert isinstance(answer, p.Accepted), answer

@@ -125,3 +125,17 @@ def test_the_ghost_of_a_race_is_its_fastest_winner_else_its_furthest_racer() -> 
     assert best_seat(verify(write_replay(header, moves))) == 0  # more cards up
     won = [(1, m, 0.5 * (i + 1)) for i, m in enumerate(LINE)]
     assert best_seat(verify(write_replay(header, won))) == 1
+
+
+def test_a_ghost_whose_run_ended_is_out_at_its_last_moves_time() -> None:
+    race = ghost_race(recorded(3))
+    events = race.tick(3.0 + 3.5).events  # a late tick: the last step and the end
+    out = events[-1]
+    assert isinstance(out, p.PlayerOut) and out.reason == GHOST_OUT
+    assert out.at == 3.0 + 3.0  # its last recorded move's time, as its progress
+    assert race.seats[1].done_at == 3.0 + 3.0
+    # Run to its end ahead of time (the live player done): never later than now.
+    race = ghost_race(recorded(3))
+    events = race.resign(0, 3.0 + 1.5).events
+    outs = [e for e in events if isinstance(e, p.PlayerOut) and e.seat == 1]
+    assert [e.at for e in outs] == [3.0 + 1.5]
