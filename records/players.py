@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from records.keys import new_player_id
 from records.names import guest_name, name_key
 from records.schema import link_codes, player_keys, player_names, players
+from records.sql import storable
 
 __all__ = [
     "AlreadyClaimed",
@@ -159,6 +160,8 @@ class PlayerStore:
 
     async def by_name(self, name: str) -> Player | None:
         """The player called `name` now, whatever the case it is typed in."""
+        if not storable(name):
+            return None  # no player's name (records/names.py)
         async with self.engine.connect() as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
@@ -167,6 +170,8 @@ class PlayerStore:
 
     async def password_of(self, name: str) -> tuple[Player, str | None] | None:
         """The player called `name` and their password's hash (None: not claimed)."""
+        if not storable(name):
+            return None
         async with self.engine.connect() as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
