@@ -182,11 +182,15 @@ class PlayerStore:
 
     async def rename(self, player_id: str, name: str, now: float) -> Player:
         """Call the player `name` from now on; the old name goes into the history. A
-        change of case only is a rename too (the key stays the player's)."""
+        change of case only is a rename too (the key stays the player's). The player's row
+        is locked from the read of the old name on (PostgreSQL; SQLite has one writer), so
+        that two renames at once each keep the name the other left, not both the same."""
         try:
             async with self.engine.begin() as db:
                 old = (
-                    await db.execute(sa.select(players.c.name).where(players.c.id == player_id))
+                    await db.execute(
+                        sa.select(players.c.name).where(players.c.id == player_id).with_for_update()
+                    )
                 ).scalar_one_or_none()
                 if old is None:
                     raise UnknownPlayer(player_id)
