@@ -11,7 +11,8 @@ A database that cannot serve now comes out as `OperationalError`, on either data
 that every caller tells an outage (try again soon: HTTP 503, the archive's next drain) from a
 bug. asyncpg alone would not say so: PostgreSQL stopped gives the socket's own
 `ConnectionRefusedError`, and a connection dropped mid-transaction (a restart) or a server
-shutting down, starting up or out of connections a plain `DBAPIError`.
+shutting down, starting up or out of connections a plain `DBAPIError`; and SQLAlchemy's
+pool, with every connection busy for `POOL_TIMEOUT`, its own TimeoutError.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry
 
 __all__ = [
     "SQLITE_BUSY_MS",
@@ -39,6 +42,12 @@ SQLITE_FILE = "records.sqlite3"
 # deadlock or serialization failure (run it again), 53 out of connections or resources,
 # 57 the server shutting down or starting up.
 TRANSIENT_SQLSTATES = ("08", "40", "53", "57")
+# PostgreSQL connections a process keeps (POOL_SIZE), opens beyond them under load
+# (POOL_OVERFLOW), and how long a request waits for one when all are busy (POOL_TIMEOUT,
+# seconds: then the database counts as out of reach).
+POOL_SIZE = 5
+POOL_OVERFLOW = 10
+POOL_TIMEOUT = 30.0
 
 
 class DatabaseUrlError(ValueError):
@@ -83,7 +92,14 @@ def open_engine(url: str) -> AsyncEngine:
     """An engine for `url` (see `check_url`); the SQLite file's folder is created."""
     parsed = check_url(url)
     if parsed.get_backend_name() != "sqlite":
-        engine = create_async_engine(parsed, pool_pre_ping=True)
+        engine = create_async_engine(
+            parsed,
+            pool_pre_ping=True,
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_timeout=POOL_TIMEOUT,
+            poolclass=_Pool,
+        )
         event.listen(engine.sync_engine, "do_connect", _connect)
         event.listen(engine.sync_engine, "handle_error", _outage_as_operational)
         return engine
@@ -92,6 +108,18 @@ def open_engine(url: str) -> AsyncEngine:
     engine = create_async_engine(parsed)
     _sqlite_pragmas(engine)
     return engine
+
+
+class _Pool(AsyncAdaptedQueuePool):
+    """Every connection busy for longer than POOL_TIMEOUT (the database too slow for the
+    requests, or stuck on a lock) is an outage, as OperationalError, not SQLAlchemy's own
+    TimeoutError that no caller takes for one."""
+
+    def _do_get(self) -> ConnectionPoolEntry:
+        try:
+            return super()._do_get()
+        except PoolTimeout as exc:
+            raise OperationalError(None, None, exc) from exc
 
 
 def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:

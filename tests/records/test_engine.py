@@ -15,6 +15,7 @@ from support.records import migrated
 from support.servers import MakeServer
 from support.tcp_relay import Relay, tcp_relay
 
+import records.engine as engine_module
 from records.engine import SQLITE_BUSY_MS, open_engine
 from records.migrate import current_revision, head, upgrade_to_head
 from records.schema import player_keys
@@ -107,3 +108,21 @@ async def _insert_key(engine: AsyncEngine) -> None:
             sa.insert(player_keys),
             {"key_hash": "k", "player_id": "p", "created_at": 0.0, "last_used_at": 0.0},
         )
+
+
+async def test_every_connection_busy_too_long_is_an_operational_error(
+    postgres: OwnPostgres, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database too slow for the requests (each connection of the pool held, the next
+    one waiting longer than POOL_TIMEOUT): an outage too, not SQLAlchemy's own TimeoutError."""
+    monkeypatch.setattr(engine_module, "POOL_SIZE", 1)
+    monkeypatch.setattr(engine_module, "POOL_OVERFLOW", 0)
+    monkeypatch.setattr(engine_module, "POOL_TIMEOUT", 0.2)
+    engine = open_engine(await postgres.new_database())
+    try:
+        async with engine.connect():
+            with pytest.raises(OperationalError):
+                async with engine.connect():
+                    pass
+    finally:
+        await engine.dispose()

@@ -69,15 +69,18 @@ class OwnPostgres:
 
 
 @asynccontextmanager
-async def table_locked(postgres: OwnPostgres, url: str, table: str) -> AsyncIterator[None]:
+async def table_locked(
+    postgres: OwnPostgres, url: str, table: str, mode: str = "EXCLUSIVE"
+) -> AsyncIterator[None]:
     """`LOCK TABLE` on a database of `postgres` (by its `url`), held by a connection of
-    its own for the block: a write to the table hangs meanwhile (`lock_waited_on`)."""
+    its own for the block: a write to the table (a read too, in `ACCESS EXCLUSIVE` mode)
+    hangs meanwhile (`lock_waited_on`)."""
     conn = await asyncpg.connect(
         host="127.0.0.1", port=postgres.port, user=USER, database=url.rsplit("/", 1)[1]
     )
     try:
         async with conn.transaction():
-            await conn.execute(f'LOCK TABLE "{table}" IN EXCLUSIVE MODE')
+            await conn.execute(f'LOCK TABLE "{table}" IN {mode} MODE')
             yield
     finally:
         await conn.close()
