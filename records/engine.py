@@ -133,8 +133,8 @@ def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
 
 def _outage_as_operational(context: ExceptionContext) -> BaseException | None:
     """PostgreSQL out of reach, as `OperationalError` (see the module's docstring); any
-    other error as it is. Without the statement's parameters: a logged outage stays one
-    line (an archived race's parameters hold its whole replay)."""
+    other error as it is. Without the statement and its parameters: a logged outage says
+    only what failed (an archived race's parameters hold its whole replay)."""
     error = context.original_exception
     if isinstance(error, OperationalError):
         return None
