@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from records.ratings import START, Rating, rate
 from records.schema import players, race_results, races, rating_history, ratings
-from records.sql import insert_ignore
+from records.sql import insert_ignore, storable
 
 __all__ = ["FinishedRace", "RaceArchive", "SeatResult", "race_id"]
 
@@ -131,12 +131,16 @@ class RaceArchive:
             return True
 
     async def replay(self, race_id: str) -> str | None:
+        if not storable(race_id):
+            return None  # no race's id
         async with self.engine.connect() as conn:
             found = await conn.execute(sa.select(races.c.replay).where(races.c.id == race_id))
             return found.scalar_one_or_none()
 
     async def room_replay(self, room: str) -> str | None:
         """The replay of the room's latest archived race."""
+        if not storable(room):
+            return None
         async with self.engine.connect() as conn:
             found = await conn.execute(
                 sa.select(races.c.replay)
@@ -147,6 +151,8 @@ class RaceArchive:
             return found.scalar_one_or_none()
 
     async def exists(self, race_id: str) -> bool:
+        if not storable(race_id):
+            return False
         async with self.engine.connect() as conn:
             found = await conn.execute(sa.select(races.c.id).where(races.c.id == race_id))
             return found.first() is not None

@@ -6,6 +6,13 @@ SQLite connections run in WAL mode (readers never wait for the writer), wait up 
 `SQLITE_BUSY_MS` for a lock instead of failing, enforce foreign keys, and begin every
 transaction with `BEGIN IMMEDIATE`: a writer takes the lock when it starts, so two processes
 never both read then fail to upgrade to a write (SQLite's "database is locked" deadlock).
+
+A database that cannot serve now comes out as `OperationalError`, on either database, so
+that every caller tells an outage (try again soon: HTTP 503, the archive's next drain) from a
+bug. asyncpg alone would not say so: PostgreSQL stopped gives the socket's own
+`ConnectionRefusedError`, and a connection dropped mid-transaction (a restart) or a server
+shutting down, starting up or out of connections a plain `DBAPIError`; and SQLAlchemy's
+pool, with every connection busy for `POOL_TIMEOUT`, its own TimeoutError.
 """
 
 from __future__ import annotations
@@ -14,8 +21,11 @@ import os
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry
 
 __all__ = [
     "SQLITE_BUSY_MS",
@@ -28,6 +38,16 @@ __all__ = [
 
 SQLITE_BUSY_MS = 15_000
 SQLITE_FILE = "records.sqlite3"
+# SQLSTATE classes that say "not now" rather than "not this": 08 the connection failed, 40 a
+# deadlock or serialization failure (run it again), 53 out of connections or resources,
+# 57 the server shutting down or starting up.
+TRANSIENT_SQLSTATES = ("08", "40", "53", "57")
+# PostgreSQL connections a process keeps (POOL_SIZE), opens beyond them under load
+# (POOL_OVERFLOW), and how long a request waits for one when all are busy (POOL_TIMEOUT,
+# seconds: then the database counts as out of reach).
+POOL_SIZE = 5
+POOL_OVERFLOW = 10
+POOL_TIMEOUT = 30.0
 
 
 class DatabaseUrlError(ValueError):
@@ -72,12 +92,58 @@ def open_engine(url: str) -> AsyncEngine:
     """An engine for `url` (see `check_url`); the SQLite file's folder is created."""
     parsed = check_url(url)
     if parsed.get_backend_name() != "sqlite":
-        return create_async_engine(parsed, pool_pre_ping=True)
+        engine = create_async_engine(
+            parsed,
+            pool_pre_ping=True,
+            pool_size=POOL_SIZE,
+            max_overflow=POOL_OVERFLOW,
+            pool_timeout=POOL_TIMEOUT,
+            poolclass=_Pool,
+        )
+        event.listen(engine.sync_engine, "do_connect", _connect)
+        event.listen(engine.sync_engine, "handle_error", _outage_as_operational)
+        return engine
     if parsed.database and parsed.database != ":memory:":
         os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
     engine = create_async_engine(parsed)
     _sqlite_pragmas(engine)
     return engine
+
+
+class _Pool(AsyncAdaptedQueuePool):
+    """Every connection busy for longer than POOL_TIMEOUT (the database too slow for the
+    requests, or stuck on a lock) is an outage, as OperationalError, not SQLAlchemy's own
+    TimeoutError that no caller takes for one."""
+
+    def _do_get(self) -> ConnectionPoolEntry:
+        try:
+            return super()._do_get()
+        except PoolTimeout as exc:
+            raise OperationalError(None, None, exc) from exc
+
+
+def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+    """A new connection; a server that cannot be reached (refused, timed out, no such
+    host: the socket's own OSError, which the driver passes on as it is) as an outage."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except OSError as exc:
+        raise OperationalError(None, None, exc) from exc
+
+
+def _outage_as_operational(context: ExceptionContext) -> BaseException | None:
+    """PostgreSQL out of reach, as `OperationalError` (see the module's docstring); any
+    other error as it is. Without the statement and its parameters: a logged outage says
+    only what failed (an archived race's parameters hold its whole replay)."""
+    error = context.original_exception
+    if isinstance(error, OperationalError):
+        return None
+    state = str(getattr(error, "sqlstate", None) or "")
+    if not (
+        context.is_disconnect or isinstance(error, OSError) or state[:2] in TRANSIENT_SQLSTATES
+    ):
+        return None
+    return OperationalError(None, None, error, connection_invalidated=context.is_disconnect)
 
 
 def _sqlite_pragmas(engine: AsyncEngine) -> None:

@@ -36,14 +36,20 @@ def check_password(password: object) -> str:
     return password
 
 
+def _bytes(password: str) -> bytes:
+    """A password's UTF-8, a lone surrogate (JSON's `"\\ud800"`) included as it is: any
+    string is a password, hashed and checked alike (as records/keys.py's secrets are)."""
+    return password.encode("utf-8", "surrogatepass")
+
+
 async def hash_password(password: str) -> str:
     """The Argon2id hash of `password` (with its salt and parameters), off the loop."""
-    return await asyncio.to_thread(_HASHER.hash, password)
+    return await asyncio.to_thread(_HASHER.hash, _bytes(password))
 
 
 def _verify(stored: str, password: str) -> bool:
     try:
-        return _HASHER.verify(stored, password)
+        return _HASHER.verify(stored, _bytes(password))
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 

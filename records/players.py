@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from records.keys import new_player_id
 from records.names import guest_name, name_key
 from records.schema import link_codes, player_keys, player_names, players
+from records.sql import storable
 
 __all__ = [
     "AlreadyClaimed",
@@ -159,6 +160,8 @@ class PlayerStore:
 
     async def by_name(self, name: str) -> Player | None:
         """The player called `name` now, whatever the case it is typed in."""
+        if not storable(name):
+            return None  # no player's name (records/names.py)
         async with self.engine.connect() as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
@@ -167,6 +170,8 @@ class PlayerStore:
 
     async def password_of(self, name: str) -> tuple[Player, str | None] | None:
         """The player called `name` and their password's hash (None: not claimed)."""
+        if not storable(name):
+            return None
         async with self.engine.connect() as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
@@ -177,11 +182,15 @@ class PlayerStore:
 
     async def rename(self, player_id: str, name: str, now: float) -> Player:
         """Call the player `name` from now on; the old name goes into the history. A
-        change of case only is a rename too (the key stays the player's)."""
+        change of case only is a rename too (the key stays the player's). The player's row
+        is locked from the read of the old name on (PostgreSQL; SQLite has one writer), so
+        that two renames at once each keep the name the other left, not both the same."""
         try:
             async with self.engine.begin() as db:
                 old = (
-                    await db.execute(sa.select(players.c.name).where(players.c.id == player_id))
+                    await db.execute(
+                        sa.select(players.c.name).where(players.c.id == player_id).with_for_update()
+                    )
                 ).scalar_one_or_none()
                 if old is None:
                     raise UnknownPlayer(player_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -57,6 +58,20 @@ async def test_names_are_unique_whatever_the_case_and_the_old_ones_are_kept(
     assert (await store.by_name("Ann")).id == bo.id  # type: ignore[union-attr]
     with pytest.raises(UnknownPlayer):
         await store.rename("nobody", "zed", 9.0)
+
+
+async def test_renames_at_once_keep_every_earlier_name_once(store: PlayerStore) -> None:
+    """One player renamed from two devices at the same moment: each rename moves the name
+    it found into the history, so no name is kept twice and none is lost."""
+    ann = await store.create(hash_secret("a"), 1.0)
+    given = [ann.name]
+    for turn in range(5):
+        pair = [f"a{turn}", f"b{turn}"]
+        await asyncio.gather(*(store.rename(ann.id, name, 2.0 + turn) for name in pair))
+        now = (await store.by_id(ann.id)).name  # type: ignore[union-attr]
+        given += [name for name in pair if name != now] + [now]
+    past = [n.name for n in await store.names(ann.id)]
+    assert sorted(past) == sorted(given[:-1])
 
 
 async def test_claiming_once_and_the_password_hash_by_name(store: PlayerStore) -> None:

@@ -9,6 +9,7 @@ then the server runs as the `postgres` user (the distribution's package creates 
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import os
 import pwd
@@ -18,15 +19,15 @@ import subprocess
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 import asyncpg
 
 from support.ports import free_port
 
-__all__ = ["OwnPostgres", "own_postgres"]
+__all__ = ["OwnPostgres", "lock_waited_on", "own_postgres", "table_locked"]
 
 USER = "solrace"
 
@@ -65,6 +66,40 @@ class OwnPostgres:
         finally:
             await conn.close()
         return self.url(name)
+
+
+@asynccontextmanager
+async def table_locked(
+    postgres: OwnPostgres, url: str, table: str, mode: str = "EXCLUSIVE"
+) -> AsyncIterator[None]:
+    """`LOCK TABLE` on a database of `postgres` (by its `url`), held by a connection of
+    its own for the block: a write to the table (a read too, in `ACCESS EXCLUSIVE` mode)
+    hangs meanwhile (`lock_waited_on`)."""
+    conn = await asyncpg.connect(
+        host="127.0.0.1", port=postgres.port, user=USER, database=url.rsplit("/", 1)[1]
+    )
+    try:
+        async with conn.transaction():
+            await conn.execute(f'LOCK TABLE "{table}" IN {mode} MODE')
+            yield
+    finally:
+        await conn.close()
+
+
+async def lock_waited_on(postgres: OwnPostgres, within: float = 10.0) -> None:
+    """Return once a connection to `postgres` waits on a lock."""
+    conn = await asyncpg.connect(
+        host="127.0.0.1", port=postgres.port, user=USER, database="postgres"
+    )
+    try:
+        deadline = time.monotonic() + within
+        query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        while not await conn.fetchval(query):
+            if time.monotonic() > deadline:
+                raise TimeoutError("nobody waits on a lock")
+            await asyncio.sleep(0.05)
+    finally:
+        await conn.close()
 
 
 def _as_postgres(args: list[str]) -> list[str]:

@@ -13,12 +13,15 @@ from pathlib import Path
 
 import sqlalchemy as sa
 from redis.asyncio import Redis
+from sqlalchemy.engine import make_url
 from support.finished import archived_replay, finish_race
 from support.http import get_text
+from support.own_postgres import OwnPostgres, lock_waited_on, table_locked
 from support.ports import free_port
 from support.records import migrated
 from support.server_processes import ServerProcess, environment
 from support.servers import MakeServer
+from support.tcp_relay import tcp_relay
 
 import protocol as p
 from core.replay import verify
@@ -123,3 +126,22 @@ async def test_a_race_that_cannot_be_archived_is_kept_and_blocks_no_other(
     finally:
         await redis.zrem(OUTBOX, bad)
         await redis.aclose()
+
+
+async def test_a_database_lost_while_a_race_is_archived_is_an_outage_tried_again_soon(
+    make_server: MakeServer, postgres: OwnPostgres
+) -> None:
+    """PostgreSQL restarting (the archive's connection dropped in the middle of its write)
+    is an outage: the race is archived as soon as the database is back, not set aside as
+    a race that cannot be archived."""
+    url = await postgres.new_database()
+    async with tcp_relay(postgres.port) as relay:
+        through = make_url(url).set(port=relay.port).render_as_string(hide_password=False)
+        server = await make_server(database_url=through)
+        async with table_locked(postgres, url, "races"):
+            room = await finish_race(server)
+            await lock_waited_on(postgres)
+            relay.cut()  # the archive's write dies with its connection
+        await archived_replay(server, f"{room}.1", within=10.0)
+        _, metrics = await get_text(f"{server}/metrics")
+        assert 'solrace_races_archived_total{result="failed"}' not in metrics

@@ -140,3 +140,37 @@ async def test_a_page_may_ask_whether_a_name_is_free_without_a_refusal(server_ur
         status, body, _ = await call(server_url, "GET", f"/names/{name}")
         assert status == 200 and body["available"] is available, body
         assert (body["problem"] is None) if problem is None else problem in body["problem"]
+
+
+async def test_text_no_database_can_hold_is_looked_up_as_nobody_and_no_password_fails(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """A NUL (which PostgreSQL text cannot hold) or a lone surrogate (`"\\ud800"` in JSON,
+    which no driver can send) in a name or a race's id finds nothing, as any unknown one
+    does: never a 503 as if the database were down, nor a 500. A password is any string."""
+    base = await make_server(database_url=database_url)
+    for path, code in (
+        ("/players/ann%00", "unknown_player"),
+        ("/players/ann%ED%A0%80", "unknown_player"),
+        ("/races/3f2a9c1b%00.1/replay", "unknown_race"),
+        ("/rooms/3f2a9c1b%00/replay", "unknown_room"),
+    ):
+        status, body, _ = await call(base, "GET", path)
+        assert (status, body["error"]["code"]) == (404, code), path
+    status, body, _ = await call(base, "POST", "/rooms", {"ghost": "3f2a9c1b\x00.1"})
+    assert (status, body["error"]["code"]) == (404, "unknown_race")
+    for name in ("ann\x00", "ann\ud800"):
+        status, body, _ = await call(
+            base, "POST", "/sign-in", {"name": name, "password": "correct horse"}
+        )
+        assert (status, body["error"]["code"]) == (404, "unknown_player"), name
+    key, _ = await new_player(base, "ann")
+    odd = "correct \ud800 horse"
+    status, body, _ = await call(base, "POST", "/me/claim", {"password": odd}, key)
+    assert status == 200 and body["player"]["claimed"] is True
+    status, body, _ = await call(base, "POST", "/sign-in", {"name": "ann", "password": odd})
+    assert status == 200 and body["player"]["name"] == "ann"
+    status, body, _ = await call(
+        base, "POST", "/sign-in", {"name": "ann", "password": "correct \udc00 horse"}
+    )
+    assert (status, body["error"]["code"]) == (401, "wrong_password")
