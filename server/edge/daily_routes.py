@@ -373,31 +373,32 @@ async def line_open(app: web.Application, daily: str, player: str | None) -> boo
     """The one rule of who sees a daily deal's line (`daily`: its "DATE GAME"): a daily
     attempt's moves (its replay, its finished room watched), and any other room's on that
     deal (practice, a ghost race: watched, its seat taken, its seed, its replay): a player
-    (by id; None: anonymous) once their own attempt at that deal is over, everyone once
-    the day is over (so the lobby, which is everyone's, lists such a room only then)."""
-    if day_over(daily, time.time()):
-        return True
+    (by id; None: anonymous) once their own attempt at that deal is over, everyone else once
+    the day is over (so the lobby, which is everyone's, lists such a room only then). An
+    attempt still running when its day ends (nothing ends it at midnight) keeps the lines
+    closed to its player until it is over: else the leader's could be copied into it."""
+    over = day_over(daily, time.time())
     if player is None:
-        return False
+        return over
     date, game = daily.split(" ")
     day = dt.date.fromisoformat(date)
     store = app[DAILY]
     mine = await store.attempt(day, game, player)
     if mine is not None:
         mine = await settle(store, app[STORE], day, game, mine)
-    return mine is not None and mine.finished
+    return over if mine is None else mine.finished
 
 
 async def replay_allowed(request: web.Request, daily: str | None) -> bool:
     """Whether the requester may see a race's line (its replay, its seed): `line_open` for
     a race on a daily deal (`daily`: its "DATE GAME", `RoomConfig.deal_line`), any other
     race's always."""
-    if daily is None or day_over(daily, time.time()):
+    if daily is None:
         return True
     try:
         player = await _player(request, required=False)
-    except IdentityError:
-        return False
+    except IdentityError:  # a key that signs nobody in: as anonymous
+        return day_over(daily, time.time())
     return await line_open(request.app, daily, player.id if player is not None else None)
 
 

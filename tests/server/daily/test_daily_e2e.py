@@ -376,6 +376,34 @@ async def test_rooms_on_the_daily_deal_open_to_everyone_once_the_day_is_over(
         assert (await socket.join(ghost)).seat == 0
 
 
+async def test_an_attempt_still_running_after_its_day_keeps_that_deal_s_lines_closed(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing ends an attempt at midnight: one opened late in its day races on after it,
+    when that deal's lines open to everyone. To its player they stay closed until the
+    attempt is over, or the leader's line could be copied into a ranked attempt."""
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    (dee, _) = await new_player(url)
+    status, running = await call("POST", f"{url}/daily/{GAME}", dee)
+    assert status == 201
+    for module in ("server.edge.daily_routes", "server.live.lobby_live"):
+        monkeypatch.setattr(f"{module}.day_over", lambda daily, now: True)
+    attempt = rooms.attempt["id"]
+    for key in (None, rooms.bo):  # no attempt of their own: open, the day being over
+        status, _ = await call("GET", f"{url}/rooms/{attempt}/replay", key)
+        assert status == 200, key
+    status, body = await call("GET", f"{url}/rooms/{attempt}/replay", dee)
+    assert status == 403 and body["error"]["code"] == "not_yet"
+    assert not_yet(await watched_as(url, attempt, dee))
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, dee, running["room"]["id"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    status, _ = await call("GET", f"{url}/rooms/{attempt}/replay", dee)
+    assert status == 200
+
+
 async def test_a_profile_shows_today_s_deal_only_to_whom_it_is_open(
     make_server: MakeServer,
 ) -> None:
