@@ -19,6 +19,8 @@ cd "$(dirname "$0")/.."
 py=${PYTHON:-.venv/bin/python}
 [ -x "$py" ] || { echo "no $py: run 'make setup' first (or set PYTHON)" >&2; exit 1; }
 say() { echo "run-local: $*" >&2; }
+# A URL fit for a log line: its password replaced by *** (as the servers' own lines show it).
+shown() { sed -E 's#^([a-z]+://[^:/@]*):[^@/]*@#\1:***@#' <<<"$1"; }
 
 declare -A servers=()  # port -> pid
 redis_pid=""
@@ -74,7 +76,7 @@ fi
 for i in $(seq 0 $((n - 1))); do
     start_server $((base + i))
 done
-say "$n processes on ports $base..$((base + n - 1)), Redis at $REDIS_URL"
+say "$n processes on ports $base..$((base + n - 1)), Redis at $(shown "$REDIS_URL")"
 
 # Keep the fleet up: whichever child ends, start it again (Redis from its append-only file).
 while true; do

@@ -182,3 +182,53 @@ async def test_the_terminal_clients_sockets_of_a_room_go_to_one_process(
             assert {seat.link.url for seat in quick} == {ws_url(url, room)}
         finally:
             await asyncio.gather(*(seat.close() for seat in seats))
+
+
+async def test_nginx_sends_a_rooms_sockets_to_its_process_again_once_it_is_back(
+    tmp_path: Path, two_processes: list[ServerProcess]
+) -> None:
+    """A process that nginx saw refuse connections (killed, then started again) gets its
+    rooms' sockets back together once it is back: nginx clears a peer's failures only when
+    a request to it *ends*, which a WebSocket does not do for as long as it races, so a
+    remembered failure (`max_fails`) would send one socket to it as a probe every
+    `fail_timeout` and the rest of its rooms' sockets, a room's split among them, elsewhere."""
+    front = free_port()
+    config = nginx_config(tmp_path, front, [*(s.port for s in two_processes), free_port()])
+    url = f"http://127.0.0.1:{front}"
+    with nginx(config, front):
+        async with contextlib.AsyncExitStack() as sockets:
+
+            async def open_socket(room: str) -> WsClient:
+                path = p.socket_path(room)
+                return await sockets.enter_async_context(WsClient.connect(url, path=path))
+
+            # Rooms whose sockets go to the first process (the hash ring's choice).
+            homed: list[str] = []
+            for n in range(40):
+                room = f"r{n}"
+                if await _where(two_processes, lambda room=room: open_socket(room), 1) == 0:
+                    homed.append(room)
+            assert len(homed) >= 3, f"only {homed} of 40 rooms went to the first process"
+            await sockets.aclose()
+
+            killed = two_processes[0]
+            killed.kill()
+            assert killed.process is not None
+            await killed.process.wait()
+            for room in homed[:2]:  # refused there: served by the other, a failure noted
+                async with WsClient.connect(url, path=p.socket_path(room)):
+                    pass
+            await killed.start()
+            await asyncio.sleep(6)  # past the configs' fail_timeout (5 s)
+
+        async with contextlib.AsyncExitStack() as sockets:
+
+            async def two_sockets(room: str) -> None:
+                for _ in range(2):
+                    await sockets.enter_async_context(
+                        WsClient.connect(url, path=p.socket_path(room))
+                    )
+
+            for room in homed[:3]:
+                home = await _where(two_processes, lambda room=room: two_sockets(room), 2)
+                assert home == 0, f"room {room}'s sockets went to the other process"

@@ -1,5 +1,6 @@
 """deploy/run-local.sh, run for real: a server that dies is started again while the rest
-goes on, each Redis has its own data directory, and Ctrl-C stops the servers before Redis."""
+goes on, each Redis has its own data directory, Ctrl-C stops the servers before Redis, and a
+Redis password is not printed."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
+from support.own_redis import OwnRedis
 from support.paths import ROOT
 from support.ports import free_ports_in_a_row, port_open
 from support.server_processes import environment
@@ -47,6 +49,19 @@ async def _until(what: str, check: Callable[[], Awaitable[bool]], limit: float =
         await asyncio.sleep(0.05)
 
 
+def _run_local(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """deploy/run-local.sh ARGS started as a terminal would, its output to `log`."""
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [str(ROOT / "deploy" / "run-local.sh"), *args],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a process group of its own, as in a terminal
+            preexec_fn=interruptible,
+        )
+
+
 async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
     base = free_ports_in_a_row(3)
     redis_port = base + 2
@@ -55,15 +70,7 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
     env = environment(
         REDIS_PORT=str(redis_port), SOLRACE_DATA_DIR=str(tmp_path), PYTHON=sys.executable
     )
-    with log.open("wb") as out:
-        script = subprocess.Popen(
-            [str(ROOT / "deploy" / "run-local.sh"), "2", str(base)],
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # a process group of its own, as in a terminal
-            preexec_fn=interruptible,
-        )
+    script = _run_local(["2", str(base)], env, log)
     try:
 
         async def all_healthy() -> bool:
@@ -103,3 +110,34 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
     text = log.read_text()
     assert f"server on port {base} (pid {first[base]}) exited with status 137" in text
     assert text.index("stopping the servers") < text.index("stopping Redis")
+
+
+async def test_the_script_does_not_print_the_redis_password(tmp_path: Path) -> None:
+    """A REDIS_URL with a password (a Redis user's, here) works, and the script's own lines
+    show it as `***`, as the servers' do: its output goes to a terminal or a journal."""
+    password = "pw-" + os.urandom(8).hex()
+    redis = OwnRedis(tmp_path, "--user", "solrace", "on", f">{password}", "~*", "&*", "+@all")
+    redis.start()
+    port = free_ports_in_a_row(1)
+    log = tmp_path / "run-local.log"
+    env = environment(
+        REDIS_URL=f"redis://solrace:{password}@127.0.0.1:{redis.port}/0",
+        SOLRACE_DATA_DIR=str(tmp_path),
+        PYTHON=sys.executable,
+    )
+    script = _run_local(["1", str(port)], env, log)
+    try:
+        await _until("the server", lambda: _healthy(port))
+        os.killpg(script.pid, signal.SIGINT)
+        assert script.wait(30) == 130
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+            script.wait(10)
+        for pid in _pids(log).values():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        redis.stop()
+    text = log.read_text()
+    assert password not in text, text
+    assert f"Redis at redis://solrace:***@127.0.0.1:{redis.port}/0" in text, text
