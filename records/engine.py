@@ -18,6 +18,7 @@ pool, with every connection busy for `POOL_TIMEOUT`, its own TimeoutError.
 from __future__ import annotations
 
 import os
+import urllib.parse
 from typing import Any
 
 from sqlalchemy import event
@@ -34,6 +35,7 @@ __all__ = [
     "default_url",
     "is_sqlite",
     "open_engine",
+    "redacted_url",
 ]
 
 SQLITE_BUSY_MS = 15_000
@@ -69,7 +71,7 @@ def check_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except Exception:
-        raise DatabaseUrlError(f"not a database URL: {_redacted(url)}") from None
+        raise DatabaseUrlError(f"not a database URL: {redacted_url(url)}") from None
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
     if backend == "sqlite" and driver in ("pysqlite", "aiosqlite"):
         return parsed.set(drivername="sqlite+aiosqlite")
@@ -81,11 +83,21 @@ def check_url(url: str) -> URL:
     )
 
 
-def _redacted(url: str) -> str:
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except Exception:
-        return "(unreadable)"
+def redacted_url(url: str) -> str:
+    """A URL (a database's, Redis's) fit for a log line: its password replaced by ***,
+    whether in the address (`scheme://user:PASSWORD@host`) or a query parameter
+    (`?password=PASSWORD`, which asyncpg and redis-py read too)."""
+    parts = urllib.parse.urlsplit(url)
+    query = "&".join(
+        f"{name}=***" if name.lower() == "password" else f"{name}={value}" if sep else name
+        for name, sep, value in (item.partition("=") for item in parts.query.split("&"))
+    )
+    if not parts.password and query == parts.query:
+        return url  # as it was written (urlunsplit would drop sqlite:////path's empty host)
+    netloc = parts.netloc
+    if parts.password:
+        netloc = netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def open_engine(url: str) -> AsyncEngine:

@@ -18,7 +18,6 @@ import os
 import signal
 import sys
 import time
-import urllib.parse
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -26,6 +25,7 @@ from aiohttp import web
 from redis.exceptions import RedisError
 
 import core.build
+from records.engine import redacted_url
 from server.edge.admission.limits import raise_descriptor_limit
 from server.edge.app import create_app
 from server.edge.app_keys import DRAIN, PROCESS
@@ -150,14 +150,8 @@ def _signal_handler(
 
 
 def _shown(url: str | None) -> str:
-    """A Redis URL fit for a log line: its password replaced by ***."""
-    if not url:
-        return "(none)"
-    parts = urllib.parse.urlsplit(url)
-    if parts.password:
-        netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-        return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
-    return url
+    """A Redis URL fit for a log line (records.engine.redacted_url)."""
+    return redacted_url(url) if url else "(none)"
 
 
 def _run(main: Coroutine[Any, Any, None]) -> None:

@@ -7,9 +7,8 @@ import logging
 from collections.abc import AsyncIterator
 
 from aiohttp import web
-from sqlalchemy.engine import make_url
 
-from records.engine import open_engine
+from records.engine import open_engine, redacted_url
 from records.migrate import upgrade_to_head
 from server.edge.app_keys import RECORDS_DB, SETTINGS
 
@@ -26,7 +25,7 @@ async def records_ctx(app: web.Application) -> AsyncIterator[None]:
     except BaseException:
         await engine.dispose()
         raise
-    log.info("records in %s", make_url(url).render_as_string(hide_password=True))
+    log.info("records in %s", redacted_url(url))
     app[RECORDS_DB] = engine
     yield
     await engine.dispose()

@@ -16,7 +16,7 @@ from support.servers import MakeServer
 from support.tcp_relay import Relay, tcp_relay
 
 import records.engine as engine_module
-from records.engine import SQLITE_BUSY_MS, open_engine
+from records.engine import SQLITE_BUSY_MS, open_engine, redacted_url
 from records.migrate import current_revision, head, upgrade_to_head
 from records.schema import player_keys
 
@@ -126,3 +126,30 @@ async def test_every_connection_busy_too_long_is_an_operational_error(
                     pass
     finally:
         await engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        (
+            "postgresql+asyncpg://solrace:pw@db:5433/solrace",
+            "postgresql+asyncpg://solrace:***@db:5433/solrace",
+        ),
+        (
+            "postgresql+asyncpg://solrace@db/solrace?password=pw&ssl=require",
+            "postgresql+asyncpg://solrace@db/solrace?password=***&ssl=require",
+        ),
+        ("redis://:pw@127.0.0.1:6379/0", "redis://:***@127.0.0.1:6379/0"),
+        (
+            "redis://127.0.0.1:6379/0?Password=pw&socket_timeout=1",
+            "redis://127.0.0.1:6379/0?Password=***&socket_timeout=1",
+        ),
+        (
+            "sqlite+aiosqlite:////srv/.data/records.sqlite3",
+            "sqlite+aiosqlite:////srv/.data/records.sqlite3",
+        ),
+    ],
+)
+def test_a_url_in_a_log_line_shows_no_password(url: str, shown: str) -> None:
+    assert redacted_url(url) == shown
+    assert "pw" not in redacted_url(url)

@@ -193,6 +193,10 @@ async def test_a_redis_that_cannot_be_reached_is_one_clear_line_and_exit_1() -> 
     assert code == 1
     assert f"cannot use the Redis at redis://ann:***@127.0.0.1:{dead}/0" in text
     assert "Traceback" not in text and "s3cret" not in text
+    # Given as a query parameter (redis-py reads `password=` there too): masked the same.
+    code, text = await server_on(f"redis://127.0.0.1:{dead}/0?password=s3cret&socket_timeout=1")
+    assert code == 1 and "s3cret" not in text, text
+    assert f"redis://127.0.0.1:{dead}/0?password=***&socket_timeout=1" in text, text
 
 
 async def test_a_redis_without_functions_is_one_clear_line_and_exit_1(tmp_path: Path) -> None:
