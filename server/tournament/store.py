@@ -54,10 +54,16 @@ class Written:
     changed: bool
 
 
+# Tournament ids kept in the index `GET /tournaments` lists the newest 100 of: enough to
+# list them whatever expires, and bounded (a tournament's own keys expire; its id would stay).
+INDEXED = 1000
+
+
 class TourStore:
-    def __init__(self, redis: AnyRedis, batcher: ScriptBatcher) -> None:
+    def __init__(self, redis: AnyRedis, batcher: ScriptBatcher, indexed: int = INDEXED) -> None:
         self.redis: Any = redis
         self.batcher = batcher
+        self.indexed = indexed
         # One writer at a time per tournament in this process: a crowd of requests at once
         # (64 registrations) would otherwise race each other through the compare-and-set
         # and run out of retries. Between processes the retries, spread by a random wait,
@@ -69,6 +75,7 @@ class TourStore:
         if written is None:
             raise TourError(ErrorCode.INTERNAL, "a tournament with that id exists")
         await self.redis.zadd(TOURS, {tour.id: tour.created_at})
+        await self.redis.zremrangebyrank(TOURS, 0, -self.indexed - 1)  # the oldest beyond
 
     async def load(self, tid: str) -> tuple[Tournament, int] | None:
         raw = await self.redis.hmget(TourKeys(tid).state, "state", "rev")

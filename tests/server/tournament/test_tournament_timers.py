@@ -85,3 +85,20 @@ async def test_creating_tournaments_counts_against_the_creation_limit(
     assert statuses == [201, 201] and status == 429  # one budget for rooms and tournaments
     status, answer = await post_json(f"{url}/tournaments", body, client)
     assert status == 429 and answer["error"]["code"] == "rate_limited"
+
+
+async def test_the_index_of_tournaments_keeps_only_the_newest(redis_url: str) -> None:
+    """A tournament's own keys expire 30 days after its last change; its id in the index
+    that `GET /tournaments` reads would stay for ever: the index keeps the newest only."""
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    tours = TourStore(redis, batcher, indexed=3)
+    runner = TourRunner(tours, StoreRooms(RedisRoomStore(redis, batcher)), "p0")
+    made = []
+    for i in range(5):
+        tour, _ = await runner.create(TourConfig(name=f"cup {i}"), time.time() + i)
+        made.append(tour.id)
+    assert await redis.zcard("solrace:tours") == 3
+    assert await tours.ids() == made[:1:-1]  # the newest three, newest first
+    await batcher.close()
+    await redis.aclose()
