@@ -46,9 +46,9 @@ Tournaments (server/tournament/store.py), per tournament under the hash tag `{to
     {tour:ID}:lock       which process is advancing the tournament now (a short lease)
     channel {tour:ID}:events   pub/sub: the new rev after each write
 
-and globally `TOURS` (zset of tournament ids by creation time) and `TOUR_DEADLINES` (zset
-of ids by when the tournament next needs a look: a round or wave due, the end of an
-Arena, or a live heat to read; every process sweeps it).
+and globally `TOURS` (zset of tournament ids by creation time, the newest 1,000) and
+`TOUR_DEADLINES` (zset of ids by when the tournament next needs a look: a round or wave
+due, the end of an Arena, or a live heat to read; every process sweeps it).
 """
 
 from __future__ import annotations
