@@ -107,9 +107,12 @@ async def _refuse_flooder(request: web.Request, address: str) -> None:
     """429 for a client in its flood cooldown, before any WebSocket is made, answered
     REFUSAL_DELAY late: a flooder that tries again at once then makes one refused request
     per second and socket (each socket counted against its cap while it waits), not
-    thousands, which cost more than its floods did."""
+    thousands, which cost more than its floods did. A cooldown over by then refuses
+    nothing: the upgrade goes on."""
     await asyncio.sleep(REFUSAL_DELAY)
     wait = request.app[FLOODERS].refused_for(address, time.monotonic())
+    if wait <= 0:
+        return
     raise web.HTTPTooManyRequests(
         text=f"{address} flooded a socket: its new connections are refused for {wait:.0f} s",
         headers={"Retry-After": str(math.ceil(wait))},

@@ -149,3 +149,15 @@ def test_the_cooldown_ends_and_its_memory_is_bounded() -> None:
     off = FloodCooldown(0.0)
     off.flooded("203.0.113.7", now=1.0)
     assert off.refused_for("203.0.113.7", 1.0) == 0.0
+
+
+async def test_a_cooldown_that_ends_while_the_refusal_waits_refuses_nothing(
+    make_server: MakeServer,
+) -> None:
+    """The refusal is answered a second late: a cooldown over by then lets the upgrade
+    through, where it answered 429 with `Retry-After: 0`."""
+    url = await make_server(**FLOODY, limit_loopback=True, flood_cooldown=0.3)
+    status, answer = await upgrade(url)
+    assert status == 101 and closed_1008(answer)
+    status, answer = await upgrade(url)  # in its cooldown, over before the answer is due
+    assert status == 101, answer
