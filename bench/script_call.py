@@ -66,6 +66,15 @@ def aof_size(data: str) -> int:
     return sum(path.stat().st_size for path in Path(data).rglob("*.aof*") if path.is_file())
 
 
+async def aof_written(data: str, before: int, patience: float = 5.0) -> None:
+    """Wait until the calls just made are in the append-only file. With `appendfsync
+    everysec` Redis postpones writing its buffer while a background fsync is still running
+    (a busy disk), for up to 2 s: read at once, the file had not grown at all."""
+    deadline = time.monotonic() + patience
+    while aof_size(data) <= before and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+
+
 def both_scripts(baseline: str | None) -> dict[str, LuaScript]:
     """This tree's move script and the baseline's (this tree's again, under another name,
     when there is none)."""
@@ -120,7 +129,8 @@ async def run(
                     await redis.config_resetstat()
                     before = aof_size(data)
                     n[way] = await play(redis, scripts[way], ROOMS[way], moves, n[way])
-                    await redis.ping()  # the append-only file written
+                    await redis.ping()
+                    await aof_written(data, before)
                     stats = await redis.info("commandstats")
                     inner = sum(
                         int(v["calls"])
