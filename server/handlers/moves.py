@@ -10,10 +10,8 @@ may be sent again.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import logging
-import random
 import time
 from functools import partial
 
@@ -29,7 +27,7 @@ from server.metrics import redis_error
 from server.room.checklist import REFUSALS, Verdict, prefilter
 from server.room.race import Race, race_time
 from server.storage.codec import MoveWrite
-from server.storage.store import MoveResult, RoomStore
+from server.storage.store import MoveResult, RoomStore, step_aside
 
 __all__ = ["MAX_MOVE_TEXT", "Moves", "caught_up", "progress_event", "reload_seat"]
 
@@ -38,10 +36,9 @@ log = logging.getLogger(__name__)
 MAX_MOVE_TEXT = 32
 ATTEMPTS = 3  # the seat's board caught up with Redis before a move is judged
 # A move judged on a board that another socket of the seat, on another process, moved first
-# is judged again on the board as it now is, after a random pause of up to JUDGE_BACKOFF
-# seconds times the attempts made so far (about 1.2 s in all: the other socket's burst is
-# over long before); if it never gets through, it is refused `unavailable` (nothing changed:
-# the same seq is sent again).
+# is judged again on the board as it now is, after `step_aside` with JUDGE_BACKOFF (about
+# 1.2 s in all: the other socket's burst is over long before); if it never gets through, it
+# is refused `unavailable` (nothing changed: the same seq is sent again).
 JUDGE_ATTEMPTS = 50
 JUDGE_BACKOFF = 0.001
 
@@ -175,7 +172,7 @@ class Moves:
             if attempt:
                 # Another socket of the seat, on another process, moved first: the move is
                 # judged again, after a pause, on the board as Redis then has it.
-                await asyncio.sleep(random.uniform(0, JUDGE_BACKOFF * attempt))
+                await step_aside(attempt, JUDGE_BACKOFF)
                 await reload_seat(store, local, session)
             game = session.game
             expected = game.moves

@@ -77,6 +77,7 @@ __all__ = [
     "lobby_body",
     "parse_lobby_entry",
     "parse_moves",
+    "step_aside",
 ]
 
 MOVE = load_script("move", lua_prelude())
@@ -88,19 +89,27 @@ ROOM_RATE = load_script("room_rate")
 
 
 # A race transition read before a move that was accepted meanwhile is made again on the room
-# as it now is, after a random pause of up to TRANSITION_BACKOFF seconds times the attempts
-# made so far (about 1.2 s in all before it gives up: a racer's burst is over long before).
+# as it now is, after `step_aside` (about 1.2 s in all before it gives up: a racer's burst is
+# over long before).
 TRANSITION_ATTEMPTS = 50
 TRANSITION_BACKOFF = 0.001
 
+
+async def step_aside(attempt: int, unit: float) -> None:
+    """Before attempt `attempt` of a compare-and-set another writer won: a random pause of up
+    to `unit` seconds times `attempt`, a little longer each time, so that the writers that
+    collided spread out instead of colliding again."""
+    await asyncio.sleep(random.uniform(0, unit * attempt))
+
+
 OUTBOX_AGAIN = 0.001  # seconds after the first listing of an ended race its second one is
 
-# What a store raises when Redis does not answer (down, restarting, or past the reply
-# deadline): the caller answers "unavailable", and nothing is known to have changed.
 # Seconds a quick-match pairing is kept for its ticket (`told_ticket`): past any outage a
 # waiting socket outlives (the cutoff hands its sockets on).
 TOLD_TTL = 600
 
+# What a store raises when Redis does not answer (down, restarting, or past the reply
+# deadline): the caller answers "unavailable", and nothing is known to have changed.
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
@@ -313,7 +322,7 @@ class RedisRoomStore:
                 # A move was accepted between the read and the write (a racer's burst lands
                 # one in nearly every round trip): step aside a little longer each time, so
                 # that the transition finds a gap between them.
-                await asyncio.sleep(random.uniform(0, TRANSITION_BACKOFF * attempt))
+                await step_aside(attempt, TRANSITION_BACKOFF)
             loaded = await self.load(room)
             if loaded is None:
                 raise RaceError(ErrorCode.UNKNOWN_ROOM, f"no room {room!r}")

@@ -11,9 +11,7 @@ sweep, never a tournament that nobody looks at again.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,7 @@ from server.redis_io.batcher import LuaScript, ScriptBatcher
 from server.redis_io.connect import AnyRedis
 from server.storage.keyed_locks import KeyedLocks
 from server.storage.keys import TOUR_DEADLINES, TOURS, TourKeys
-from server.storage.store import UNSCHEDULE
+from server.storage.store import UNSCHEDULE, step_aside
 from server.tournament.machine import Tournament
 from server.tournament.model import TourError
 
@@ -107,7 +105,7 @@ class TourStore:
             if new_rev is not None:
                 return Written(tour, new_rev, True)
             # Another process wrote first: step aside a little longer each time.
-            await asyncio.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+            await step_aside(attempt + 1, 0.002)
         raise TourError(ErrorCode.UNAVAILABLE, "the tournament is too busy, try again")
 
     async def _write(self, tour: Tournament, rev: int) -> int | None:
