@@ -164,6 +164,12 @@ class Metrics:
         r.add(Gauge("solrace_connections", "open WebSocket connections", connections))
         self.rooms_created = r.add(Counter("solrace_rooms_created_total", "rooms created"))
         self.moves_accepted = r.add(Counter("solrace_moves_accepted_total", "moves accepted"))
+        self.moves_on_read = r.add(
+            Counter(
+                "solrace_moves_judged_on_read_total",
+                "moves judged as their frame was read, without waking the socket's task",
+            )
+        )
         self.moves_refused = r.add(
             LabelledCounter("solrace_moves_refused_total", "moves refused, by code", "code")
         )

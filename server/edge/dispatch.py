@@ -40,6 +40,10 @@ class Dispatcher:
             return
         await self.routes[type(message)](conn, message)
 
+    def now(self, conn: Connection, message: p.Move | p.Undo) -> bool:
+        """Judge a move as its frame is read, if it can be (server/edge/move_lane.py)."""
+        return self.service.moves.now(conn, message)
+
     async def closed(self, conn: Connection) -> None:
         """The socket is gone: what each part kept for it."""
         await self.lobby.closed(conn)  # first: it needs no Redis

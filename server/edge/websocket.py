@@ -38,6 +38,7 @@ from server.edge.app_keys import (
     SETTINGS,
     SOCKETS,
 )
+from server.edge.move_lane import GameSocket
 from server.live.connection import Connection, TokenBucket, check_alive
 from server.live.connection_log import log_closed, log_opened
 from server.live.frames import close_frame
@@ -122,7 +123,7 @@ async def _refuse_flooder(request: web.Request, address: str) -> None:
 async def _websocket(request: web.Request, address: str | None) -> web.WebSocketResponse:
     app = request.app
     settings = app[SETTINGS]
-    ws = web.WebSocketResponse(
+    ws = GameSocket(
         compress=False,
         # aiohttp refuses a message of max_msg_size bytes or more; ours may be max_frame.
         max_msg_size=settings.max_frame + 1,
@@ -142,6 +143,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
     conn.transport = request.transport
     conn.flusher = app[FLUSHER]
     conn.on_drop = lambda _conn: app[METRICS].dropped.inc()
+    ws.lane(conn, app[DISPATCH].now)
     # The socket's frames are read and answered in a task of their own. Under the request's
     # task they would run beneath aiohttp's handler and every middleware: each frame read
     # and each move's wait for Redis resumes and suspends that whole chain of coroutines,
@@ -159,13 +161,18 @@ async def _serve(
     app[SOCKETS].add(conn)
     conn.seen = window_start = opened = time.monotonic()
     log_opened(conn.id, address)
-    limited = frames = 0
+    limited = 0
     flooded = False
     try:
-        async for frame in ws:
-            frames += 1
-            now = conn.seen = time.monotonic()
+        while True:
+            conn.idle = True  # a move may be judged as it is read (server/edge/move_lane.py)
+            frame = await ws.receive()
+            conn.idle = False
             kind = frame.type
+            if kind is WSMsgType.CLOSE or kind is WSMsgType.CLOSING or kind is WSMsgType.CLOSED:
+                break
+            conn.frames += 1
+            now = conn.seen = time.monotonic()
             if kind is WSMsgType.BINARY:
                 conn.binary = True
                 message = p.decode_msgpack(frame.data)
@@ -229,10 +236,13 @@ async def _serve(
                 if kind is WSMsgType.PING:
                     await ws.pong(frame.data)
                 continue
+            await conn.after_move()  # the moves judged as they were read come first
             await dispatch.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())
     finally:
+        conn.idle = False
+        await conn.after_move()  # the verdicts on its moves in flight first
         app[SOCKETS].discard(conn)
         conn.stop()
         # A thousand sockets can close at one moment (a proxy, a network or a client
@@ -258,7 +268,7 @@ async def _serve(
         # under aiohttp, which then says 1006: 1008); else the client's.
         code = CloseCode.POLICY if flooded else conn.close_code or ws.close_code
 
-        log_closed(conn.id, code, time.monotonic() - opened, frames)
+        log_closed(conn.id, code, time.monotonic() - opened, conn.frames)
     return ws
 
 

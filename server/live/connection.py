@@ -62,6 +62,10 @@ class TokenBucket:
             return True
         return False
 
+    def give_back(self) -> None:
+        """Undo a `take` (the frame is counted again elsewhere)."""
+        self.tokens = min(self.burst, self.tokens + 1.0)
+
 
 class Flusher:
     """Writes the frames sockets got during an event-loop tick, once, at its end (the
@@ -104,6 +108,12 @@ class Connection:
     closing: bool = False
     close_code: int | None = None  # the code this server closed the socket with, if it did
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)
+    frames: int = 0  # frames received
+    # The socket's task waits for its next frame (server/edge/websocket.py); a move that
+    # comes then may be judged as it is read (server/edge/move_lane.py).
+    idle: bool = False
+    moving: bool = False  # a move judged as it was read waits for its verdict
+    on_moved: Any = None  # callable() once such a move's verdict is dealt with
     pinged: float = 0.0  # when check_alive last pinged this socket; 0: never
     on_drop: Any = None  # callable(Connection) when dropped for being slow
     flusher: Flusher = field(default_factory=Flusher)
@@ -111,6 +121,24 @@ class Connection:
     _delayed: collections.deque[tuple[float, Outgoing]] = field(default_factory=collections.deque)
     _timer: asyncio.TimerHandle | None = None
     _closer: asyncio.Future[None] | None = None
+    _moved: asyncio.Future[None] | None = None
+
+    def moved(self) -> None:
+        """The move judged as it was read has been dealt with."""
+        self.moving = False
+        if self.on_moved is not None:
+            self.on_moved()  # the next move, if one waits
+        if not self.moving and self._moved is not None:
+            self._moved.set_result(None)
+            self._moved = None
+
+    async def after_move(self) -> None:
+        """Until no move judged as it was read waits for its verdict: the socket's next
+        message comes after them."""
+        while self.moving:
+            if self._moved is None:
+                self._moved = asyncio.get_running_loop().create_future()
+            await asyncio.shield(self._moved)
 
     def send(self, message: p.Message | Outgoing) -> None:
         """Send a message (written at the end of this tick); never waits."""

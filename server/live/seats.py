@@ -16,12 +16,12 @@ after following one, the last seq is read from Redis before the next move is jud
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import core
 import protocol as p
 from core import splits as splits_rule
+from server.live.turn import Turn
 
 __all__ = ["SeatSession", "play", "replay", "timed_splits"]
 
@@ -85,7 +85,7 @@ class SeatSession:
         self.last_seq = last_seq
         self.splits = splits or splits_rule.empty()  # of the accepted moves (core/splits.py)
         self.conns: set[object] = set()  # the sockets of this process attached to the seat
-        self.turn = asyncio.Lock()
+        self.turn = Turn()
         self.stale = False
         # A move accepted by another process was followed from its event, which carries
         # no seq: `last_seq` may be below its seq (a re-send of it must get its answer).

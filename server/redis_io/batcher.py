@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.resources
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,6 +32,8 @@ from server.redis_io.resp import RespConnection
 from server.redis_io.resp_encode import encode_fcall
 
 __all__ = ["LuaScript", "ScriptBatcher", "load_script"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,8 @@ def load_script(name: str, prelude: str = "") -> LuaScript:
 
 class _Call:
     """One queued call (a plain class: a dataclass with a default_factory costs a few µs
-    per move here)."""
+    per move here). Without a future (`ScriptBatcher.post`), `on_reply` gets the reply or
+    the error itself."""
 
     __slots__ = ("args", "fixed", "future", "keys", "on_reply", "script")
 
@@ -81,7 +85,7 @@ class _Call:
         keys: tuple[str, ...],
         args: tuple[Any, ...],
         fixed: tuple[Any, ...],
-        future: asyncio.Future[Any],
+        future: asyncio.Future[Any] | None,
         on_reply: Callable[[Any], Any] | None,
     ) -> None:
         self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
@@ -108,14 +112,29 @@ def _classified(reply: Any) -> Any:
 
 def _fail(batch: list[_Call], error: Exception) -> None:
     for item in batch:
-        if not item.future.done():
+        if item.future is None:
+            _hand(item, error)
+        elif not item.future.done():
             item.future.set_exception(error)
+
+
+def _hand(item: _Call, outcome: Any) -> None:
+    """A posted call's reply or error to its callback (whatever that raises is a bug of
+    the caller's, logged: never the reader's)."""
+    assert item.on_reply is not None
+    try:
+        item.on_reply(outcome)
+    except Exception:
+        log.exception("the reply to %s could not be handled", item.script.name)
 
 
 def _settle(batch: list[_Call], results: list[Any]) -> None:
     """Each caller gets its reply (an error reply raised), through its `on_reply` first
     when it gave one (whatever that raises is the caller's, never the reader's)."""
     for item, result in zip(batch, results, strict=True):
+        if item.future is None:
+            _hand(item, result)
+            continue
         if item.future.done():
             continue
         if isinstance(result, Exception):
@@ -171,16 +190,33 @@ class ScriptBatcher:
         later (the move path answers its mover there)."""
         if not keys:  # in a cluster a call goes to the node of its first key's slot
             raise ValueError(f"script {script.name} called without a key")
-        loop = asyncio.get_running_loop()
-        item = _Call(script, keys, args, fixed, loop.create_future(), on_reply)
+        future = asyncio.get_running_loop().create_future()
+        self._enqueue(_Call(script, keys, args, fixed, future, on_reply))
+        return await future
+
+    def post(
+        self,
+        script: LuaScript,
+        keys: tuple[str, ...],
+        args: tuple[Any, ...],
+        fixed: tuple[Any, ...],
+        on_reply: Callable[[Any], None],
+    ) -> None:
+        """As `call`, without waiting: `on_reply` gets the reply, or the error (an error
+        reply, a lost connection) as an Exception, as soon as it is read. For code that
+        runs in no task (a move judged as its frame is read)."""
+        if not keys:
+            raise ValueError(f"script {script.name} called without a key")
+        self._enqueue(_Call(script, keys, args, fixed, None, on_reply))
+
+    def _enqueue(self, item: _Call) -> None:
         self._queue.append(item)
         if not self._scheduled and self._inflight < self.max_inflight:
             if self._inflight == 0 and len(self._queue) == 1:
                 self._flush()  # nothing to wait for, nothing to gather: out at once
             else:
                 self._scheduled = True
-                loop.call_soon(self._flush)
-        return await item.future
+                asyncio.get_running_loop().call_soon(self._flush)
 
     def _flush(self) -> None:
         self._scheduled = False

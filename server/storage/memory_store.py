@@ -37,6 +37,7 @@ from server.storage.store import (
     ended_races,
     events_after,
     lobby_body,
+    submitted,
 )
 
 __all__ = ["MemoryFeed", "MemoryRoomStore"]
@@ -192,10 +193,10 @@ class MemoryRoomStore:
     async def submit_move(
         self, write: MoveWrite, on_accepted: Callable[[MoveResult], None] | None = None
     ) -> MoveResult:
-        result = self._judge_move(write)
-        if on_accepted is not None and result.kind is Verdict.OK:
-            on_accepted(result)
-        return result
+        return await submitted(self.post_move, write, on_accepted)
+
+    def post_move(self, write: MoveWrite, done: Callable[[MoveResult | Exception], None]) -> None:
+        done(self._judge_move(write))
 
     def _judge_move(self, write: MoveWrite) -> MoveResult:
         """move.lua's checklist, in its order, with its verdicts."""

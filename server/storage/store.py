@@ -78,6 +78,7 @@ __all__ = [
     "parse_lobby_entry",
     "parse_moves",
     "step_aside",
+    "submitted",
 ]
 
 MOVE = load_script("move", lua_prelude())
@@ -210,6 +211,10 @@ class RoomStore(Protocol):
     async def submit_move(
         self, write: MoveWrite, on_accepted: Callable[[MoveResult], None] | None = None
     ) -> MoveResult: ...
+    # the same without waiting: `done` gets the result, or the error, when it is known
+    def post_move(
+        self, write: MoveWrite, done: Callable[[MoveResult | Exception], None]
+    ) -> None: ...
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]: ...
     async def last_seq(self, room: str, seat: int) -> int: ...
     async def stored_answer(self, room: str, seat: int, seq: int) -> p.Accepted | None: ...
@@ -247,6 +252,33 @@ class RoomStore(Protocol):
     async def outbox_later(self, room: str, at: float) -> None: ...
     async def claim_ended(self, room: str, owner: str, seconds: float) -> bool: ...
     async def release_ended(self, room: str, owner: str) -> None: ...
+
+
+async def submitted(
+    post: Callable[[MoveWrite, Callable[[MoveResult | Exception], None]], None],
+    write: MoveWrite,
+    on_accepted: Callable[[MoveResult], None] | None,
+) -> MoveResult:
+    """A store's `submit_move` from its `post_move`: the verdict awaited, `on_accepted`
+    called as it is known (what it raises is raised here)."""
+    future: asyncio.Future[MoveResult] = asyncio.get_running_loop().create_future()
+
+    def done(outcome: MoveResult | Exception) -> None:
+        if future.done():
+            return
+        if isinstance(outcome, Exception):
+            future.set_exception(outcome)
+            return
+        if on_accepted is not None and outcome.kind is Verdict.OK:
+            try:
+                on_accepted(outcome)
+            except Exception as exc:
+                future.set_exception(exc)
+                return
+        future.set_result(outcome)
+
+    post(write, done)
+    return await future
 
 
 def _move_result(write: MoveWrite, reply: Any) -> MoveResult:
@@ -407,16 +439,22 @@ class RedisRoomStore:
         """The checklist's verdict on `write`. `on_accepted` gets an accepted move's result
         as soon as the script's reply is read, before this returns (a round of the event
         loop later): the mover's answer then leaves with the move's `progress`."""
+        return await submitted(self.post_move, write, on_accepted)
+
+    def post_move(self, write: MoveWrite, done: Callable[[MoveResult | Exception], None]) -> None:
+        """`write` sent to the move script now; `done` gets the verdict as the reply is
+        read, or the error (Redis out of reach, a refused call)."""
         keys, args, fixed = move_call(write, self.event_log, self.lobby_ttl)
 
-        def verdict(reply: Any) -> MoveResult:
-            result = _move_result(write, reply)
-            if on_accepted is not None and result.kind is Verdict.OK:
-                on_accepted(result)
-            return result
+        def verdict(reply: Any) -> None:
+            if not isinstance(reply, Exception):
+                try:
+                    reply = _move_result(write, reply)
+                except Exception as exc:  # a reply this version cannot read
+                    reply = exc
+            done(reply)
 
-        result: MoveResult = await self.batcher.call(MOVE, keys, args, fixed, verdict)
-        return result
+        self.batcher.post(MOVE, keys, args, fixed, verdict)
 
     async def moves(self, room: str, seat: int) -> list[tuple[float, str]]:
         return parse_moves(await self.redis.lrange(RoomKeys(room).moves(seat), 0, -1))
