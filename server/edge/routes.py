@@ -45,7 +45,15 @@ from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
 from server.tournament.rooms import RaceRecord, StoreRooms
 
-__all__ = ["MAX_BODY", "count_errors", "json_errors", "json_object", "metrics_text", "routes"]
+__all__ = [
+    "MAX_BODY",
+    "count_errors",
+    "json_errors",
+    "json_object",
+    "metrics_text",
+    "routes",
+    "whole_number",
+]
 
 MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
 TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
@@ -168,6 +176,12 @@ async def json_object(request: web.Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise web.HTTPBadRequest(text="the body must be a JSON object")
     return body
+
+
+def whole_number(text: str) -> int | None:
+    """A query option's whole number, in ASCII digits alone; None for anything else, such
+    as what Python's int() would read too (`1_0`, ` 5`, an Arabic-Indic `٣`, `-1`)."""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 class BadRequest(ValueError):
