@@ -228,6 +228,7 @@ async def _rate(
                 "game": race.game,
                 "race_id": race.id,
                 "at": race.ended_at,
+                "change": current[player].races + 1,
                 "mu": new.mu,
                 "sigma": new.sigma,
                 "display": new.display,

@@ -68,7 +68,8 @@ class Profiles:
 
     async def ratings_of(self, player_id: str, now: float) -> list[dict[str, Any]]:
         """Each game the player is rated in: the rating now, whether it is provisional,
-        rated races, and the history (oldest first, the latest HISTORY_POINTS)."""
+        rated races, and the history (the latest HISTORY_POINTS changes, in the order they
+        were made: a race archived late comes after those archived before it)."""
         async with self.engine.connect() as db:
             rows = (
                 await db.execute(
@@ -90,7 +91,7 @@ class Profiles:
                             rating_history.c.player_id == player_id,
                             rating_history.c.game == row.game,
                         )
-                        .order_by(rating_history.c.at.desc())
+                        .order_by(rating_history.c.change.desc())
                         .limit(HISTORY_POINTS)
                     )
                 ).all()

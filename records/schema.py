@@ -148,11 +148,14 @@ rating_history = sa.Table(
     _owner(),
     sa.Column("game", sa.Text, nullable=False),
     sa.Column("race_id", sa.Text, sa.ForeignKey("races.id", ondelete="CASCADE"), nullable=False),
-    sa.Column("at", Time, nullable=False),
+    sa.Column("at", Time, nullable=False),  # when the race ended
+    # The player's rated races in the game with this one (1, 2, ...): the order the rating
+    # changed in, which is not the races' order when one was archived late.
+    sa.Column("change", sa.Integer, nullable=False),
     sa.Column("mu", sa.Float, nullable=False),
     sa.Column("sigma", sa.Float, nullable=False),
     sa.Column("display", sa.Integer, nullable=False),
-    sa.Index(None, "player_id", "game", "at"),
+    sa.Index(None, "player_id", "game", "change"),
 )
 
 # The site's lasting secrets by name (records/site_secrets.py), hex: made once, never shown.

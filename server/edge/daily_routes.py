@@ -29,9 +29,9 @@ from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of, day_over
 from server.daily.store import DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
-from server.edge.identity_routes import bearer_key, json_body
+from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
-from server.edge.routes import _error
+from server.edge.routes import _error, json_object
 from server.edge.web_client import shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
@@ -202,7 +202,7 @@ async def start_attempt(request: web.Request) -> web.Response:
     player = await _player(request, required=True)
     assert player is not None
     game = _game(request)
-    body = await json_body(request)  # as every body: nested too deep, trickled, ...
+    body = await json_object(request)
     practice = body.get("practice", False)
     if not isinstance(practice, bool):
         raise _Refused(400, ErrorCode.BAD_REQUEST, "practice must be true or false")

@@ -8,7 +8,6 @@ asked for it (`POST /players`, `/sign-in`, `/link`).
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from typing import Any
@@ -22,12 +21,12 @@ from records.players import Player
 from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import ACCOUNTS, SETTINGS
-from server.edge.routes import _error, creation_limited
+from server.edge.routes import _error, creation_limited, json_object, whole_number
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError, player_ref
 from server.settings import parse_trusted_proxies
 
-__all__ = ["bearer_key", "identity_routes", "json_body"]
+__all__ = ["bearer_key", "identity_routes"]
 
 identity_routes = web.RouteTableDef()
 
@@ -55,22 +54,6 @@ def _refusal(err: IdentityError) -> web.Response:
     return _error(err.status, err.code, err.message, headers)
 
 
-async def json_body(request: web.Request) -> dict[str, Any]:
-    """The JSON object of the body ({} when there is none)."""
-    if not request.can_read_body:
-        return {}
-    try:
-        async with asyncio.timeout(request.app[SETTINGS].body_timeout or None):
-            body = await request.json()
-    except TimeoutError:
-        raise IdentityError(ErrorCode.BAD_REQUEST, "the body took too long", 408) from None
-    except (ValueError, RecursionError):
-        raise IdentityError(ErrorCode.BAD_REQUEST, "the body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise IdentityError(ErrorCode.BAD_REQUEST, "the body must be a JSON object")
-    return body
-
-
 async def _me(request: web.Request) -> Player:
     return await request.app[ACCOUNTS].who(bearer_key(request), time.time())
 
@@ -87,7 +70,7 @@ async def new_player(request: web.Request) -> web.Response:
     if limited is not None:
         return limited
     try:
-        body = await json_body(request)
+        body = await json_object(request)
         bot = body.get("bot", False)
         if not isinstance(bot, bool):
             raise IdentityError(ErrorCode.BAD_REQUEST, "bot must be true or false")
@@ -115,7 +98,7 @@ async def _change_me(request: web.Request, field: str) -> web.Response:
     `Accounts.rename` (name) or `Accounts.claim` (password); the player as it is now."""
     try:
         player = await _me(request)
-        body = await json_body(request)
+        body = await json_object(request)
         accounts = request.app[ACCOUNTS]
         change = accounts.rename if field == "name" else accounts.claim
         changed = await change(player, body.get(field), time.time())
@@ -148,7 +131,7 @@ async def make_link_code(request: web.Request) -> web.Response:
 async def sign_in(request: web.Request) -> web.Response:
     """{"name", "password", "label"?}: a new key for this device."""
     try:
-        body = await json_body(request)
+        body = await json_object(request)
         player, key = await request.app[ACCOUNTS].sign_in(
             _address(request),
             body.get("name"),
@@ -165,7 +148,7 @@ async def sign_in(request: web.Request) -> web.Response:
 async def link(request: web.Request) -> web.Response:
     """{"code", "label"?}: a new key for this device, from a code another device made."""
     try:
-        body = await json_body(request)
+        body = await json_object(request)
         player, key = await request.app[ACCOUNTS].link(
             _address(request), body.get("code"), time.time(), body.get("label")
         )
@@ -202,10 +185,10 @@ async def name_free(request: web.Request) -> web.Response:
 
 
 def _page_number(request: web.Request, name: str, default: int, high: int) -> int:
-    text = request.query.get(name, str(default))
-    if not text.isdigit() or not 1 <= int(text) <= high:
+    value = whole_number(request.query.get(name, str(default)))
+    if value is None or not 1 <= value <= high:
         raise IdentityError(ErrorCode.BAD_REQUEST, f"{name} must be a whole number 1..{high}")
-    return int(text)
+    return value
 
 
 async def heat_open(request: web.Request, item: dict[str, Any]) -> bool:

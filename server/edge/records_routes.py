@@ -12,7 +12,7 @@ import core
 from protocol import ErrorCode
 from records.boards import PERIODS, Board, Leaderboards, period_start
 from server.edge.app_keys import ARCHIVE, RECORDS_DB
-from server.edge.routes import _error, archived_line_held
+from server.edge.routes import _error, archived_line_held, whole_number
 from server.room.ids import race_key
 
 __all__ = ["records_routes"]
@@ -45,10 +45,9 @@ def _whole(query: Any, name: str, default: int, low: int, high: int) -> int:
     raw = query.get(name)
     if raw is None:
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise _BadQuery(f"{name} must be a whole number") from None
+    value = whole_number(raw)
+    if value is None:
+        raise _BadQuery(f"{name} must be a whole number")
     if not low <= value <= high:
         raise _BadQuery(f"{name} must be {low}..{high}")
     return value

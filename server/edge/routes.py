@@ -45,7 +45,15 @@ from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
 from server.tournament.rooms import RaceRecord, StoreRooms
 
-__all__ = ["MAX_BODY", "count_errors", "json_errors", "metrics_text", "routes"]
+__all__ = [
+    "MAX_BODY",
+    "count_errors",
+    "json_errors",
+    "json_object",
+    "metrics_text",
+    "routes",
+    "whole_number",
+]
 
 MAX_BODY = 64 * 1024  # bytes of a request body (a room's settings are a few dozen)
 TOO_BIG = f"the body is over {MAX_BODY // 1024} KiB"
@@ -150,6 +158,32 @@ async def json_errors(
         return _error(500, ErrorCode.INTERNAL, "the server failed on that request")
 
 
+async def json_object(request: web.Request) -> dict[str, Any]:
+    """The request's body, a JSON object ({} when it has none), as every POST reads it:
+    408 when it has not come within `body_timeout` (and `json_errors` closes the
+    connection, whose rest of the body is no next request), 400 when it is no JSON object
+    (not JSON, nested thousands deep, or in a charset nobody knows)."""
+    if not request.can_read_body:
+        return {}
+    timeout = request.app[SETTINGS].body_timeout
+    try:
+        async with asyncio.timeout(timeout or None):
+            body = await request.json()
+    except TimeoutError:  # a client trickling its body must not hold the connection
+        raise web.HTTPRequestTimeout(text=f"the body took over {timeout:g} s") from None
+    except (ValueError, LookupError, RecursionError):
+        raise web.HTTPBadRequest(text="the body must be a JSON object") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="the body must be a JSON object")
+    return body
+
+
+def whole_number(text: str) -> int | None:
+    """A query option's whole number, in ASCII digits alone; None for anything else, such
+    as what Python's int() would read too (`1_0`, ` 5`, an Arabic-Indic `٣`, `-1`)."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 class BadRequest(ValueError):
     pass
 
@@ -205,19 +239,7 @@ async def create_room(request: web.Request) -> web.Response:
     limited = await creation_limited(request, "rooms")
     if limited is not None:
         return limited
-    try:
-        async with asyncio.timeout(settings.body_timeout or None):
-            body = await request.json()
-    except TimeoutError:  # a client trickling its body must not hold the connection
-        response = _error(
-            408, ErrorCode.BAD_REQUEST, f"the body took over {settings.body_timeout:g} s"
-        )
-        response.force_close()
-        return response
-    except (ValueError, RecursionError):  # RecursionError: JSON nested thousands deep
-        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
-    if not isinstance(body, dict):
-        return _error(400, ErrorCode.BAD_REQUEST, "the body must be a JSON object")
+    body = await json_object(request)
     # A field given as null takes its default, as on the WebSocket (time_limit: none).
     body = {k: v for k, v in body.items() if v is not None}
     ghost = None

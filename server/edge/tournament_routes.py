@@ -21,6 +21,7 @@ from server.edge.routes import (
     _flag,
     _number,
     creation_limited,
+    json_object,
 )
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
 from server.identity.accounts import IdentityError
@@ -54,12 +55,7 @@ def _tour_error(err: TourError) -> web.Response:
 
 
 async def _body(request: web.Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except (ValueError, RecursionError):
-        raise BadRequest("the body must be a JSON object") from None
-    if not isinstance(body, dict):
-        raise BadRequest("the body must be a JSON object")
+    body = await json_object(request)
     return {k: v for k, v in body.items() if v is not None}
 
 

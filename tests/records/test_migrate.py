@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
 from records.engine import open_engine
-from records.migrate import current_revision, head, upgrade_to_head
+from records.migrate import alembic_config, current_revision, head, upgrade_to_head
 from records.schema import metadata
 
 
@@ -53,3 +54,53 @@ async def test_several_processes_migrating_at_once_all_end_at_head(database_url:
     finally:
         for engine in engines:
             await engine.dispose()
+
+
+def _upgrade_to_0002(connection: Connection) -> None:
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, "0002")
+
+
+async def test_the_rating_history_kept_before_0003_is_numbered_by_the_races_end(
+    database_url: str,
+) -> None:
+    engine = open_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_upgrade_to_0002)
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO players (id, name, name_key, is_bot, created_at, last_seen_at)"
+                    " VALUES ('a', 'ann', 'ann', false, 1, 1), ('b', 'bo', 'bo', false, 1, 1)"
+                )
+            )
+            for n, ended in ((1, 300.0), (2, 100.0), (3, 200.0)):
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO races (id, room, round, game, seed, kind, rated,"
+                        " started_at, ended_at, finish_reason, replay, replay_hash) VALUES"
+                        " (:id, 'r', :n, 'shaula', '1', 'room', true, 0, :at, 'all_done', '', '')"
+                    ),
+                    {"id": f"r.{n}", "n": n, "at": ended},
+                )
+                await conn.execute(
+                    sa.text(
+                        "INSERT INTO rating_history (player_id, game, race_id, at, mu, sigma,"
+                        " display) VALUES (:p, 'shaula', :race, :at, 25, 8, 1000)"
+                    ),
+                    [{"p": p, "race": f"r.{n}", "at": ended} for p in ("a", "b")],
+                )
+        await upgrade_to_head(engine)
+        async with engine.connect() as conn:
+            rows = await conn.execute(
+                sa.text("SELECT player_id, race_id, change FROM rating_history")
+            )
+            numbered = {(row.player_id, row.race_id): row.change for row in rows}
+        assert numbered == {
+            (p, race): change
+            for p in ("a", "b")
+            for race, change in (("r.2", 1), ("r.3", 2), ("r.1", 3))
+        }
+    finally:
+        await engine.dispose()

@@ -98,6 +98,25 @@ async def test_a_profile_adds_up_the_archived_races(
     assert [r["race"] for r in second.items] == ["r1.1"] and not second.more
 
 
+async def test_the_rating_history_is_in_the_order_the_rating_changed(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    """A race archived late (its process died at its end, another took it over after the
+    lease) moves the rating after a race that ended later: the history lists the changes
+    as they were made, so that its last point is the rating shown."""
+    players, archive, profiles = stores
+    ann = await players.create(hash_secret("a"), 1.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    assert await archive.archive(race(2, ann, bo, ann_wins=False))
+    assert await archive.archive(race(1, ann, bo, ann_wins=True))  # ended first, archived last
+    [shaula] = await profiles.ratings_of(ann.id, 4000.0)
+    assert [h["race"] for h in shaula["history"]] == ["r2.1", "r1.1"]
+    assert shaula["history"][-1]["rating"] == shaula["rating"]
+    by_race = {r["race"]: r for r in (await profiles.races_of(ann.id)).items}
+    assert by_race["r1.1"]["rating_before"] == by_race["r2.1"]["rating_after"]
+    assert by_race["r1.1"]["rating_after"] == shaula["rating"]
+
+
 async def test_a_profile_has_the_best_splits_best_segments_and_their_sum(
     stores: tuple[PlayerStore, RaceArchive, Profiles],
 ) -> None:

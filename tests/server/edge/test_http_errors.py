@@ -44,6 +44,15 @@ async def test_http_errors_are_json_with_a_code(
         assert "GET" in message and "POST" in message  # what is allowed
 
 
+@pytest.mark.parametrize("path", ["/rooms", "/players", "/sign-in", "/link", "/tournaments"])
+async def test_a_body_in_a_charset_nobody_knows_is_a_bad_request(
+    server_url: str, path: str
+) -> None:
+    headers = {"Content-Type": "application/json; charset=utf-99"}
+    got, body, _ = await call("POST", server_url + path, b'{"game": "shaula"}', headers)
+    assert (got, body["error"]["code"]) == (400, "bad_request"), body
+
+
 async def test_null_fields_take_their_defaults(server_url: str) -> None:
     body = (
         b'{"game": "shaula", "seed": null, "seats": null, "undo": null, "hints": null,'

@@ -174,3 +174,14 @@ async def test_text_no_database_can_hold_is_looked_up_as_nobody_and_no_password_
         base, "POST", "/sign-in", {"name": "ann", "password": "correct \udc00 horse"}
     )
     assert (status, body["error"]["code"]) == (401, "wrong_password")
+
+
+@pytest.mark.parametrize(
+    "query", ["page=0", "page=1_0", "page=%D9%A3", "per_page=%205", "per_page=x"]
+)
+async def test_a_profile_page_that_is_no_whole_number_is_refused(
+    server_url: str, query: str
+) -> None:
+    _, player = await new_player(server_url)
+    status, body, _ = await call(server_url, "GET", f"/players/{player['name']}?{query}")
+    assert status == 400 and body["error"]["code"] == "bad_request"

@@ -74,6 +74,11 @@ async def test_best_times_and_ratings_boards(make_server: MakeServer) -> None:
         ("limit=many", "bad_request"),
         ("by=time", "bad_request"),
         ("by=time&seed=0", "bad_request"),
+        # What Python's int() would read, but no number in a URL: not deal 617, not 10 rows.
+        ("by=time&seed=6_1_7", "bad_request"),
+        ("limit=1_0", "bad_request"),
+        ("limit=%205", "bad_request"),
+        ("offset=%D9%A3", "bad_request"),  # an Arabic-Indic 3
     ],
 )
 async def test_bad_queries_are_refused_with_a_code(server_url: str, query: str, code: str) -> None:
