@@ -70,6 +70,14 @@ class GameSocket(web.WebSocketResponse):
         if isinstance(reader, LaneQueue):
             reader.lane = Lane(conn, judge, reader)
 
+    def drop_lane(self) -> None:
+        """The socket is done with: its lane goes (the lane and the socket's connection
+        refer to each other, a cycle that would wait for a full collection)."""
+        reader = self._reader
+        if isinstance(reader, LaneQueue) and reader.lane is not None:
+            reader.lane.conn.on_moved = None
+            reader.lane = None
+
     def _post_start(
         self, request: BaseRequest, protocol: str | None, writer: WebSocketWriter
     ) -> None:

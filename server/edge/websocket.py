@@ -153,7 +153,7 @@ async def _websocket(request: web.Request, address: str | None) -> web.WebSocket
 
 
 async def _serve(
-    app: web.Application, ws: web.WebSocketResponse, conn: Connection, address: str | None
+    app: web.Application, ws: GameSocket, conn: Connection, address: str | None
 ) -> web.WebSocketResponse:
     settings = app[SETTINGS]
     service = app[SERVICE]
@@ -243,6 +243,7 @@ async def _serve(
     finally:
         conn.idle = False
         await conn.after_move()  # the verdicts on its moves in flight first
+        ws.drop_lane()
         app[SOCKETS].discard(conn)
         conn.stop()
         # A thousand sockets can close at one moment (a proxy, a network or a client
