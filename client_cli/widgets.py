@@ -100,8 +100,43 @@ class MoveInput(Input):
 
     def __init__(self, quick_letters: str = "", **kw: Any) -> None:
         super().__init__(**kw)
-        # Letters that are quick keys only while a source is picked (`f`, `c`).
+        # Letters that are quick keys at this moment of the screen (the lobby's `r`, `s`).
         self.quick_letters = quick_letters
+        # Whether a source is picked, as the app last drew it: `f` and `c` then drop it.
+        self.picked = False
+        # Quick keys handed to the app and not yet handled (`handled`), and whether a
+        # source is picked once they are (a digit picks, the next one drops). Until then
+        # `picked` is older than the keys: f or c typed right after a digit (a fast
+        # typist, a slow link) drops the card the digit picked.
+        self.in_flight = 0
+        self.picked_ahead = False
+
+    def handled(self) -> None:
+        """The app has handled one of the quick keys this line handed it."""
+        self.in_flight = max(0, self.in_flight - 1)
+
+    def picked_now(self) -> bool:
+        """Whether a source is picked once the keys already handed over are handled."""
+        return self.picked_ahead if self.in_flight else self.picked
+
+    def quick_key(self, key: str) -> bool:
+        """Whether `key`, pressed on the empty line, is a quick key (else it is typed)."""
+        return (
+            key in QUICK_KEYS
+            or key.isdigit()
+            or key in self.quick_letters
+            or (self.picked_now() and key in ("f", "c"))
+        )
+
+    def post_quick(self, key: str) -> None:
+        picked = self.picked_now()
+        if key.isdigit():
+            picked = not picked
+        elif key in ("escape", "f", "c"):
+            picked = False
+        self.picked_ahead = picked
+        self.in_flight += 1
+        self.post_message(self.Quick(key))
 
     async def action_submit(self) -> None:
         """Hand the line over and empty it at once, before the next key is read."""
@@ -117,10 +152,10 @@ class MoveInput(Input):
             event.prevent_default()
             await self.action_submit()
             return
-        if not self.value and (key in QUICK_KEYS or key.isdigit() or key in self.quick_letters):
+        if not self.value and self.quick_key(key):
             event.stop()
             event.prevent_default()
-            self.post_message(self.Quick(key))
+            self.post_quick(key)
             return
         await super()._on_key(event)
 
