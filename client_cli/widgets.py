@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
@@ -246,7 +247,8 @@ class RaceBars(Widget):
             (("▸ " if self.card_style.symbols else "> ") if p.you else "  ") + p.name
             for p in self.players
         ]
-        name_w = min(16, max(map(len, names)) + 1)
+        # Measured in terminal columns: a CJK character takes two.
+        name_w = min(16, max(map(cell_len, names)) + 1)
         tails = [
             f" {p.progress:>2}/{p.total} {p.moves:>4} mv "
             + (f"{clock(p.seconds):>6}" if p.seconds is not None else "  -:--")
@@ -264,7 +266,8 @@ class RaceBars(Widget):
         lines = []
         for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()
-            line.append(name[: name_w - 1].ljust(name_w), style="bold" if p.you else "")
+            shown = set_cell_size(name, name_w - 1) + " "
+            line.append(shown, style="bold" if p.you else "")
             line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
             line.append(tail)
             if p.status:

@@ -324,3 +324,32 @@ def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split_reached() -> No
         "+1.1 s",  # 1.05 s: half a tenth, away from zero
         "±0.0 s",
     ]
+
+
+def test_wide_characters_in_a_name_keep_the_bars_in_line() -> None:
+    # A name in CJK characters (two columns each) was measured in characters: its bar and
+    # figures stood further right than the others', and its status ran off the line.
+    from rich.cells import cell_len
+    from rich.console import Console
+    from textual.geometry import Size
+
+    from client_cli.widgets import PlayerLine, RaceBars
+
+    class Narrow(RaceBars):  # as in a terminal 80 columns wide
+        @property
+        def size(self) -> Size:
+            return Size(80, 2)
+
+    bars = Narrow()
+    bars.update_players(
+        [
+            PlayerLine(name="ann", status="not ready", you=True),
+            PlayerLine(name="名前名前名前名前名前", status="not ready"),
+        ]
+    )
+    console = Console(width=80, record=True, color_system=None)
+    console.print(bars.render())
+    rows = console.export_text().splitlines()
+    assert len(rows) == 2 and all(row.rstrip().endswith("not ready") for row in rows)
+    assert {cell_len(row.rstrip()) for row in rows} == {cell_len(rows[0].rstrip())}
+    assert len({cell_len(row[: row.index("░")]) for row in rows}) == 1  # the bars start together
