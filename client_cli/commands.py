@@ -132,7 +132,11 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
         table.add_column(column)
     for room in rooms:
         players = room.get("players") or []
-        names = ", ".join(str(p.get("name", "?")) for p in players if isinstance(p, dict))
+        names = ", ".join(
+            f"{p.get('name', '?')}{' (bot)' if p.get('bot') else ''}"
+            for p in players
+            if isinstance(p, dict)
+        )
         seats = room.get("seats")
         count = f"{len(players)}/{seats}" if seats else str(len(players))
         rules = [
