@@ -222,6 +222,17 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+BOT_TAG = " (bot)"  # after a bot's name (client_cli/race.py, Racer.shown_name)
+
+
+def fit_name(name: str, width: int) -> str:
+    """`name` in exactly `width` terminal columns: cut at its end when longer, but a bot's
+    name keeps its `(bot)`."""
+    if cell_len(name) > width and name.endswith(BOT_TAG) and width > 2 * len(BOT_TAG):
+        return set_cell_size(name.removesuffix(BOT_TAG), width - len(BOT_TAG)) + BOT_TAG
+    return set_cell_size(name, width)
+
+
 class RaceBars(Widget):
     """Every racer's progress as a live bar with moves and time."""
 
@@ -248,7 +259,7 @@ class RaceBars(Widget):
             for p in self.players
         ]
         # Measured in terminal columns: a CJK character takes two.
-        name_w = min(16, max(map(cell_len, names)) + 1)
+        name_w = min(18, max(map(cell_len, names)) + 1)  # a bot's "Bot-1234 (bot)" whole
         tails = [
             f" {p.progress:>2}/{p.total} {p.moves:>4} mv "
             + (f"{clock(p.seconds):>6}" if p.seconds is not None else "  -:--")
@@ -266,8 +277,7 @@ class RaceBars(Widget):
         lines = []
         for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()
-            shown = set_cell_size(name, name_w - 1) + " "
-            line.append(shown, style="bold" if p.you else "")
+            line.append(fit_name(name, name_w - 1) + " ", style="bold" if p.you else "")
             line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
             line.append(tail)
             if p.status:
