@@ -19,6 +19,8 @@ import pathlib
 from collections.abc import Iterator
 from typing import Any
 
+from client_cli.net import server_key
+
 __all__ = [
     "Identity",
     "forget_identity",
@@ -44,10 +46,6 @@ def players_file() -> pathlib.Path:
     return pathlib.Path(base) / "solrace" / "players.json"
 
 
-def _server(server: str) -> str:
-    return server.rstrip("/")
-
-
 def _load() -> dict[str, Any]:
     try:
         data = json.loads(players_file().read_text())
@@ -68,7 +66,7 @@ def _save(data: dict[str, Any]) -> None:
 
 
 def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
-    entry = _load().get(_server(server), {}).get(kind)
+    entry = _load().get(server_key(server), {}).get(kind)
     if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
         return None
     return Identity(entry)
@@ -77,14 +75,14 @@ def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
 def save_identity(server: str, key: str, player: dict[str, Any], kind: str = HUMAN) -> Identity:
     data = _load()
     entry = Identity(key=key, id=player.get("id"), name=player.get("name"))
-    data.setdefault(_server(server), {})[kind] = dict(entry)
+    data.setdefault(server_key(server), {})[kind] = dict(entry)
     _save(data)
     return entry
 
 
 def forget_identity(server: str, kind: str = HUMAN) -> None:
     data = _load()
-    if data.get(_server(server), {}).pop(kind, None) is not None:
+    if data.get(server_key(server), {}).pop(kind, None) is not None:
         _save(data)
 
 
@@ -94,7 +92,7 @@ def quick_match_free(server: str) -> Iterator[bool]:
     terminal here is in one as them (the server never pairs a player with themself, so two
     terminals of one player would wait for ever). True: it is now this terminal's until
     the block ends (a lock the system drops with the process, however it ends)."""
-    digest = hashlib.sha256(_server(server).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(server_key(server).encode()).hexdigest()[:16]
     path = players_file().with_name(f"quick-{digest}.lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as lock:

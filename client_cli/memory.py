@@ -15,6 +15,8 @@ import pathlib
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from client_cli.net import server_key
+
 __all__ = ["StoredSeat", "forget_seat", "remember_seat", "state_file", "stored_seats"]
 
 KEEP = 50  # the newest seats kept; older rooms have long expired on the server
@@ -32,10 +34,6 @@ class StoredSeat:
 def state_file() -> pathlib.Path:
     base = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
     return pathlib.Path(base) / "solrace" / "seats.json"
-
-
-def _server(server: str) -> str:
-    return server.rstrip("/")
 
 
 def _room(room: str) -> str:
@@ -86,14 +84,14 @@ def _save(seats: list[StoredSeat]) -> None:
 
 def stored_seats(server: str, room: str) -> list[StoredSeat]:
     """The seats held here in `room` on `server`, oldest first."""
-    server, room = _server(server), _room(room)
+    server, room = server_key(server), _room(room)
     return [s for s in _load() if s.server == server and s.room == room]
 
 
 def remember_seat(server: str, room: str, name: str, token: str, seat: int | None) -> None:
     """Keep (or refresh) the seat of `token`; the newest is kept last."""
     kept = [s for s in _load() if s.token != token]
-    kept.append(StoredSeat(_server(server), _room(room), name, token, seat))
+    kept.append(StoredSeat(server_key(server), _room(room), name, token, seat))
     _save(kept)
 
 

@@ -146,3 +146,17 @@ def test_without_a_terminal_the_seat_question_says_to_use_seat(
         ask_in_terminal("ab12cd34")(["seat 1: ann", "seat 2: bo"])
     assert "1) seat 1: ann; 2) seat 2: bo" in str(error.value)
     assert "--seat N" in str(error.value)
+
+
+def test_every_spelling_of_the_servers_address_is_one_server() -> None:
+    # `--server 127.0.0.1:8765` is the very server `http://127.0.0.1:8765` names (the
+    # client connects to both alike), but it made this machine a new player there and
+    # found none of its seats.
+    from client_cli.identity import load_identity, save_identity
+
+    remember_seat(SERVER, "ab12cd34", "player", "tok-a", 0)
+    save_identity(SERVER, "key-1", {"id": "p1", "name": "ann"})
+    for spelling in ("127.0.0.1:8765", "ws://127.0.0.1:8765/ws", "http://127.0.0.1:8765/"):
+        assert [s.token for s in stored_seats(spelling, "ab12cd34")] == ["tok-a"]
+        me = load_identity(spelling)
+        assert me is not None and me.key == "key-1"
