@@ -51,7 +51,14 @@ def _load() -> dict[str, Any]:
         data = json.loads(players_file().read_text())
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    # Kept under any spelling of the address by an older solrace: under its one spelling
+    # now (where two spellings name one server, the one already so spelt wins).
+    return {
+        server_key(server): entry
+        for server, entry in sorted(data.items(), key=lambda item: item[0] == server_key(item[0]))
+    }
 
 
 def _save(data: dict[str, Any]) -> None:

@@ -50,7 +50,7 @@ def _read(entry: Any) -> StoredSeat | None:
         return None
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
         return None
-    return StoredSeat(server, room, name, token, seat)  # type: ignore[arg-type]
+    return StoredSeat(server_key(server), room, name, token, seat)  # type: ignore[arg-type]
 
 
 def _load() -> list[StoredSeat]:
@@ -65,7 +65,8 @@ def _load() -> list[StoredSeat]:
         for key, token in data.items():
             parts = key.split(" ", 2)
             if len(parts) == 3 and isinstance(token, str):
-                old.append(StoredSeat(parts[0], _room(parts[1]), parts[2], token, None))
+                seat = StoredSeat(server_key(parts[0]), _room(parts[1]), parts[2], token, None)
+                old.append(seat)
         return old
     return []
 

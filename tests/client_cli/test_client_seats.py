@@ -160,3 +160,19 @@ def test_every_spelling_of_the_servers_address_is_one_server() -> None:
         assert [s.token for s in stored_seats(spelling, "ab12cd34")] == ["tok-a"]
         me = load_identity(spelling)
         assert me is not None and me.key == "key-1"
+
+
+def test_a_player_and_seats_kept_under_another_spelling_are_still_found(
+    state_home: pathlib.Path,
+) -> None:
+    from client_cli.identity import load_identity
+
+    folder = state_home / "solrace"
+    folder.mkdir()
+    seat = {"server": "127.0.0.1:8765", "room": "ab12cd34", "name": "ann", "token": "t", "seat": 0}
+    (folder / "seats.json").write_text(json.dumps({"seats": [seat]}))
+    player = {"key": "key-1", "id": "p1", "name": "ann"}
+    (folder / "players.json").write_text(json.dumps({"127.0.0.1:8765/": {"player": player}}))
+    assert [s.token for s in stored_seats(SERVER, "ab12cd34")] == ["t"]
+    me = load_identity(SERVER)
+    assert me is not None and me.key == "key-1"
