@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from client_cli.net import server_key
+from client_cli.state_files import one_writer, write_whole
 
 __all__ = [
     "Identity",
@@ -62,14 +63,8 @@ def _load() -> dict[str, Any]:
 
 
 def _save(data: dict[str, Any]) -> None:
-    path = players_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
     # Created readable by the user only, before the key is written into it.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(data, out, indent=1)
-    tmp.replace(path)
+    write_whole(players_file(), json.dumps(data, indent=1))
 
 
 def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
@@ -80,17 +75,19 @@ def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
 
 
 def save_identity(server: str, key: str, player: dict[str, Any], kind: str = HUMAN) -> Identity:
-    data = _load()
     entry = Identity(key=key, id=player.get("id"), name=player.get("name"))
-    data.setdefault(server_key(server), {})[kind] = dict(entry)
-    _save(data)
+    with one_writer(players_file()):
+        data = _load()
+        data.setdefault(server_key(server), {})[kind] = dict(entry)
+        _save(data)
     return entry
 
 
 def forget_identity(server: str, kind: str = HUMAN) -> None:
-    data = _load()
-    if data.get(server_key(server), {}).pop(kind, None) is not None:
-        _save(data)
+    with one_writer(players_file()):
+        data = _load()
+        if data.get(server_key(server), {}).pop(kind, None) is not None:
+            _save(data)
 
 
 @contextlib.contextmanager

@@ -9,6 +9,7 @@ seats.json (else ~/.local/state/...), readable by the user only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -16,6 +17,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from client_cli.net import server_key
+from client_cli.state_files import one_writer, write_whole
 
 __all__ = ["StoredSeat", "forget_seat", "remember_seat", "state_file", "stored_seats"]
 
@@ -72,15 +74,8 @@ def _load() -> list[StoredSeat]:
 
 
 def _save(seats: list[StoredSeat]) -> None:
-    path = state_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"seats": [asdict(s) for s in seats[-KEEP:]]}, indent=1))
-        tmp.chmod(0o600)
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only home only costs the seat after a restart
+    text = json.dumps({"seats": [asdict(s) for s in seats[-KEEP:]]}, indent=1)
+    write_whole(state_file(), text)
 
 
 def stored_seats(server: str, room: str) -> list[StoredSeat]:
@@ -91,13 +86,16 @@ def stored_seats(server: str, room: str) -> list[StoredSeat]:
 
 def remember_seat(server: str, room: str, name: str, token: str, seat: int | None) -> None:
     """Keep (or refresh) the seat of `token`; the newest is kept last."""
-    kept = [s for s in _load() if s.token != token]
-    kept.append(StoredSeat(server_key(server), _room(room), name, token, seat))
-    _save(kept)
+    with contextlib.suppress(OSError), one_writer(state_file()):
+        kept = [s for s in _load() if s.token != token]
+        kept.append(StoredSeat(server_key(server), _room(room), name, token, seat))
+        _save(kept)
+    # (OSError: a read-only home only costs the seat after a restart)
 
 
 def forget_seat(server: str, room: str, token: str) -> None:
-    seats = _load()
-    kept = [s for s in seats if not (s.token == token and s.room == _room(room))]
-    if len(kept) != len(seats):
-        _save(kept)
+    with contextlib.suppress(OSError), one_writer(state_file()):
+        seats = _load()
+        kept = [s for s in seats if not (s.token == token and s.room == _room(room))]
+        if len(kept) != len(seats):
+            _save(kept)
