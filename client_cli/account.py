@@ -117,7 +117,8 @@ def add_account_parser(
         "profile",
         help="a player's ratings and latest races",
         description="A player's ratings per game, races played and won, best times and "
-        "latest races (with the address of each replay). Without NAME: yours.",
+        "latest races, each with its id (solrace replay ID shows it move by move). Without "
+        "NAME: yours.",
     )
     profile.add_argument("name", nargs="?", help="the player's name (default: yours)")
     profile.add_argument("--page", type=int, default=1, help="page of the latest races")
@@ -263,8 +264,10 @@ async def _profile(args: argparse.Namespace) -> int:
         console.print(table)
     races = data.get("races", {})
     table = Table(title=f"latest races (page {races.get('page', args.page)})")
-    for column in ("ended", "game", "place", "time", "rating", "splits (delta)", "replay"):
-        table.add_column(column)
+    # The race's id, not its replay's address: the id fits any terminal, and it is what
+    # `solrace replay` and the browser's /replay/ take.
+    for column in ("ended", "game", "place", "time", "rating", "splits (delta)", "race"):
+        table.add_column(column, no_wrap=column == "race")
     for race in races.get("items", []):
         ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(race["ended_at"]))
         place = f"{race['place']}/{race['seats']}"
@@ -277,9 +280,13 @@ async def _profile(args: argparse.Namespace) -> int:
             took,
             rating,
             _race_splits(race),
-            f"{args.server}{race['replay']}",
+            str(race["race"]),
         )
     console.print(table)
+    if races.get("items"):
+        console.print(
+            f"a race move by move: solrace replay RACE, or {args.server}/replay/RACE in a browser"
+        )
     if races.get("more"):
         console.print(f"more: solrace profile {player['name']} --page {races['page'] + 1}")
     return 0

@@ -132,7 +132,11 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
         table.add_column(column)
     for room in rooms:
         players = room.get("players") or []
-        names = ", ".join(str(p.get("name", "?")) for p in players if isinstance(p, dict))
+        names = ", ".join(
+            f"{p.get('name', '?')}{' (bot)' if p.get('bot') else ''}"
+            for p in players
+            if isinstance(p, dict)
+        )
         seats = room.get("seats")
         count = f"{len(players)}/{seats}" if seats else str(len(players))
         rules = [
@@ -340,7 +344,7 @@ def _who(
     this machine's player (its key, client_cli/identity.py; the server names the seat after
     the player), or with --name an anonymous seat of that name (a friend at this machine,
     say). When another terminal here plays as the player already (`in_use`), this one
-    plays an anonymous seat, as with --name, under the account's name (the server numbers
+    plays an anonymous seat, as with --name, under the player's name (the server numbers
     it if the room has that name: `ann 2`), so that two terminals race each other."""
     if args.name is not None:
         return args.name, None, ""
@@ -350,12 +354,12 @@ def _who(
     name = str(me.get("name") or default_name())
     if not in_use(me):
         return name, me.key, ""
-    guest = default_name()
     return (
-        guest,
+        name,
         None,
         f"{name} (this machine's player) is playing in another terminal: this one plays an"
-        f" anonymous seat{f' as {guest}' if guest else ''} (--name NAME names it)",
+        f" anonymous seat under that name, numbered where the room has it (--name NAME names"
+        " it)",
     )
 
 

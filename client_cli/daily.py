@@ -141,6 +141,13 @@ def run_daily(args: argparse.Namespace, style: CardStyle) -> int:
                 return 0
         answer = asyncio.run(start_attempt(args.server, args.game, args.practice))
     except ServerError as error:
+        if error.code == "daily_taken":  # the server's words name the HTTP request
+            error = ServerError(
+                f"your ranked attempt at today's {args.game} is over: solrace daily "
+                f"{args.game} --practice races the deal again (unranked), --board shows "
+                "the day's board",
+                error.code,
+            )
         print(f"solrace daily: {error}", file=sys.stderr)
         return 1
     from client_cli.race_app import RaceApp

@@ -19,6 +19,9 @@ import pathlib
 from collections.abc import Iterator
 from typing import Any
 
+from client_cli.net import server_key
+from client_cli.state_files import one_writer, write_whole
+
 __all__ = [
     "Identity",
     "forget_identity",
@@ -44,48 +47,47 @@ def players_file() -> pathlib.Path:
     return pathlib.Path(base) / "solrace" / "players.json"
 
 
-def _server(server: str) -> str:
-    return server.rstrip("/")
-
-
 def _load() -> dict[str, Any]:
     try:
         data = json.loads(players_file().read_text())
     except (OSError, ValueError):
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    # Kept under any spelling of the address by an older solrace: under its one spelling
+    # now (where two spellings name one server, the one already so spelt wins).
+    return {
+        server_key(server): entry
+        for server, entry in sorted(data.items(), key=lambda item: item[0] == server_key(item[0]))
+    }
 
 
 def _save(data: dict[str, Any]) -> None:
-    path = players_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
     # Created readable by the user only, before the key is written into it.
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as out:
-        json.dump(data, out, indent=1)
-    tmp.replace(path)
+    write_whole(players_file(), json.dumps(data, indent=1))
 
 
 def load_identity(server: str, kind: str = HUMAN) -> Identity | None:
-    entry = _load().get(_server(server), {}).get(kind)
+    entry = _load().get(server_key(server), {}).get(kind)
     if not isinstance(entry, dict) or not isinstance(entry.get("key"), str):
         return None
     return Identity(entry)
 
 
 def save_identity(server: str, key: str, player: dict[str, Any], kind: str = HUMAN) -> Identity:
-    data = _load()
     entry = Identity(key=key, id=player.get("id"), name=player.get("name"))
-    data.setdefault(_server(server), {})[kind] = dict(entry)
-    _save(data)
+    with one_writer(players_file()):
+        data = _load()
+        data.setdefault(server_key(server), {})[kind] = dict(entry)
+        _save(data)
     return entry
 
 
 def forget_identity(server: str, kind: str = HUMAN) -> None:
-    data = _load()
-    if data.get(_server(server), {}).pop(kind, None) is not None:
-        _save(data)
+    with one_writer(players_file()):
+        data = _load()
+        if data.get(server_key(server), {}).pop(kind, None) is not None:
+            _save(data)
 
 
 @contextlib.contextmanager
@@ -94,7 +96,7 @@ def quick_match_free(server: str) -> Iterator[bool]:
     terminal here is in one as them (the server never pairs a player with themself, so two
     terminals of one player would wait for ever). True: it is now this terminal's until
     the block ends (a lock the system drops with the process, however it ends)."""
-    digest = hashlib.sha256(_server(server).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(server_key(server).encode()).hexdigest()[:16]
     path = players_file().with_name(f"quick-{digest}.lock")
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as lock:

@@ -9,11 +9,15 @@ seats.json (else ~/.local/state/...), readable by the user only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from client_cli.net import server_key
+from client_cli.state_files import one_writer, write_whole
 
 __all__ = ["StoredSeat", "forget_seat", "remember_seat", "state_file", "stored_seats"]
 
@@ -34,10 +38,6 @@ def state_file() -> pathlib.Path:
     return pathlib.Path(base) / "solrace" / "seats.json"
 
 
-def _server(server: str) -> str:
-    return server.rstrip("/")
-
-
 def _room(room: str) -> str:
     return room.strip().lower()
 
@@ -52,7 +52,7 @@ def _read(entry: Any) -> StoredSeat | None:
         return None
     if seat is not None and (isinstance(seat, bool) or not isinstance(seat, int)):
         return None
-    return StoredSeat(server, room, name, token, seat)  # type: ignore[arg-type]
+    return StoredSeat(server_key(server), room, name, token, seat)  # type: ignore[arg-type]
 
 
 def _load() -> list[StoredSeat]:
@@ -67,38 +67,35 @@ def _load() -> list[StoredSeat]:
         for key, token in data.items():
             parts = key.split(" ", 2)
             if len(parts) == 3 and isinstance(token, str):
-                old.append(StoredSeat(parts[0], _room(parts[1]), parts[2], token, None))
+                seat = StoredSeat(server_key(parts[0]), _room(parts[1]), parts[2], token, None)
+                old.append(seat)
         return old
     return []
 
 
 def _save(seats: list[StoredSeat]) -> None:
-    path = state_file()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"seats": [asdict(s) for s in seats[-KEEP:]]}, indent=1))
-        tmp.chmod(0o600)
-        tmp.replace(path)
-    except OSError:
-        pass  # a read-only home only costs the seat after a restart
+    text = json.dumps({"seats": [asdict(s) for s in seats[-KEEP:]]}, indent=1)
+    write_whole(state_file(), text)
 
 
 def stored_seats(server: str, room: str) -> list[StoredSeat]:
     """The seats held here in `room` on `server`, oldest first."""
-    server, room = _server(server), _room(room)
+    server, room = server_key(server), _room(room)
     return [s for s in _load() if s.server == server and s.room == room]
 
 
 def remember_seat(server: str, room: str, name: str, token: str, seat: int | None) -> None:
     """Keep (or refresh) the seat of `token`; the newest is kept last."""
-    kept = [s for s in _load() if s.token != token]
-    kept.append(StoredSeat(_server(server), _room(room), name, token, seat))
-    _save(kept)
+    with contextlib.suppress(OSError), one_writer(state_file()):
+        kept = [s for s in _load() if s.token != token]
+        kept.append(StoredSeat(server_key(server), _room(room), name, token, seat))
+        _save(kept)
+    # (OSError: a read-only home only costs the seat after a restart)
 
 
 def forget_seat(server: str, room: str, token: str) -> None:
-    seats = _load()
-    kept = [s for s in seats if not (s.token == token and s.room == _room(room))]
-    if len(kept) != len(seats):
-        _save(kept)
+    with contextlib.suppress(OSError), one_writer(state_file()):
+        seats = _load()
+        kept = [s for s in seats if not (s.token == token and s.room == _room(room))]
+        if len(kept) != len(seats):
+            _save(kept)

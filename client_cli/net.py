@@ -37,6 +37,7 @@ __all__ = [
     "http_url",
     "no_server",
     "not_solrace",
+    "server_key",
     "ws_url",
 ]
 
@@ -95,6 +96,13 @@ def http_url(server: str, path: str) -> str:
     """`http://host:port` + `/rooms` (a ws:// server address works too)."""
     secure, netloc, base = _site(server)
     return urlunsplit(("https" if secure else "http", netloc, base + path, "", ""))
+
+
+def server_key(server: str) -> str:
+    """One spelling of a server's address for all of its spellings (`host:port`,
+    http://..., ws://.../ws, a trailing /): this machine's player and seats there are kept
+    under it."""
+    return http_url(server, "")
 
 
 Handler = Callable[[Message], Awaitable[None] | None]

@@ -150,7 +150,8 @@ class PlayApp(App[None]):
         marks = Marks(selected=self.selected, cursor=self.cursor, hint=self.hinted)
         self.board_view.show(state, marks)
         move_input = self.move_input
-        move_input.quick_letters = "fc" if self.selected else ""
+        move_input.quick_letters = ""
+        move_input.picked = self.selected is not None
         move_input.placeholder = self.placeholder()
         self.show_title()
         self.status_bar.update(self.status_text(state))
@@ -223,7 +224,13 @@ class PlayApp(App[None]):
         }
 
     async def on_move_input_quick(self, event: MoveInput.Quick) -> None:
-        await self.perform(lambda: self.quick(event.key))
+        async def handle() -> None:
+            try:
+                await self.quick(event.key)
+            finally:
+                self.move_input.handled()
+
+        await self.perform(handle)
 
     async def on_board_view_clicked(self, event: BoardView.Clicked) -> None:
         await self.perform(lambda: self.clicked(event))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -29,6 +28,7 @@ from client_cli.commands import ServerError, _request, default_name
 from client_cli.memory import state_file
 from client_cli.net import Link, ws_url
 from client_cli.options import seconds
+from client_cli.state_files import one_writer, write_whole
 from protocol import FORMATS, Message, TourState, TourView, TourWatch
 
 __all__ = [
@@ -64,13 +64,11 @@ def _key(server: str, tid: str, who: str) -> str:
 
 def remember_token(server: str, tid: str, who: str, token: str) -> None:
     """Keep a token: `who` is "organiser" or "player NAME"."""
-    tokens = _tokens()
-    tokens[_key(server, tid, who)] = token
     path = _tokens_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(tokens, f, indent=1)
+    with one_writer(path):
+        tokens = _tokens()
+        tokens[_key(server, tid, who)] = token
+        write_whole(path, json.dumps(tokens, indent=1))
 
 
 def recall_token(server: str, tid: str, who: str) -> str | None:

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.console import RenderableType
 from rich.padding import Padding
 from rich.text import Text
@@ -100,8 +101,43 @@ class MoveInput(Input):
 
     def __init__(self, quick_letters: str = "", **kw: Any) -> None:
         super().__init__(**kw)
-        # Letters that are quick keys only while a source is picked (`f`, `c`).
+        # Letters that are quick keys at this moment of the screen (the lobby's `r`, `s`).
         self.quick_letters = quick_letters
+        # Whether a source is picked, as the app last drew it: `f` and `c` then drop it.
+        self.picked = False
+        # Quick keys handed to the app and not yet handled (`handled`), and whether a
+        # source is picked once they are (a digit picks, the next one drops). Until then
+        # `picked` is older than the keys: f or c typed right after a digit (a fast
+        # typist, a slow link) drops the card the digit picked.
+        self.in_flight = 0
+        self.picked_ahead = False
+
+    def handled(self) -> None:
+        """The app has handled one of the quick keys this line handed it."""
+        self.in_flight = max(0, self.in_flight - 1)
+
+    def picked_now(self) -> bool:
+        """Whether a source is picked once the keys already handed over are handled."""
+        return self.picked_ahead if self.in_flight else self.picked
+
+    def quick_key(self, key: str) -> bool:
+        """Whether `key`, pressed on the empty line, is a quick key (else it is typed)."""
+        return (
+            key in QUICK_KEYS
+            or key.isdigit()
+            or key in self.quick_letters
+            or (self.picked_now() and key in ("f", "c"))
+        )
+
+    def post_quick(self, key: str) -> None:
+        picked = self.picked_now()
+        if key.isdigit():
+            picked = not picked
+        elif key in ("escape", "f", "c"):
+            picked = False
+        self.picked_ahead = picked
+        self.in_flight += 1
+        self.post_message(self.Quick(key))
 
     async def action_submit(self) -> None:
         """Hand the line over and empty it at once, before the next key is read."""
@@ -117,10 +153,10 @@ class MoveInput(Input):
             event.prevent_default()
             await self.action_submit()
             return
-        if not self.value and (key in QUICK_KEYS or key.isdigit() or key in self.quick_letters):
+        if not self.value and self.quick_key(key):
             event.stop()
             event.prevent_default()
-            self.post_message(self.Quick(key))
+            self.post_quick(key)
             return
         await super()._on_key(event)
 
@@ -186,6 +222,17 @@ def clock(seconds: float) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
+BOT_TAG = " (bot)"  # after a bot's name (client_cli/race.py, Racer.shown_name)
+
+
+def fit_name(name: str, width: int) -> str:
+    """`name` in exactly `width` terminal columns: cut at its end when longer, but a bot's
+    name keeps its `(bot)`."""
+    if cell_len(name) > width and name.endswith(BOT_TAG) and width > 2 * len(BOT_TAG):
+        return set_cell_size(name.removesuffix(BOT_TAG), width - len(BOT_TAG)) + BOT_TAG
+    return set_cell_size(name, width)
+
+
 class RaceBars(Widget):
     """Every racer's progress as a live bar with moves and time."""
 
@@ -211,7 +258,8 @@ class RaceBars(Widget):
             (("▸ " if self.card_style.symbols else "> ") if p.you else "  ") + p.name
             for p in self.players
         ]
-        name_w = min(16, max(map(len, names)) + 1)
+        # Measured in terminal columns: a CJK character takes two.
+        name_w = min(18, max(map(cell_len, names)) + 1)  # a bot's "Bot-1234 (bot)" whole
         tails = [
             f" {p.progress:>2}/{p.total} {p.moves:>4} mv "
             + (f"{clock(p.seconds):>6}" if p.seconds is not None else "  -:--")
@@ -229,7 +277,7 @@ class RaceBars(Widget):
         lines = []
         for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()
-            line.append(name[: name_w - 1].ljust(name_w), style="bold" if p.you else "")
+            line.append(fit_name(name, name_w - 1) + " ", style="bold" if p.you else "")
             line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
             line.append(tail)
             if p.status:

@@ -12,11 +12,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.finished import archived_alone
 
 
-async def solrace(server_url: str, home: Path, *words: str, stdin: str = "") -> tuple[int, str]:
-    """`solrace WORDS` on the machine whose state folder is `home`: status, output."""
-    env = {**os.environ, "XDG_STATE_HOME": str(home), "NO_COLOR": "1", "COLUMNS": "120"}
+async def solrace(
+    server_url: str, home: Path, *words: str, stdin: str = "", columns: int = 120
+) -> tuple[int, str]:
+    """`solrace WORDS` on the machine whose state folder is `home`, in a terminal
+    `columns` wide: status, output."""
+    env = {**os.environ, "XDG_STATE_HOME": str(home), "NO_COLOR": "1", "COLUMNS": str(columns)}
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -79,3 +83,19 @@ async def test_a_player_from_the_terminal(server_url: str, tmp_path: Path) -> No
     assert status == 0 and "shaula: ratings (week)" in out and "nobody yet" in out
     status, out = await solrace(server_url, desk, "top", "moojub", "--seed", "845")
     assert status == 0 and "best times on deal 845" in out and "nobody has won" in out
+
+
+async def test_a_profile_names_each_race_for_solrace_replay(
+    server_url: str, tmp_path: Path
+) -> None:
+    # In an 80-column terminal the replay's whole address did not fit: it was cut to
+    # "http://12…", and the race's id (what `solrace replay` takes) was nowhere.
+    status, _ = await solrace(server_url, tmp_path, "name", "ann")
+    assert status == 0
+    kept = json.loads((tmp_path / "solrace" / "players.json").read_text())
+    key = kept[server_url]["player"]["key"]
+    room = await archived_alone(server_url, key, moves=3)
+    status, out = await solrace(server_url, tmp_path, "profile", columns=80)
+    assert status == 0 and f"{room}.1" in out
+    assert "solrace replay RACE" in out
+    assert all(len(line) <= 80 for line in out.splitlines())

@@ -14,7 +14,7 @@ import pytest
 
 from client_cli.__main__ import DEFAULT_SERVER, build_parser, main, parse_args
 from client_cli.bot import Planner, greedy_move
-from client_cli.commands import default_name, room_settings
+from client_cli.commands import default_name, room_settings, rooms_table
 from client_cli.net import BACKOFF, backoff_delay, http_url, ws_url
 from client_cli.seat import Seat
 from core import new_game
@@ -328,3 +328,13 @@ def test_a_ghost_of_ones_best_takes_the_game() -> None:
     args = parse_args(["play", "--ghost", "best", "--game", "Moojub"])
     assert room_settings(args) == {"ghost": "best", "game": "moojub"}
     assert parse_args(["play"]).game == "shaula"  # a new room's game when none is given
+
+
+def test_the_rooms_list_labels_bots_as_bots() -> None:
+    from rich.console import Console
+
+    room = {"id": "r1", "game": "shaula", "status": "lobby", "seats": 2, "rated": True}
+    room["players"] = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "robo", "bot": True}]
+    console = Console(width=100, record=True, color_system=None)
+    console.print(rooms_table([room]))
+    assert "2/2 ann, robo (bot)" in console.export_text()

@@ -443,16 +443,18 @@ async def test_two_terminals_of_one_machine_race_each_other(
     server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The README's two-terminal flows: both terminals are this machine's one saved player,
-    # whom the server never pairs with themself, and whose seat it gives back to them.
+    # whom the server never pairs with themself, and whose seat it gives back to them. The
+    # second terminal plays an anonymous seat under the player's name, numbered by the
+    # server ("ann 2"), not under the system's user name.
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
-    monkeypatch.setenv("USER", "ann")
+    monkeypatch.setenv("USER", "osuser")
     me = await ensure_player(server_url)
     terminals = Terminals(monkeypatch)
     threads = [terminals.start(server_url, "--quick", "--game", "moojub") for _ in range(2)]
     await terminals.wait(2)
     (room_1, seat_1, name_1), (room_2, seat_2, name_2) = terminals.seated
     assert room_1 == room_2 and {seat_1, seat_2} == {0, 1}
-    assert me["name"] in (name_1, name_2) and name_1 != name_2
+    assert {name_1, name_2} == {me["name"], f"{me['name']} 2"}
     terminals.release.set()
     for thread in threads:
         thread.join(30)
@@ -466,7 +468,7 @@ async def test_two_terminals_of_one_machine_race_each_other(
     await terminals.wait(2)
     assert [(r, s) for r, s, _ in terminals.seated] == [(room, 0), (room, 1)]
     names = [name for _, _, name in terminals.seated]
-    assert names[0] == me["name"] and names[1] != names[0]
+    assert names == [me["name"], f"{me['name']} 2"]
     view = await get_room(server_url, room)
     assert [p["player"] is not None for p in view["players"]] == [True, False]
     terminals.release.set()

@@ -162,6 +162,20 @@ async def test_moves_typed_in_one_burst_are_each_played() -> None:
         assert piles["c2"] == start["t2"][-1:] and piles["c1"] == start["t3"][-1:]
 
 
+async def test_quick_keys_typed_in_one_burst_pick_then_drop() -> None:
+    # A digit then f or c, as a fast typist (or a slow link) sends them: the letter came
+    # before the pick was handled, and was typed on the move line instead of dropping.
+    app = practice("shaula", 2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for key in ["2", "f", "8", "c", *"t1 c2", "enter"]:
+            char = {"enter": "\r", "space": " "}.get(key, key)
+            app.post_message(events.Key("space" if key == " " else key, char))
+        await pilot.pause(0.2)
+        piles = app.session.state()["piles"]
+        assert piles["f1"] == ["AD"] and piles["c1"] == ["JH"] and piles["c2"] == ["3H"]
+        assert app.move_input.value == "" and app.session.state()["moves"] == 3
+
+
 async def test_a_narrow_title_uses_short_words_and_keeps_the_step() -> None:
     app = practice("stalactites", 5)
     async with app.run_test(size=(60, 24)) as pilot:

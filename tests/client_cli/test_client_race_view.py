@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from client_cli.race import RaceView, visible_game
 from client_cli.race_app import racer_status
+from client_cli.widgets import PlayerLine
 from core import new_game
 from protocol import (
     Accepted,
@@ -324,3 +325,46 @@ def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split_reached() -> No
         "+1.1 s",  # 1.05 s: half a tenth, away from zero
         "±0.0 s",
     ]
+
+
+def bar_rows(players: list[PlayerLine], width: int = 80) -> list[str]:
+    """The race bars' rows as a terminal `width` columns wide shows them."""
+    from rich.console import Console
+    from textual.geometry import Size
+
+    from client_cli.widgets import RaceBars
+
+    class Sized(RaceBars):
+        @property
+        def size(self) -> Size:
+            return Size(width, len(players))
+
+    bars = Sized()
+    bars.update_players(players)
+    console = Console(width=width, record=True, color_system=None)
+    console.print(bars.render())
+    return console.export_text().splitlines()
+
+
+def test_wide_characters_in_a_name_keep_the_bars_in_line() -> None:
+    # A name in CJK characters (two columns each) was measured in characters: its bar and
+    # figures stood further right than the others', and its status ran off the line.
+    from rich.cells import cell_len
+
+    rows = bar_rows(
+        [
+            PlayerLine(name="ann", status="not ready", you=True),
+            PlayerLine(name="名前名前名前名前名前", status="not ready"),
+        ]
+    )
+    assert len(rows) == 2 and all(row.rstrip().endswith("not ready") for row in rows)
+    assert {cell_len(row.rstrip()) for row in rows} == {cell_len(rows[0].rstrip())}
+    assert len({cell_len(row[: row.index("░")]) for row in rows}) == 1  # the bars start together
+
+
+def test_a_bots_label_stays_on_its_bar_when_the_name_is_cut() -> None:
+    # The bars gave a name 14 columns: "Bot-1476 (bot)" lost its ")", and a longer bot's
+    # name lost the whole label, where a bot is to be shown as a bot everywhere.
+    names = ["ann", "Bot-1476 (bot)", "Solver_Machine_9 (bot)"]
+    ann, bot, long_bot = bar_rows([PlayerLine(name=name) for name in names])
+    assert "(bot)" not in ann and "Bot-1476 (bot) " in bot and "Solver_Ma (bot) " in long_bot

@@ -146,3 +146,73 @@ def test_without_a_terminal_the_seat_question_says_to_use_seat(
         ask_in_terminal("ab12cd34")(["seat 1: ann", "seat 2: bo"])
     assert "1) seat 1: ann; 2) seat 2: bo" in str(error.value)
     assert "--seat N" in str(error.value)
+
+
+def test_every_spelling_of_the_servers_address_is_one_server() -> None:
+    # `--server 127.0.0.1:8765` is the very server `http://127.0.0.1:8765` names (the
+    # client connects to both alike), but it made this machine a new player there and
+    # found none of its seats.
+    from client_cli.identity import load_identity, save_identity
+
+    remember_seat(SERVER, "ab12cd34", "player", "tok-a", 0)
+    save_identity(SERVER, "key-1", {"id": "p1", "name": "ann"})
+    for spelling in ("127.0.0.1:8765", "ws://127.0.0.1:8765/ws", "http://127.0.0.1:8765/"):
+        assert [s.token for s in stored_seats(spelling, "ab12cd34")] == ["tok-a"]
+        me = load_identity(spelling)
+        assert me is not None and me.key == "key-1"
+
+
+def test_a_player_and_seats_kept_under_another_spelling_are_still_found(
+    state_home: pathlib.Path,
+) -> None:
+    from client_cli.identity import load_identity
+
+    folder = state_home / "solrace"
+    folder.mkdir()
+    seat = {"server": "127.0.0.1:8765", "room": "ab12cd34", "name": "ann", "token": "t", "seat": 0}
+    (folder / "seats.json").write_text(json.dumps({"seats": [seat]}))
+    player = {"key": "key-1", "id": "p1", "name": "ann"}
+    (folder / "players.json").write_text(json.dumps({"127.0.0.1:8765/": {"player": player}}))
+    assert [s.token for s in stored_seats(SERVER, "ab12cd34")] == ["t"]
+    me = load_identity(SERVER)
+    assert me is not None and me.key == "key-1"
+
+
+def _remember_many(home: str, terminal: int, go: Any) -> None:
+    """One terminal of this machine taking seats (and tournament places) in turn."""
+    import os
+
+    from client_cli.tournament import remember_token
+
+    os.environ["XDG_STATE_HOME"] = home
+    go.wait(30)
+    for n in range(TAKEN):
+        remember_seat(SERVER, f"room{terminal}-{n}", "ann", f"tok-{terminal}-{n}", 0)
+        remember_token(SERVER, f"t{terminal}", f"player p{n}", f"tok-{terminal}-{n}")
+
+
+TAKEN = 12  # seats each terminal takes (the file keeps the newest 50)
+
+
+def test_terminals_taking_seats_at_once_each_keep_theirs(state_home: pathlib.Path) -> None:
+    # Two terminals matched at the same moment (a quick match of one machine's two
+    # terminals) each read the file, added their seat and wrote it back: one seat was lost.
+    import multiprocessing
+
+    from client_cli.tournament import recall_token
+
+    context = multiprocessing.get_context("spawn")
+    go = context.Event()
+    terminals = [
+        context.Process(target=_remember_many, args=(str(state_home), t, go)) for t in range(4)
+    ]
+    for process in terminals:
+        process.start()
+    go.set()
+    for process in terminals:
+        process.join(60)
+        assert process.exitcode == 0
+    for t in range(4):
+        for n in range(TAKEN):
+            assert [s.token for s in stored_seats(SERVER, f"room{t}-{n}")] == [f"tok-{t}-{n}"]
+            assert recall_token(SERVER, f"t{t}", f"player p{n}") == f"tok-{t}-{n}"
