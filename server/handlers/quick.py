@@ -19,7 +19,7 @@ import protocol as p
 from protocol import ErrorCode
 from server.handlers.context import Context
 from server.handlers.lobby import Lobby
-from server.live.connection import Connection
+from server.live.connection import Connection, process_of
 from server.room.ids import clean_name, new_room_id, new_token, random_seed
 from server.room.matching import Ticket
 from server.room.race import Outcome, Race, RaceError, RoomConfig
@@ -52,7 +52,7 @@ class QuickMatch:
         player = await self.ctx.whose(conn)
         now = time.time()
         me = Ticket(
-            id=uuid.uuid4().hex,
+            id=f"{process_of(conn.id)}-{uuid.uuid4().hex}",
             name=player.name if player is not None else clean_name(msg.name),
             at=now,
             player=player.id if player is not None else None,
@@ -70,6 +70,8 @@ class QuickMatch:
             self._waiting[ticket] = (conn, handler)
             await hub.feed.subscribe(ticket_channel(ticket), handler)
             other = await self.ctx.store.quick_pair(msg.game, ticket, now)
+            while other is not None and not await self._still_waiting(conn, other):
+                other = await self.ctx.store.quick_pair(msg.game, ticket, now)
         except BaseException:
             # Answered `unavailable` (or failed): nothing changed, the socket may ask
             # again; the ticket goes, as far as storage lets it.
@@ -99,6 +101,19 @@ class QuickMatch:
             hub.spawn(self._until_stored(lambda: store.tell_ticket(other, pairing)))
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
         await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
+
+    async def _still_waiting(self, conn: Connection, other: str) -> bool:
+        """Whether the socket of ticket `other`, just taken off the queue, may still be
+        waiting: its process (the ticket's id begins with it) has not died. A process
+        killed takes its sockets with it, and its tickets would pair players with
+        nobody; such a ticket is left out of the queue for good."""
+        process, dash, _ = Ticket.decode(other).id.partition("-")
+        if not dash or process == process_of(conn.id):  # a ticket of an older version
+            return True
+        if await self.ctx.store.process_alive(process):
+            return True
+        log.info("quick match: a ticket of process %s, which is gone, was dropped", process)
+        return False
 
     async def _until_stored(self, write: Callable[[], Awaitable[None]]) -> None:
         """`write`, tried again while Redis does not answer (for as long as a pairing is

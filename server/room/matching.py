@@ -31,7 +31,7 @@ UNRATED = START.display  # a player with no rating in the game: where everyone s
 class Ticket:
     """A waiting player, as the queue keeps them: `id|player|bot|rating|at|name`."""
 
-    id: str
+    id: str  # "PROCESS-RANDOM": the server process whose socket waits (server/edge/app.py)
     name: str
     at: float  # server time it was queued
     player: str | None = None
