@@ -25,11 +25,16 @@ function keep(key, player) {
   return entry;
 }
 
+// The header that says who reads or acts: what a daily deal keeps back (its replays, its
+// seed) opens to a player whose own attempt is over (docs/protocol.md section 13).
+export function playerHeaders() {
+  const me = kept();
+  return me ? { Authorization: `Bearer ${me.key}` } : {};
+}
+
 // A request acting as this browser's player: the answer's JSON, or an Error with `code`.
 export async function authed(method, path, data) {
-  const headers = { Accept: "application/json" };
-  const me = kept();
-  if (me) headers.Authorization = `Bearer ${me.key}`;
+  const headers = { Accept: "application/json", ...playerHeaders() };
   if (data !== undefined) headers["Content-Type"] = "application/json";
   const response = await fetch(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
   const body = parseJSON(await response.text());

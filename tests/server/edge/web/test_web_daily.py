@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 from support.players import call, new_player
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors
+from support.web import new_page, page_errors, typed_move, wait_acks
 from support.wsclient import WsClient
 
 import core
@@ -58,6 +58,40 @@ async def test_a_ranked_attempt_from_the_daily_page(
     assert page_errors(page) == []
 
 
+async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_browser(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The pages that read what a daily attempt keeps back say who reads: once the
+    browser's own attempt is over, its replay opens (and races as a ghost), and its profile
+    shows the deal of its best time."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="shaula"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    room = page.url.rsplit("/", 1)[-1]
+    await page.wait_for_selector("#board .card")
+    title = await page.inner_text(".room-title")  # "Shaula #SEED room ..."
+    seed = int(title.split("#", 1)[1].split()[0])
+    line = core.solve(core.new_game("shaula", seed)).moves
+    assert line
+    for i, move in enumerate(line, start=1):
+        await typed_move(page, move)
+        await wait_acks(page, i)
+    await page.wait_for_selector("#results-table")
+    name = await page.inner_text("#who")
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="shaula"] .daily-board a')  # my replay
+    await page.wait_for_url(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    await page.click(".race-ghost")
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector('#players .bar[data-seat="1"]')
+    assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    assert f"deal {seed}" in await best_times(page, f"{base}/p/{name}")
+    assert page_errors(page) == []
+
+
 async def test_a_day_with_no_deals_is_said_so(server: ServerProcess, browser: Browser) -> None:
     """A day not begun yet, or no day at all, in the address: the server's reason on the
     page, in place of the boards (not an empty page)."""
@@ -86,13 +120,17 @@ async def test_a_profile_does_not_print_a_deal_it_keeps_back(
         await ws.play(line)  # as fast as the server takes them
         await ws.expect(p.RaceFinished)
     page = await new_page(browser)
-    async with asyncio.timeout(30):  # archived within a second or two
-        while True:
-            await page.goto(f"{base}/p/{player['name']}")
-            await page.wait_for_selector("#main h1")
-            if await page.locator("text=Best times").count():
-                break
-            await asyncio.sleep(0.3)
-    best = await page.inner_text('[aria-label="best times"]')
+    best = await best_times(page, f"{base}/p/{player['name']}")
     assert "null" not in best and "deal not public yet" in best, best
     assert page_errors(page) == []
+
+
+async def best_times(page: Page, profile: str) -> str:
+    """The best times of the profile at `profile`, once its race is archived."""
+    async with asyncio.timeout(30):  # archived within a second or two
+        while True:
+            await page.goto(profile)
+            await page.wait_for_selector("#main h1")
+            if await page.locator("text=Best times").count():
+                return await page.inner_text('[aria-label="best times"]')
+            await asyncio.sleep(0.3)
