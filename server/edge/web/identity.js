@@ -3,7 +3,7 @@
 // WebSocket and as `Authorization: Bearer` on every request that acts as the player —
 // never in a URL. The pages ask `me()` for the player, `authed()` to act as them.
 
-import { parseJSON, setPlayerName, toJSON } from "./api.js";
+import { parseJSON, request, setPlayerName, toJSON } from "./api.js";
 
 const STORE = "solrace.player"; // {key, id, name, bot, claimed}
 
@@ -36,7 +36,7 @@ export function playerHeaders() {
 export async function authed(method, path, data) {
   const headers = { Accept: "application/json", ...playerHeaders() };
   if (data !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
+  const response = await request(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
   const body = parseJSON(await response.text());
   if (!response.ok) {
     const error = new Error(body?.error?.message || `HTTP ${response.status}`);

@@ -11,7 +11,7 @@
 // rules engine: the boards are the server's (GET .../replay/boards), move by move.
 
 import { h, clear, fmtSeconds } from "./dom.js";
-import { games, parseJSON } from "./api.js";
+import { games, parseJSON, request } from "./api.js";
 import { BoardView } from "./cards.js";
 import { authed, playerHeaders } from "./identity.js";
 import { fmtSplit, splitMarks } from "./widgets.js";
@@ -27,7 +27,7 @@ function sources(race) {
 
 // As this browser's player: a daily attempt's replay opens to them once theirs is over.
 async function fetchText(path) {
-  const response = await fetch(path, { headers: playerHeaders() });
+  const response = await request(path, { headers: playerHeaders() });
   const text = await response.text();
   if (!response.ok) {
     let message = `HTTP ${response.status}`;

@@ -173,3 +173,21 @@ async def test_a_name_another_player_has_is_said_to_be_taken_when_the_seat_is_ta
     await page.wait_for_timeout(1000)
     assert "you play as" in await page.inner_text("#message")
     assert not page_errors(page)
+
+
+async def test_a_request_the_server_cannot_answer_is_said_in_words(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The account page's requests, with the server gone: the page says so in words, not
+    the browser's "Failed to fetch"."""
+    page = await new_page(browser)
+    await page.goto(f"{server.url}/account")
+    await page.wait_for_selector("#make-code button")
+    server.kill()
+    try:
+        await page.click("#make-code button")
+        said = page.locator("#make-code .message.error")
+        await said.wait_for()
+        assert await said.inner_text() == "The server cannot be reached."
+    finally:
+        await server.start()
