@@ -180,6 +180,37 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
     assert page_errors(page) == []
 
 
+async def test_a_quick_match_says_it_looks_again_once_the_server_is_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """While the server cannot be reached the quick match says so; once its socket is back
+    (and the request with it) it says it is looking again, and a partner still seats it."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.click("[data-quick=moojub]")
+    status = page.locator("#quick-status")
+    await page.wait_for_selector("#quick-status button")
+    await server.stop()  # its sockets closed, going away (1001)
+    try:
+        await page.wait_for_function(
+            "() => document.querySelector('#quick-status').textContent"
+            ".includes('cannot be reached')"
+        )
+    finally:
+        await server.start()
+    await page.wait_for_function(
+        "() => document.querySelector('#quick-status').textContent"
+        ".startsWith('Looking for a Moojub')",
+        timeout=10_000,
+    )
+    assert "cannot be reached" not in await status.inner_text()
+    async with WsClient.connect(base) as partner:
+        await partner.send(p.QuickMatch(game="moojub", name="bo"))
+        await page.wait_for_url("**/play/*")
+        await page.wait_for_selector("#board .card", timeout=20_000)
+
+
 async def test_every_page_loads_without_a_console_error_and_only_from_this_server(
     server: ServerProcess, browser: Browser
 ) -> None:
