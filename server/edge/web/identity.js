@@ -77,9 +77,12 @@ export function identifyMessage() {
   return entry ? { type: "identify", key: entry.key } : null;
 }
 
-// After a rename, a sign-in or a link: the new key (if any) and player.
+// After a rename, a sign-in or a link: the new key (if any) and player, also in the
+// header, which says who this browser plays as.
 export function signedIn(key, player) {
   ready = Promise.resolve(keep(key ?? kept()?.key, player));
+  const who = document.getElementById("who");
+  if (who) who.textContent = shownName(player);
   return ready;
 }
 
@@ -110,8 +113,6 @@ export async function useName(typed) {
     if (!free.available) return `${free.problem}: you play as ${player.name}`;
     const answer = await authed("POST", "/me/name", { name: typed });
     await signedIn(null, answer.player);
-    const who = document.getElementById("who");
-    if (who) who.textContent = shownName(answer.player);
     return "";
   } catch (error) {
     return `${error.message}: you play as ${player.name}`;
