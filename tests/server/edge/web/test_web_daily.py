@@ -42,6 +42,9 @@ async def test_a_ranked_attempt_from_the_daily_page(
     # One ranked attempt: no rematch (it dealt a new deal in the daily room), the way back.
     await page.wait_for_selector("#back-to-daily")
     assert await page.locator("#rematch").count() == 0
+    # A finished race's page links to its replay (README): open to her, her attempt is over.
+    room = page.url.rsplit("/", 1)[-1]
+    assert await page.get_attribute("#replay-link", "href") == f"/replay/{room}"
     await page.goto(f"{base}/daily")
     card = '.daily-game[data-game="shaula"]'
     await page.wait_for_selector(f"{card} button.daily-practice")
