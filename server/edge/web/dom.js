@@ -41,7 +41,8 @@ export function fmtSeconds(s) {
 
 // Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
 // the same control if it was in there: the element with the same id, or the element with
-// the same classes in the element of the same data-room / data-tour / data-player.
+// the same classes in the element of the same data-room / data-tour / data-player, or the
+// element with the same classes and name (aria-label).
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   const inside = active && active !== document.body && container.contains(active);
@@ -49,11 +50,14 @@ export function keepFocus(container, redraw) {
   const key = owner ? Object.entries(owner.dataset)[0] : null;
   const tag = inside ? active.tagName.toLowerCase() + [...active.classList].map((c) => `.${c}`).join("") : null;
   const id = inside ? active.id : "";
+  // A box of its own that scrolls a wide table (tabindex 0): known by its name.
+  const label = inside ? active.getAttribute("aria-label") : null;
   redraw();
   if (!inside || active.isConnected) return;
-  const again = id
-    ? document.getElementById(id)
-    : key && container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
+  let again = null;
+  if (id) again = document.getElementById(id);
+  else if (key) again = container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
+  else if (label) again = container.querySelector(`${tag}[aria-label="${CSS.escape(label)}"]`);
   again?.focus();
 }
 
