@@ -41,12 +41,12 @@ export function fmtSeconds(s) {
 
 // Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
 // the same control if it was in there: the element with the same id, or the element with
-// the same classes in the element of the same data-room / data-tour / data-player, or the
-// element with the same classes and name (aria-label).
+// the same classes in the element of the same data-room / data-tour / data-player /
+// data-game, or the element with the same classes and name (aria-label).
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   const inside = active && active !== document.body && container.contains(active);
-  const owner = inside ? active.closest("[data-room], [data-tour], [data-player]") : null;
+  const owner = inside ? active.closest("[data-room], [data-tour], [data-player], [data-game]") : null;
   const key = owner ? Object.entries(owner.dataset)[0] : null;
   const tag = inside ? active.tagName.toLowerCase() + [...active.classList].map((c) => `.${c}`).join("") : null;
   const id = inside ? active.id : "";

@@ -95,6 +95,27 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     assert page_errors(page) == []
 
 
+async def test_the_boards_drawn_again_keep_the_keyboard_focus(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Today's boards are read again every few seconds: a control the keyboard is on
+    keeps the focus (the start of an attempt, a row's replay)."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    start = '.daily-game[data-game="moojub"] button.daily-start'
+    await page.wait_for_selector(start)
+    await page.focus(start)
+    await page.evaluate(
+        """() => new MutationObserver(() => (window.__redrawn = true))
+        .observe(document.getElementById("daily-games"), { childList: true })"""
+    )
+    await page.wait_for_function("() => window.__redrawn", timeout=15_000)
+    assert await page.evaluate("() => document.activeElement.dataset.game") == "moojub"
+    assert await page.evaluate("() => document.activeElement.className") == "daily-start"
+    assert page_errors(page) == []
+
+
 async def test_a_day_with_no_deals_is_said_so(server: ServerProcess, browser: Browser) -> None:
     """A day not begun yet, or no day at all, in the address: the server's reason on the
     page, in place of the boards (not an empty page)."""
