@@ -290,6 +290,14 @@ async def test_a_live_standings_redraw_keeps_the_keyboard_focus(
     await page.wait_for_function(rows)
     label = "() => document.activeElement.getAttribute('aria-label')"
     assert await page.evaluate(label) == "standings"
+    # The links above them, drawn again with every push, too.
+    csv = f'a[href="/tournaments/{tid}/standings?format=csv"]'
+    await page.focus(csv)
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "cy"})
+    rows = "() => document.querySelectorAll('#standings tbody tr').length > 2"
+    await page.wait_for_function(rows)
+    href = "() => document.activeElement.getAttribute('href')"
+    assert await page.evaluate(href) == f"/tournaments/{tid}/standings?format=csv"
     assert page_errors(page) == []
     await page.context.close()
 
