@@ -45,6 +45,27 @@ async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
     assert page_errors(tv) == []
 
 
+async def test_the_tv_says_when_the_server_cannot_be_reached(
+    quiet_server: ServerProcess, browser: Browser
+) -> None:
+    """With no race to show, the TV says so; with no server to ask, it says that instead
+    (not that no race runs), and picks up again once the server is back."""
+    page = await new_page(browser)
+    await page.goto(f"{quiet_server.url}/tv")
+    await page.wait_for_selector("#tv-idle")
+    assert "No race is running" in await page.inner_text("#tv-idle")
+    await quiet_server.stop()
+    try:
+        await page.wait_for_function(
+            "() => document.querySelector('#tv-idle')?.textContent.includes('cannot be reached')"
+        )
+    finally:
+        await quiet_server.start()
+    await page.wait_for_function(
+        "() => document.querySelector('#tv-idle')?.textContent.includes('No race is running')"
+    )
+
+
 async def test_the_lobby_creates_a_room_with_every_setting(
     server: ServerProcess, browser: Browser
 ) -> None:
