@@ -27,7 +27,7 @@ async function answerOf(response) {
 }
 
 // fetch, with a network failure said in words (not the browser's "Failed to fetch").
-async function request(path, init) {
+export async function request(path, init) {
   try {
     return await fetch(path, init);
   } catch {

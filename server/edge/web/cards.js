@@ -474,9 +474,11 @@ export class BoardView {
     const now = performance.now();
     const key = `${pick.pile}:${pick.index}`;
     if (sel && this.lastClick.card === key && now - this.lastClick.at < 400) {
+      // The card clicked and those on it, as the keyboard's f sends them: on a covered
+      // card the server says why not, rather than the top card going up instead.
       this.select(null);
       this.lastClick = { card: null, at: 0 };
-      this.onMove?.(`${pick.pile} f`);
+      this.onMove?.(this.moveText(pick, "f"));
       return;
     }
     this.lastClick = { card: key, at: now };

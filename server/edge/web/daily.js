@@ -5,7 +5,7 @@
 //
 // Acting as a player is identity.js's: its key goes in the Authorization header only.
 
-import { h, clear, fmtSeconds } from "./dom.js";
+import { h, clear, fmtSeconds, keepFocus } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
 
@@ -52,16 +52,17 @@ export async function render(root, { date = null } = {}) {
       el.streaks.textContent = `Your streaks: ${current.streaks.played} day(s) in a row played, ${current.streaks.won} won.`;
     }
     const boards = await Promise.all(Object.keys(known).map((game) => request("GET", `/daily/${shown}/${game}`)));
-    clear(el.cards).append(...boards.map((board) => gameCard(board, known, shown === today.date)));
-    clear(el.proof).append(
-      h("summary", {}, "How the deals are chosen, and how to check them"),
+    // Drawn again every few seconds: the control the keyboard is on keeps the focus.
+    keepFocus(el.cards, () => clear(el.cards).append(...boards.map((board) => gameCard(board, known, shown === today.date))));
+    keepFocus(el.proof, () => clear(el.proof).append(
+      h("summary", { id: "daily-proof-summary" }, "How the deals are chosen, and how to check them"),
       h("p", {}, `Commitment of ${shown} (the SHA-256 of its key): `, h("code", {}, boards[0].commitment)),
       boards[0].key
         ? h("p", {}, "Its key, published once the day was over: ", h("code", { class: "key" }, boards[0].key))
         : h("p", {}, `Yesterday's key (${today.yesterday.date}): `, h("code", { class: "key" }, today.yesterday.key)),
       h("p", {}, "Each game's candidates are HMAC-SHA256(key, \"GAME n\") (first 8 bytes, modulo 2^63-1, plus 1); the deal is the first the solver proves winnable within 20,000 positions. ",
         h("a", { href: "/rules" }, "Rules of the games")),
-    );
+    ));
   }
   try {
     await draw();
@@ -116,7 +117,7 @@ function gameCard(board, known, isToday) {
     }
   }
   const rows = board.board.map((r) =>
-    h("tr", { class: mine && r.room === mine.room ? "me" : null },
+    h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
       h("td", {}, r.name),
       h("td", {}, r.won ? fmtSeconds(r.time) : `${r.progress} cards`),

@@ -40,21 +40,32 @@ export function fmtSeconds(s) {
 }
 
 // Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
-// the same control if it was in there: the element with the same id, or the element with
-// the same classes in the element of the same data-room / data-tour / data-player.
+// the same control if it was in there, found in the new drawing by `finder`.
 export function keepFocus(container, redraw) {
   const active = document.activeElement;
   const inside = active && active !== document.body && container.contains(active);
-  const owner = inside ? active.closest("[data-room], [data-tour], [data-player]") : null;
-  const key = owner ? Object.entries(owner.dataset)[0] : null;
-  const tag = inside ? active.tagName.toLowerCase() + [...active.classList].map((c) => `.${c}`).join("") : null;
-  const id = inside ? active.id : "";
+  const selector = inside ? finder(active) : null;
   redraw();
-  if (!inside || active.isConnected) return;
-  const again = id
-    ? document.getElementById(id)
-    : key && container.querySelector(`[data-${key[0]}="${CSS.escape(key[1])}"] ${tag}`);
-  again?.focus();
+  if (!inside || active.isConnected || !selector) return;
+  container.querySelector(selector)?.focus();
+}
+
+// How to find a control again once drawn anew: its id; else its tag and classes in the
+// element of the same data-room / data-tour / data-player / data-game (a list's row); else
+// its tag and classes with the same name (aria-label), link or title.
+function finder(el) {
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  const tag = el.tagName.toLowerCase() + [...el.classList].map((c) => `.${CSS.escape(c)}`).join("");
+  const owner = el.closest("[data-room], [data-tour], [data-player], [data-game]");
+  if (owner) {
+    const [key, value] = Object.entries(owner.dataset)[0];
+    return `[data-${key}="${CSS.escape(value)}"] ${tag}`;
+  }
+  for (const attr of ["aria-label", "href", "title"]) {
+    const value = el.getAttribute(attr);
+    if (value) return `${tag}[${attr}="${CSS.escape(value)}"]`;
+  }
+  return null;
 }
 
 export function copyButton(label, text, name = null) {

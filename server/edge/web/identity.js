@@ -3,7 +3,7 @@
 // WebSocket and as `Authorization: Bearer` on every request that acts as the player —
 // never in a URL. The pages ask `me()` for the player, `authed()` to act as them.
 
-import { parseJSON, setPlayerName, toJSON } from "./api.js";
+import { parseJSON, request, setPlayerName, toJSON } from "./api.js";
 
 const STORE = "solrace.player"; // {key, id, name, bot, claimed}
 
@@ -25,13 +25,18 @@ function keep(key, player) {
   return entry;
 }
 
+// The header that says who reads or acts: what a daily deal keeps back (its replays, its
+// seed) opens to a player whose own attempt is over (docs/protocol.md section 13).
+export function playerHeaders() {
+  const me = kept();
+  return me ? { Authorization: `Bearer ${me.key}` } : {};
+}
+
 // A request acting as this browser's player: the answer's JSON, or an Error with `code`.
 export async function authed(method, path, data) {
-  const headers = { Accept: "application/json" };
-  const me = kept();
-  if (me) headers.Authorization = `Bearer ${me.key}`;
+  const headers = { Accept: "application/json", ...playerHeaders() };
   if (data !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
+  const response = await request(path, { method, headers, body: data === undefined ? undefined : toJSON(data) });
   const body = parseJSON(await response.text());
   if (!response.ok) {
     const error = new Error(body?.error?.message || `HTTP ${response.status}`);
@@ -72,9 +77,12 @@ export function identifyMessage() {
   return entry ? { type: "identify", key: entry.key } : null;
 }
 
-// After a rename, a sign-in or a link: the new key (if any) and player.
+// After a rename, a sign-in or a link: the new key (if any) and player, also in the
+// header, which says who this browser plays as.
 export function signedIn(key, player) {
   ready = Promise.resolve(keep(key ?? kept()?.key, player));
+  const who = document.getElementById("who");
+  if (who) who.textContent = shownName(player);
   return ready;
 }
 
@@ -105,8 +113,6 @@ export async function useName(typed) {
     if (!free.available) return `${free.problem}: you play as ${player.name}`;
     const answer = await authed("POST", "/me/name", { name: typed });
     await signedIn(null, answer.player);
-    const who = document.getElementById("who");
-    if (who) who.textContent = shownName(answer.player);
     return "";
   } catch (error) {
     return `${error.message}: you play as ${player.name}`;

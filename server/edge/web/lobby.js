@@ -50,12 +50,16 @@ export async function render(root) {
         onclick: async () => {
           stopQuick();
           const problem = await useName(nameInput.value.trim());
-          quickStatus.textContent = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
+          const looking = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
+          quickStatus.textContent = looking;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
           const socket = new Socket({
             hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
             onStatus: (status) => {
-              if (status === "down" && quickSocket === socket) quickStatus.firstChild.textContent = "The server cannot be reached; retrying…";
+              // "connecting" comes from inside the constructor: the status first, then `socket`.
+              const said = { down: "The server cannot be reached; retrying…", open: looking }[status];
+              // Back, the socket asks again (its hello): looking again, as it says.
+              if (said && quickSocket === socket) quickStatus.firstChild.textContent = said;
             },
             onMessage: (m) => {
               if (m.type === "matched") {

@@ -3,7 +3,7 @@
 // links to their replays, a page at a time (?page=N).
 
 import { h, add, fmtSeconds } from "./dom.js";
-import { getJSON } from "./api.js";
+import { authed } from "./identity.js";
 import { fmtSplit } from "./widgets.js";
 
 
@@ -43,7 +43,8 @@ export async function render(root, { name }) {
   const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
   let data;
   try {
-    data = await getJSON(`/players/${encodeURIComponent(name)}?page=${page}`);
+    // As this browser's player: a deal its own daily attempt has raced is shown once it is over.
+    data = await authed("GET", `/players/${encodeURIComponent(name)}?page=${page}`);
   } catch (error) {
     root.append(h("h1", {}, name), h("p", { class: "error" }, error.message));
     return;

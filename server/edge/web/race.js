@@ -219,12 +219,14 @@ export async function render(root, { room: roomId }) {
     }
     if (status === "finished" && room.tournament) {
       // A tournament's race has no rematch: the next race comes from the tournament.
-      add(el.controls, h("a", { class: "button", id: "back-to-tour", href: `/tour/${room.tournament}` }, "Back to the tournament"));
+      add(el.controls, h("a", { class: "button", id: "back-to-tour", href: `/tour/${room.tournament}` }, "Back to the tournament"),
+        replayLink());
       return;
     }
     if (status === "finished" && room.daily) {
       // One ranked attempt a day, no rematch: practice opens from the daily page.
-      add(el.controls, h("a", { class: "button", id: "back-to-daily", href: "/daily" }, "Back to the daily deal"));
+      add(el.controls, h("a", { class: "button", id: "back-to-daily", href: "/daily" }, "Back to the daily deal"),
+        replayLink());
       return;
     }
     if (status === "finished" && room.ghost) {

@@ -11,8 +11,9 @@
 // rules engine: the boards are the server's (GET .../replay/boards), move by move.
 
 import { h, clear, fmtSeconds } from "./dom.js";
-import { games, parseJSON, postJSON } from "./api.js";
+import { games, parseJSON, request } from "./api.js";
 import { BoardView } from "./cards.js";
+import { authed, playerHeaders } from "./identity.js";
 import { fmtSplit, splitMarks } from "./widgets.js";
 
 const SPEEDS = [1, 4, 16];
@@ -24,8 +25,9 @@ function sources(race) {
   return { text: `${base}/replay`, boards: `${base}/replay/boards` };
 }
 
+// As this browser's player: a daily attempt's replay opens to them once theirs is over.
 async function fetchText(path) {
-  const response = await fetch(path);
+  const response = await request(path, { headers: playerHeaders() });
   const text = await response.text();
   if (!response.ok) {
     let message = `HTTP ${response.status}`;
@@ -439,7 +441,7 @@ class ReplayPage {
   async raceGhost(seat, button) {
     button.disabled = true;
     try {
-      const answer = await postJSON("/rooms", { ghost: this.race, ghost_seat: seat });
+      const answer = await authed("POST", "/rooms", { ghost: this.race, ghost_seat: seat });
       location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
     } catch (err) {
       button.disabled = false;

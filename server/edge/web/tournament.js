@@ -111,6 +111,11 @@ export async function render(root, { tour: id }) {
       return; // the next change asks again
     }
     if (key !== racesKey) return; // a later draw asked meanwhile
+    // Read after the push that asked (not within its redraw): the focus is kept here.
+    keepFocus(el.races, () => drawRaceList(t, races));
+  }
+
+  function drawRaceList(t, races) {
     clear(el.races);
     if (!races.length) return;
     // Each racer's result as the race's replay proves it (who finished, in what time; the

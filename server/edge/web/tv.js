@@ -16,15 +16,16 @@ export async function render(root) {
 
   async function tune() {
     let room = null;
+    let idle = "No race is running right now. This page switches to the next one by itself.";
     try {
       room = (await getJSON("/tv/room")).room;
-    } catch {
-      room = null;
+    } catch (err) {
+      idle = `${err.message} Trying again every ${POLL / 1000} s.`; // not "no race"
     }
     if (!room) {
       current?.socket.close();
       current = null;
-      clear(screen).append(h("p", { class: "notice", id: "tv-idle" }, "No race is running right now. This page switches to the next one by itself."));
+      clear(screen).append(h("p", { class: "notice", id: "tv-idle" }, idle));
       setTimeout(tune, POLL);
       return;
     }

@@ -272,6 +272,36 @@ async def test_a_live_lobby_redraw_keeps_the_keyboard_focus(
     await page.context.close()
 
 
+async def test_a_live_standings_redraw_keeps_the_keyboard_focus(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The standings' box, which a keyboard scrolls sideways on a phone, keeps the focus
+    when a registration draws them again."""
+    base = server.url
+    created = await post_ok(base + "/tournaments", {"name": "Focus cup", "format": "rounds"})
+    tid = created["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "ann"})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    await page.focus('[role="region"][aria-label="standings"]')
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "bo"})  # drawn again
+    rows = "() => document.querySelectorAll('#standings tbody tr').length > 1"
+    await page.wait_for_function(rows)
+    label = "() => document.activeElement.getAttribute('aria-label')"
+    assert await page.evaluate(label) == "standings"
+    # The links above them, drawn again with every push, too.
+    csv = f'a[href="/tournaments/{tid}/standings?format=csv"]'
+    await page.focus(csv)
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "cy"})
+    rows = "() => document.querySelectorAll('#standings tbody tr').length > 2"
+    await page.wait_for_function(rows)
+    href = "() => document.activeElement.getAttribute('href')"
+    assert await page.evaluate(href) == f"/tournaments/{tid}/standings?format=csv"
+    assert page_errors(page) == []
+    await page.context.close()
+
+
 async def test_a_friend_from_the_share_link_sees_the_room_before_taking_a_seat(
     server: ServerProcess, browser: Browser
 ) -> None:

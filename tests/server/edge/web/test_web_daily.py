@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page
 from support.players import call, new_player
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors
+from support.web import new_page, page_errors, typed_move, wait_acks
 from support.wsclient import WsClient
 
 import core
@@ -42,6 +42,9 @@ async def test_a_ranked_attempt_from_the_daily_page(
     # One ranked attempt: no rematch (it dealt a new deal in the daily room), the way back.
     await page.wait_for_selector("#back-to-daily")
     assert await page.locator("#rematch").count() == 0
+    # A finished race's page links to its replay (README): open to her, her attempt is over.
+    room = page.url.rsplit("/", 1)[-1]
+    assert await page.get_attribute("#replay-link", "href") == f"/replay/{room}"
     await page.goto(f"{base}/daily")
     card = '.daily-game[data-game="shaula"]'
     await page.wait_for_selector(f"{card} button.daily-practice")
@@ -55,6 +58,61 @@ async def test_a_ranked_attempt_from_the_daily_page(
     await page.wait_for_selector("#ready")  # seated at once: nobody else takes the seat
     await page.wait_for_selector('#players .bar[data-seat="1"]')
     assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    assert page_errors(page) == []
+
+
+async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_browser(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The pages that read what a daily attempt keeps back say who reads: once the
+    browser's own attempt is over, its replay opens (and races as a ghost), and its profile
+    shows the deal of its best time."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="shaula"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    room = page.url.rsplit("/", 1)[-1]
+    await page.wait_for_selector("#board .card")
+    title = await page.inner_text(".room-title")  # "Shaula #SEED room ..."
+    seed = int(title.split("#", 1)[1].split()[0])
+    line = core.solve(core.new_game("shaula", seed)).moves
+    assert line
+    for i, move in enumerate(line, start=1):
+        await typed_move(page, move)
+        await wait_acks(page, i)
+    await page.wait_for_selector("#results-table")
+    name = await page.inner_text("#who")
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="shaula"] .daily-board a')  # my replay
+    await page.wait_for_url(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    await page.click(".race-ghost")
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector('#players .bar[data-seat="1"]')
+    assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    assert f"deal {seed}" in await best_times(page, f"{base}/p/{name}")
+    assert page_errors(page) == []
+
+
+async def test_the_boards_drawn_again_keep_the_keyboard_focus(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Today's boards are read again every few seconds: a control the keyboard is on
+    keeps the focus (the start of an attempt, a row's replay)."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    start = '.daily-game[data-game="moojub"] button.daily-start'
+    await page.wait_for_selector(start)
+    await page.focus(start)
+    await page.evaluate(
+        """() => new MutationObserver(() => (window.__redrawn = true))
+        .observe(document.getElementById("daily-games"), { childList: true })"""
+    )
+    await page.wait_for_function("() => window.__redrawn", timeout=15_000)
+    assert await page.evaluate("() => document.activeElement.dataset.game") == "moojub"
+    assert await page.evaluate("() => document.activeElement.className") == "daily-start"
     assert page_errors(page) == []
 
 
@@ -86,13 +144,17 @@ async def test_a_profile_does_not_print_a_deal_it_keeps_back(
         await ws.play(line)  # as fast as the server takes them
         await ws.expect(p.RaceFinished)
     page = await new_page(browser)
-    async with asyncio.timeout(30):  # archived within a second or two
-        while True:
-            await page.goto(f"{base}/p/{player['name']}")
-            await page.wait_for_selector("#main h1")
-            if await page.locator("text=Best times").count():
-                break
-            await asyncio.sleep(0.3)
-    best = await page.inner_text('[aria-label="best times"]')
+    best = await best_times(page, f"{base}/p/{player['name']}")
     assert "null" not in best and "deal not public yet" in best, best
     assert page_errors(page) == []
+
+
+async def best_times(page: Page, profile: str) -> str:
+    """The best times of the profile at `profile`, once its race is archived."""
+    async with asyncio.timeout(30):  # archived within a second or two
+        while True:
+            await page.goto(profile)
+            await page.wait_for_selector("#main h1")
+            if await page.locator("text=Best times").count():
+                return await page.inner_text('[aria-label="best times"]')
+            await asyncio.sleep(0.3)

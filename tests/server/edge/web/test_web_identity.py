@@ -64,7 +64,8 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     await other.wait_for_selector("#login-name")
     await other.fill("#login-name", "ZOE")
     await other.fill("#login-password", "zoe's secret")
-    await other.click("#sign-in button")
+    async with other.expect_navigation():  # signed in, the page loads again as zoe
+        await other.click("#sign-in button")
     await other.wait_for_function(
         "() => (document.getElementById('who')?.textContent ?? '') === 'zoe'"
     )
@@ -173,3 +174,36 @@ async def test_a_name_another_player_has_is_said_to_be_taken_when_the_seat_is_ta
     await page.wait_for_timeout(1000)
     assert "you play as" in await page.inner_text("#message")
     assert not page_errors(page)
+
+
+async def test_a_request_the_server_cannot_answer_is_said_in_words(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The account page's requests, with the server gone: the page says so in words, not
+    the browser's "Failed to fetch"."""
+    page = await new_page(browser)
+    await page.goto(f"{server.url}/account")
+    await page.wait_for_selector("#make-code button")
+    server.kill()
+    try:
+        await page.click("#make-code button")
+        said = page.locator("#make-code .message.error")
+        await said.wait_for()
+        assert await said.inner_text() == "The server cannot be reached."
+    finally:
+        await server.start()
+
+
+async def test_a_new_name_chosen_on_the_account_page_is_the_one_in_the_header(
+    server: ServerProcess, browser: Browser
+) -> None:
+    page = await new_page(browser)
+    await page.goto(f"{server.url}/account")
+    await page.wait_for_selector("#rename input")
+    await page.fill("#rename input", "renamed_ann")
+    await page.click("#rename button")
+    await page.wait_for_function(
+        "() => document.querySelector('#main h1')?.textContent === 'renamed_ann'"
+    )
+    assert await page.inner_text("#who") == "renamed_ann"
+    assert page_errors(page) == []

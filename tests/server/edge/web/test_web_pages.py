@@ -45,6 +45,27 @@ async def test_the_tv_shows_the_closest_race_and_switches_when_it_ends(
     assert page_errors(tv) == []
 
 
+async def test_the_tv_says_when_the_server_cannot_be_reached(
+    quiet_server: ServerProcess, browser: Browser
+) -> None:
+    """With no race to show, the TV says so; with no server to ask, it says that instead
+    (not that no race runs), and picks up again once the server is back."""
+    page = await new_page(browser)
+    await page.goto(f"{quiet_server.url}/tv")
+    await page.wait_for_selector("#tv-idle")
+    assert "No race is running" in await page.inner_text("#tv-idle")
+    await quiet_server.stop()
+    try:
+        await page.wait_for_function(
+            "() => document.querySelector('#tv-idle')?.textContent.includes('cannot be reached')"
+        )
+    finally:
+        await quiet_server.start()
+    await page.wait_for_function(
+        "() => document.querySelector('#tv-idle')?.textContent.includes('No race is running')"
+    )
+
+
 async def test_the_lobby_creates_a_room_with_every_setting(
     server: ServerProcess, browser: Browser
 ) -> None:
@@ -178,6 +199,37 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
         await page.wait_for_timeout(100)
     assert any('"quick_cancel"' in frame for frame in sent), sent
     assert page_errors(page) == []
+
+
+async def test_a_quick_match_says_it_looks_again_once_the_server_is_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """While the server cannot be reached the quick match says so; once its socket is back
+    (and the request with it) it says it is looking again, and a partner still seats it."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.click("[data-quick=moojub]")
+    status = page.locator("#quick-status")
+    await page.wait_for_selector("#quick-status button")
+    await server.stop()  # its sockets closed, going away (1001)
+    try:
+        await page.wait_for_function(
+            "() => document.querySelector('#quick-status').textContent"
+            ".includes('cannot be reached')"
+        )
+    finally:
+        await server.start()
+    await page.wait_for_function(
+        "() => document.querySelector('#quick-status').textContent"
+        ".startsWith('Looking for a Moojub')",
+        timeout=10_000,
+    )
+    assert "cannot be reached" not in await status.inner_text()
+    async with WsClient.connect(base) as partner:
+        await partner.send(p.QuickMatch(game="moojub", name="bo"))
+        await page.wait_for_url("**/play/*")
+        await page.wait_for_selector("#board .card", timeout=20_000)
 
 
 async def test_every_page_loads_without_a_console_error_and_only_from_this_server(

@@ -282,3 +282,27 @@ async def test_the_others_are_told_when_someone_finishes(
         assert await page.locator("#win").count() == 0  # the win screen is the winner's alone
     assert page_errors(page) == []
     await page.context.close()
+
+
+async def test_a_double_click_sends_the_card_clicked_not_the_top_one(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click asks for the card under the pointer to go to a foundation: on a
+    covered card the server refuses it (only the top card may go), and the card on top
+    stays where it is; on the top card it goes up."""
+    base = server.url
+    _, page = await solo_race(browser, base, game="stalactites", seed=1)
+    game = core.new_game("stalactites", 1)
+    before = await cards_html(page)
+    t8 = page.locator('#board .pile[data-pile="t8"] .card')
+    await t8.nth(0).dblclick(position={"x": 30, "y": 8})  # the bottom card, covered
+    await page.wait_for_selector("#message.refused")
+    assert "one card at a time" in await page.inner_text("#message")
+    assert await cards_html(page) == before
+    game.apply("t8 f")  # the top card, 10 of clubs, goes up onto the 9 of clubs (deal 1)
+    await t8.nth(-1).dblclick(position={"x": 30, "y": 8})
+    await wait_acks(page, 1)
+    shown = await shown_board(page)
+    piles = game.state(view="player")["piles"]
+    assert shown["t8"] == piles["t8"] and shown["f2"][-1] == piles["f2"][-1] == "TC"
+    assert page_errors(page) == []

@@ -70,6 +70,8 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     # Her opponent never came: they forfeit after the grace period; the race ends and the
     # page leads back to the tournament (no rematch in a tournament).
     await ann.wait_for_selector("#back-to-tour", timeout=30_000)
+    # A finished race's page links to its replay (README), a tournament's race's too.
+    assert await ann.get_attribute("#replay-link", "href") == f"/replay/{room}"
     await ann.click("#back-to-tour")
     await ann.wait_for_selector("#standings")
     # The audience's standings moved on by themselves: ann has won her match.
