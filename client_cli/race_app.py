@@ -443,8 +443,11 @@ class RaceApp(PlayApp):
         if delay:
             rules.append(f"spectators {delay:g} s behind")
         text.append(f"\n  {', '.join(rules)}\n\n", style="dim")
-        text.append(f"  Friends join with:  solrace play {view.room}\n")
-        text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
+        if isinstance(seats, int) and len(view.racers) >= seats:  # nobody else can join
+            text.append(f"  Every seat is taken: friends watch with  solrace watch {view.room}\n\n")
+        else:
+            text.append(f"  Friends join with:  solrace play {view.room}\n")
+            text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
         if view.phase == "lobby":
             text.append("  r (or space) ready/not ready", style="bold")
             if view.host:

@@ -238,3 +238,21 @@ async def test_the_lobby_shows_the_rooms_settings() -> None:
             shown = screen_text(app)
             assert "undo, hints" in shown
             assert "time limit 5:00" in shown and "spectators 20 s behind" in shown
+
+
+@pytest.mark.parametrize(("seats", "full"), [(1, True), (2, True), (2, False)])
+async def test_the_lobby_invites_friends_only_to_a_free_seat(seats: int, full: bool) -> None:
+    # A one-seat room, or every seat taken (a ghost race's two): nobody else can join,
+    # but anyone can watch.
+    async with FakeServer() as fake:
+        fake.settings = {"seats": seats}
+        if seats == 2 and full:
+            fake.players = [{"seat": 1, "name": "ann's ghost", "ready": True, "ghost": True}]
+        seat = Seat(fake.url, fake.room, "ann")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            shown = screen_text(app)
+            assert ("Friends join with:  solrace play ABCD" in shown) is not full, shown
+            assert ("Every seat is taken" in shown) is full, shown
+            assert "solrace watch ABCD" in shown
