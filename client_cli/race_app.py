@@ -44,6 +44,16 @@ __all__ = [
 KEY_REQUESTS = frozenset({"ready", "start", "rematch", "resign", "leave", "quick_cancel"})
 
 
+# Where a player is back after a reconnection, by the phase of the room.
+BACK_IN = {
+    "queue": "still looking for an opponent",
+    "lobby": "back in the lobby",
+    "countdown": "the race is about to start",
+    "running": "the race goes on",
+    "finished": "the race is over",
+}
+
+
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
     """The bars' rows from the room: time runs until a racer is done."""
     lines = []
@@ -480,7 +490,8 @@ class RaceApp(PlayApp):
         if self.link_status.startswith("reconnecting"):
             return Text(f" ⟳ {self.link_status} {self.seat_kept()}", style="bold yellow")
         if self.link_status == "reconnected":
-            return Text(" ✓ reconnected: the race goes on", style="bold green")
+            where = BACK_IN.get(view.phase)
+            return Text(" ✓ reconnected" + (f": {where}" if where else ""), style="bold green")
         me = view.me
         if view.phase == "finished":
             place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)

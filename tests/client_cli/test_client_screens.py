@@ -256,3 +256,25 @@ async def test_the_lobby_invites_friends_only_to_a_free_seat(seats: int, full: b
             assert ("Friends join with:  solrace play ABCD" in shown) is not full, shown
             assert ("Every seat is taken" in shown) is full, shown
             assert "solrace watch ABCD" in shown
+
+
+@pytest.mark.parametrize("where", ["lobby", "queue", "race"])
+async def test_reconnected_says_what_is_true_where_the_player_is(where: str) -> None:
+    said = {
+        "lobby": "reconnected: back in the lobby",
+        "queue": "reconnected: still looking for an opponent",
+        "race": "reconnected: the race goes on",
+    }
+    async with FakeServer() as fake:
+        if where == "race":
+            seat, app = racing(fake)
+        else:
+            seat = Seat(fake.url, fake.room, "ann", quick="shaula" if where == "queue" else None)
+            app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.welcomed.is_set())
+            await fake.drop_all()
+            await until(pilot, lambda: "reconnected" in screen_text(app))
+            shown = screen_text(app)
+            assert said[where] in shown, shown
+            assert where == "race" or "race goes on" not in shown, shown
