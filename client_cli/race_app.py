@@ -22,7 +22,7 @@ from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
 from client_cli.seat import JoinRefused, Seat
-from client_cli.widgets import PlayerLine, RaceBars, clock, splits_text
+from client_cli.widgets import PlayerLine, RaceBars, clock, duration, splits_text
 from core import GAMES
 from core import splits as core_splits
 from protocol import ErrorCode
@@ -84,7 +84,7 @@ def racer_status(view: RaceView, racer: Racer, now: float) -> str:
         return lobby_status(racer)
     if racer.status == "offline" and racer.grace_until is not None:
         left = racer.grace_until - view.server_now(now)
-        return f"offline, out in {max(0, int(left))} s"
+        return f"offline, out in {duration(left)}"
     if view.phase == "finished" and racer.rematch:
         return ", ".join(filter(None, (racer.status, "rematch ✓")))
     return racer.status
@@ -296,7 +296,7 @@ class RaceApp(PlayApp):
         if racing and not self.quit_asked:
             self.quit_asked = True
             grace = view.settings.get("grace")
-            kept = f" (your seat is kept {int(grace)} s if you come back)" if grace else ""
+            kept = f" (your seat is kept {duration(grace)} if you come back)" if grace else ""
             self.say(f"q or ctrl+q again to leave the race{kept}", "bold yellow")
             self.redraw()
             return
@@ -346,8 +346,8 @@ class RaceApp(PlayApp):
             return "(your seat is kept)"
         left = grace - (time.monotonic() - self.away_since)
         if left > 0:
-            return f"(your seat is kept {int(left + 0.999)} s more)"
-        return f"(away past the room's {grace:g} s grace: you may be out)"
+            return f"(your seat is kept {duration(left + 0.999)} more)"
+        return f"(away past the room's {duration(grace)} grace: you may be out)"
 
     def forget_reconnected(self) -> None:
         if self.link_status == "reconnected":

@@ -278,3 +278,21 @@ async def test_reconnected_says_what_is_true_where_the_player_is(where: str) -> 
             shown = screen_text(app)
             assert said[where] in shown, shown
             assert where == "race" or "race goes on" not in shown, shown
+
+
+async def test_how_long_the_seat_is_kept_is_said_in_hours_and_minutes() -> None:
+    # A daily attempt keeps its seat until the end of the day: hours, not 14574 s.
+    async with FakeServer() as fake:
+        fake.settings = {"grace": 14574.0}
+        seat, app = racing(fake)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.board is not None)
+            await pilot.press("q")
+            await until(pilot, lambda: "q again to leave the race" in screen_text(app))
+            shown = " ".join(screen_text(app).split())
+            assert "your seat is kept 4 h 2 min if you come back" in shown, shown
+            seat.link.url = "ws://127.0.0.1:9/ws"  # the network is cut
+            await seat.link.drop()
+            await until(pilot, lambda: "reconnecting" in screen_text(app))
+            shown = " ".join(screen_text(app).split())
+            assert "your seat is kept 4 h 2 min more" in shown, shown
