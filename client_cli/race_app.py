@@ -259,10 +259,18 @@ class RaceApp(PlayApp):
     def game(self) -> str:
         return self.seat.view.game
 
+    @property
+    def seat_lost(self) -> bool:
+        """The server will not take this seat back (a rejoin refused for good): nothing
+        but quitting (and the rules) can be done any more."""
+        return self.seat.lost is not None and self.seat.welcomed.is_set()
+
     def placeholder(self) -> str:
         """The footer offers what can be done now, in this phase of the race."""
         view = self.seat.view
         me = view.me
+        if self.seat_lost:
+            return "? rules · q quit"
         if view.phase == "queue":
             return "waiting for an opponent · ? rules · q gives up"
         if view.phase == "lobby":
@@ -382,11 +390,8 @@ class RaceApp(PlayApp):
         self.bars.update_players(player_lines(view, time.time()))
         self.bars.display = view.phase != "queue"  # nobody to show before the match
         super().redraw()
-        move_input = self.move_input
-        if view.phase == "lobby":
-            move_input.quick_letters = "rs"
-        elif view.phase == "finished":
-            move_input.quick_letters = "m"
+        if not self.seat_lost:  # the phase's own keys, while the seat is still ours
+            self.move_input.quick_letters = {"lobby": "rs", "finished": "m"}.get(view.phase, "")
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
             self.results_screen = ResultsScreen(
@@ -458,7 +463,7 @@ class RaceApp(PlayApp):
         else:
             text.append(f"  Friends join with:  solrace play {view.room}\n")
             text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
-        if view.phase == "lobby":
+        if view.phase == "lobby" and not self.seat_lost:
             text.append("  r (or space) ready/not ready", style="bold")
             if view.host:
                 text.append(" · s start now (you are the host)", style="bold")
@@ -482,7 +487,7 @@ class RaceApp(PlayApp):
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
         lost = self.seat.lost
-        if lost is not None and self.seat.welcomed.is_set():  # a rejoin refused for good
+        if lost is not None and self.seat_lost:
             return Text(
                 f" ✗ the server did not take this seat back: {lost.message} ({lost.code}). q quits",
                 style="bold red",
@@ -532,6 +537,9 @@ class RaceApp(PlayApp):
 
     async def quick(self, key: str) -> None:
         view = self.seat.view
+        if self.seat_lost and key not in ("question_mark", "q"):
+            self.redraw()  # the status line says why, and that q quits
+            return
         if view.phase == "lobby" and key in ("r", "space", "enter"):
             me = view.me
             await self.seat.ready(not (me.ready if me else False))

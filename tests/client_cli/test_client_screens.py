@@ -17,12 +17,17 @@ from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.session import LocalSession
 from core import new_game
+from protocol import Error, Progress, RaceFinished, Ready, Resign
 from protocol import Move as MoveMsg
-from protocol import Progress, RaceFinished, Resign
 
 
 def footer(app: App[object]) -> str:
     return str(app.query_one("#move", Input).placeholder)
+
+
+def in_the_lobby(fake: FakeServer) -> tuple[Seat, RaceApp]:
+    seat = Seat(fake.url, fake.room, "ann")
+    return seat, RaceApp(seat)
 
 
 def racing(fake: FakeServer) -> tuple[Seat, RaceApp]:
@@ -296,3 +301,22 @@ async def test_how_long_the_seat_is_kept_is_said_in_hours_and_minutes() -> None:
             await until(pilot, lambda: "reconnecting" in screen_text(app))
             shown = " ".join(screen_text(app).split())
             assert "your seat is kept 4 h 2 min more" in shown, shown
+
+
+async def test_a_seat_refused_for_good_offers_no_lobby_keys() -> None:
+    # The room expired while the link was down: ready and start can no longer be done.
+    async with FakeServer() as fake:
+        seat, app = in_the_lobby(fake)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            assert "r ready" in footer(app) and "s start" in footer(app)
+            fake.rejoin_refusal = Error(code="unknown_room", message="no room", request="join")
+            await fake.drop_all()
+            await until(pilot, lambda: "did not take this seat back" in screen_text(app))
+            assert footer(app) == "? rules · q quit"
+            assert "ready/not ready" not in screen_text(app)
+            readies = sum(isinstance(m, Ready) for m in fake.received)
+            await pilot.press("r")
+            await pilot.pause(0.2)
+            assert sum(isinstance(m, Ready) for m in fake.received) == readies
+            assert "did not take this seat back" in screen_text(app)
