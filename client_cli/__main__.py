@@ -101,7 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
         "CODE). Press r when ready; the host (first seat) may press s to start at once. "
         "Run it again for a room where this machine holds a seat to take that seat back. "
         "A new room has the server's defaults (as one created over HTTP) for every option "
-        "not given.",
+        "not given; a room joined, or a quick match's, is as it was made: the options of a "
+        "new room (--seed, --seats, --hints...) are refused there.",
     )
     play.add_argument(
         "room", nargs="?", type=room_code, help="the room to join; none: create a new room"
@@ -120,7 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--quick",
         action="store_true",
-        help="quick match: race the next player who asks for the same --game",
+        help="quick match: race the next player who asks for the same --game, in a room "
+        "the server makes (two seats, a random deal, the default rules)",
     )
     play.add_argument(
         "--game",
@@ -268,9 +270,42 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The options of `solrace play` that make a new room (POST /rooms's settings).
+NEW_ROOM_OPTIONS = ("seed", "seats", "hints", "undo", "rated", "time_limit", "spectator_delay")
+
+
+def given_options(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
+    """The options among `names` given on the command line, as they were spelt there
+    (`--no-hints` for hints turned off)."""
+    given = []
+    for name in names:
+        value = getattr(args, name, None)
+        if value is not None:
+            given.append(("--no-" if value is False else "--") + name.replace("_", "-"))
+    return given
+
+
 def check_play(play: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The options of `solrace play` that argparse cannot check one by one: one that would
     be dropped is refused (play.error), and a new room's game is shaula unless given."""
+    if args.seat is not None and args.room is None:
+        play.error("--seat takes back a seat this machine holds in ROOM: give ROOM too")
+    if args.quick and args.room:
+        play.error("--quick races in a new room the server makes: not with a ROOM to join")
+    if args.ghost is None and args.quick:
+        refused = given_options(args, NEW_ROOM_OPTIONS)
+        if refused:
+            play.error(
+                "a quick match's room is the server's (two seats, a random deal, the default"
+                f" rules): not {' or '.join(refused)}"
+            )
+    if args.ghost is None and args.room:
+        refused = given_options(args, ("game", *NEW_ROOM_OPTIONS))
+        if refused:
+            play.error(
+                f"room {args.room} is joined as it was made (its game, deal, seats and rules,"
+                f" shown in its lobby): not {' or '.join(refused)}"
+            )
     if args.ghost is None:
         if args.ghost_seat is not None:
             play.error("--ghost-seat picks a racer of the race --ghost names: give --ghost too")
@@ -301,6 +336,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.command == "play":
         check_play(next(c for c in subcommands(parser) if c.prog.endswith(" play")), args)
+    if args.command == "daily":
+        from client_cli.daily import check_daily
+
+        check_daily(next(c for c in subcommands(parser) if c.prog.endswith(" daily")), args)
     return args
 
 

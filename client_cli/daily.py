@@ -23,7 +23,14 @@ from client_cli.commands import ServerError, _request
 from client_cli.widgets import clock
 from core import GAMES
 
-__all__ = ["add_daily_parser", "board_table", "run_daily", "start_attempt", "today_table"]
+__all__ = [
+    "add_daily_parser",
+    "board_table",
+    "check_daily",
+    "run_daily",
+    "start_attempt",
+    "today_table",
+]
 
 RULE = (
     "Your first attempt at today's {game} is ranked: by won, then time, then moves. Undo "
@@ -48,6 +55,26 @@ def add_daily_parser(sub: Any, common: Callable[[argparse.ArgumentParser], None]
     )
     daily.add_argument("--yes", action="store_true", help="start without asking")
     common(daily)
+
+
+def check_daily(daily: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The options of `solrace daily` that argparse cannot check one by one: one that
+    would be dropped is refused (daily.error)."""
+    if args.game is None:
+        given = [f"--{o}" for o in ("board", "date", "practice", "yes") if getattr(args, o)]
+        if given:
+            daily.error(
+                f"{' and '.join(given)} {'is' if len(given) == 1 else 'are'} about one game's"
+                " deal: give GAME (solrace daily shaula ...)"
+            )
+    if args.date is not None and not args.board:
+        daily.error(
+            "--date shows a past day's board: give --board too (an attempt is always at"
+            " today's deal)"
+        )
+    if args.board and (args.practice or args.yes):
+        given = [f"--{o}" for o in ("practice", "yes") if getattr(args, o)]
+        daily.error(f"--board only shows the board, it starts no race: not {' or '.join(given)}")
 
 
 async def _me(server: str) -> str:

@@ -22,7 +22,7 @@ from client_cli.help_screen import PLAY_KEYS, WATCH_KEYS, HelpScreen
 from client_cli.play_app import PlayApp
 from client_cli.race import Racer, RaceView
 from client_cli.seat import JoinRefused, Seat
-from client_cli.widgets import PlayerLine, RaceBars, clock, splits_text
+from client_cli.widgets import PlayerLine, RaceBars, clock, duration, splits_text
 from core import GAMES
 from core import splits as core_splits
 from protocol import ErrorCode
@@ -42,6 +42,16 @@ __all__ = [
 # Requests a key press sends whose refusal would otherwise go unseen (a move's is shown by
 # the move line, a join's by the status line).
 KEY_REQUESTS = frozenset({"ready", "start", "rematch", "resign", "leave", "quick_cancel"})
+
+
+# Where a player is back after a reconnection, by the phase of the room.
+BACK_IN = {
+    "queue": "still looking for an opponent",
+    "lobby": "back in the lobby",
+    "countdown": "the race is about to start",
+    "running": "the race goes on",
+    "finished": "the race is over",
+}
 
 
 def player_lines(view: RaceView, now: float, style_you: bool = True) -> list[PlayerLine]:
@@ -74,7 +84,7 @@ def racer_status(view: RaceView, racer: Racer, now: float) -> str:
         return lobby_status(racer)
     if racer.status == "offline" and racer.grace_until is not None:
         left = racer.grace_until - view.server_now(now)
-        return f"offline, out in {max(0, int(left))} s"
+        return f"offline, out in {duration(left)}"
     if view.phase == "finished" and racer.rematch:
         return ", ".join(filter(None, (racer.status, "rematch ✓")))
     return racer.status
@@ -249,10 +259,18 @@ class RaceApp(PlayApp):
     def game(self) -> str:
         return self.seat.view.game
 
+    @property
+    def seat_lost(self) -> bool:
+        """The server will not take this seat back (a rejoin refused for good): nothing
+        but quitting (and the rules) can be done any more."""
+        return self.seat.lost is not None and self.seat.welcomed.is_set()
+
     def placeholder(self) -> str:
         """The footer offers what can be done now, in this phase of the race."""
         view = self.seat.view
         me = view.me
+        if self.seat_lost:
+            return "? rules · q quit"
         if view.phase == "queue":
             return "waiting for an opponent · ? rules · q gives up"
         if view.phase == "lobby":
@@ -286,7 +304,7 @@ class RaceApp(PlayApp):
         if racing and not self.quit_asked:
             self.quit_asked = True
             grace = view.settings.get("grace")
-            kept = f" (your seat is kept {int(grace)} s if you come back)" if grace else ""
+            kept = f" (your seat is kept {duration(grace)} if you come back)" if grace else ""
             self.say(f"q or ctrl+q again to leave the race{kept}", "bold yellow")
             self.redraw()
             return
@@ -336,8 +354,8 @@ class RaceApp(PlayApp):
             return "(your seat is kept)"
         left = grace - (time.monotonic() - self.away_since)
         if left > 0:
-            return f"(your seat is kept {int(left + 0.999)} s more)"
-        return f"(away past the room's {grace:g} s grace: you may be out)"
+            return f"(your seat is kept {duration(left + 0.999)} more)"
+        return f"(away past the room's {duration(grace)} grace: you may be out)"
 
     def forget_reconnected(self) -> None:
         if self.link_status == "reconnected":
@@ -372,11 +390,8 @@ class RaceApp(PlayApp):
         self.bars.update_players(player_lines(view, time.time()))
         self.bars.display = view.phase != "queue"  # nobody to show before the match
         super().redraw()
-        move_input = self.move_input
-        if view.phase == "lobby":
-            move_input.quick_letters = "rs"
-        elif view.phase == "finished":
-            move_input.quick_letters = "m"
+        if not self.seat_lost:  # the phase's own keys, while the seat is still ours
+            self.move_input.quick_letters = {"lobby": "rs", "finished": "m"}.get(view.phase, "")
         if view.phase == "finished" and self.results_shown_for != view.round:
             self.results_shown_for = view.round
             self.results_screen = ResultsScreen(
@@ -443,9 +458,12 @@ class RaceApp(PlayApp):
         if delay:
             rules.append(f"spectators {delay:g} s behind")
         text.append(f"\n  {', '.join(rules)}\n\n", style="dim")
-        text.append(f"  Friends join with:  solrace play {view.room}\n")
-        text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
-        if view.phase == "lobby":
+        if isinstance(seats, int) and len(view.racers) >= seats:  # nobody else can join
+            text.append(f"  Every seat is taken: friends watch with  solrace watch {view.room}\n\n")
+        else:
+            text.append(f"  Friends join with:  solrace play {view.room}\n")
+            text.append(f"  Spectators watch:   solrace watch {view.room}\n\n")
+        if view.phase == "lobby" and not self.seat_lost:
             text.append("  r (or space) ready/not ready", style="bold")
             if view.host:
                 text.append(" · s start now (you are the host)", style="bold")
@@ -469,7 +487,7 @@ class RaceApp(PlayApp):
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
         lost = self.seat.lost
-        if lost is not None and self.seat.welcomed.is_set():  # a rejoin refused for good
+        if lost is not None and self.seat_lost:
             return Text(
                 f" ✗ the server did not take this seat back: {lost.message} ({lost.code}). q quits",
                 style="bold red",
@@ -477,7 +495,8 @@ class RaceApp(PlayApp):
         if self.link_status.startswith("reconnecting"):
             return Text(f" ⟳ {self.link_status} {self.seat_kept()}", style="bold yellow")
         if self.link_status == "reconnected":
-            return Text(" ✓ reconnected: the race goes on", style="bold green")
+            where = BACK_IN.get(view.phase)
+            return Text(" ✓ reconnected" + (f": {where}" if where else ""), style="bold green")
         me = view.me
         if view.phase == "finished":
             place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)
@@ -518,6 +537,9 @@ class RaceApp(PlayApp):
 
     async def quick(self, key: str) -> None:
         view = self.seat.view
+        if self.seat_lost and key not in ("question_mark", "q"):
+            self.redraw()  # the status line says why, and that q quits
+            return
         if view.phase == "lobby" and key in ("r", "space", "enter"):
             me = view.me
             await self.seat.ready(not (me.ready if me else False))

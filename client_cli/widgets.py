@@ -24,7 +24,9 @@ __all__ = [
     "MoveInput",
     "PlayerLine",
     "RaceBars",
+    "clock",
     "delta_text",
+    "duration",
     "progress_bar",
     "splits_text",
 ]
@@ -220,6 +222,19 @@ def splits_text(splits: Sequence[float | None], best: Sequence[float | None] = (
 def clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def duration(seconds: float) -> str:
+    """A span as people say it, for what is not a race's time: "30 s", "1 min 30 s",
+    "4 h 2 min" (past an hour the seconds say nothing). Rounded down: a seat kept this
+    long is kept at least that long."""
+    seconds = max(0, int(seconds))
+    hours, minutes, rest = seconds // 3600, seconds // 60 % 60, seconds % 60
+    if hours:
+        return f"{hours} h" + (f" {minutes} min" if minutes else "")
+    if minutes:
+        return f"{minutes} min" + (f" {rest} s" if rest else "")
+    return f"{rest} s"
 
 
 BOT_TAG = " (bot)"  # after a bot's name (client_cli/race.py, Racer.shown_name)

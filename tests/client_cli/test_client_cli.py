@@ -338,3 +338,42 @@ def test_the_rooms_list_labels_bots_as_bots() -> None:
     console = Console(width=100, record=True, color_system=None)
     console.print(rooms_table([room]))
     assert "2/2 ann, robo (bot)" in console.export_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["play", "--quick", "--seed", "5"], "--seed"),
+        (["play", "--quick", "--seats", "3"], "--seats"),
+        (["play", "--quick", "--hints"], "--hints"),
+        (["play", "--quick", "--no-undo", "--time-limit", "60"], "--no-undo or --time-limit"),
+        (["play", "--quick", "ab12cd34"], "--quick"),
+        (["play", "ab12cd34", "--seed", "5"], "--seed"),
+        (["play", "ab12cd34", "--seats", "3"], "--seats"),
+        (["play", "ab12cd34", "--no-hints"], "--no-hints"),
+        (["play", "ab12cd34", "--game", "moojub"], "--game"),
+        (["play", "--seat", "2"], "--seat"),
+        (["daily", "--date", "2026-01-02"], "--date"),
+        (["daily", "shaula", "--date", "2026-01-02"], "--date shows a past day's board"),
+        (["daily", "--board"], "--board"),
+        (["daily", "--practice"], "--practice"),
+        (["daily", "shaula", "--board", "--practice"], "--practice"),
+    ],
+)
+def test_options_that_would_be_dropped_are_refused_before_connecting(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Nothing answers at the default address: a refusal must come before any connection.
+    with pytest.raises(SystemExit) as exit_:
+        main(["--server", "http://127.0.0.1:9", *argv])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and f"solrace {argv[0]}: error:" in err and said in err, err
+    assert "no solrace server" not in err
+
+
+def test_options_that_apply_are_taken() -> None:
+    assert parse_args(["play", "--quick", "--game", "moojub", "--name", "ann"]).quick
+    assert parse_args(["play", "ab12cd34", "--seat", "2", "--name", "ann"]).seat == 2
+    assert parse_args(["play", "--seed", "5", "--seats", "3", "--hints"]).seats == 3
+    assert parse_args(["daily", "shaula", "--board", "--date", "2026-01-02"]).date
+    assert parse_args(["daily", "shaula", "--practice", "--yes"]).practice

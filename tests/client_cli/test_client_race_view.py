@@ -368,3 +368,17 @@ def test_a_bots_label_stays_on_its_bar_when_the_name_is_cut() -> None:
     names = ["ann", "Bot-1476 (bot)", "Solver_Machine_9 (bot)"]
     ann, bot, long_bot = bar_rows([PlayerLine(name=name) for name in names])
     assert "(bot)" not in ann and "Bot-1476 (bot) " in bot and "Solver_Ma (bot) " in long_bot
+
+
+def test_durations_read_as_people_say_them() -> None:
+    from client_cli.widgets import duration
+
+    assert [duration(s) for s in (0, 30, 59.9, 60, 90, 3599)] == [
+        "0 s",
+        "30 s",
+        "59 s",
+        "1 min",
+        "1 min 30 s",
+        "59 min 59 s",
+    ]
+    assert [duration(s) for s in (3600, 14574, 86399)] == ["1 h", "4 h 2 min", "23 h 59 min"]

@@ -17,12 +17,17 @@ from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.session import LocalSession
 from core import new_game
+from protocol import Error, Progress, RaceFinished, Ready, Resign
 from protocol import Move as MoveMsg
-from protocol import Progress, RaceFinished, Resign
 
 
 def footer(app: App[object]) -> str:
     return str(app.query_one("#move", Input).placeholder)
+
+
+def in_the_lobby(fake: FakeServer) -> tuple[Seat, RaceApp]:
+    seat = Seat(fake.url, fake.room, "ann")
+    return seat, RaceApp(seat)
 
 
 def racing(fake: FakeServer) -> tuple[Seat, RaceApp]:
@@ -238,3 +243,80 @@ async def test_the_lobby_shows_the_rooms_settings() -> None:
             shown = screen_text(app)
             assert "undo, hints" in shown
             assert "time limit 5:00" in shown and "spectators 20 s behind" in shown
+
+
+@pytest.mark.parametrize(("seats", "full"), [(1, True), (2, True), (2, False)])
+async def test_the_lobby_invites_friends_only_to_a_free_seat(seats: int, full: bool) -> None:
+    # A one-seat room, or every seat taken (a ghost race's two): nobody else can join,
+    # but anyone can watch.
+    async with FakeServer() as fake:
+        fake.settings = {"seats": seats}
+        if seats == 2 and full:
+            fake.players = [{"seat": 1, "name": "ann's ghost", "ready": True, "ghost": True}]
+        seat = Seat(fake.url, fake.room, "ann")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            shown = screen_text(app)
+            assert ("Friends join with:  solrace play ABCD" in shown) is not full, shown
+            assert ("Every seat is taken" in shown) is full, shown
+            assert "solrace watch ABCD" in shown
+
+
+@pytest.mark.parametrize("where", ["lobby", "queue", "race"])
+async def test_reconnected_says_what_is_true_where_the_player_is(where: str) -> None:
+    said = {
+        "lobby": "reconnected: back in the lobby",
+        "queue": "reconnected: still looking for an opponent",
+        "race": "reconnected: the race goes on",
+    }
+    async with FakeServer() as fake:
+        if where == "race":
+            seat, app = racing(fake)
+        else:
+            seat = Seat(fake.url, fake.room, "ann", quick="shaula" if where == "queue" else None)
+            app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.welcomed.is_set())
+            await fake.drop_all()
+            await until(pilot, lambda: "reconnected" in screen_text(app))
+            shown = screen_text(app)
+            assert said[where] in shown, shown
+            assert where == "race" or "race goes on" not in shown, shown
+
+
+async def test_how_long_the_seat_is_kept_is_said_in_hours_and_minutes() -> None:
+    # A daily attempt keeps its seat until the end of the day: hours, not 14574 s.
+    async with FakeServer() as fake:
+        fake.settings = {"grace": 14574.0}
+        seat, app = racing(fake)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.board is not None)
+            await pilot.press("q")
+            await until(pilot, lambda: "q again to leave the race" in screen_text(app))
+            shown = " ".join(screen_text(app).split())
+            assert "your seat is kept 4 h 2 min if you come back" in shown, shown
+            seat.link.url = "ws://127.0.0.1:9/ws"  # the network is cut
+            await seat.link.drop()
+            await until(pilot, lambda: "reconnecting" in screen_text(app))
+            shown = " ".join(screen_text(app).split())
+            assert "your seat is kept 4 h 2 min more" in shown, shown
+
+
+async def test_a_seat_refused_for_good_offers_no_lobby_keys() -> None:
+    # The room expired while the link was down: ready and start can no longer be done.
+    async with FakeServer() as fake:
+        seat, app = in_the_lobby(fake)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: seat.view.seat == 0)
+            assert "r ready" in footer(app) and "s start" in footer(app)
+            fake.rejoin_refusal = Error(code="unknown_room", message="no room", request="join")
+            await fake.drop_all()
+            await until(pilot, lambda: "did not take this seat back" in screen_text(app))
+            assert footer(app) == "? rules · q quit"
+            assert "ready/not ready" not in screen_text(app)
+            readies = sum(isinstance(m, Ready) for m in fake.received)
+            await pilot.press("r")
+            await pilot.pause(0.2)
+            assert sum(isinstance(m, Ready) for m in fake.received) == readies
+            assert "did not take this seat back" in screen_text(app)

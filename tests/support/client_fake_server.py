@@ -19,6 +19,7 @@ from core import Game, IllegalMove, new_game
 from protocol import (
     CLIENT_TO_SERVER,
     Accepted,
+    Error,
     Event,
     Join,
     Message,
@@ -60,6 +61,7 @@ class FakeServer:
         self.hold_moves = False  # keep moves unanswered (a slow link) until release()
         self.refusal: str | None = None  # refuse every move with this reason
         self.settings: dict[str, Any] = {}  # room settings over the defaults of room_view
+        self.rejoin_refusal: Error | None = None  # refuse every join with a token with this
 
     async def __aenter__(self) -> FakeServer:
         self.server = await serve(self.handler, "127.0.0.1", 0, compression=None)
@@ -136,6 +138,8 @@ class FakeServer:
 
     def answer(self, msg: Message) -> list[Message]:
         now = time.time()
+        if isinstance(msg, Join) and msg.token is not None and self.rejoin_refusal:
+            return [self.rejoin_refusal]
         if isinstance(msg, Join):
             if msg.token is None:
                 self.players.append({"seat": 0, "name": msg.name, "ready": False})
