@@ -168,6 +168,8 @@ async def _serve(
             conn.idle = True  # a move may be judged as it is read (server/edge/move_lane.py)
             frame = await ws.receive()
             conn.idle = False
+            # The moves judged as they were read come first, answered in their own format.
+            await conn.after_move()
             kind = frame.type
             if kind is WSMsgType.CLOSE or kind is WSMsgType.CLOSING or kind is WSMsgType.CLOSED:
                 break
@@ -236,7 +238,6 @@ async def _serve(
                 if kind is WSMsgType.PING:
                     await ws.pong(frame.data)
                 continue
-            await conn.after_move()  # the moves judged as they were read come first
             await dispatch.handle(conn, message)
         if ws.exception() is not None:
             log.debug("socket %s: %s", conn.id, ws.exception())

@@ -102,3 +102,22 @@ async def test_a_move_refused_as_it_is_read_leaves_the_board_as_it_was(redis_url
             await ann.send(p.Resync())
             assert (await ann.expect(p.Snapshot)).moves == [first, second]
             assert app[METRICS].moves_on_read.value == 3
+
+
+async def test_a_move_is_answered_in_its_own_format_whatever_follows_it(redis_url: str) -> None:
+    """Each answer in the format of the frame it answers: a msgpack move still waiting
+    for Redis when a JSON message comes behind it is answered in msgpack."""
+    async with served_app(redis_url) as (_app, url):
+        room = (await create_room(url, seed=SEED, seats=1, countdown=0))["id"]
+        async with WsClient.connect(url) as ann:
+            await race_alone(ann, room)
+            (first,) = walk(1)
+            await ann.send_raw(msgpack.packb({"type": "move", "v": 1, "seq": 1, "move": first}))
+            await ann.send_raw(json.dumps({"type": "ping", "v": 1, "id": 4}))
+            formats: dict[str, type] = {}
+            while len(formats) < 2:
+                raw = await ann.ws.recv()
+                data = msgpack.unpackb(raw) if isinstance(raw, bytes) else json.loads(raw)
+                if data["type"] in ("accepted", "pong"):
+                    formats[data["type"]] = type(raw)
+            assert formats == {"accepted": bytes, "pong": str}
