@@ -74,8 +74,8 @@ def load_script(name: str, prelude: str = "") -> LuaScript:
 
 class _Call:
     """One queued call (a plain class: a dataclass with a default_factory costs a few µs
-    per move here). Without a future (`ScriptBatcher.post`), `on_reply` gets the reply or
-    the error itself."""
+    per move here): its reply goes to `future` (`ScriptBatcher.call`), or to `on_reply`,
+    the error too (`ScriptBatcher.post`)."""
 
     __slots__ = ("args", "fixed", "future", "keys", "on_reply", "script")
 
@@ -86,7 +86,7 @@ class _Call:
         args: tuple[Any, ...],
         fixed: tuple[Any, ...],
         future: asyncio.Future[Any] | None,
-        on_reply: Callable[[Any], Any] | None,
+        on_reply: Callable[[Any], None] | None,
     ) -> None:
         self.script, self.keys, self.args, self.fixed = script, keys, args, fixed
         self.future, self.on_reply = future, on_reply
@@ -129,24 +129,17 @@ def _hand(item: _Call, outcome: Any) -> None:
 
 
 def _settle(batch: list[_Call], results: list[Any]) -> None:
-    """Each caller gets its reply (an error reply raised), through its `on_reply` first
-    when it gave one (whatever that raises is the caller's, never the reader's)."""
+    """Each caller gets its reply (an error reply raised, or handed to `on_reply`)."""
     for item, result in zip(batch, results, strict=True):
-        if item.future is None:
+        future = item.future
+        if future is None:
             _hand(item, result)
+        elif future.done():
             continue
-        if item.future.done():
-            continue
-        if isinstance(result, Exception):
-            item.future.set_exception(result)
-            continue
-        if item.on_reply is not None:
-            try:
-                result = item.on_reply(result)
-            except Exception as exc:
-                item.future.set_exception(exc)
-                continue
-        item.future.set_result(result)
+        elif isinstance(result, Exception):
+            future.set_exception(result)
+        else:
+            future.set_result(result)
 
 
 class ScriptBatcher:
@@ -181,17 +174,11 @@ class ScriptBatcher:
         keys: tuple[str, ...],
         args: tuple[Any, ...],
         fixed: tuple[Any, ...] = (),
-        on_reply: Callable[[Any], Any] | None = None,
     ) -> Any:
         """The script's reply; its arguments are `fixed` then `args`. `fixed` are those
-        that are the same in every call with these keys (encoded once, see encode_fcall).
-        `on_reply`, when given, turns the reply into what this returns, called as soon as
-        the reply is read: before this caller's task runs again, a round of the event loop
-        later (the move path answers its mover there)."""
-        if not keys:  # in a cluster a call goes to the node of its first key's slot
-            raise ValueError(f"script {script.name} called without a key")
+        that are the same in every call with these keys (encoded once, see encode_fcall)."""
         future = asyncio.get_running_loop().create_future()
-        self._enqueue(_Call(script, keys, args, fixed, future, on_reply))
+        self._enqueue(_Call(script, keys, args, fixed, future, None))
         return await future
 
     def post(
@@ -203,13 +190,14 @@ class ScriptBatcher:
         on_reply: Callable[[Any], None],
     ) -> None:
         """As `call`, without waiting: `on_reply` gets the reply, or the error (an error
-        reply, a lost connection) as an Exception, as soon as it is read. For code that
-        runs in no task (a move judged as its frame is read)."""
-        if not keys:
-            raise ValueError(f"script {script.name} called without a key")
+        reply, a lost connection) as an Exception, as soon as it is read: before any task
+        waiting on it runs again. For code that runs in no task (a move judged as its
+        frame is read)."""
         self._enqueue(_Call(script, keys, args, fixed, None, on_reply))
 
     def _enqueue(self, item: _Call) -> None:
+        if not item.keys:  # in a cluster a call goes to the node of its first key's slot
+            raise ValueError(f"script {item.script.name} called without a key")
         self._queue.append(item)
         if not self._scheduled and self._inflight < self.max_inflight:
             if self._inflight == 0 and len(self._queue) == 1:

@@ -38,7 +38,7 @@ async def test_a_call_with_nothing_in_flight_goes_out_at_once_and_the_rest_share
         await redis.aclose()
 
 
-async def test_on_reply_runs_as_the_reply_is_read_and_what_it_raises_is_the_callers(
+async def test_a_posted_call_hands_its_reply_or_its_error_to_its_callback_as_it_is_read(
     redis_url: str,
 ) -> None:
     redis = Redis.from_url(redis_url)
@@ -46,29 +46,25 @@ async def test_on_reply_runs_as_the_reply_is_read_and_what_it_raises_is_the_call
     key = f"batch:{uuid.uuid4().hex}"
     seen: list[Any] = []
 
-    def doubled(reply: Any) -> Any:
-        seen.append(reply)
-        return reply * 2
-
-    def refused(reply: Any) -> Any:
+    def refused(reply: Any) -> None:
         raise ValueError(f"not {reply}")
 
     try:
         await redis.function_load(INCR.library, replace=True)
-        call = asyncio.ensure_future(batcher.call(INCR, (key,), (), on_reply=doubled))
+        await redis.function_load(INCR_BY.library, replace=True)
+        batcher.post(INCR, (key,), (), (), seen.append)
+        waiting = asyncio.ensure_future(batcher.call(INCR, (key,), ()))
         read_before_resumed = False
-        while not call.done():
+        while not waiting.done():
             await asyncio.sleep(0)
-            read_before_resumed |= bool(seen) and not call.done()
-        assert read_before_resumed  # the caller's task ran again after on_reply, not before
-        assert seen == [1] and await call == 2
-        try:
-            await batcher.call(INCR, (key,), (), on_reply=refused)
-        except ValueError as exc:
-            assert str(exc) == "not 2"
-        else:
-            raise AssertionError("on_reply's error must reach the caller")
-        assert await batcher.call(INCR, (key,), ()) == 3  # the connection reads on
+            read_before_resumed |= bool(seen) and not waiting.done()
+        assert read_before_resumed  # handed out as read, before the waiting task ran
+        assert seen == [1] and await waiting == 2
+        batcher.post(INCR, (key,), (), (), refused)  # what it raises is logged, not read on
+        assert await batcher.call(INCR, (key,), ()) == 4  # the connection reads on
+        batcher.post(INCR_BY, (key,), ("x",), (), seen.append)  # an error reply
+        assert await batcher.call(INCR, (key,), ()) == 5
+        assert len(seen) == 2 and isinstance(seen[1], Exception)
     finally:
         await batcher.close()
         await redis.aclose()
