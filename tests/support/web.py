@@ -20,6 +20,7 @@ __all__ = [
     "expected_board",
     "new_page",
     "page_errors",
+    "pile",
     "room_view",
     "seen",
     "shown_board",

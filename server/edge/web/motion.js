@@ -30,10 +30,14 @@ export function animateFrom(before, piles) {
       const dx = was.rect.left - now.left;
       const dy = was.rect.top - now.top;
       if (!dx && !dy) continue;
-      card.animate(
+      // A card on its way is drawn over the others but takes no pointer: a click lands on
+      // the card drawn at rest under it, where the player aimed.
+      card.classList.add("moving");
+      const slide = card.animate(
         [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 50 }, { transform: "none", zIndex: 50 }],
         { duration: DURATION, easing: "ease-out" },
       );
+      slide.onfinish = slide.oncancel = () => card.getAnimations().length || card.classList.remove("moving");
     }
   }
 }

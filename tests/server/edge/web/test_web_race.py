@@ -17,6 +17,7 @@ from support.web import (
     expected_board,
     new_page,
     page_errors,
+    pile,
     room_view,
     seen,
     shown_board,
@@ -305,4 +306,45 @@ async def test_a_double_click_sends_the_card_clicked_not_the_top_one(
     shown = await shown_board(page)
     piles = game.state(view="player")["piles"]
     assert shown["t8"] == piles["t8"] and shown["f2"][-1] == piles["f2"][-1] == "TC"
+    assert page_errors(page) == []
+
+
+# Slides made linear and ten minutes long, so that a test can stop one mid-way.
+SLOW_SLIDES = """() => {
+    const animate = Element.prototype.animate;
+    Element.prototype.animate = function (frames, options) {
+        return animate.call(this, frames, { ...options, duration: 600000, easing: "linear" });
+    };
+}"""
+
+
+async def test_a_click_goes_to_the_card_at_rest_under_a_sliding_card(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A card sliding to its new pile is drawn over the others for a moment; a click there
+    picks the card drawn at rest under it, where the player aimed, not the card passing."""
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
+    await page.evaluate(SLOW_SLIDES)
+    line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
+    for i, move in enumerate(line[:15]):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    # The last move sent the 10♣ and 9♦ from t8 onto the J♥ in t7: stop their slides
+    # 70% of the way, where the 10♣ passes over the strip of the J♥ that shows.
+    assert line[14] == "t8 t7 2"
+    await page.evaluate(
+        "() => document.getAnimations().forEach(a => { a.pause(); a.currentTime = 420000; })"
+    )
+    jack = await page.locator(f'{pile(page, "t7")} .card[data-card="JH"]').bounding_box()
+    flying = await page.locator(f'{pile(page, "t7")} .card[data-card="TC"]').bounding_box()
+    assert jack is not None and flying is not None
+    x, y = jack["x"] + 30, jack["y"] + 8
+    assert flying["x"] < x < flying["x"] + flying["width"]
+    assert flying["y"] < y < flying["y"] + flying["height"]
+    await page.mouse.click(x, y)
+    picked = await page.eval_on_selector_all(
+        "#board .card.selected", "cards => cards.map(c => c.dataset.card)"
+    )
+    assert picked == ["JH", "TC", "9D"]
     assert page_errors(page) == []
