@@ -31,7 +31,7 @@ from server.daily.store import DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
-from server.edge.routes import _error, json_object
+from server.edge.routes import _error, json_object, path_game
 from server.edge.web_client import shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
@@ -61,8 +61,8 @@ async def _player(request: web.Request, required: bool) -> Player | None:
 
 
 def _game(request: web.Request) -> str:
-    game = request.match_info["game"].lower()
-    if game not in core.GAMES:
+    game = path_game(request)
+    if game is None:
         raise _Refused(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
     return game
 

@@ -12,7 +12,7 @@ import core
 from protocol import ErrorCode
 from records.boards import PERIODS, Board, Leaderboards, period_start
 from server.edge.app_keys import ARCHIVE, RECORDS_DB
-from server.edge.routes import _error, archived_line_held, whole_number
+from server.edge.routes import _error, archived_line_held, path_game, whole_number
 from server.room.ids import race_key
 
 __all__ = ["records_routes"]
@@ -57,8 +57,8 @@ def _whole(query: Any, name: str, default: int, low: int, high: int) -> int:
 async def leaderboard(request: web.Request) -> web.Response:
     """A game's leaderboard (records/boards.py): ?by=rating|time, period=day|week|all,
     seed=N (by time: which deal), offset, limit, around=PLAYER_ID."""
-    game = request.match_info["game"]
-    if game not in core.GAMES:
+    game = path_game(request)
+    if game is None:
         return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
     query = request.query
     by = query.get("by", "rating")

@@ -184,6 +184,13 @@ def whole_number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
+def path_game(request: web.Request) -> str | None:
+    """The game a path names (`/leaderboard/{game}`, `/daily/{game}`, ...), read in any
+    case as room and tournament ids are; None for no game of ours."""
+    game = request.match_info["game"].lower()
+    return game if game in core.GAMES else None
+
+
 class BadRequest(ValueError):
     pass
 
@@ -534,10 +541,10 @@ async def race_replay(app: web.Application, record: RaceRecord) -> str:
 @routes.get("/games/{game}/rules")
 async def game_rules(request: web.Request) -> web.Response:
     """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
-    try:
-        text = core.rules_text(request.match_info["game"])
-    except ValueError:
+    game = path_game(request)
+    if game is None:
         return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+    text = core.rules_text(game)
     return web.Response(text=text, content_type="text/markdown", charset="utf-8")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from support.finished import archived_replay, finish_identified_race
-from support.http import create_room, get_json
+from support.http import create_room, get_json, get_text
 from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone
@@ -89,3 +89,15 @@ async def test_bad_queries_are_refused_with_a_code(server_url: str, query: str, 
 async def test_an_unknown_game_has_no_board(server_url: str) -> None:
     status, body = await get_json(f"{server_url}/leaderboard/chess")
     assert status == 404 and body["error"]["code"] == "bad_game"
+
+
+async def test_a_game_in_a_path_is_read_in_any_case(server_url: str) -> None:
+    """As the daily deal's paths read it: `/leaderboard/Shaula` is Shaula's board, and
+    `/games/SHAULA/rules` its rules."""
+    status, lower = await get_json(f"{server_url}/leaderboard/shaula")
+    assert status == 200
+    for path in ("/leaderboard/Shaula", "/leaderboard/SHAULA"):
+        status, body = await get_json(f"{server_url}{path}")
+        assert status == 200 and body["game"] == "shaula" and body.keys() == lower.keys()
+    status, text = await get_text(f"{server_url}/games/MooJub/rules")
+    assert status == 200 and text == core.rules_text("moojub")
