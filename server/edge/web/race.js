@@ -17,6 +17,8 @@ import { play as sound } from "./sounds.js";
 import { moveWords, withSymbols } from "./table.js";
 import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
+const RESIGN_ASKS = 4000; // ms the "Resign: sure?" question waits for its answer
+
 // Moves of each game's own kinds, as examples in the move box.
 const PLACEHOLDER = { shaula: "t5 t2 3, c1 f", stalactites: "t3 f2, t3 c1", moojub: "r1 f1, deal" };
 
@@ -208,11 +210,19 @@ export async function render(root, { room: roomId }) {
           known[room.game]?.hidden ? null : button("autoplay", "Autoplay", autoplay,
             { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
-            if (e.target.dataset.sure) seat.resign();
-            else {
-              e.target.dataset.sure = "1";
-              e.target.textContent = "Resign: sure?";
+            const el = e.target;
+            if (el.dataset.sure) {
+              seat.resign();
+              return;
             }
+            // Asked once: a second click within a few seconds confirms; after that the
+            // question lapses, so that a stray click later asks again.
+            el.dataset.sure = "1";
+            el.textContent = "Resign: sure?";
+            setTimeout(() => {
+              delete el.dataset.sure;
+              el.textContent = "Resign";
+            }, RESIGN_ASKS);
           }, { class: "danger" })),
       );
       return;

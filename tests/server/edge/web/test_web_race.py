@@ -348,3 +348,23 @@ async def test_a_click_goes_to_the_card_at_rest_under_a_sliding_card(
     )
     assert picked == ["JH", "TC", "9D"]
     assert page_errors(page) == []
+
+
+async def test_an_unconfirmed_resign_is_forgotten_after_a_few_seconds(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The first click on Resign asks "sure?"; left unanswered, the button is Resign again,
+    so that a click much later asks again rather than ending the race."""
+    base = server.url
+    room, page = await solo_race(browser, base, game="shaula", seed=SEED)
+    await page.click("#resign")
+    assert await page.inner_text("#resign") == "Resign: sure?"
+    await page.wait_for_function(
+        "() => document.querySelector('#resign').textContent === 'Resign'", timeout=6_000
+    )
+    await page.click("#resign")  # asks again: the race goes on
+    assert await page.inner_text("#resign") == "Resign: sure?"
+    assert room_view(base, room)["status"] == "running"
+    await page.click("#resign")
+    await page.wait_for_selector("#results-table")
+    assert page_errors(page) == []
