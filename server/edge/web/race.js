@@ -89,6 +89,11 @@ export async function render(root, { room: roomId }) {
     },
     onNotice: (text, kind) => say(text, kind),
     onSeatless: (reason) => seatForm(reason),
+    onElsewhere: () => {
+      clear(el.seatForm).append(h("p", { class: "notice" },
+        "This race is now played in another window. ",
+        h("button", { type: "button", id: "play-here", onclick: () => seat.rejoin() }, "Play here")));
+    },
   });
   const model = seat.model;
 

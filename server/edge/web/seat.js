@@ -14,6 +14,7 @@
 //   onHint(move|null)  the answer to hint()
 //   onNotice(text, kind)  a passing state in words ("warn"), or "" when it is over
 //   onSeatless(reason) the page has no seat here: offer one ("" when there is no reason)
+//   onElsewhere()      the seat is held by another window now: offer to play here (rejoin)
 //   onStatus(status)   the socket's state: "connecting", "open", "down"
 
 import { forgetSeat, savedSeat, saveSeat } from "./api.js";
@@ -119,6 +120,13 @@ export class Seat {
     });
   }
 
+  // Take the seat back in this window after it went to another one: its token as that
+  // window saved it (the same browser), else the player's identity (protocol section 11).
+  rejoin() {
+    this.token = savedSeat(this.roomId) ?? { token: null, seat: this.model.seat };
+    this.socket.send(this.hello());
+  }
+
   // Server time, seconds (the countdown and the clock).
   now() {
     return this.socket.now();
@@ -181,6 +189,15 @@ export class Seat {
       this.pending.set(m.seq, msg);
       setTimeout(() => this.pending.has(m.seq) && this.socket.send(msg, false), BUSY_RETRY);
       this.emit("onNotice", "The server is busy: sending the move again…", "warn");
+      return;
+    }
+    if (m.code === "not_joined" && this.joined) {
+      // Welcomed, and now holding nothing: the seat went to another window (a daily
+      // attempt opened again gives its seat a new token). The move, made on this window's
+      // board, is dropped; the page offers to play here again (rejoin).
+      this.joined = false;
+      this.pending.clear();
+      this.emit("onElsewhere");
       return;
     }
     if (msg && m.code === "not_joined" && !this.joined) {

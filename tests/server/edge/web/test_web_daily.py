@@ -158,3 +158,34 @@ async def best_times(page: Page, profile: str) -> str:
             if await page.locator("text=Best times").count():
                 return await page.inner_text('[aria-label="best times"]')
             await asyncio.sleep(0.3)
+
+
+async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Opening the running attempt again (another tab) hands its seat to the new window;
+    the first says so when its player acts there, and plays on after "Play here"."""
+    base = server.url
+    first = await new_page(browser)
+    await first.goto(f"{base}/daily")
+    start = '.daily-game[data-game="stalactites"] button.daily-start'
+    await first.click(start)
+    await first.wait_for_url(f"{base}/play/*")
+    await first.wait_for_selector("#board .card")
+    title = await first.inner_text(".room-title")
+    game = core.new_game("stalactites", int(title.split("#", 1)[1].split()[0]))
+    second = await new_page(browser, beside=first)  # the same player: the same key
+    await second.goto(f"{base}/daily")
+    await second.click(start)  # "continue": the same room, a new token for this window
+    await second.wait_for_url(first.url)
+    await second.wait_for_selector("#board .card")
+    move = game.legal_moves()[0]
+    await typed_move(first, move)
+    await first.wait_for_selector("#play-here")
+    assert "another window" in await first.inner_text("#seat-form")
+    assert await first.inner_text("#message") == ""  # not "join or watch a room first"
+    await first.click("#play-here")
+    await first.wait_for_function("() => !document.querySelector('#play-here')")
+    await typed_move(first, move)
+    await wait_acks(first, 1)
+    assert page_errors(first, second) == []
