@@ -386,19 +386,30 @@ export class BoardView {
     this.root.addEventListener("pointercancel", () => this.endDrag());
   }
 
-  pickAt(target) {
-    const cardEl = target.closest(".card");
+  // The pile under the pointer and the card of it there (index null: none, or one face
+  // down). The card is found where the pile lays it out, not where a slide draws it for
+  // its 140 ms (motion.js): a click on a card that is still arriving picks it, and one on
+  // a card that another is sliding over picks the card under, where the player aimed.
+  pickAt(target, x, y) {
     const pileEl = target.closest(".pile");
     if (!pileEl) return null;
     const pile = pileEl.dataset.pile;
     if (pile === "talon") return { pile };
-    if (!cardEl || cardEl.dataset.index === undefined) return { pile, index: null };
-    return { pile, index: Number(cardEl.dataset.index) };
+    const box = pileEl.getBoundingClientRect();
+    let index = null;
+    for (const card of pileEl.querySelectorAll(".card[data-index]")) {
+      const left = box.left + card.offsetLeft;
+      const top = box.top + card.offsetTop;
+      if (x >= left && x < left + card.offsetWidth && y >= top && y < top + card.offsetHeight) {
+        index = Number(card.dataset.index); // the later a card, the higher it lies
+      }
+    }
+    return { pile, index };
   }
 
   down(event) {
     if (event.button !== 0 || !this.board) return;
-    const pick = this.pickAt(event.target);
+    const pick = this.pickAt(event.target, event.clientX, event.clientY);
     if (!pick || pick.pile === "talon" || pick.index === null) return;
     this.drag = { pick, x: event.clientX, y: event.clientY, ghost: null, id: event.pointerId };
   }
@@ -433,7 +444,7 @@ export class BoardView {
     const drag = this.drag;
     if (drag && drag.ghost) {
       const under = document.elementFromPoint(event.clientX, event.clientY);
-      const target = under ? this.pickAt(under) : null;
+      const target = under ? this.pickAt(under, event.clientX, event.clientY) : null;
       const sel = drag.pick;
       this.endDrag();
       this.select(null);
@@ -455,7 +466,7 @@ export class BoardView {
   // Click a card, then its target pile; click a card twice quickly: to a foundation.
   click(event) {
     if (!this.board) return;
-    const pick = this.pickAt(event.target);
+    const pick = this.pickAt(event.target, event.clientX, event.clientY);
     if (!pick) {
       this.select(null);
       return;

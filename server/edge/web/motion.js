@@ -30,8 +30,9 @@ export function animateFrom(before, piles) {
       const dx = was.rect.left - now.left;
       const dy = was.rect.top - now.top;
       if (!dx && !dy) continue;
-      // A card on its way is drawn over the others but takes no pointer: a click lands on
-      // the card drawn at rest under it, where the player aimed.
+      // A card on its way is drawn over the others but takes no pointer: the pile under
+      // the pointer is the one at rest there, and its card is found where the pile lays
+      // it out (cards.js, pickAt).
       card.classList.add("moving");
       const slide = card.animate(
         [{ transform: `translate(${dx}px, ${dy}px)`, zIndex: 50 }, { transform: "none", zIndex: 50 }],
