@@ -297,7 +297,8 @@ class Progress(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PlayerOut(Event):
-    """A player stopped racing: `reason` is "resigned" or "forfeit" (grace expired)."""
+    """A player stopped racing: `reason` is "resigned", "forfeit" (grace expired) or, for
+    a ghost whose recorded run ended without a win, "ended"."""
 
     TYPE: ClassVar[str] = "player_out"
     seat: int

@@ -43,7 +43,7 @@ from server.room.ids import draw_seed, new_room_id, race_key, room_key
 from server.room.race import Race, RaceError, RoomConfig, Status
 from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
-from server.tournament.rooms import RaceRecord, StoreRooms
+from server.tournament.rooms import RaceRecord, StoreRooms, record_of
 
 __all__ = [
     "MAX_BODY",
@@ -459,6 +459,10 @@ async def room_replay(request: web.Request, room: str) -> str | web.Response:
         record, live = None, False
     else:
         live = True
+    if record is None and live:
+        # Its next round runs: its last race may be in the outbox, not archived yet.
+        kept = await request.app[STORE].ended(room)
+        record = record_of(kept[-1].race, kept[-1].moves) if kept else None
     if record is not None:
         return await race_replay(request.app, record)
     archived = await request.app[ARCHIVE].room_replay(room)

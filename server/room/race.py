@@ -543,17 +543,21 @@ class Race:
             )
         if self.status is not Status.RUNNING:
             return out
-        out.events += self._ghost(now, now)
+        # The ghost makes no move after the time limit, as no racer can.
+        limit = math.inf if self.ends_at is None else self.ends_at
+        out.events += self._ghost(min(now, limit), now)
         for index, seat in sorted(self.seats.items()):
             if seat.racing and seat.grace_until is not None and now >= seat.grace_until:
                 seat.out = "forfeit"
                 seat.grace_until = None
                 seat.done_at = seat.done_at or now
                 out.events.append(p.PlayerOut(version=0, at=now, seat=index, reason="forfeit"))
+        cut = False  # the ghost's run goes on past the limit: its race is over now
         if self.ghost_steps and all(s.done for s in self.seats.values() if not s.ghost):
             # Nobody left to race the ghost: it runs to its end (its recorded times).
-            out.events += self._ghost(math.inf, now)
-        if self.ends_at is not None and now >= self.ends_at:
+            out.events += self._ghost(limit, now)
+            cut = self.ghost_pos < len(self.ghost_steps)
+        if self.ends_at is not None and (now >= self.ends_at or cut):
             out.events.append(self._finish(now, "time_up"))
         elif all(s.done for s in self.seats.values()):
             out.events.append(self._finish(now, "all_done"))

@@ -2,11 +2,13 @@
 by its recorded times, cannot be sat in, and the race ends with the result those recorded
 times imply."""
 
+import asyncio
+
 from support.finished import archived_replay, finish_race
 from support.http import create_room, get_json, get_text, post_json
 from support.players import new_player
 from support.servers import MakeServer
-from support.wsclient import WsClient
+from support.wsclient import WsClient, race_alone
 
 import core
 import protocol as p
@@ -129,3 +131,42 @@ async def test_a_ghost_of_ones_best_is_ones_own_run(make_server: MakeServer) -> 
         f"{url}/rooms", {"ghost": "best", "game": "shaula", "ghost_seat": 1}, headers
     )
     assert status == 201 and body["room"]["players"][0]["name"] == "bo's ghost", body
+
+
+async def test_a_ghost_race_keeps_its_time_limit(make_server: MakeServer) -> None:
+    # The recorded run wins after 1.5 s; its ghost race has a 1 s limit. The live player
+    # resigns at once: the ghost runs on only as far as the limit lets it, so it has not
+    # won, and the race ends at once, time up, with no move of the ghost's after the limit.
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    source = (await create_room(url, seed=SEED, seats=1))["id"]
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(url) as ann:
+        await race_alone(ann, source)
+        await ann.play(line[:-1])
+        await asyncio.sleep(1.5)
+        await ann.play(line[-1:], first_seq=len(line))
+        recorded = await ann.expect(p.RaceFinished)
+    assert recorded.results[0]["won"] and recorded.results[0]["time"] > 1.5
+    _, text = await get_text(f"{url}/rooms/{source}/replay")
+    within = [step for step in steps_of(verify(text), 0) if step[0] <= 1.0]
+
+    status, created = await post_json(
+        f"{url}/rooms", {"ghost": source, "countdown": 0, "time_limit": 1}
+    )
+    assert status == 201, created
+    room = created["room"]["id"]
+    async with WsClient.connect(url) as bo:
+        await race_alone(bo, room, "bo")  # the ghost is always ready
+        await bo.send(p.Resign())
+        finished = await bo.expect(p.RaceFinished)
+    assert finished.reason == "time_up"
+    ghost = next(r for r in finished.results if r["seat"] == 1)
+    assert (ghost["won"], ghost["time"], ghost["out"]) == (False, None, None)
+    assert (ghost["progress"], ghost["moves"]) == tuple(within[-1][1:3])
+    status, replay_text = await get_text(f"{url}/rooms/{room}/replay")
+    assert status == 200
+    again = verify(replay_text)
+    assert again.header["finish_reason"] == "time_up"
+    assert [t for seat, _, t in again.moves if seat == 1] == [step[0] for step in within]
+    replayed = next(r for r in again.results if r["seat"] == 1)
+    assert (replayed["won"], replayed["progress"]) == (False, ghost["progress"])

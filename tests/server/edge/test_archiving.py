@@ -8,12 +8,17 @@ import asyncio
 import pytest
 import sqlalchemy as sa
 from support.finished import archived_replay, finish_race
-from support.http import get_json, get_text
+from support.http import create_room, get_json, get_text
 from support.records import migrated
 from support.servers import MakeServer
+from support.wsclient import WsClient, race_alone
 
+import core
+import protocol as p
 from core.replay import verify
 from records.schema import race_results, races
+
+SEED = 617
 
 
 @pytest.fixture(params=["one node", "cluster"])
@@ -97,3 +102,28 @@ async def test_unknown_races_and_rooms_are_404_with_a_code(make_server: MakeServ
     assert status == 404 and body["error"]["code"] == "unknown_race"
     status, body = await get_json(f"{server}/rooms/nope/replay")
     assert status == 404 and body["error"]["code"] == "unknown_room"
+
+
+async def test_the_rooms_replay_serves_its_last_race_while_the_next_round_runs(
+    make_server: MakeServer,
+) -> None:
+    # Right after a rematch the last race is in the outbox, not archived yet: it is the
+    # room's latest finished race all the same, never `not_finished`.
+    server = await make_server()
+    room = (await create_room(server, seed=SEED, seats=1, countdown=0))["id"]
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(server) as ann:
+        await race_alone(ann, room)
+        await ann.play(line[:3])
+        await ann.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+        await ann.send(p.Rematch())
+        await ann.expect(p.NewRound)
+        await ann.expect(p.RaceStarted)
+        status, text = await get_text(f"{server}/rooms/{room}/replay")
+        assert status == 200, text
+        status, boards = await get_json(f"{server}/rooms/{room}/replay/boards")
+        assert status == 200, boards
+    checked = verify(text)
+    assert checked.header["seed"] == SEED and [m for _, m, _ in checked.moves] == line[:3]
+    assert await archived_replay(server, f"{room}.1") == text

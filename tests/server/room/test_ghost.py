@@ -23,10 +23,12 @@ def recorded(count: int, pace: float = 1.0) -> Verified:
     return verify(write_replay(header, moves))
 
 
-def ghost_race(replay: Verified) -> Race:
+def ghost_race(replay: Verified, time_limit: float | None = None) -> Race:
     race = Race(
         room="g1",
-        config=RoomConfig(game="shaula", seed_mode="fixed", ghost="src", countdown=2.0),
+        config=RoomConfig(
+            game="shaula", seed_mode="fixed", ghost="src", countdown=2.0, time_limit=time_limit
+        ),
         seed=SEED,
         created_at=0.0,
     )
@@ -139,3 +141,18 @@ def test_a_ghost_whose_run_ended_is_out_at_its_last_moves_time() -> None:
     events = race.resign(0, 3.0 + 1.5).events
     outs = [e for e in events if isinstance(e, p.PlayerOut) and e.seat == 1]
     assert [e.at for e in outs] == [3.0 + 1.5]
+
+
+def test_the_ghost_makes_no_move_after_the_time_limit() -> None:
+    # A late tick, past the limit: only the steps made within it are played.
+    race = ghost_race(recorded(len(LINE)), time_limit=4.5)
+    events = race.tick(3.0 + 6.5).events
+    assert [e.moves for e in events if isinstance(e, p.Progress)] == [1, 2, 3, 4]
+    assert race.status is Status.FINISHED and race.finish_reason == "time_up"
+    # The live player done: the ghost runs on to the limit, and the race ends at once.
+    race = ghost_race(recorded(len(LINE)), time_limit=4.5)
+    race.resign(0, 3.0 + 0.5)
+    assert race.status is Status.FINISHED and race.finish_reason == "time_up"
+    assert race.finished_at == 3.0 + 0.5 and race.results is not None
+    ghost = next(r for r in race.results if r["seat"] == 1)
+    assert (ghost["won"], ghost["moves"], ghost["out"]) == (False, 4, None)
