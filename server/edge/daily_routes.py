@@ -344,15 +344,17 @@ async def settle(
     loaded = await store.load(attempt.room)
     if loaded is not None:
         race = loaded.race
+        undone = any(m == "undo" for _, m in await store.moves(attempt.room, 0))
         if race.status is not Status.FINISHED or not race.results:
             seat = race.seats.get(0)
             if seat is not None:  # shown as it stands; kept on the board at its end only
                 attempt.progress, attempt.moves = seat.progress, seat.moves
+                attempt.used_undo = undone
             return attempt
         result = race.results[0]
         attempt.won, attempt.time = bool(result["won"]), result["time"]
         attempt.progress, attempt.moves = result["progress"], result["moves"]
-        attempt.used_undo = any(m == "undo" for _, m in await store.moves(attempt.room, 0))
+        attempt.used_undo = undone
     # (a room gone before its end was seen: the attempt counts as lost, as it stood)
     attempt.finished = True
     await daily.finish(day, game, attempt)

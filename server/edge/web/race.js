@@ -71,6 +71,10 @@ export async function render(root, { room: roomId }) {
     },
     onChange: (now) => (now ? draw() : drawSoon()),
     onAccepted: (m) => {
+      if (m.move === "undo" && model.room?.daily && attempt.ranked !== false) {
+        attempt.ranked = false;
+        drawSoon();
+      }
       say("");
       sound("move");
       announcer.announce(moveWords(model.boards[model.seat], m.move));
@@ -305,6 +309,21 @@ export async function render(root, { room: roomId }) {
 
   let lastHead = null;
   let lastControls = null;
+  // A daily attempt's rank (section 13 of the protocol): ranked until its player undoes a
+  // move. null: not known yet (GET /daily says, once per page).
+  const attempt = { ranked: null, asked: false };
+  async function rankOfAttempt(room) {
+    if (attempt.asked) return;
+    attempt.asked = true;
+    try {
+      const today = await authed("GET", "/daily");
+      const you = today.games.find((g) => g.game === room.game)?.you;
+      if (attempt.ranked === null && you?.room === room.id) attempt.ranked = you.ranked;
+    } catch {
+      return; // the server cannot say now: the page says nothing of the rank
+    }
+    drawSoon();
+  }
   function draw() {
     if (drawFrame) {
       cancelAnimationFrame(drawFrame); // this draw takes every change so far
@@ -325,11 +344,16 @@ export async function render(root, { room: roomId }) {
       lastControls = controls;
       drawControls();
     }
-    const head = `${room.status}|${room.round}|${room.seed}|${room.results ? 1 : 0}`;
+    if (room.daily && attempt.ranked === null) rankOfAttempt(room);
+    const head = `${room.status}|${room.round}|${room.seed}|${room.results ? 1 : 0}|${attempt.ranked}`;
     if (changed.has("all") || head !== lastHead) {
       lastHead = head;
       clear(el.head).append(
         roomTitle(room, known),
+        room.daily && attempt.ranked !== null
+          ? h("span", { class: "tag", id: "attempt-rank" },
+            attempt.ranked ? "ranked attempt" : "unranked: undo was used (the attempt is kept)")
+          : null,
         h("span", { class: "links" },
           h("a", { href: `/rules/${room.game}`, target: "_blank" }, `Rules of ${known[room.game]?.title}`),
           copyButton("share link", `${location.origin}/play/${room.id}`),

@@ -561,3 +561,28 @@ async def test_a_socket_whose_seat_another_device_opened_again_can_join_again(
         await phone.send(p.Move(seq=1, move=move))
         answer = await phone.expect_any((p.Accepted, p.Refused))
         assert isinstance(answer, p.Accepted), answer
+
+
+async def test_an_attempt_undone_is_said_unranked_while_it_runs(make_server: MakeServer) -> None:
+    """`you` shows a running attempt as it stands: once its player has undone a move it is
+    no longer ranked, in GET /daily and in the answer to opening it again."""
+    url = await make_server()
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201
+    room = opened["room"]
+    move = core.new_game(GAME, room["seed"]).legal_moves()[0]
+    async with WsClient.connect(url) as socket:
+        await socket.join(room["id"], token=opened["token"])
+        await socket.send(p.Move(seq=1, move=move))
+        await socket.expect(p.Accepted)
+        status, today = await call("GET", f"{url}/daily", ann)
+        [you] = [g["you"] for g in today["games"] if g["game"] == GAME]
+        assert you["ranked"] and not you["finished"]
+        await socket.send(p.Undo(seq=2))
+        await socket.expect(p.Accepted)
+    status, today = await call("GET", f"{url}/daily", ann)
+    [you] = [g["you"] for g in today["games"] if g["game"] == GAME]
+    assert not you["ranked"] and not you["finished"] and you["moves"] == 2
+    status, again = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 200 and not again["attempt"]["ranked"]

@@ -189,3 +189,30 @@ async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
     await typed_move(first, move)
     await wait_acks(first, 1)
     assert page_errors(first, second) == []
+
+
+async def test_an_attempt_undone_says_it_is_no_longer_ranked(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The race page of a ranked attempt says it is ranked; once its player undoes a move
+    it says the attempt is kept but no longer ranked, and so it does after a reload."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="shaula"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card")
+    await page.wait_for_selector("#attempt-rank")
+    assert await page.inner_text("#attempt-rank") == "ranked attempt"
+    title = await page.inner_text(".room-title")
+    game = core.new_game("shaula", int(title.split("#", 1)[1].split()[0]))
+    await typed_move(page, game.legal_moves()[0])
+    await wait_acks(page, 1)
+    await page.click("#undo")
+    await wait_acks(page, 2)
+    unranked = "() => document.querySelector('#attempt-rank')?.textContent.startsWith('unranked')"
+    await page.wait_for_function(unranked)
+    await page.reload()
+    await page.wait_for_selector("#board .card")
+    await page.wait_for_function(unranked)
+    assert page_errors(page) == []
