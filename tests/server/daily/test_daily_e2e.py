@@ -290,6 +290,15 @@ def not_yet(answer: p.Message) -> bool:
     return isinstance(answer, p.Error) and answer.code == "not_yet"
 
 
+async def test_practice_given_as_null_is_the_ranked_attempt(make_server: MakeServer) -> None:
+    url = await make_server()
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": None})
+    assert status == 201 and opened["ranked"]
+    status, body = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": "yes"})
+    assert status == 400 and body["error"]["code"] == "bad_request"
+
+
 async def test_rooms_on_the_daily_deal_are_not_in_the_lobby(make_server: MakeServer) -> None:
     url = await make_server()
     rooms = await deal_rooms(url)
