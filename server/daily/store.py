@@ -19,9 +19,12 @@ from server.daily.board import Attempt
 from server.daily.rule import daily_seed, day_key
 from server.redis_io.connect import AnyRedis
 
-__all__ = ["DailyStore"]
+__all__ = ["RECENT_DAYS", "DailyStore"]
 
 OPEN = "daily:open"  # attempts not yet over: "DATE GAME PLAYER"
+# Days back whose deals are worked out when asked for and not kept: any date may be asked
+# for, and each day worked out costs the solver's work and a key kept for good.
+RECENT_DAYS = 30
 
 
 def _deals(day: dt.date) -> str:
@@ -63,6 +66,10 @@ class DailyStore:
             found[game] = await self._compute(day, game)
             await self.redis.hsetnx(_deals(day), game, "{} {}".format(*found[game]))
         return found
+
+    async def dealt(self, day: dt.date) -> bool:
+        """Whether `day`'s deals are kept: the site dealt that day (or was asked for it)."""
+        return bool(await self.redis.exists(_deals(day)))
 
     async def _compute(self, day: dt.date, game: str) -> tuple[int, int]:
         """The solver's work, off the event loop, once per day and game in this process."""

@@ -27,7 +27,7 @@ from records.players import Player
 from records.site_secrets import site_secret
 from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of, day_over
-from server.daily.store import DailyStore
+from server.daily.store import RECENT_DAYS, DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
@@ -165,6 +165,8 @@ async def get_board(request: web.Request) -> web.Response:
     today = day_of(now)
     if day > today:
         raise _Refused(404, ErrorCode.NOT_FOUND, "that day has not begun (UTC)")
+    if today - day > dt.timedelta(days=RECENT_DAYS) and not await daily.dealt(day):
+        raise _Refused(404, ErrorCode.NOT_FOUND, "no daily deal was dealt that day")
     player = await _player(request, required=False)
     attempts = await daily.attempts(day, game)
     mine = next((a for a in attempts if player is not None and a.player == player.id), None)

@@ -159,10 +159,12 @@ async def json_errors(
 
 
 async def json_object(request: web.Request) -> dict[str, Any]:
-    """The request's body, a JSON object ({} when it has none), as every POST reads it:
-    408 when it has not come within `body_timeout` (and `json_errors` closes the
-    connection, whose rest of the body is no next request), 400 when it is no JSON object
-    (not JSON, nested thousands deep, or in a charset nobody knows)."""
+    """The request's body, a JSON object ({} when it has none), as every POST reads it,
+    without its fields given as null (which take their defaults, as on the WebSocket:
+    `"time_limit": null` is no limit): 408 when it has not come within `body_timeout`
+    (and `json_errors` closes the connection, whose rest of the body is no next request),
+    400 when it is no JSON object (not JSON, nested thousands deep, or in a charset
+    nobody knows)."""
     if not request.can_read_body:
         return {}
     timeout = request.app[SETTINGS].body_timeout
@@ -175,7 +177,7 @@ async def json_object(request: web.Request) -> dict[str, Any]:
         raise web.HTTPBadRequest(text="the body must be a JSON object") from None
     if not isinstance(body, dict):
         raise web.HTTPBadRequest(text="the body must be a JSON object")
-    return body
+    return {k: v for k, v in body.items() if v is not None}
 
 
 def whole_number(text: str) -> int | None:
@@ -247,8 +249,6 @@ async def create_room(request: web.Request) -> web.Response:
     if limited is not None:
         return limited
     body = await json_object(request)
-    # A field given as null takes its default, as on the WebSocket (time_limit: none).
-    body = {k: v for k, v in body.items() if v is not None}
     ghost = None
     if "ghost_seat" in body and "ghost" not in body:
         return _error(400, ErrorCode.BAD_REQUEST, "ghost_seat is a racer of the race in ghost")

@@ -54,11 +54,6 @@ def _tour_error(err: TourError) -> web.Response:
     return _error(_STATUS.get(err.code, 409), err.code, err.message)
 
 
-async def _body(request: web.Request) -> dict[str, Any]:
-    body = await json_object(request)
-    return {k: v for k, v in body.items() if v is not None}
-
-
 def _whole(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
     value = _number(body, name, default, low, high)
     if value is None or value != int(value):
@@ -117,7 +112,7 @@ async def create_tournament(request: web.Request) -> web.Response:
     if limited is not None:
         return limited
     try:
-        body = await _body(request)
+        body = await json_object(request)
         config = config_from_body(body, request.app[SETTINGS].max_seats)
         tour, token = await request.app[TOUR_RUNNER].create(config, time.time())
     except BadRequest as err:
@@ -153,7 +148,7 @@ async def register(request: web.Request) -> web.Response:
     is that player's, under their name, with their rating (docs/protocol.md section 11)."""
     tid = request.match_info["tid"]
     try:
-        body = await _body(request)
+        body = await json_object(request)
         key = bearer_key(request)
         if key is not None:
             accounts = request.app[ACCOUNTS]
@@ -183,7 +178,7 @@ async def register(request: web.Request) -> web.Response:
 
 async def _as_player(request: web.Request, action: str) -> web.Response:
     try:
-        body = await _body(request)
+        body = await json_object(request)
         tour, pid = await request.app[TOUR_RUNNER].as_player(
             request.match_info["tid"], body.get("token"), action, time.time()
         )
@@ -199,7 +194,7 @@ async def _organise(request: web.Request, action: str) -> web.Response:
     runner = request.app[TOUR_RUNNER]
     tid = request.match_info["tid"]
     try:
-        body = await _body(request)
+        body = await json_object(request)
         args: dict[str, Any] = {}
         if action == "remove":
             tour, _ = await request.app[TOUR_STORE].get(tid)

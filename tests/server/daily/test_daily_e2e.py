@@ -85,6 +85,38 @@ async def test_the_same_deal_after_redis_is_wiped_and_restarted(
     assert board["commitment"] == before["commitment"]
 
 
+async def test_a_long_past_day_is_answered_only_when_it_was_dealt(
+    own_redis: OwnRedis, make_own_server: MakeServer
+) -> None:
+    """Anyone may ask for any date back to year 1: working out a day's deals is the
+    solver's work, and they are kept for good, so a day long past that this site never
+    dealt is not worked out (a recent one is, and a day it did deal stays readable)."""
+    import datetime as dt
+
+    from server.daily.store import RECENT_DAYS, DailyStore
+
+    url = await make_own_server()
+    _, today = await call("GET", f"{url}/daily")
+    day = dt.date.fromisoformat(today["date"])
+    recent = day - dt.timedelta(days=RECENT_DAYS)
+    status, board = await call("GET", f"{url}/daily/{recent.isoformat()}/{GAME}")
+    assert status == 200 and board["seed"] is not None
+    too_old = day - dt.timedelta(days=RECENT_DAYS + 1)
+    for old in ("0001-01-01", "1900-01-01", too_old.isoformat()):
+        status, body = await call("GET", f"{url}/daily/{old}/{GAME}")
+        assert status == 404 and body["error"]["code"] == "not_found", (old, body)
+    client = aioredis.from_url(own_redis.url)
+    try:
+        store = DailyStore(client, b"the site's secret then")
+        assert not await store.dealt(dt.date(1900, 1, 1))  # nothing kept for the asking
+        dealt = dt.date(1900, 1, 2)
+        seed, _ = (await store.deals(dealt))[GAME]  # as the site did on that day
+    finally:
+        await client.aclose()
+    status, board = await call("GET", f"{url}/daily/{dealt.isoformat()}/{GAME}")
+    assert status == 200 and board["seed"] == seed
+
+
 async def test_the_operators_secret_overrides_the_kept_one(make_server: MakeServer) -> None:
     import datetime as dt
 
@@ -256,6 +288,15 @@ async def watched_as(url: str, room: str, key: str | None) -> p.Message:
 
 def not_yet(answer: p.Message) -> bool:
     return isinstance(answer, p.Error) and answer.code == "not_yet"
+
+
+async def test_practice_given_as_null_is_the_ranked_attempt(make_server: MakeServer) -> None:
+    url = await make_server()
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": None})
+    assert status == 201 and opened["ranked"]
+    status, body = await call("POST", f"{url}/daily/{GAME}", ann, {"practice": "yes"})
+    assert status == 400 and body["error"]["code"] == "bad_request"
 
 
 async def test_rooms_on_the_daily_deal_are_not_in_the_lobby(make_server: MakeServer) -> None:

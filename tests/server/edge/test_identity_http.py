@@ -29,6 +29,14 @@ async def test_a_first_visit_makes_an_anonymous_player_at_once(
     assert key not in caplog.text
 
 
+async def test_a_field_given_as_null_takes_its_default(server_url: str) -> None:
+    status, body, _ = await call(server_url, "POST", "/players", {"bot": None, "label": None})
+    assert status == 201 and body["player"]["bot"] is False
+    for bot in ("yes", 1):
+        status, body, _ = await call(server_url, "POST", "/players", {"bot": bot})
+        assert status == 400 and body["error"]["code"] == "bad_request", bot
+
+
 async def test_names_are_checked_unique_whatever_the_case_and_kept_in_the_history(
     server_url: str,
 ) -> None:
