@@ -22,6 +22,7 @@ from server.edge.routes import (
     _number,
     creation_limited,
     json_object,
+    whole_number,
 )
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
 from server.identity.accounts import IdentityError
@@ -250,10 +251,10 @@ async def replay(request: web.Request) -> web.Response:
     store = request.app[TOUR_STORE]
     try:
         tour, _ = await store.get(request.match_info["tid"])
-        heat = int(request.match_info["heat"])
     except TourError as err:
         return _tour_error(err)
-    except ValueError:
+    heat = whole_number(request.match_info["heat"])
+    if heat is None:
         return _error(404, ErrorCode.NOT_FOUND, "a race is named by its number")
     text = await store.replay(tour.id, heat)
     if text is None:

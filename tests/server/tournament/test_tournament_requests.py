@@ -123,6 +123,10 @@ async def test_the_answers_to_each_request_through_a_tournament(server_url: str)
         assert header == ["rank", "name", "status", "points", "wins", "time", "progress", "rounds"]
         status, data = await get_json(f"{base}/replays/{race['heat']}")
         assert (status, data["error"]["code"]) == (409, "not_finished")
+        # A race's number is decimal digits alone, as every number in a path or query.
+        for heat in (f"%20{race['heat']}", f"{race['heat']}_", "\u0660", f"+{race['heat']}"):
+            status, data = await get_json(f"{base}/replays/{heat}")
+            assert (status, data["error"]["code"]) == (404, "not_found"), heat
 
         final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished")
     # `you.room` names the race from its room's opening until the tournament has scored it.
