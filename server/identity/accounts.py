@@ -96,7 +96,10 @@ class Accounts:
         """The player `key` signs in (IdentityError bad_key if none)."""
         if not key:
             raise IdentityError(
-                ErrorCode.BAD_KEY, "send your player key (Authorization: Bearer KEY)", 401
+                ErrorCode.BAD_KEY,
+                "send your player key (over HTTP: Authorization: Bearer KEY; on the WebSocket: "
+                "identify with it as key)",
+                401,
             )
         player = await self.players.by_key(hash_secret(key), now)
         if player is None:

@@ -30,6 +30,9 @@ async def test_a_socket_acts_as_the_player_whose_key_it_sends(server_url: str) -
         await ws.send(p.Identify(key="not a key"))
         error = await ws.expect(p.Error)
         assert error.code == "bad_key" and error.request == "identify"
+        await ws.send(p.Identify(key=""))  # told how to send a key on this socket
+        error = await ws.expect(p.Error)
+        assert error.code == "bad_key" and "identify" in error.message
         hello = await identified(ws, key)
         assert hello.player == {"id": player["id"], "name": "ann", "bot": False, "claimed": False}
         room = (await create_room(server_url))["id"]
