@@ -353,3 +353,17 @@ def test_a_daily_attempt_has_no_rematch() -> None:
     with pytest.raises(RaceError) as refused:
         race.rematch(0, 5, 3.0)
     assert refused.value.code is ErrorCode.NOT_RUNNING and race.round == 1
+
+
+def test_a_racer_may_resign_once_the_countdown_has_begun_not_in_the_lobby() -> None:
+    """As the `resign` row of docs/protocol.md says: refused `not_running` in the lobby,
+    taken from the countdown on (the others race on)."""
+    race = lobby_of_two(countdown=3.0)
+    with pytest.raises(RaceError) as err:
+        race.resign(0, 1.5)
+    assert err.value.code is ErrorCode.NOT_RUNNING
+    race.start(0, 2.0)
+    assert race.status is Status.COUNTDOWN
+    assert types(race.resign(0, 2.5).events) == ["player_out"]
+    race.tick(5.0)
+    assert race.status is Status.RUNNING and race.seats[1].racing
