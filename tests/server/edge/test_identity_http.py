@@ -37,6 +37,18 @@ async def test_a_field_given_as_null_takes_its_default(server_url: str) -> None:
         assert status == 400 and body["error"]["code"] == "bad_request", bot
 
 
+async def test_a_bot_cannot_be_claimed(server_url: str) -> None:
+    status, body, _ = await call(server_url, "POST", "/players", {"bot": True})
+    assert status == 201 and body["player"]["bot"] is True
+    bot = body["key"]
+    status, _, _ = await call(server_url, "POST", "/me/name", {"name": "Botty"}, bot)
+    assert status == 200  # a name of its own: no guest's bad_name
+    status, body, _ = await call(server_url, "POST", "/me/claim", {"password": "hunter22!"}, bot)
+    assert status == 400 and body["error"]["code"] == "bad_request"
+    status, body, _ = await call(server_url, "GET", "/me", key=bot)
+    assert status == 200 and body["player"]["claimed"] is False
+
+
 async def test_names_are_checked_unique_whatever_the_case_and_kept_in_the_history(
     server_url: str,
 ) -> None:
