@@ -18,10 +18,12 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
+    # The grace runs from the race's opening: ann's page must have taken her seat within
+    # it (after the audience's checks below), on a loaded machine too, or she forfeits.
     created = await post_ok(
         base + "/tournaments",
         {"name": "Web cup", "format": "knockout", "games": ["shaula"], "winnable": False,
-         "countdown": 1, "pause": 2, "time_limit": 120, "grace": 2, "spectator_delay": 0},
+         "countdown": 1, "pause": 2, "time_limit": 120, "grace": 10, "spectator_delay": 0},
     )  # fmt: skip
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     ann, audience = await new_page(browser), await new_page(browser)
