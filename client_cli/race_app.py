@@ -398,11 +398,17 @@ class RaceApp(PlayApp):
                 results_table(view),
                 view.game,
                 votes=self.votes_text(),
-                rematch=not view.no_rematch,
+                rematch=self.rematch_offered,
             )
             self.push_screen(self.results_screen, self.after_results)
         elif self.results_screen is not None:
+            self.results_screen.rematch = self.rematch_offered
             self.results_screen.show_votes(self.votes_text())
+
+    @property
+    def rematch_offered(self) -> bool:
+        """The room has rematches and this seat is still ours to vote with."""
+        return not self.seat.view.no_rematch and not self.seat_lost
 
     def new_round(self) -> None:
         """A rematch began: nothing of the last round stays on the screen."""

@@ -160,6 +160,9 @@ async def test_a_rejoin_refused_for_good_is_shown(make_server: MakeServer) -> No
         seat.link.url = url
         await until(pilot, lambda: "did not take this seat back" in screen_text(app), 20)
         assert "unknown_room" in screen_text(app)
+        # The race's results may still be on the screen: they offer no rematch any more.
+        await pilot.pause(0.5)
+        assert "m rematch" not in screen_text(app)
 
 
 @pytest.mark.timeout(60)
