@@ -129,7 +129,11 @@ class ReplayModel:
         return len(self.replay.moves)
 
     def name(self, seat: int) -> str:
-        return next((str(p["name"]) for p in self.players if p["seat"] == seat), f"seat {seat}")
+        """The seat's racer as the replay names it, "(bot)" after a bot's name."""
+        for player in self.players:
+            if player["seat"] == seat:
+                return f"{player['name']} (bot)" if player.get("bot") else str(player["name"])
+        return f"seat {seat}"
 
     def go(self, n: int) -> None:
         """Stand after the first `n` move lines (clamped)."""

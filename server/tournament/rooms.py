@@ -58,6 +58,7 @@ class RaceRecord:
     tournament: str | None = None  # the tournament whose race it was
     daily: str | None = None  # a daily attempt's "DATE GAME": its replay opens late
     daily_deal: str | None = None  # another race's on a daily deal: the same
+    bots: frozenset[int] = frozenset()  # the seats of bot players (marked in the header)
 
     def replay(self, context: dict[str, Any] | None = None) -> str:
         """The race as a replay (core/replay.py); `context` joins the header (e.g. the
@@ -65,7 +66,10 @@ class RaceRecord:
         header: dict[str, Any] = {
             "game": self.game,
             "seed": self.seed,
-            "players": [{"seat": seat, "name": name} for seat, name in self.players],
+            "players": [
+                {"seat": seat, "name": name, **({"bot": True} if seat in self.bots else {})}
+                for seat, name in self.players
+            ],
             "room": self.room,
             "started_at": self.started_at,
             "finish_reason": self.finish_reason,
@@ -160,4 +164,5 @@ def record_of(race: Race, moves: dict[int, list[tuple[float, str]]]) -> RaceReco
         tournament=race.config.tournament,
         daily=race.config.daily,
         daily_deal=race.config.daily_deal,
+        bots=frozenset(seat for seat, s in race.seats.items() if s.bot),
     )

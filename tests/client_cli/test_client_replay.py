@@ -54,6 +54,13 @@ def test_the_model_stands_after_any_move_and_at_any_time() -> None:
     assert model.splits_by(0, 0.5) == (None, None, None, None)
 
 
+def test_a_bots_seat_is_named_as_a_bot() -> None:
+    players = [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "Bot-1", "bot": True}]
+    text = write_replay({"game": "shaula", "seed": SEED, "players": players}, [])
+    model = ReplayModel.from_text(text)
+    assert (model.name(0), model.name(1), model.name(2)) == ("ann", "Bot-1 (bot)", "seat 2")
+
+
 def test_a_changed_replay_is_refused_with_where() -> None:
     lines = two_racers().splitlines()
     lines[3] = lines[3].replace('"t":', '"t":1')

@@ -112,7 +112,7 @@ class ReplayPage {
   constructor(root, { race, known, header, results, moves, chain, boards }) {
     Object.assign(this, { root, race, known, header, results, moves, chain, data: boards });
     this.players = header.players || [];
-    this.names = Object.fromEntries(this.players.map((p) => [p.seat, p.name]));
+    this.names = Object.fromEntries(this.players.map((p) => [p.seat, p.bot ? `${p.name} (bot)` : p.name]));
     this.cards = known[header.game]?.cards || 52;
     this.pos = 0; // moves played: 0 is the deal
     this.playing = false;
@@ -153,7 +153,7 @@ class ReplayPage {
       speed: h("select", { id: "replay-speed", "aria-label": "speed" }, SPEEDS.map((s) => h("option", { value: String(s) }, `${s}x`))),
       layout: h("button", { id: "replay-layout", type: "button", class: "secondary" }),
       seat: h("select", { id: "replay-seat", "aria-label": "whose board" },
-        this.players.map((p) => h("option", { value: String(p.seat) }, p.name))),
+        this.players.map((p) => h("option", { value: String(p.seat) }, this.names[p.seat]))),
       bars: h("ul", { class: "bars replay-bars", id: "replay-bars" }),
       boards: h("div", { class: "boards replay-boards", id: "replay-boards" }),
       list: h("ol", { class: "timeline", id: "timeline", start: "1" }),

@@ -250,3 +250,28 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
     assert "no win yet" in row  # a split reached, no win: best segments only
     assert "0:" in await page.inner_text("table.races td.splits")
     assert page_errors(page) == []
+
+
+async def test_a_bots_racer_is_named_as_a_bot(server: ServerProcess, browser: Browser) -> None:
+    base = server.url
+    bot_key, bot = await new_player(base, bot=True)
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"])
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as machine:
+        await ann.join(room, "ann")
+        await machine.send(p.Identify(key=bot_key))
+        await machine.expect(p.Identified)
+        await machine.join(room)
+        for client in (ann, machine):
+            await client.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        for client in (ann, machine):
+            await client.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector(".watched h3")
+    names = await page.locator(".watched h3").all_inner_texts()
+    assert any(text.startswith(f"{bot['name']} (bot)") for text in names), names
+    assert any(text.startswith("ann") and "(bot)" not in text for text in names), names
+    assert page_errors(page) == []
+    await page.context.close()
