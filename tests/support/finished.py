@@ -1,7 +1,8 @@
 """Finished races on real servers, for the archive's tests: `finish_race` plays one to its
 end over WebSockets (anonymous seats), `finish_identified_race` one of identified players
-placed as asked, `archived_alone` one player's race on a player's page; `archived_replay`
-waits for the archive to serve its replay."""
+placed as asked, `resigned_with_a_bot` ann and a bot player resigning at once,
+`archived_alone` one player's race on a player's page; `archived_replay` waits for the
+archive to serve its replay."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ __all__ = [
     "finish_identified_race",
     "finish_race",
     "quiet_moves",
+    "resigned_with_a_bot",
 ]
 
 
@@ -42,6 +44,24 @@ async def finish_race(one: str, two: str | None = None, **room: object) -> str:
         await ann.expect(p.RaceFinished)
         await bo.expect(p.RaceFinished)
     return str(made["id"])
+
+
+async def resigned_with_a_bot(server: str, bot_key: str) -> str:
+    """A two-seat Shaula race of "ann" (anonymous, seat 0) and the bot player whose key
+    this is (seat 1), both resigning at once; the room's id."""
+    room = str((await create_room(server, game="shaula", seed=617, seats=2, countdown=0))["id"])
+    async with WsClient.connect(server) as ann, WsClient.connect(server) as machine:
+        await ann.join(room, "ann")
+        await machine.send(p.Identify(key=bot_key))
+        await machine.expect(p.Identified)
+        await machine.join(room)
+        for client in (ann, machine):
+            await client.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        for client in (ann, machine):
+            await client.send(p.Resign())
+        await ann.expect(p.RaceFinished)
+    return room
 
 
 async def archived_alone(server: str, key: str, moves: int, seed: int = 617) -> str:

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 import sqlalchemy as sa
-from support.finished import archived_replay, finish_race
+from support.finished import archived_replay, finish_race, resigned_with_a_bot
 from support.http import create_room, get_json, get_text
 from support.players import new_player
 from support.records import migrated
@@ -134,19 +134,8 @@ async def test_a_bots_seat_is_marked_in_the_replays_header(server_url: str) -> N
     """A replay says which of its racers were bots, as the room and the results do: the
     header's player entry of a bot's seat has `bot: true`; a person's has no `bot`."""
     bot_key, bot = await new_player(server_url, bot=True)
-    made = await create_room(server_url, seats=2, countdown=0.1)
-    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as machine:
-        await ann.join(made["id"], "ann")
-        await machine.send(p.Identify(key=bot_key))
-        await machine.expect(p.Identified)
-        await machine.join(made["id"])
-        for client in (ann, machine):
-            await client.send(p.Ready())
-        await ann.expect(p.RaceStarted)
-        for client in (ann, machine):
-            await client.send(p.Resign())
-        await ann.expect(p.RaceFinished)
-    status, text = await get_text(f"{server_url}/rooms/{made['id']}/replay")
+    room = await resigned_with_a_bot(server_url, bot_key)
+    status, text = await get_text(f"{server_url}/rooms/{room}/replay")
     assert status == 200
     assert verify(text).header["players"] == [
         {"seat": 0, "name": "ann"},

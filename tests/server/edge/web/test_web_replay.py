@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
-from support.finished import archived_alone, archived_replay
+from support.finished import archived_alone, archived_replay, resigned_with_a_bot
 from support.http import create_room, get_text
 from support.players import new_player
 from support.server_processes import ServerProcess
@@ -255,18 +255,7 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
 async def test_a_bots_racer_is_named_as_a_bot(server: ServerProcess, browser: Browser) -> None:
     base = server.url
     bot_key, bot = await new_player(base, bot=True)
-    room = str((await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"])
-    async with WsClient.connect(base) as ann, WsClient.connect(base) as machine:
-        await ann.join(room, "ann")
-        await machine.send(p.Identify(key=bot_key))
-        await machine.expect(p.Identified)
-        await machine.join(room)
-        for client in (ann, machine):
-            await client.send(p.Ready())
-        await ann.expect(p.RaceStarted)
-        for client in (ann, machine):
-            await client.send(p.Resign())
-        await ann.expect(p.RaceFinished)
+    room = await resigned_with_a_bot(base, bot_key)
     page = await new_page(browser)
     await page.goto(f"{base}/replay/{room}")
     await page.wait_for_selector(".watched h3")
