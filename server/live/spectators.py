@@ -266,14 +266,15 @@ class SpectatorFeed:
         # advanced from this snapshot's own (the live ones are ahead of them).
         fresh = {s: g.copy() for s, g in games.items()} if race.config.hidden and pending else None
         # A pending new round: the events before it are of the last round, whose boards
-        # are gone (`games` are the new deal's): they go without one.
-        own = None if any(isinstance(e, p.NewRound) for e in pending) else fresh
+        # are gone (`games` are the new deal's): they go without one, its start too.
+        last_round = any(isinstance(e, p.NewRound) for e in pending)
+        own = None if last_round else fresh
         for event in pending:
             if isinstance(event, p.NewRound) and event.round == race.round:
-                own = fresh
+                own, last_round = fresh, False
             if isinstance(event, p.Progress) and own is not None:
                 self.advance_board(event, own)
-            board = self.board_for(event, race, own)
+            board = None if last_round else self.board_for(event, race, own)
             out = Outgoing(event, view_event(p.to_wire(event), Viewer.SPECTATOR, board))
             conn.send_at(spectator_due(event, delay), out)
         conn.last_version = version

@@ -185,6 +185,18 @@ def test_following_hints_wins_a_shaula_deal_without_going_back(seed: int) -> Non
     assert game.won
 
 
+def test_a_hint_after_an_undo_may_lead_where_the_undone_move_did() -> None:
+    """The positions a hint avoids are those on the board's way here (docs/protocol.md,
+    `hint`): an undone move's is not one of them, so taking a hint back and asking again
+    gets the same hint."""
+    game = core.new_game("shaula", 617)
+    first = hint(game)
+    assert first is not None
+    game.apply(first)
+    game.undo()
+    assert hint(game) == first
+
+
 @pytest.mark.parametrize("name", core.GAMES)
 def test_a_hint_is_a_legal_move(name: str) -> None:
     game = core.new_game(name, 7)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from support.http import create_room, get_json
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
@@ -169,34 +170,43 @@ async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
             assert started.seed == second.seed
 
 
+@pytest.mark.parametrize("start_due", [True, False], ids=["start-due", "start-pending"])
 async def test_a_delayed_moojub_spectator_gets_no_board_of_the_next_deal_for_the_last_round(
-    server_url: str,
+    server_url: str, start_due: bool
 ) -> None:
     """A spectator who comes within the delay of a Moojub move, its round's end and a
     rematch: the last round's boards are gone, so its snapshot and that round's pending
-    `progress` carry no board (they carried the new deal's board, dealt on); the new
-    round's `started` brings the new deal."""
+    `progress` carry no board (they carried the new deal's board, dealt on), nor its
+    `started` when that is pending too (it carried the new deal's starting board, early
+    and not the one its moves were made on); the new round's `started` brings the new
+    deal."""
     room = (
         await create_room(server_url, game="moojub", seats=1, spectator_delay=1.5, countdown=0)
     )["id"]
     async with WsClient.connect(server_url) as ann:
         await ann.join(room, "ann")
         await ann.send(p.Start())
-        await ann.expect(p.RaceStarted)
-        await asyncio.sleep(1.6)  # the start is now older than the delay
+        first = await ann.expect(p.RaceStarted)
+        if start_due:
+            await asyncio.sleep(1.6)  # the start is now older than the delay
         await ann.send(p.Move(seq=1, move="deal"))
         await ann.expect(p.Accepted)
         await ann.send(p.Resign())
         await ann.expect(p.RaceFinished)
         await ann.send(p.Rematch())
         second = await ann.expect(p.RaceStarted)
+        assert first.board != second.board
         async with WsClient.connect(server_url) as late:
             await late.send(p.Watch(room=room))
             snapshot = await late.expect(p.Snapshot)
-            assert snapshot.room["status"] == "running" and snapshot.room["round"] == 1
-            assert snapshot.boards is None
+            assert snapshot.room["round"] == 1 and snapshot.boards is None
+            assert (snapshot.room["status"] == "running") == start_due
+            if not start_due:
+                started = await late.expect(p.RaceStarted)
+                assert started.board is None, "round 1's start showed another deal"
             progress = await late.expect(p.Progress)
             assert progress.move == "deal" and progress.board is None
+            await late.expect(p.NewRound)
             started = await late.expect(p.RaceStarted)
             assert started.board == second.board
 
