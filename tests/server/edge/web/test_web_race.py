@@ -371,3 +371,23 @@ async def test_an_unconfirmed_resign_is_forgotten_after_a_few_seconds(
     await page.click("#resign")
     await page.wait_for_selector("#results-table")
     assert page_errors(page) == []
+
+
+async def test_the_race_pages_head_names_the_game_and_room_and_nothing_more(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The head of a room that is not a daily attempt has no attempt tag: it showed the
+    word "null" where the tag would be, in the waiting room and through the race."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    head = "() => document.querySelector('.race-head').textContent"
+    expected = f"Shaula room {room}Rules of Shaulashare linkwatch linkkeys ?"
+    assert await page.evaluate(head) == expected
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.wait_for_selector("#move-input")
+    assert "null" not in await page.evaluate(head)
+    assert await page.locator("#attempt-rank").count() == 0
+    assert page_errors(page) == []
