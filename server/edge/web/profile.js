@@ -3,6 +3,7 @@
 // links to their replays, a page at a time (?page=N).
 
 import { h, add, fmtSeconds } from "./dom.js";
+import { games } from "./api.js";
 import { authed } from "./identity.js";
 import { fmtSplit } from "./widgets.js";
 
@@ -50,6 +51,9 @@ export async function render(root, { name }) {
     return;
   }
   const { player, stats, ratings, best, races, splits = [] } = data;
+  // A game is named by its title, as on every other page (the id where /games has no title).
+  const known = await games().catch(() => ({}));
+  const title = (game) => known[game]?.title || game;
   document.title = `${player.name} · solrace`;
   add(
     root,
@@ -61,22 +65,22 @@ export async function render(root, { name }) {
       ? scrolling("ratings", h("table", { class: "stats ratings" },
         h("thead", {}, h("tr", {}, h("th", {}, "game"), h("th", {}, "rating"), h("th", {}, "races"), h("th", {}, "history"))),
         h("tbody", {}, ratings.map((r) => h("tr", { dataset: { game: r.game } },
-          h("td", {}, h("a", { href: `/top/${r.game}` }, r.game)),
+          h("td", {}, h("a", { href: `/top/${r.game}` }, title(r.game))),
           h("td", { title: r.provisional ? "provisional: not settled yet" : "" }, `${r.rating}${r.provisional ? "?" : ""}`),
           h("td", {}, r.races),
           h("td", {}, chart(r.history)))))))
       : h("p", { class: "muted" }, player.bot ? "Bots are not rated." : "No rated races yet."),
     best.length ? [h("h2", {}, "Best times"),
       scrolling("best times", h("table", { class: "stats" }, h("tbody", {}, best.map((b) => h("tr", {},
-        h("td", {}, b.game), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, b.seed ? `deal ${b.seed}` : "deal not public yet"))))))] : null,
-    splits.length ? [h("h2", {}, "Splits"), scrolling("splits", splitsTable(splits))] : null,
+        h("td", {}, title(b.game)), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, b.seed ? `deal ${b.seed}` : "deal not public yet"))))))] : null,
+    splits.length ? [h("h2", {}, "Splits"), scrolling("splits", splitsTable(splits, title))] : null,
     h("h2", {}, "Latest races"),
     races.items.length
       ? scrolling("latest races", h("table", { class: "stats races" },
         h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "splits (Δ to best)", "replay"].map((c) => h("th", {}, c)))),
         h("tbody", {}, races.items.map((r) => h("tr", {},
           h("td", {}, when(r.ended_at)),
-          h("td", {}, r.game, r.rated ? "" : h("span", { class: "muted" }, " casual")),
+          h("td", {}, title(r.game), r.rated ? "" : h("span", { class: "muted" }, " casual")),
           h("td", {}, `${r.place} of ${r.seats}`, r.won ? " · won" : ""),
           h("td", {}, r.time === null ? "–" : `${r.time.toFixed(2)} s`),
           h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
@@ -94,11 +98,11 @@ export async function render(root, { name }) {
 const ms = (v) => (v === null || v === undefined ? null : v / 1000);
 
 // Per game: the best run's splits, the best segments and their sum (docs/protocol.md 11).
-function splitsTable(games) {
+function splitsTable(games, title) {
   return h("table", { class: "stats splits-best" },
     h("thead", {}, h("tr", {}, ["game", "best splits", "best segments", "sum of best"].map((c) => h("th", {}, c)))),
     h("tbody", {}, games.map((g) => h("tr", { dataset: { game: g.game } },
-      h("td", {}, g.game),
+      h("td", {}, title(g.game)),
       h("td", {}, g.best ? g.best.map((v) => fmtSplit(ms(v))).join(" · ") : "no win yet",
         g.race ? [" ", h("a", { href: `/replay/${g.race}` }, "watch")] : null),
       h("td", {}, g.best_segments.map((v) => fmtSplit(ms(v))).join(" · ")),

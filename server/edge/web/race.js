@@ -348,7 +348,7 @@ export async function render(root, { room: roomId }) {
     const head = `${room.status}|${room.round}|${room.seed}|${room.results ? 1 : 0}|${attempt.ranked}`;
     if (changed.has("all") || head !== lastHead) {
       lastHead = head;
-      clear(el.head).append(
+      add(clear(el.head),
         roomTitle(room, known),
         room.daily && attempt.ranked !== null
           ? h("span", { class: "tag", id: "attempt-rank" },

@@ -123,6 +123,12 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
     assert "1 race, 1 won" in text and "Best times" in text and "deal 617" in text
     replay = page.locator("table.races a:has-text('watch')")
     assert await replay.get_attribute("href") == f"/replay/{room}.1"  # the race, by its id
+    # Each table names the game as every other page does (its title), not by its id.
+    games = await page.eval_on_selector_all(
+        "table.stats:not(.races) tbody td:first-child, table.races tbody td:nth-child(2)",
+        "cells => cells.map(c => c.textContent)",
+    )
+    assert games == ["Shaula", "Shaula", "Shaula casual"], games
     await page.goto(f"{base}/top/shaula?by=time&seed=617")
     await page.wait_for_selector("table.leaderboard")
     assert "wes" in await page.inner_text("table.leaderboard")

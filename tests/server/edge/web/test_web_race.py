@@ -371,3 +371,55 @@ async def test_an_unconfirmed_resign_is_forgotten_after_a_few_seconds(
     await page.click("#resign")
     await page.wait_for_selector("#results-table")
     assert page_errors(page) == []
+
+
+async def test_the_race_pages_head_names_the_game_and_room_and_nothing_more(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The head of a room that is not a daily attempt has no attempt tag: it showed the
+    word "null" where the tag would be, in the waiting room and through the race."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    head = "() => document.querySelector('.race-head').textContent"
+    expected = f"Shaula room {room}Rules of Shaulashare linkwatch linkkeys ?"
+    assert await page.evaluate(head) == expected
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.wait_for_selector("#move-input")
+    assert "null" not in await page.evaluate(head)
+    assert await page.locator("#attempt-rank").count() == 0
+    assert page_errors(page) == []
+
+
+async def test_a_bots_tag_is_drawn_as_a_tag_beside_its_board_and_in_the_results(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The "bot" tag is a pill set apart from the name wherever it is shown: above a
+    watched board and in the results it was bare text run into the name ("bot1bot")."""
+    base = server.url
+    room = (await create_room(base, game="stalactites", seats=1))["id"]
+    spectator = await new_page(browser)
+    await spectator.goto(f"{base}/watch/{room}")
+    bot = start_bot(base, room, pace=0.05)
+    try:
+        await spectator.wait_for_selector(".watched h3 .tag.bot")
+        await spectator.wait_for_selector("#results-table .tag.bot", timeout=30_000)
+    finally:
+        bot.kill()
+        bot.wait(5)
+    style = """tag => { const s = getComputedStyle(tag);
+        return [s.paddingLeft, s.borderTopLeftRadius, s.backgroundColor]; }"""
+    in_bar = await spectator.eval_on_selector("#players .bar .tag.bot", style)
+    assert in_bar[0] != "0px" and in_bar[1] != "0px"
+    for where in (".watched h3 .tag.bot", "#results-table .tag.bot"):
+        assert await spectator.eval_on_selector(where, style) == in_bar, where
+    gap = await spectator.evaluate(
+        """() => { const h = document.querySelector('.watched h3');
+        const r = document.createRange(); r.selectNodeContents(h.firstChild);
+        return h.querySelector('.tag').getBoundingClientRect().left
+          - r.getBoundingClientRect().right; }"""
+    )
+    assert gap >= 4, "the tag is set apart from the name"
+    assert page_errors(spectator) == []
