@@ -115,6 +115,8 @@ class Relay:
                     continue  # a half-open link: the bytes go nowhere, nobody is told
                 writer.write(data)
                 await writer.drain()
+        if writer in self._frozen:
+            return  # nor is its end told: the other side stays open until `cut()`
         with contextlib.suppress(OSError):
             writer.close()
 

@@ -132,10 +132,10 @@ async def acks(page: Page) -> int:
     return int(await page.evaluate("window.__probe.ackToFrame.length"))
 
 
-async def wait_acks(page: Page, count: int) -> None:
+async def wait_acks(page: Page, count: int, timeout: float | None = None) -> None:
     # A function, not an expression: the page's CSP forbids eval.
     await page.wait_for_function(
-        "n => window.__probe.ackToFrame.length >= n", arg=count, polling=20
+        "n => window.__probe.ackToFrame.length >= n", arg=count, polling=20, timeout=timeout
     )
 
 

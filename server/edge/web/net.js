@@ -13,6 +13,11 @@ import { identifyMessage } from "./identity.js";
 // The hello's refusals that mean "not now", not "never".
 export const TRY_AGAIN = new Set(["unavailable", "rate_limited", "internal"]);
 
+const PING_EVERY = 10000; // ms between pings (the clock's offset, and the link's life)
+// ms a ping may wait for its pong: past it the link is dead though it never closed (a
+// network gone without a word), and the page comes back on a new socket.
+const DEAD_AFTER = 10000;
+
 export class Socket {
   constructor({ room, hello, onMessage, onStatus }) {
     this.room = room; // the room this socket is for, if it is for one
@@ -29,7 +34,7 @@ export class Socket {
     this.pingId = 0;
     this.pings = new Map();
     this.connect();
-    this.pinger = setInterval(() => this.ping(), 10000);
+    this.pinger = setInterval(() => this.ping(), PING_EVERY);
   }
 
   // `/ws?room=ROOM` for a room's socket (protocol section 1): a balancer in front of
@@ -49,6 +54,7 @@ export class Socket {
     ws.addEventListener("open", () => {
       this.delayBefore = this.delay;
       this.delay = 250;
+      this.pings.clear(); // the last socket's: unanswered there, not here
       this.onStatus("open");
       const identify = identifyMessage(); // first: seats and matches are the player's
       if (identify) ws.send(JSON.stringify({ v: 1, ...identify }));
@@ -101,10 +107,17 @@ export class Socket {
   }
 
   ping() {
-    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) return;
     const id = ++this.pingId;
     this.pings.set(id, performance.now());
-    this.ws.send(JSON.stringify({ type: "ping", v: 1, id }));
+    ws.send(JSON.stringify({ type: "ping", v: 1, id }));
+    setTimeout(() => {
+      if (this.ws !== ws || !this.pings.has(id)) return;
+      // Dead without a close: as a drop, said so, and a new socket at once.
+      this.onStatus("down");
+      this.restart();
+    }, DEAD_AFTER);
   }
 
   // Send now, or when the socket is back. Moves pass queue=false: their owner re-sends

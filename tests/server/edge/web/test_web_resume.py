@@ -72,6 +72,36 @@ async def test_a_reload_in_the_middle_of_a_race_puts_the_player_back(
     assert page_errors(page) == []
 
 
+async def test_a_link_gone_silent_is_noticed_and_the_page_plays_on(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The network drops without a word (no close, no reset: a half-open link): the page,
+    whose pings go unanswered, says the connection is lost, opens a new one and plays on;
+    a move typed meanwhile goes through once."""
+    async with tcp_relay(server.port) as relay:
+        room = await create_room(server.url, game="shaula", seed=SEED, seats=1, countdown=0)
+        page = await new_page(browser)
+        await start_race(page, relay.url, room["id"])
+        await typed_move(page, LINE[0])
+        await wait_acks(page, 1)
+        await page.evaluate(
+            """() => { window.__said = [];
+            new MutationObserver(() => window.__said.push(document.querySelector('#message')
+                .textContent)).observe(document.querySelector('#message'),
+                { childList: true, characterData: true, subtree: true }); }"""
+        )
+        accepted = relay.accepted
+        assert relay.freeze() >= 1  # the page's socket (and any idle HTTP connection)
+        await typed_move(page, LINE[1])
+        await wait_acks(page, 2, timeout=45_000)
+        assert relay.accepted > accepted  # a new connection
+        said = await page.evaluate("window.__said")
+        assert any("Connection lost" in text for text in said), said
+        assert await shown_board(page) == after(LINE[:2])
+    assert players(server.url, room["id"])[0]["moves"] == 2
+    assert page_errors(page) == []
+
+
 async def test_a_server_restart_in_the_middle_of_a_race_puts_the_player_back(
     server: ServerProcess, browser: Browser
 ) -> None:
