@@ -236,11 +236,16 @@ function createForm(known, nameInput) {
   );
   const seedNumber = h("input", { name: "seed", type: "number", min: "1", placeholder: "617", hidden: true });
   // A deal picked by its number is never rated (its picker may know it): docs/protocol.md.
+  // Leaving the number again gives the box back as the player had it.
   const rated = h("input", { name: "rated", type: "checkbox", checked: true });
+  let ratedBefore = true;
   seedMode.addEventListener("change", () => {
     seedNumber.hidden = seedMode.value !== "number";
-    rated.disabled = seedMode.value === "number";
-    if (rated.disabled) rated.checked = false;
+    const numbered = seedMode.value === "number";
+    if (numbered && !rated.disabled) ratedBefore = rated.checked;
+    if (!numbered && rated.disabled) rated.checked = ratedBefore;
+    rated.disabled = numbered;
+    if (numbered) rated.checked = false;
   });
   const seats = h("input", { name: "seats", type: "number", min: "1", max: "8", value: "2" });
   const undo = h("input", { name: "undo", type: "checkbox", checked: true });

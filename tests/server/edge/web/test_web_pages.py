@@ -75,6 +75,12 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     await page.fill("#name", "ann")
     await page.select_option("select[name=game]", "stalactites")
     await page.click("#more-settings summary")  # the technical settings are folded
+    # A deal by its number is never rated; back to a deal of the server's, the room is
+    # rated again as it was.
+    await page.select_option("select[name=seed_mode]", "number")
+    assert not await page.is_checked("input[name=rated]")
+    await page.select_option("select[name=seed_mode]", "random")
+    assert await page.is_checked("input[name=rated]")
     await page.select_option("select[name=seed_mode]", "number")
     await page.fill("input[name=seed]", "5")
     await page.fill("input[name=seats]", "3")
