@@ -82,7 +82,7 @@ export async function render(root, { name }) {
           h("td", {}, when(r.ended_at)),
           h("td", {}, title(r.game), r.rated ? "" : h("span", { class: "muted" }, " casual")),
           h("td", {}, `${r.place} of ${r.seats}`, r.won ? " · won" : ""),
-          h("td", {}, r.time === null ? "–" : `${r.time.toFixed(2)} s`),
+          h("td", {}, r.time === null ? "–" : `${fmtSeconds(r.time)} (${r.time.toFixed(2)} s)`),
           h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
           h("td", { class: "splits" }, raceSplits(r)),
           h("td", {}, h("a", { href: `/replay/${r.race}` }, "watch"), " · ",

@@ -129,6 +129,11 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
         "cells => cells.map(c => c.textContent)",
     )
     assert games == ["Shaula", "Shaula", "Shaula casual"], games
+    # Its time reads as the best times' does: minutes and seconds, then to the hundredth.
+    best = await page.inner_text(
+        "table.stats:not(.races) tbody tr:has-text('deal 617') td:nth-child(2)"
+    )
+    assert await page.inner_text("table.races tbody td:nth-child(4)") == best
     await page.goto(f"{base}/top/shaula?by=time&seed=617")
     await page.wait_for_selector("table.leaderboard")
     assert "wes" in await page.inner_text("table.leaderboard")
