@@ -146,10 +146,7 @@ class Moves:
                 self.ctx.store.post_move(write, partial(self._landed, job, write))
                 return True
         except Exception as exc:
-            # Nothing reached Redis: the board goes back (and is checked before the next
-            # move, as after any failure).
-            session.restore()
-            session.stale = True
+            session.unsure()  # nothing reached Redis
             self._failed(job, exc)
         self._done(job)  # refused (illegal), or failed
         return True
@@ -158,10 +155,7 @@ class Moves:
         """The verdict on a move judged as its frame was read (`now`), as the script's
         reply is read; the seat's turn is held until it has been dealt with."""
         if isinstance(outcome, Exception):
-            # As in `_attempts`: nothing is known to have changed; the board goes back and
-            # is checked against Redis before the next move.
-            job.session.restore()
-            job.session.stale = True
+            job.session.unsure()
             self._failed(job, outcome)
         elif outcome.kind is Verdict.OK:
             self._accepted(job, write, outcome)
@@ -296,12 +290,9 @@ class Moves:
                 result = await store.submit_move(write, partial(self._accepted, job, write))
             except BaseException:
                 # Whatever failed (Redis out of reach or still loading its data, the socket
-                # closed): nothing is known to have changed, so the board goes back, and is
-                # checked against Redis before the next move (the move may have been applied
-                # with its answer lost: the same seq then gets that answer). A board that
-                # kept the move refused the same move sent again as illegal, for good.
-                job.session.restore()
-                job.session.stale = True
+                # closed). A board that kept the move refused the same move sent again as
+                # illegal, for good.
+                job.session.unsure()
                 raise
             if not await self._after(job, result):
                 return

@@ -101,6 +101,14 @@ class SeatSession:
         """Back to the accepted moves (a move applied to `game` was not accepted)."""
         self.game = replay(self.game_name, self.seed, self.moves)
 
+    def unsure(self) -> None:
+        """A move applied to `game` failed on its way to Redis: nothing is known to have
+        changed, so the board goes back, and is checked against Redis before the next move
+        (the move may have been applied with its answer lost: the same seq then gets that
+        answer)."""
+        self.restore()
+        self.stale = True
+
     def reset(
         self,
         moves: list[str],
