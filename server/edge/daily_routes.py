@@ -31,7 +31,7 @@ from server.daily.store import RECENT_DAYS, DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
-from server.edge.routes import _error, json_object, path_game
+from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game
 from server.edge.web_client import shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
@@ -63,7 +63,7 @@ async def _player(request: web.Request, required: bool) -> Player | None:
 def _game(request: web.Request) -> str:
     game = path_game(request)
     if game is None:
-        raise _Refused(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+        raise _Refused(404, ErrorCode.BAD_GAME, UNKNOWN_GAME)
     return game
 
 

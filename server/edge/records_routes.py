@@ -12,7 +12,13 @@ import core
 from protocol import ErrorCode
 from records.boards import PERIODS, Board, Leaderboards, period_start
 from server.edge.app_keys import ARCHIVE, RECORDS_DB
-from server.edge.routes import _error, archived_line_held, path_game, whole_number
+from server.edge.routes import (
+    UNKNOWN_GAME,
+    _error,
+    archived_line_held,
+    path_game,
+    whole_number,
+)
 from server.room.ids import race_key
 
 __all__ = ["records_routes"]
@@ -59,7 +65,7 @@ async def leaderboard(request: web.Request) -> web.Response:
     seed=N (by time: which deal), offset, limit, around=PLAYER_ID."""
     game = path_game(request)
     if game is None:
-        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+        return _error(404, ErrorCode.BAD_GAME, UNKNOWN_GAME)
     query = request.query
     by = query.get("by", "rating")
     period = query.get("period", "all")

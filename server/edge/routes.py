@@ -47,6 +47,7 @@ from server.tournament.rooms import RaceRecord, StoreRooms, record_of
 
 __all__ = [
     "MAX_BODY",
+    "UNKNOWN_GAME",
     "count_errors",
     "json_errors",
     "json_object",
@@ -186,6 +187,9 @@ def whole_number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
+UNKNOWN_GAME = f"game must be one of {', '.join(core.GAMES)}"  # bad_game's message
+
+
 def path_game(request: web.Request) -> str | None:
     """The game a path names (`/leaderboard/{game}`, `/daily/{game}`, ...), read in any
     case as room and tournament ids are; None for no game of ours."""
@@ -282,7 +286,7 @@ async def create_room(request: web.Request) -> web.Response:
             return _error(400, ErrorCode.BAD_REQUEST, "a ghost race is on its race's deal")
     game = body.get("game")
     if game not in core.GAMES:
-        return _error(400, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+        return _error(400, ErrorCode.BAD_GAME, UNKNOWN_GAME)
     try:
         seats = _number(body, "seats", 2, 1, settings.max_seats)
         if seats is None or seats != int(seats):
@@ -547,7 +551,7 @@ async def game_rules(request: web.Request) -> web.Response:
     """A game's rules for players (Markdown), the text every client shows: core.rules_text."""
     game = path_game(request)
     if game is None:
-        return _error(404, ErrorCode.BAD_GAME, f"game must be one of {', '.join(core.GAMES)}")
+        return _error(404, ErrorCode.BAD_GAME, UNKNOWN_GAME)
     text = core.rules_text(game)
     return web.Response(text=text, content_type="text/markdown", charset="utf-8")
 
