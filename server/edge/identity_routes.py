@@ -21,7 +21,13 @@ from records.players import Player
 from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import ACCOUNTS, SETTINGS
-from server.edge.routes import _error, creation_limited, json_object, whole_number
+from server.edge.routes import (
+    _error,
+    creation_limited,
+    json_object,
+    query_option,
+    whole_number,
+)
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError, player_ref
 from server.settings import parse_trusted_proxies
@@ -185,7 +191,8 @@ async def name_free(request: web.Request) -> web.Response:
 
 
 def _page_number(request: web.Request, name: str, default: int, high: int) -> int:
-    value = whole_number(request.query.get(name, str(default)))
+    given = query_option(request, name)
+    value = default if given is None else whole_number(given)
     if value is None or not 1 <= value <= high:
         raise IdentityError(ErrorCode.BAD_REQUEST, f"{name} must be a whole number 1..{high}")
     return value

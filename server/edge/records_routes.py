@@ -4,7 +4,6 @@ leaderboards (`GET /leaderboard/{game}`). docs/protocol.md section 12."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from aiohttp import web
 
@@ -17,6 +16,7 @@ from server.edge.routes import (
     _error,
     archived_line_held,
     path_game,
+    query_option,
     whole_number,
 )
 from server.room.ids import race_key
@@ -47,8 +47,13 @@ class _BadQuery(ValueError):
     pass
 
 
-def _whole(query: Any, name: str, default: int, low: int, high: int) -> int:
-    raw = query.get(name)
+def _option(request: web.Request, name: str, default: str) -> str:
+    given = query_option(request, name)
+    return default if given is None else given
+
+
+def _whole(request: web.Request, name: str, default: int, low: int, high: int) -> int:
+    raw = query_option(request, name)
     if raw is None:
         return default
     value = whole_number(raw)
@@ -66,22 +71,21 @@ async def leaderboard(request: web.Request) -> web.Response:
     game = path_game(request)
     if game is None:
         return _error(404, ErrorCode.BAD_GAME, UNKNOWN_GAME)
-    query = request.query
-    by = query.get("by", "rating")
-    period = query.get("period", "all")
+    by = _option(request, "by", "rating")
+    period = _option(request, "period", "all")
     try:
         if by not in ("rating", "time"):
             raise _BadQuery("by must be rating or time")
         if period not in PERIODS:
             raise _BadQuery(f"period must be one of {', '.join(PERIODS)}")
-        offset = _whole(query, "offset", 0, 0, 10**9)
-        limit = _whole(query, "limit", 50, 1, MAX_PAGE)
-        seed = _whole(query, "seed", 0, 1, core.MAX_SEED) if by == "time" else None
-        if by == "time" and "seed" not in query:
+        offset = _whole(request, "offset", 0, 0, 10**9)
+        limit = _whole(request, "limit", 50, 1, MAX_PAGE)
+        seed = _whole(request, "seed", 0, 1, core.MAX_SEED) if by == "time" else None
+        if by == "time" and query_option(request, "seed") is None:
             raise _BadQuery("a board by time is of one deal: give its seed")
     except _BadQuery as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
-    around = query.get("around") or None
+    around = query_option(request, "around") or None
     boards = Leaderboards(request.app[RECORDS_DB])
     now = time.time()
     board: Board

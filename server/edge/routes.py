@@ -181,6 +181,15 @@ async def json_object(request: web.Request) -> dict[str, Any]:
     return {k: v for k, v in body.items() if v is not None}
 
 
+def query_option(request: web.Request, name: str) -> str | None:
+    """The query's option `name`, None when not given; given more than once, the request
+    is refused (400 bad_request): which one would count is anybody's guess."""
+    values = request.query.getall(name, [])
+    if len(values) > 1:
+        raise web.HTTPBadRequest(text=f"the query option {name!r} is given more than once")
+    return values[0] if values else None
+
+
 def whole_number(text: str) -> int | None:
     """A query option's whole number, in ASCII digits alone; None for anything else, such
     as what Python's int() would read too (`1_0`, ` 5`, an Arabic-Indic `٣`, `-1`)."""

@@ -22,6 +22,7 @@ from server.edge.routes import (
     _number,
     creation_limited,
     json_object,
+    query_option,
     whole_number,
 )
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
@@ -229,11 +230,12 @@ for _action in ("start", "pause", "resume", "remove"):
 @tour_routes.get("/tournaments/{tid}/standings")
 async def standings(request: web.Request) -> web.Response:
     """?format=json (default), csv or ndjson."""
+    fmt = query_option(request, "format")
+    fmt = "json" if fmt is None else fmt
     try:
         tour, _ = await request.app[TOUR_STORE].get(request.match_info["tid"])
     except TourError as err:
         return _tour_error(err)
-    fmt = request.query.get("format", "json")
     if fmt == "csv":
         return web.Response(text=export_csv(tour), content_type="text/csv", charset="utf-8")
     if fmt == "ndjson":

@@ -44,6 +44,26 @@ async def test_http_errors_are_json_with_a_code(
         assert "GET" in message and "POST" in message  # what is allowed
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/leaderboard/shaula?limit=1&limit=2",
+        "/leaderboard/shaula?by=time&seed=5&by=rating",
+        "/players/nobody?page=1&page=2",
+        "/tournaments/nope/standings?format=csv&format=json",
+    ],
+)
+async def test_a_query_option_given_twice_is_a_bad_request(server_url: str, path: str) -> None:
+    """Which of the two would count is anybody's guess: the request says so instead of the
+    answer silently following the first."""
+    got, body, _ = await call("GET", server_url + path)
+    assert (got, body["error"]["code"]) == (400, "bad_request"), body
+    option = path.rpartition("&")[2].partition("=")[0]
+    assert (
+        f"'{option}'" in body["error"]["message"] and "more than once" in body["error"]["message"]
+    )
+
+
 @pytest.mark.parametrize("path", ["/rooms", "/players", "/sign-in", "/link", "/tournaments"])
 async def test_a_body_in_a_charset_nobody_knows_is_a_bad_request(
     server_url: str, path: str
