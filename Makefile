@@ -1,16 +1,27 @@
 # `make run` and `make test` set up everything on a fresh machine: a virtualenv with the
 # project and its tools, and a redis-server binary when REDIS_URL does not name one.
-PYTHON ?= python3
+# The interpreter the virtualenv is made from: scripts/pick-python says which and why
+# (PYTHON=/path/to/python3 to choose another).
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell scripts/pick-python)
+endif
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+# Which interpreter the virtualenv was made from: rewritten only when it changes, so that
+# the virtualenv is made again (from scratch) then and only then.
+PYTHON_CHOICE := build/python-choice
 
-.PHONY: setup redis redis-binary test-tools compiled run test lint typecheck unit unit-pure bench clean
+.PHONY: FORCE setup redis redis-binary test-tools compiled run test lint typecheck unit unit-pure bench clean
 
 setup: $(STAMP) redis
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+$(PYTHON_CHOICE): FORCE
+	@mkdir -p build
+	@[ "$$(cat $@ 2>/dev/null)" = "$(PYTHON)" ] || echo "$(PYTHON)" >$@
+
+$(STAMP): pyproject.toml $(PYTHON_CHOICE)
+	$(PYTHON) -m venv --clear $(VENV)
 	# setuptools 77 or later reads pyproject's license as written (the compiled build uses it).
 	$(BIN)/python -m pip install -q --upgrade pip 'setuptools>=77'
 	$(BIN)/python -m pip install -q -e '.[dev]'

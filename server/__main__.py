@@ -15,6 +15,7 @@ import contextlib
 import dataclasses
 import logging
 import os
+import platform
 import signal
 import sys
 import time
@@ -121,6 +122,13 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
             app[PROCESS],
         )
         log.info("%s", core.build.describe())
+        # Which CPython build runs matters to the server's speed (scripts/pick-python).
+        log.info(
+            "interpreter: %s %s (%s)",
+            platform.python_implementation(),
+            platform.python_version(),
+            sys.executable,
+        )
         await stop.wait()
         log.info("shutting down: closing sockets with 1001")
 

@@ -5,6 +5,8 @@ with --log-format json."""
 from __future__ import annotations
 
 import json
+import platform
+import sys
 from pathlib import Path
 
 from support.http import create_room
@@ -85,6 +87,16 @@ async def test_the_startup_log_says_which_build_of_the_move_path_runs(
         await server.start()
         await server.stop()
         assert said in server.text(), server.text()
+
+
+async def test_the_startup_log_says_which_interpreter_runs(redis_url: str, tmp_path: Path) -> None:
+    """The same code runs a third faster on one build of CPython than on another
+    (scripts/pick-python): an operator reads which one a process runs from its log."""
+    server = ServerProcess(free_port(), environment(REDIS_URL=redis_url), log=tmp_path / "s.log")
+    await server.start()
+    await server.stop()
+    said = f"interpreter: {platform.python_implementation()} {platform.python_version()} "
+    assert f"{said}({sys.executable})" in server.text(), server.text()
 
 
 async def test_no_secret_nor_its_hash_in_the_log_at_debug(redis_url: str, tmp_path: Path) -> None:
