@@ -232,6 +232,12 @@ def test_rematch_after_every_vote_deals_a_new_seed() -> None:
     assert types(out.events) == ["rematch_vote", "new_round", "countdown"]
     assert (race.seed, race.round, race.status) == (999, 2, Status.COUNTDOWN)
     assert all(s.progress == 0 and s.out is None for s in race.seats.values())
+    # The round before stays the room's latest finished one until this one ends.
+    last = race.finished_round()
+    assert last is not None and race.results is None
+    assert (last["round"], last["seed"], last["finish_reason"]) == (1, 617, "all_done")
+    assert [r["out"] for r in last["results"]] == ["resigned", "resigned"]
+    assert Race.from_dict(race.to_dict()) == race
 
 
 def test_rank_ties_share_a_place() -> None:
