@@ -673,6 +673,11 @@ class Race:
                 s.ready = True
             out.events.append(p.NewRound(version=0, at=now, round=self.round))
             out.events += self._countdown(now).events
+            # A player away since the end races again: their grace runs from now, and
+            # the room says so, as for a racer who drops during a countdown.
+            for index, s in sorted(self.seats.items()):
+                if not s.connected:
+                    out.events += self._away(index, s, now).events
         return out
 
     def _seat(self, index: int) -> Seat:
