@@ -444,6 +444,11 @@ class Race:
 
     def leave(self, index: int, now: float) -> Outcome:
         self._seat(index)
+        if self.status is Status.FINISHED:
+            raise RaceError(
+                ErrorCode.NOT_RUNNING,
+                "the race is over: the seat stays with its results (close the socket to go)",
+            )
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.NOT_RUNNING, "the race has started: resign instead")
         del self.seats[index]

@@ -151,6 +151,9 @@ async def test_rematch_deals_a_new_seed_to_the_same_players(server_url: str) -> 
         await ann.send(p.Resign())
         await bo.send(p.Resign())
         await ann.expect(p.RaceFinished)
+        await bo.send(p.Leave())  # after the end the seat stays, and the refusal says so
+        refused = await bo.expect(p.Error)
+        assert refused.code == "not_running" and "over" in refused.message, refused
         await ann.send(p.Rematch())
         await bo.send(p.Rematch())
         new_round = await ann.expect(p.NewRound)
