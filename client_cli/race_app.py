@@ -296,8 +296,9 @@ class RaceApp(PlayApp):
         await self.seat.close()
 
     async def action_quit(self) -> None:
-        """Quitting in the lobby frees the seat; mid-race it asks once more, since the
-        seat is only kept for the room's grace period."""
+        """Quitting in the lobby frees the seat; in the queue it cancels, and stays when
+        the server seated us first; mid-race it asks once more, since the seat is only
+        kept for the room's grace period."""
         view = self.seat.view
         me = view.me
         racing = view.phase in ("countdown", "running") and me is not None and not me.status
@@ -310,8 +311,14 @@ class RaceApp(PlayApp):
             return
         if view.phase == "lobby" and self.seat.link.connected.is_set():
             await self.seat.leave()
-        elif view.phase == "queue" and self.seat.link.connected.is_set():
-            await self.seat.cancel_quick()
+        elif (
+            view.phase == "queue"
+            and self.seat.link.connected.is_set()
+            and not await self.seat.cancel_quick()
+        ):
+            self.say("an opponent was found as you cancelled: you are in the race", "bold yellow")
+            self.redraw()
+            return
         self.exit()
 
     # ------------------------------------------------------------ updates

@@ -37,6 +37,7 @@ from protocol import (
     Resync,
     Start,
     Undo,
+    Unqueued,
     Watch,
     Welcome,
 )
@@ -110,6 +111,7 @@ class Seat:
         self.lost: Error | None = None
         self.retrying: Error | None = None  # the hello's last "not now", asked again since
         self._retry: asyncio.Task[None] | None = None
+        self.unqueued = asyncio.Event()  # the server's word that a quick_cancel took
 
     # ------------------------------------------------------------ the link
 
@@ -216,6 +218,8 @@ class Seat:
         elif isinstance(msg, Matched):
             self.on_token(msg.token)
             self.link.url = ws_url(self.server, msg.room)  # reconnects name the room
+        elif isinstance(msg, Unqueued):
+            self.unqueued.set()
         if isinstance(msg, Welcome):
             self.view.clock_offset = msg.server_time - time.time()
             if msg.token:
@@ -383,8 +387,20 @@ class Seat:
     async def rematch(self) -> None:
         await self.link.send(Rematch())
 
-    async def cancel_quick(self) -> None:
+    async def cancel_quick(self, within: float = 5.0) -> bool:
+        """Leave the quick-match queue: whether we are out of it. The server says which,
+        `unqueued` (out) or a partner's `matched` that came first (False: seated, this
+        seat races now); with no word within `within` seconds (the server out of reach),
+        out: closing the socket leaves the queue too."""
+        self.unqueued.clear()
         await self.link.send(QuickCancel())
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while not self.unqueued.is_set() and self.view.phase == "queue":
+            if loop.time() > deadline:
+                break
+            await asyncio.sleep(0.02)
+        return self.view.phase == "queue"
 
     async def leave(self) -> None:
         """Give the seat up (lobby only); the server answers nothing we still need."""

@@ -102,6 +102,7 @@ from protocol.server_to_client import (
     ServerToClient,
     Snapshot,
     TourState,
+    Unqueued,
     Welcome,
 )
 from protocol.tournament import (
@@ -193,6 +194,7 @@ __all__ = [
     "TourWatch",
     "Undo",
     "Unexpected",
+    "Unqueued",
     "Watch",
     "Welcome",
     "YouView",

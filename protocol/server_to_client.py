@@ -41,6 +41,7 @@ __all__ = [
     "RoomView",
     "ServerToClient",
     "Snapshot",
+    "Unqueued",
     "Welcome",
 ]
 
@@ -402,6 +403,16 @@ class Queued(Message):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Unqueued(Message):
+    """Answers `quick_cancel`: this socket is out of the quick-match queue (`game`: the
+    queue it left; absent when it was in none) and may ask again or join a room. A cancel
+    that came too late is answered by the partner's `matched` instead."""
+
+    TYPE: ClassVar[str] = "unqueued"
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Matched(Message):
     """Quick match found: this socket is now seated in `room` (a welcome follows)."""
 
@@ -471,6 +482,7 @@ ServerToClient = Union[  # noqa: UP007 - a runtime alias: typing.get_args lists 
     Error,
     Pong,
     Queued,
+    Unqueued,
     Matched,
     TourState,
     LobbyState,

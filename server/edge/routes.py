@@ -435,16 +435,19 @@ async def get_results(request: web.Request) -> web.Response:
     if loaded is None:
         return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
     race = loaded.race
-    if race.results is None:
-        return _error(409, ErrorCode.NOT_FINISHED, f"the race is {race.status.value}")
+    # The latest finished round's: while a rematch's round counts down or runs, the one
+    # before it (its `round` says which).
+    done = race.finished_round()
+    if done is None:
+        return _error(409, ErrorCode.NOT_FINISHED, "no race of this room has finished yet")
     return web.json_response(
         {
             "room": race.room,
             "game": race.config.game,
-            "seed": race.seed if race.seed_public() and await seed_open(request, race) else None,
-            "round": race.round,
-            "finish_reason": race.finish_reason,
-            "results": race.results,
+            "seed": done["seed"] if await seed_open(request, race) else None,
+            "round": done["round"],
+            "finish_reason": done["finish_reason"],
+            "results": done["results"],
         }
     )
 

@@ -149,8 +149,10 @@ class QuickMatch:
         if conn.quick is None or conn.closing:
             return
         info = msgpack.unpackb(data) if isinstance(data, bytes) else data
-        await self.drop_ticket(conn, requeue=False)
+        # Sent while the socket still has its ticket: a `quick_cancel` read from now on
+        # finds it taken (no `unqueued`), or none after this `matched`.
         conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
+        await self.drop_ticket(conn, requeue=False)
         try:
             await self.lobby.join(conn, info["room"], "", info["token"], None, seated=True)
         except RaceError as err:
@@ -173,7 +175,11 @@ class QuickMatch:
             await self.ctx.store.quick_cancel(game, ticket)
 
     async def on_quick_cancel(self, conn: Connection, msg: p.QuickCancel) -> None:
+        """Answered `unqueued` once the socket is out of the queue (or was in none), so
+        that a client knows the cancel took; too late, the `matched` answers it."""
         if conn.quick is None:
+            if conn.room is None:  # else seated: its `matched` came before this
+                conn.send(p.Unqueued())
             return
         game, ticket = conn.quick
         if not await self.ctx.store.quick_cancel(game, ticket):
@@ -181,6 +187,7 @@ class QuickMatch:
             # the player is seated, and its `matched` is on its way (the listener stays).
             return
         await self.drop_ticket(conn, requeue=False)
+        conn.send(p.Unqueued(game=game))
 
     async def create_room(self, game: str, tickets: list[Ticket]) -> tuple[str, list[str]]:
         """A head-to-head room with both seats taken (by the tickets' players) and ready:

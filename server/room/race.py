@@ -24,7 +24,7 @@ import enum
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
 import protocol as p
 from core import splits
@@ -32,6 +32,7 @@ from protocol import ErrorCode
 from server.room.ghost import GHOST_OUT
 
 __all__ = [
+    "FinishedRound",
     "Outcome",
     "Race",
     "RaceError",
@@ -161,6 +162,16 @@ class Outcome:
         return bool(self.events) or self.changed
 
 
+class FinishedRound(TypedDict):
+    """How a round ended, as GET /rooms/{id}/results gives it: `seed` as the finished
+    round shows it (None: kept secret, `Race.seed_public`)."""
+
+    round: int
+    seed: int | None
+    finish_reason: str | None
+    results: list[p.Result]
+
+
 def _unique(name: str, seats: Iterable[Seat]) -> str:
     """`name`, numbered (`ann 2`) when another seat has it: two terminals of one account
     (both named after $USER) must not look alike to the players and spectators."""
@@ -241,6 +252,9 @@ class Race:
     # how many of them have been played.
     ghost_steps: list[list[Any]] = field(default_factory=list)
     ghost_pos: int = 0
+    # The round before this one, as it ended: the room's latest results while a rematch's
+    # round counts down and runs (`finished_round`).
+    last_round: FinishedRound | None = None
 
     # ------------------------------------------------------------ views
 
@@ -254,6 +268,18 @@ class Race:
         if not self.config.hidden:
             return self.status in (Status.RUNNING, Status.FINISHED)
         return self.status is Status.FINISHED and not self.config.shared_deal
+
+    def finished_round(self) -> FinishedRound | None:
+        """The latest round that has finished: this one once it has, else the one before
+        (a rematch's round counting down or running); None before the first has."""
+        if self.results is None:
+            return self.last_round
+        return {
+            "round": self.round,
+            "seed": self.seed if self.seed_public() else None,
+            "finish_reason": self.finish_reason,
+            "results": self.results,
+        }
 
     def next_deadline(self) -> float | None:
         """When `tick` next has something to do, if ever."""
@@ -418,6 +444,11 @@ class Race:
 
     def leave(self, index: int, now: float) -> Outcome:
         self._seat(index)
+        if self.status is Status.FINISHED:
+            raise RaceError(
+                ErrorCode.NOT_RUNNING,
+                "the race is over: the seat stays with its results (close the socket to go)",
+            )
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.NOT_RUNNING, "the race has started: resign instead")
         del self.seats[index]
@@ -635,6 +666,7 @@ class Race:
             seat.rematch = True
             out.events.append(p.RematchVote(version=0, at=now, seat=index))
         if all(s.rematch for s in self.seats.values()):
+            self.last_round = self.finished_round()
             self.round += 1
             self.seed = next_seed if self.config.daily_deal is None else self.seed
             self.status = Status.LOBBY
@@ -646,6 +678,11 @@ class Race:
                 s.ready = True
             out.events.append(p.NewRound(version=0, at=now, round=self.round))
             out.events += self._countdown(now).events
+            # A player away since the end races again: their grace runs from now, and
+            # the room says so, as for a racer who drops during a countdown.
+            for index, s in sorted(self.seats.items()):
+                if not s.connected:
+                    out.events += self._away(index, s, now).events
         return out
 
     def _seat(self, index: int) -> Seat:

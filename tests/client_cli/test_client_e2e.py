@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 from support.client_screen import screen_text
 from support.finished import finish_race
+from support.servers import served_app
 from support.signals import interruptible
+from support.wsclient import WsClient
 from textual.pilot import Pilot
 
+import protocol as p
 from client_cli.__main__ import build_parser, parse_args
 from client_cli.account import ensure_player
 from client_cli.bot import play_race
@@ -26,6 +29,7 @@ from client_cli.memory import remember_seat, stored_seats
 from client_cli.race_app import RaceApp, ResultsScreen
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
+from server.edge.app_keys import STORE
 
 
 async def until(pilot: Pilot[Any], done: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -166,6 +170,39 @@ async def test_a_quick_match_pairs_two_players_and_races(
         assert {r.name for r in seat.view.racers.values()} == {"ann", "bo"}
         assert "t8" in screen_text(app)
         await other.close()
+
+
+async def test_quitting_the_queue_as_an_opponent_is_found_keeps_the_player_in_the_race(
+    redis_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """q in the queue cancels and waits for the server's word: a partner's process took
+    ann's ticket a moment before (its pairing on its way to her), so no `unqueued` comes
+    but the `matched`: ann is in the race and told so, where the program used to quit at
+    once and leave her seated in a race she would forfeit."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    async with served_app(redis_url) as (server, url):
+        store: Any = server[STORE]
+        gate, told = asyncio.Event(), asyncio.Event()
+        real_tell = store.tell_ticket
+
+        async def held_tell(ticket: str, pairing: dict[str, Any]) -> None:
+            told.set()
+            await gate.wait()
+            await real_tell(ticket, pairing)
+
+        store.tell_ticket = held_tell
+        seat = Seat(url, "", "ann", quick="shaula")
+        app = RaceApp(seat)
+        async with app.run_test(size=(80, 24)) as pilot, WsClient.connect(url) as bo:
+            await until(pilot, lambda: seat.view.phase == "queue")
+            await bo.send(p.QuickMatch(game="shaula", name="bo"))
+            await asyncio.wait_for(told.wait(), 5.0)  # ann's ticket is out of the queue
+            await pilot.press("q")
+            await pilot.pause(0.3)
+            gate.set()
+            await until(pilot, lambda: seat.view.phase in ("countdown", "running"))
+            assert app.is_running
+            assert "found as you cancelled" in " ".join(screen_text(app).split())
 
 
 async def test_ctrl_c_stops_the_bot_cleanly(

@@ -64,6 +64,8 @@ SERVER_TO_CLIENT_SAMPLES: list[p.Message] = [
     p.Error(code="rate_limited", message="no", request="ping", id=2),
     p.Pong(id=1, server_time=3.25),
     p.Queued(game="moojub"),
+    p.Unqueued(game="moojub"),
+    p.Unqueued(),
     p.Matched(room="r", seat=1, token="t"),
     p.TourState(
         version=3,

@@ -81,6 +81,28 @@ async def test_every_quick_is_answered_queued_before_matched(make_server: MakeSe
             assert isinstance(await ann.recv(), p.Matched)
 
 
+async def test_a_quick_cancel_is_answered_unqueued(make_server: MakeServer) -> None:
+    """A client can tell that its cancel took: `unqueued` says the socket is out of the
+    queue (free to ask again, or to join a room), also when it was in none; a cancel that
+    came too late is answered by the partner's `matched` instead (the test of that race is
+    in tests/server/handlers/test_moves_board_behind.py)."""
+    url = await make_server()
+    cancel = '{"type": "quick_cancel", "v": 1}'
+    async with WsClient.connect(url, binary=False) as ann:
+        await ann.send(p.QuickMatch(game="stalactites", name="ann"))
+        await ann.expect(p.Queued)
+        await ann.send_raw(cancel)
+        answer = json.loads(await asyncio.wait_for(ann.ws.recv(), 5.0))
+        assert answer == {"type": "unqueued", "v": 1, "game": "stalactites"}
+        async with WsClient.connect(url) as bo:  # ann left the queue: nobody for bo
+            await bo.send(p.QuickMatch(game="stalactites", name="bo"))
+            await bo.expect(p.Queued)
+            assert await bo.quiet(0.5) == []
+        await ann.send_raw(cancel)  # in no queue: nothing to cancel, and it says so
+        answer = json.loads(await asyncio.wait_for(ann.ws.recv(), 5.0))
+        assert answer == {"type": "unqueued", "v": 1}
+
+
 PARSER_ERRORS = {
     "a 9,000-byte path": b"GET /" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
     "a method that is no HTTP token": b"G(T /rooms HTTP/1.1\r\nHost: x\r\n\r\n",

@@ -27,11 +27,13 @@ from protocol import (
     PlayerOut,
     Progress,
     Queued,
+    QuickCancel,
     QuickMatch,
     Refused,
     Resign,
     Snapshot,
     Undo,
+    Unqueued,
     Watch,
     Welcome,
     decode_msgpack,
@@ -149,6 +151,8 @@ class FakeServer:
             return [welcome, self.snapshot(player=True)]
         if isinstance(msg, QuickMatch):
             return [Queued(game=msg.game)]
+        if isinstance(msg, QuickCancel):
+            return [Unqueued(game=self.game_name)]
         if isinstance(msg, Resign):
             return [self.stamp(PlayerOut(version=0, at=0.0, seat=0, reason="resigned"))]
         if isinstance(msg, Watch):

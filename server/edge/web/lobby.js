@@ -37,9 +37,11 @@ export async function render(root) {
     quickStatus.textContent = "";
     if (!socket) return;
     // Said, not just a socket closed: a partner found a moment before still brings its
-    // `matched` (the race is then this player's, docs/protocol.md), which onMessage follows.
+    // `matched` (the race is then this player's, docs/protocol.md), which onMessage follows;
+    // else `unqueued` says the cancel took, and the socket closes then (or at the latest
+    // after a while without an answer).
     socket.send({ type: "quick_cancel" }, false);
-    setTimeout(() => socket.close(), 2000);
+    setTimeout(() => socket.close(), 10000);
   };
   for (const game of names) {
     const button = h(
@@ -66,6 +68,8 @@ export async function render(root) {
                 saveSeat(m.room, { token: m.token, seat: m.seat });
                 socket.close();
                 location.assign(`/play/${m.room}`);
+              } else if (m.type === "unqueued") {
+                socket.close();
               } else if (m.type === "error" && quickSocket === socket) {
                 quickStatus.textContent = m.message;
               }

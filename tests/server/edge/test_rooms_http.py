@@ -8,6 +8,7 @@ from redis.asyncio import Redis
 from support.http import create_room, get_json, get_text, post_json
 from support.wsclient import WsClient, race_alone
 
+import core
 import protocol as p
 from protocol import ErrorCode
 from server.edge.sweeper import sweep_once
@@ -195,3 +196,41 @@ async def test_room_codes_are_case_insensitive(server_url: str) -> None:
         await spy.expect(p.RaceFinished)
     status, body = await get_json(f"{server_url}/rooms/{code}/results")
     assert status == 200 and body["room"] == room
+
+
+async def test_the_results_are_the_last_finished_rounds_while_a_rematch_counts_down_and_runs(
+    server_url: str,
+) -> None:
+    """Once a round has finished, the room has results: while the next round counts down
+    and runs they are that round's (their `round` says which), never `not_finished`."""
+    room = (await create_room(server_url, seats=2, seed=12, countdown=1))["id"]
+    game = core.new_game("shaula", 12)
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as bo:
+        await ann.join(room, "ann")
+        await bo.join(room, "bo")
+        await ann.send(p.Ready())
+        await bo.send(p.Ready())
+        await ann.expect(p.RaceStarted)
+        await ann.send(p.Move(seq=1, move=game.legal_moves()[0]))
+        await ann.expect(p.Accepted)
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        first = await ann.expect(p.RaceFinished)
+        status, before = await get_json(f"{server_url}/rooms/{room}/results")
+        assert status == 200 and before["round"] == 1 and before["results"] == first.results
+        await ann.send(p.Rematch())
+        await bo.send(p.Rematch())
+        await ann.expect(p.NewRound)
+        await ann.expect(p.Countdown)
+        status, counting = await get_json(f"{server_url}/rooms/{room}/results")
+        assert status == 200, counting
+        assert counting == before  # round 1's, its seed and end included
+        started = await ann.expect(p.RaceStarted)
+        status, running = await get_json(f"{server_url}/rooms/{room}/results")
+        assert status == 200 and running == before
+        await ann.send(p.Resign())
+        await bo.send(p.Resign())
+        second = await ann.expect(p.RaceFinished)
+    status, after = await get_json(f"{server_url}/rooms/{room}/results")
+    assert status == 200 and after["round"] == 2 and after["seed"] == started.seed
+    assert after["results"] == second.results

@@ -232,6 +232,12 @@ def test_rematch_after_every_vote_deals_a_new_seed() -> None:
     assert types(out.events) == ["rematch_vote", "new_round", "countdown"]
     assert (race.seed, race.round, race.status) == (999, 2, Status.COUNTDOWN)
     assert all(s.progress == 0 and s.out is None for s in race.seats.values())
+    # The round before stays the room's latest finished one until this one ends.
+    last = race.finished_round()
+    assert last is not None and race.results is None
+    assert (last["round"], last["seed"], last["finish_reason"]) == (1, 617, "all_done")
+    assert [r["out"] for r in last["results"]] == ["resigned", "resigned"]
+    assert Race.from_dict(race.to_dict()) == race
 
 
 def test_rank_ties_share_a_place() -> None:
@@ -367,3 +373,16 @@ def test_a_racer_may_resign_once_the_countdown_has_begun_not_in_the_lobby() -> N
     assert types(race.resign(0, 2.5).events) == ["player_out"]
     race.tick(5.0)
     assert race.status is Status.RUNNING and race.seats[1].racing
+
+
+def test_leave_is_refused_once_the_race_has_begun_saying_what_to_do_instead() -> None:
+    race = running()
+    with pytest.raises(RaceError) as racing:
+        race.leave(0, 6.0)
+    assert racing.value.code is ErrorCode.NOT_RUNNING and "resign" in racing.value.message
+    race.resign(0, 6.0)
+    race.resign(1, 6.0)
+    with pytest.raises(RaceError) as over:  # nothing to resign from: the seat stays
+        race.leave(0, 7.0)
+    assert over.value.code is ErrorCode.NOT_RUNNING and "resign" not in over.value.message
+    assert "over" in over.value.message and list(race.seats) == [0, 1]

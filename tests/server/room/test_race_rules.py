@@ -3,7 +3,7 @@
 import json
 import time
 
-from support.http import create_room
+from support.http import create_room, get_json
 from support.servers import MakeServer
 from support.wsclient import WsClient, race_alone, seat_two_and_watch
 
@@ -91,6 +91,39 @@ async def test_a_racer_who_stays_away_forfeits_after_the_grace(server_url: str) 
         assert [r["out"] for r in finished.results] == ["resigned", "forfeit"]
 
 
+async def test_a_player_away_when_a_rematch_counts_down_is_told_their_grace(
+    server_url: str,
+) -> None:
+    """ann voted for the rematch and closed her page: when bo's vote starts the new round,
+    the room says when she forfeits (a `presence` with `grace_until`), as it does for a
+    racer who drops during a countdown, before she forfeits at that time."""
+    room = (await create_room(server_url, grace=1.0, countdown=0.5))["id"]
+    async with WsClient.connect(server_url) as bo:
+        async with WsClient.connect(server_url) as ann:
+            await ann.join(room, "ann")
+            await bo.join(room, "bo")
+            await ann.send(p.Ready())
+            await bo.send(p.Ready())
+            await ann.expect(p.RaceStarted)
+            await ann.send(p.Resign())
+            await bo.send(p.Resign())
+            await ann.expect(p.RaceFinished)
+            await ann.send(p.Rematch())
+            await bo.expect(p.RematchVote)
+        gone = await bo.expect(p.Presence)
+        assert (gone.seat, gone.connected, gone.grace_until) == (0, False, None)  # no race on
+        await bo.send(p.Rematch())
+        countdown = await bo.expect(p.Countdown)
+        told = await bo.expect_any((p.Presence, p.RaceStarted))
+        assert isinstance(told, p.Presence), told
+        assert (told.seat, told.connected) == (0, False)
+        assert told.grace_until == countdown.at + 1.0
+        status, shown = await get_json(f"{server_url}/rooms/{room}")
+        assert status == 200 and shown["room"]["players"][0]["grace_until"] == told.grace_until
+        out = await bo.expect(p.PlayerOut)
+        assert (out.seat, out.reason) == (0, "forfeit") and out.at >= told.grace_until
+
+
 async def test_the_time_limit_ends_the_race(make_server: MakeServer) -> None:
     url = await make_server()
     room = (await create_room(url, seats=1, time_limit=1))["id"]
@@ -118,6 +151,9 @@ async def test_rematch_deals_a_new_seed_to_the_same_players(server_url: str) -> 
         await ann.send(p.Resign())
         await bo.send(p.Resign())
         await ann.expect(p.RaceFinished)
+        await bo.send(p.Leave())  # after the end the seat stays, and the refusal says so
+        refused = await bo.expect(p.Error)
+        assert refused.code == "not_running" and "over" in refused.message, refused
         await ann.send(p.Rematch())
         await bo.send(p.Rematch())
         new_round = await ann.expect(p.NewRound)

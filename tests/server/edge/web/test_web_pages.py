@@ -4,9 +4,10 @@ console error anywhere."""
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlparse
 
-from playwright.async_api import Browser
+from playwright.async_api import Browser, WebSocket
 from support.http import create_room
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, take_seat
@@ -204,6 +205,38 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
             break
         await page.wait_for_timeout(100)
     assert any('"quick_cancel"' in frame for frame in sent), sent
+    assert page_errors(page) == []
+
+
+async def test_a_cancelled_quick_match_lets_its_socket_go_once_the_server_says_so(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The server answers a cancel that took with `unqueued` (docs/protocol.md): the page
+    closes the quick match's socket then, not after a guess at how long a late `matched`
+    might take."""
+    page = await new_page(browser)
+    told: list[float] = []
+    closed: list[float] = []
+    loop = asyncio.get_running_loop()
+
+    def watch(ws: WebSocket) -> None:
+        ws.on(
+            "framereceived",
+            lambda frame: told.append(loop.time()) if '"unqueued"' in str(frame) else None,
+        )
+        ws.on("close", lambda _: closed.append(loop.time()))
+
+    page.on("websocket", watch)
+    await page.goto(server.url)
+    await page.click("[data-quick=shaula]")
+    await page.wait_for_selector("#quick-status button")
+    await page.click("#quick-status button")  # cancel
+    for _ in range(100):
+        if told and closed:
+            break
+        await page.wait_for_timeout(50)
+    assert told, "no unqueued"
+    assert closed and closed[-1] - told[0] < 1.0, (told, closed)
     assert page_errors(page) == []
 
 
