@@ -170,6 +170,11 @@ async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
             assert started.seed == second.seed
 
 
+# Long enough for the spectator to come within it of the move on a loaded machine too (with
+# 1.5 s, a busy CI machine had the move's delay run out first: the room was in round 2).
+DELAY = 4.0
+
+
 @pytest.mark.parametrize("start_due", [True, False], ids=["start-due", "start-pending"])
 async def test_a_delayed_moojub_spectator_gets_no_board_of_the_next_deal_for_the_last_round(
     server_url: str, start_due: bool
@@ -181,14 +186,14 @@ async def test_a_delayed_moojub_spectator_gets_no_board_of_the_next_deal_for_the
     and not the one its moves were made on); the new round's `started` brings the new
     deal."""
     room = (
-        await create_room(server_url, game="moojub", seats=1, spectator_delay=1.5, countdown=0)
+        await create_room(server_url, game="moojub", seats=1, spectator_delay=DELAY, countdown=0)
     )["id"]
     async with WsClient.connect(server_url) as ann:
         await ann.join(room, "ann")
         await ann.send(p.Start())
         first = await ann.expect(p.RaceStarted)
         if start_due:
-            await asyncio.sleep(1.6)  # the start is now older than the delay
+            await asyncio.sleep(DELAY + 0.1)  # the start is now older than the delay
         await ann.send(p.Move(seq=1, move="deal"))
         await ann.expect(p.Accepted)
         await ann.send(p.Resign())
