@@ -147,10 +147,16 @@ export async function render(root, { tour: id }) {
       el.mine.append(
         h("form", { class: "seat", onsubmit: async (e) => {
           e.preventDefault();
-          const problem = await useName(name.value.trim());
-          if (problem) say(problem);
-          setPlayerName(name.value.trim());
-          const answer = await act("players", { name: name.value.trim() });
+          const wanted = name.value.trim();
+          // The registration is under the player's name (with a key, section 11), shown
+          // all tournament long: a name the player cannot have registers nobody.
+          const problem = await useName(wanted);
+          if (problem) {
+            say(`${problem}. Choose another name to register.`);
+            return;
+          }
+          setPlayerName(wanted);
+          const answer = await act("players", { name: wanted });
           if (answer) {
             saveTour(id, { token: answer.token, name: answer.player.name });
             socket.restart(); // watch again with the token: our own line comes in `you`

@@ -7,7 +7,8 @@ import json
 import urllib.request
 
 from playwright.async_api import Browser
-from support.http import post_ok
+from support.http import get_json, post_ok
+from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
@@ -93,6 +94,39 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     assert await race.locator("a.replay").get_attribute("href") == f"/replay/{room}"
     assert "null" not in await audience.inner_text("main")
     assert page_errors(ann, audience, lobby) == []
+
+
+async def test_a_name_another_player_has_is_refused_and_registers_nobody(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The name typed is the one the standings show for the whole tournament: when it
+    cannot be this browser's player's (another player has it), the page says so and
+    registers nobody, not its player under its old name."""
+    base = server.url
+    await new_player(base, "wendy")
+    created = await post_ok(base + "/tournaments", {"name": "Names"})
+    tid = created["tournament"]["id"]
+    ann = await new_page(browser)
+    await ann.goto(f"{base}/tour/{tid}")
+    await ann.fill("#tour-name", "wendy")
+    await ann.click("#register")
+    await ann.wait_for_function(
+        "() => document.querySelector('#message').textContent.includes('wendy')"
+    )
+    await ann.wait_for_timeout(500)  # a registration would be answered by now
+    assert "wendy" in await ann.inner_text("#message")
+    assert await ann.locator("#tour-mine .mine").count() == 0
+    _, standings = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert standings["standings"] == []
+    # Another name: in, as that name.
+    await ann.fill("#tour-name", "ann_w")
+    await ann.click("#register")
+    await ann.wait_for_selector("#tour-mine .mine")
+    assert "You are in as ann_w" in await ann.inner_text("#tour-mine")
+    _, standings = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert [row["name"] for row in standings["standings"]] == ["ann_w"]
+    assert await ann.inner_text("#message") == ""
+    assert page_errors(ann) == []
 
 
 async def test_an_organiser_runs_a_tournament_from_the_browser(
