@@ -275,7 +275,11 @@ export async function render(root, { tour: id }) {
         const left = t.ends_at - socket.now();
         if (left <= 0) text = "The Arena is over: the last heats are finishing.";
         else text = `Arena: ${fmtSeconds(left)} left${t.paused ? " (paused: no new heats)" : ""}`;
-      } else if (t.racing) text = `Round ${t.round} is being raced`;
+      } else if (t.racing) {
+        // A pause asked for during a round holds the next one: said now, not at its end.
+        const of = t.format === "rounds" ? ` of ${t.rounds}` : "";
+        text = `Round ${t.round}${of} is being raced${t.paused ? " (paused: the next round waits for the organiser)" : ""}`;
+      }
       else if (t.paused) text = "Paused by the organiser.";
       else if (t.next_at) text = `Next round in ${Math.ceil(Math.max(0, t.next_at - socket.now()))} s`;
       else text = "Preparing the next round…";

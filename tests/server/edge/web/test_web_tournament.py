@@ -206,3 +206,33 @@ async def test_an_arena_page_shows_the_time_left_not_rounds(
     )
     assert "round" not in (await page.inner_text("#tour-status")).lower()
     assert page_errors(page) == []
+
+
+async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The organiser's pause while a round is raced holds the next one: the page says so
+    while the round goes on, not only once it has ended; the resume takes it back."""
+    base = server.url
+    created = await post_ok(
+        base + "/tournaments",
+        {"name": "Held", "rounds": 2, "winnable": False, "countdown": 1, "time_limit": 60},
+    )
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    for name in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    status = "document.querySelector('#tour-status').textContent"
+    await page.wait_for_function(f"() => {status} === 'Round 1 of 2 is being raced'")
+    await post_ok(base + f"/tournaments/{tid}/pause", {"organiser_token": organiser})
+    await page.wait_for_function(f"() => {status}.includes('paused')")
+    said = await page.inner_text("#tour-status")
+    assert said.startswith("Round 1 of 2 is being raced") and "next round" in said, said
+    _, answer = await get_json(f"{base}/tournaments/{tid}")
+    assert answer["tournament"]["racing"] and answer["tournament"]["paused"]
+    await post_ok(base + f"/tournaments/{tid}/resume", {"organiser_token": organiser})
+    await page.wait_for_function(f"() => {status} === 'Round 1 of 2 is being raced'")
+    assert page_errors(page) == []
