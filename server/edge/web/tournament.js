@@ -278,7 +278,11 @@ export async function render(root, { tour: id }) {
       } else if (t.racing) {
         // A pause asked for during a round holds the next one: said now, not at its end.
         const of = t.format === "rounds" ? ` of ${t.rounds}` : "";
-        text = `Round ${t.round}${of} is being raced${t.paused ? " (paused: the next round waits for the organiser)" : ""}`;
+        const final = t.format === "rounds"
+          ? t.round >= t.rounds
+          : t.matches.length > 0 && t.round >= Math.max(...t.matches.map((m) => m.round));
+        const held = t.paused && !final ? " (paused: the next round waits for the organiser)" : "";
+        text = `Round ${t.round}${of} is being raced${held}`;
       }
       else if (t.paused) text = "Paused by the organiser.";
       else if (t.next_at) text = `Next round in ${Math.ceil(Math.max(0, t.next_at - socket.now()))} s`;

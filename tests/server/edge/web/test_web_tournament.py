@@ -216,7 +216,15 @@ async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
     base = server.url
     created = await post_ok(
         base + "/tournaments",
-        {"name": "Held", "rounds": 2, "winnable": False, "countdown": 1, "time_limit": 60},
+        {
+            "name": "Held",
+            "rounds": 2,
+            "winnable": False,
+            "countdown": 1,
+            "time_limit": 60,
+            "grace": 5,
+            "pause": 1,
+        },
     )
     tid, organiser = created["tournament"]["id"], created["organiser_token"]
     for name in ("bo", "cy"):
@@ -235,4 +243,12 @@ async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
     assert answer["tournament"]["racing"] and answer["tournament"]["paused"]
     await post_ok(base + f"/tournaments/{tid}/resume", {"organiser_token": organiser})
     await page.wait_for_function(f"() => {status} === 'Round 1 of 2 is being raced'")
+    # In the last round there is no next one to hold.
+    round_two = "Round 2 of 2 is being raced"
+    await page.wait_for_function(f"() => {status} === '{round_two}'", timeout=30_000)
+    await post_ok(base + f"/tournaments/{tid}/pause", {"organiser_token": organiser})
+    _, answer = await get_json(f"{base}/tournaments/{tid}")
+    assert answer["tournament"]["paused"] and answer["tournament"]["round"] == 2
+    await page.wait_for_timeout(500)  # the pause's push has come by now
+    assert await page.inner_text("#tour-status") == round_two
     assert page_errors(page) == []
