@@ -6,8 +6,8 @@
 // before, so a refused move leaves it as it was.
 
 import { h, add, clear, copyButton } from "./dom.js";
-import { games, getJSON, playerName, setPlayerName } from "./api.js";
-import { authed, useName } from "./identity.js";
+import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
+import { authed, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -249,12 +249,13 @@ export async function render(root, { room: roomId }) {
       return;
     }
     if (status === "finished" && room.ghost) {
-      // A ghost race has no rematch (docs/protocol.md): a new one against that race (its
-      // fastest winner's run, as a ghost race is made by default).
+      // A ghost race has no rematch (docs/protocol.md): a new one against the same run
+      // of that race, under the same time limit.
       add(el.controls,
-        button("ghost-again", "Race a ghost of it again", async () => {
+        button("ghost-again", "Race this ghost again", async () => {
           try {
-            const answer = await authed("POST", "/rooms", { ghost: room.ghost });
+            const again = { ghost: room.ghost, ghost_seat: await ghostSeat(room), time_limit: room.time_limit };
+            const answer = await authed("POST", "/rooms", again);
             location.assign(`/play/${answer.room.id}?sit=1`);
           } catch (error) {
             say(error.message, "refused");
@@ -270,6 +271,22 @@ export async function render(root, { room: roomId }) {
         replayLink(),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );
+    }
+  }
+
+  // Which racer of the recorded race the ghost runs: the ghost is named after them
+  // ("ann's ghost", docs/protocol.md), as the race's replay names its racers. null (the
+  // run a ghost race takes by default) when the replay cannot be read.
+  async function ghostSeat(room) {
+    const ghost = room.players.find((p) => p.ghost)?.name;
+    const path = room.ghost.includes(".") ? `/races/${room.ghost}/replay` : `/rooms/${room.ghost}/replay`;
+    try {
+      const response = await request(path, { headers: playerHeaders() }); // a daily race's asks who reads
+      if (!response.ok) return null;
+      const header = parseJSON((await response.text()).split("\n", 1)[0]);
+      return header.players.find((p) => `${p.name}'s ghost` === ghost)?.seat ?? null;
+    } catch {
+      return null;
     }
   }
 

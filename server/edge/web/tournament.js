@@ -147,10 +147,16 @@ export async function render(root, { tour: id }) {
       el.mine.append(
         h("form", { class: "seat", onsubmit: async (e) => {
           e.preventDefault();
-          const problem = await useName(name.value.trim());
-          if (problem) say(problem);
-          setPlayerName(name.value.trim());
-          const answer = await act("players", { name: name.value.trim() });
+          const wanted = name.value.trim();
+          // The registration is under the player's name (with a key, section 11), shown
+          // all tournament long: a name the player cannot have registers nobody.
+          const problem = await useName(wanted);
+          if (problem) {
+            say(`${problem}. Choose another name to register.`);
+            return;
+          }
+          setPlayerName(wanted);
+          const answer = await act("players", { name: wanted });
           if (answer) {
             saveTour(id, { token: answer.token, name: answer.player.name });
             socket.restart(); // watch again with the token: our own line comes in `you`
@@ -269,7 +275,15 @@ export async function render(root, { tour: id }) {
         const left = t.ends_at - socket.now();
         if (left <= 0) text = "The Arena is over: the last heats are finishing.";
         else text = `Arena: ${fmtSeconds(left)} left${t.paused ? " (paused: no new heats)" : ""}`;
-      } else if (t.racing) text = `Round ${t.round} is being raced`;
+      } else if (t.racing) {
+        // A pause asked for during a round holds the next one: said now, not at its end.
+        const of = t.format === "rounds" ? ` of ${t.rounds}` : "";
+        const final = t.format === "rounds"
+          ? t.round >= t.rounds
+          : t.matches.length > 0 && t.round >= Math.max(...t.matches.map((m) => m.round));
+        const held = t.paused && !final ? " (paused: the next round waits for the organiser)" : "";
+        text = `Round ${t.round}${of} is being raced${held}`;
+      }
       else if (t.paused) text = "Paused by the organiser.";
       else if (t.next_at) text = `Next round in ${Math.ceil(Math.max(0, t.next_at - socket.now()))} s`;
       else text = "Preparing the next round…";

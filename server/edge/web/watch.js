@@ -25,6 +25,8 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
     players: h("div", { id: "players" }),
     results: h("div", { id: "results" }),
   };
+  // Boards side by side across the whole window, however wide (style.css main.wide).
+  root.closest("main")?.classList.add("wide");
   root.append(el.head, el.delay, el.status, el.players, h("div", { class: "board-wrap" }, el.boards, el.overlay), el.results);
   const views = new Map(); // seat -> {view, card}
   let pendingDraw = false;
@@ -111,12 +113,50 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
     }
   }
 
-  // The cards' width for the boards' column: eight piles and their gaps across a board.
+  // The boards' layout, set once per layout (the boards drawn anew, the window resized),
+  // not per frame: the columns and the cards' width (--wcw) that show every board in the
+  // window below the bars at the largest cards that fit (a full room on a wide screen is
+  // seen whole, two boards large); when no size from a phone's up fits them all, as many
+  // columns as boards of 330 px fit, the page scrolled. A board is eight piles and their
+  // gaps across: BOARD_EDGE + 8.3 cards wide.
+  const GAP = 14; // the grid's gap (style.css .boards)
+  const BOARD_EDGE = 52;
+  const [SMALLEST, RACE_CARD, LARGEST] = [30, 64, 90];
   function fitBoards() {
-    const column = el.boards.querySelector(".watched")?.clientWidth;
-    if (!column) return;
-    const width = Math.max(30, Math.min(64, Math.floor((column - 20 - 8 * 4) / 8.3)));
-    if (el.boards.style.getPropertyValue("--wcw") !== `${width}px`) el.boards.style.setProperty("--wcw", `${width}px`);
+    for (let pass = 0; pass < 3; pass++) {
+      // Measured at the size drawn: fitted again from there until it holds.
+      if (!fitOnce()) return;
+    }
+  }
+  function fitOnce() {
+    const cards = [...el.boards.querySelectorAll(".watched")];
+    const width = el.boards.clientWidth;
+    if (!cards.length || !width) return false;
+    const count = cards.length;
+    const now = parseFloat(el.boards.style.getPropertyValue("--wcw")) || 34;
+    // A board's height goes with its cards' width; its piles grow as the race goes on.
+    const tall = 1.15 * Math.max(...cards.map((c) => c.offsetHeight));
+    const below = innerHeight - (el.boards.getBoundingClientRect().top + scrollY) - 16;
+    const across = (cols) => Math.floor(((width - GAP * (cols - 1)) / cols - BOARD_EDGE) / 8.3);
+    let fit = { cols: 1, card: 0 };
+    for (let cols = 1; cols <= count; cols++) {
+      const rows = Math.ceil(count / cols);
+      const down = Math.floor((now * ((below - GAP * (rows - 1)) / rows)) / tall);
+      const card = Math.min(LARGEST, across(cols), down);
+      if (card > fit.card) fit = { cols, card };
+    }
+    if (fit.card < SMALLEST) {
+      const cols = Math.max(1, Math.min(count, Math.floor((width + GAP) / (330 + GAP))));
+      fit = { cols, card: Math.max(SMALLEST, Math.min(RACE_CARD, across(cols))) };
+    }
+    const style = el.boards.style;
+    const column = `${Math.min(Math.floor((width - GAP * (fit.cols - 1)) / fit.cols), Math.ceil(8.3 * fit.card + BOARD_EDGE))}px`;
+    if (style.getPropertyValue("--wcw") === `${fit.card}px` && el.boards.dataset.cols === String(fit.cols)) return false;
+    style.setProperty("--wcw", `${fit.card}px`);
+    style.setProperty("--cols", String(fit.cols));
+    style.setProperty("--column", column);
+    el.boards.dataset.cols = String(fit.cols);
+    return true;
   }
   addEventListener("resize", fitBoards);
 

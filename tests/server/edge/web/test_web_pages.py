@@ -5,6 +5,8 @@ console error anywhere."""
 from __future__ import annotations
 
 import asyncio
+import itertools
+from contextlib import AsyncExitStack
 from urllib.parse import urlparse
 
 from playwright.async_api import Browser, WebSocket
@@ -375,6 +377,58 @@ async def test_a_moojub_spectator_sees_undealt_cards_face_down(
         assert labels and set(labels) == {"a face-down card"}
     assert "??" not in await page.inner_text("main")
     assert page_errors(page) == []
+
+
+# Where each board of a watch page is, and the room the piles in it take: [left, top, right,
+# bottom, the piles' right edge, the piles' bottom edge, a card's width].
+BOARDS = """() => [...document.querySelectorAll('.watched')].map(w => {
+  const b = w.querySelector('.board').getBoundingClientRect();
+  const piles = [...w.querySelectorAll('.pile, .card')].map(x => x.getBoundingClientRect());
+  const card = w.querySelector('.card').getBoundingClientRect();
+  return [w.getBoundingClientRect().left, w.getBoundingClientRect().top, b.right, b.bottom,
+          Math.max(...piles.map(r => r.right)), Math.max(...piles.map(r => r.bottom)), card.width];
+})"""
+
+
+async def test_a_full_room_watched_on_a_wide_screen_is_seen_whole(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Eight boards on a wide screen (1920x1080, 2560x1440) are all in the first screen,
+    side by side across the screen's width, cards no smaller than a phone's; on a phone
+    (390x844) they come one under the other, none wider than the screen. Nowhere is a
+    pile cut off by its board's edge or a board drawn over another."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=617, seats=8))["id"]
+    async with AsyncExitStack() as stack:
+        racers = [await stack.enter_async_context(WsClient.connect(base)) for _ in range(8)]
+        for i, racer in enumerate(racers):
+            await racer.join(room, f"racer{i}")
+        for racer in racers:
+            await racer.send(p.Ready())
+        await racers[0].expect(p.RaceStarted, timeout=10)
+        for width, height, touch in ((2560, 1440, False), (1920, 1080, False), (390, 844, True)):
+            page = await new_page(browser, width=width, height=height, touch=touch)
+            await page.goto(f"{base}/watch/{room}")
+            await page.wait_for_function(
+                "() => document.querySelectorAll('.watched .card').length > 400"
+            )
+            boards = await page.evaluate(BOARDS)
+            assert len(boards) == 8
+            where = f"at {width}x{height}: {boards}"
+            assert await page.evaluate("document.documentElement.scrollWidth") <= width, where
+            for left, _top, right, bottom, piles_right, piles_bottom, card in boards:
+                assert left >= 0 and right <= width, where
+                assert piles_right <= right and piles_bottom <= bottom, where  # nothing cut off
+                assert card >= 30, where  # as a phone's cards, at least
+            rows = sorted({round(b[1]) for b in boards})
+            for (l1, t1, r1, b1, *_), (l2, t2, r2, b2, *_) in itertools.combinations(boards, 2):
+                assert r1 <= l2 or r2 <= l1 or b1 <= t2 or b2 <= t1, where  # no overlap
+            if touch:
+                assert len(rows) == 8, where  # one board a row
+            else:
+                assert max(b[3] for b in boards) <= height, where  # every board in sight
+                assert max(b[2] for b in boards) > 0.8 * width, where  # across the screen
+            assert page_errors(page) == []
 
 
 async def test_a_game_name_no_game_has_is_said_so(server: ServerProcess, browser: Browser) -> None:

@@ -8,7 +8,7 @@ import json
 
 from playwright.async_api import Browser, Page, Route
 from support.finished import archived_alone, archived_replay, resigned_with_a_bot
-from support.http import create_room, get_text
+from support.http import create_room, get_text, post_json
 from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import (
@@ -223,6 +223,56 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
     await page.wait_for_selector("#ready")
     again = page.url.rsplit("/", 1)[1].split("?")[0]
     assert room_view(base, again)["ghost"] == room
+    assert page_errors(page) == []
+
+
+async def test_racing_the_same_ghost_again(server: ServerProcess, browser: Browser) -> None:
+    """The ghost chosen on the replay page (bo's run, not the one a ghost race takes by
+    default) is the one raced again from the finished ghost race, under the same time
+    limit."""
+    base = server.url
+    room, _text = await finished_race(base)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    await page.click('#replay-results button.race-ghost[data-seat="1"]')  # bo's
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#ready")
+    assert "bo's ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.click("#resign")
+    await page.click("#resign")  # the second click confirms
+    await page.wait_for_selector("#ghost-again")
+    first = page.url.rsplit("/", 1)[1].split("?")[0]
+    await page.click("#ghost-again")
+    await page.wait_for_url(lambda url: first not in url and "/play/" in url)
+    await page.wait_for_selector("#ready")
+    again = page.url.rsplit("/", 1)[1].split("?")[0]
+    view = room_view(base, again)
+    assert view["ghost"] == room
+    ghosts = [x for x in view["players"] if x["ghost"]]  # type: ignore[attr-defined]
+    assert [g["name"] for g in ghosts] == ["bo's ghost"]
+    # A ghost race with a time limit (made over HTTP, as docs/protocol.md allows) is
+    # raced again under it.
+    status, made = await post_json(
+        f"{base}/rooms", {"ghost": room, "ghost_seat": 1, "time_limit": 90}
+    )
+    assert status == 201, made
+    limited = made["room"]["id"]
+    await page.goto(f"{base}/play/{limited}")
+    await page.fill("#seat-name", "cy")
+    await page.click("#take-seat")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.click("#resign")
+    await page.click("#resign")
+    await page.click("#ghost-again")
+    await page.wait_for_url(lambda url: limited not in url and "/play/" in url)
+    await page.wait_for_selector("#ready")
+    view = room_view(base, page.url.rsplit("/", 1)[1].split("?")[0])
+    assert view["time_limit"] == 90
+    assert [g["name"] for g in view["players"] if g["ghost"]] == ["bo's ghost"]  # type: ignore[attr-defined, index]
     assert page_errors(page) == []
 
 

@@ -7,7 +7,8 @@ import json
 import urllib.request
 
 from playwright.async_api import Browser
-from support.http import post_ok
+from support.http import get_json, post_ok
+from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
@@ -95,6 +96,39 @@ async def test_a_knockout_in_the_browser_from_registration_to_the_bracket(
     assert page_errors(ann, audience, lobby) == []
 
 
+async def test_a_name_another_player_has_is_refused_and_registers_nobody(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The name typed is the one the standings show for the whole tournament: when it
+    cannot be this browser's player's (another player has it), the page says so and
+    registers nobody, not its player under its old name."""
+    base = server.url
+    await new_player(base, "wendy")
+    created = await post_ok(base + "/tournaments", {"name": "Names"})
+    tid = created["tournament"]["id"]
+    ann = await new_page(browser)
+    await ann.goto(f"{base}/tour/{tid}")
+    await ann.fill("#tour-name", "wendy")
+    await ann.click("#register")
+    await ann.wait_for_function(
+        "() => document.querySelector('#message').textContent.includes('wendy')"
+    )
+    await ann.wait_for_timeout(500)  # a registration would be answered by now
+    assert "wendy" in await ann.inner_text("#message")
+    assert await ann.locator("#tour-mine .mine").count() == 0
+    _, standings = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert standings["standings"] == []
+    # Another name: in, as that name.
+    await ann.fill("#tour-name", "ann_w")
+    await ann.click("#register")
+    await ann.wait_for_selector("#tour-mine .mine")
+    assert "You are in as ann_w" in await ann.inner_text("#tour-mine")
+    _, standings = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert [row["name"] for row in standings["standings"]] == ["ann_w"]
+    assert await ann.inner_text("#message") == ""
+    assert page_errors(ann) == []
+
+
 async def test_an_organiser_runs_a_tournament_from_the_browser(
     server: ServerProcess, browser: Browser
 ) -> None:
@@ -171,4 +205,50 @@ async def test_an_arena_page_shows_the_time_left_not_rounds(
         "() => /^Arena: [45]:\\d\\d left/.test(document.querySelector('#tour-status').textContent)"
     )
     assert "round" not in (await page.inner_text("#tour-status")).lower()
+    assert page_errors(page) == []
+
+
+async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The organiser's pause while a round is raced holds the next one: the page says so
+    while the round goes on, not only once it has ended; the resume takes it back."""
+    base = server.url
+    created = await post_ok(
+        base + "/tournaments",
+        {
+            "name": "Held",
+            "rounds": 2,
+            "winnable": False,
+            "countdown": 1,
+            "time_limit": 60,
+            "grace": 5,
+            "pause": 1,
+        },
+    )
+    tid, organiser = created["tournament"]["id"], created["organiser_token"]
+    for name in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    status = "document.querySelector('#tour-status').textContent"
+    await page.wait_for_function(f"() => {status} === 'Round 1 of 2 is being raced'")
+    await post_ok(base + f"/tournaments/{tid}/pause", {"organiser_token": organiser})
+    await page.wait_for_function(f"() => {status}.includes('paused')")
+    said = await page.inner_text("#tour-status")
+    assert said.startswith("Round 1 of 2 is being raced") and "next round" in said, said
+    _, answer = await get_json(f"{base}/tournaments/{tid}")
+    assert answer["tournament"]["racing"] and answer["tournament"]["paused"]
+    await post_ok(base + f"/tournaments/{tid}/resume", {"organiser_token": organiser})
+    await page.wait_for_function(f"() => {status} === 'Round 1 of 2 is being raced'")
+    # In the last round there is no next one to hold.
+    round_two = "Round 2 of 2 is being raced"
+    await page.wait_for_function(f"() => {status} === '{round_two}'", timeout=30_000)
+    await post_ok(base + f"/tournaments/{tid}/pause", {"organiser_token": organiser})
+    _, answer = await get_json(f"{base}/tournaments/{tid}")
+    assert answer["tournament"]["paused"] and answer["tournament"]["round"] == 2
+    await page.wait_for_timeout(500)  # the pause's push has come by now
+    assert await page.inner_text("#tour-status") == round_two
     assert page_errors(page) == []
