@@ -101,7 +101,12 @@ class Accounts:
                 "identify with it as key)",
                 401,
             )
-        player = await self.players.by_key(hash_secret(key), now)
+        return await self.who_by_hash(hash_secret(key), now)
+
+    async def who_by_hash(self, key_hash: str, now: float) -> Player:
+        """The player the key of this hash signs in now (a socket's, which identified with
+        it earlier: IdentityError bad_key once it was signed out, from any process)."""
+        player = await self.players.by_key(key_hash, now)
         if player is None:
             raise IdentityError(
                 ErrorCode.BAD_KEY,
