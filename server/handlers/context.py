@@ -60,6 +60,14 @@ class Context:
             ) from None
         return player
 
+    async def players_name(self, name: str) -> bool:
+        """Whether `name` (as a seat would show it) is a player's name now, in any case:
+        an anonymous seat typing it shows it numbered (`ann 2`), so that nobody passes
+        for that player."""
+        if self.accounts is None:
+            return False
+        return await self.accounts.someones_name(name.strip()[:32])
+
     async def rating(self, player: Player | None, game: str) -> int | None:
         """The player's rating in `game` (the displayed number), if they have one; bots
         and anonymous sockets have none."""

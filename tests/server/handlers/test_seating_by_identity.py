@@ -99,6 +99,32 @@ async def test_a_socket_whose_key_was_signed_out_acts_for_nobody_new(
     assert [pl["player"] for pl in body["room"]["players"]] == [guest["id"]]
 
 
+async def test_an_anonymous_seat_does_not_take_a_players_name(server_url: str) -> None:
+    """A name a player has (any case) is theirs: an anonymous seat typing it is numbered,
+    as a name another seat has is, in a room and in a quick match."""
+    key, ann = await new_player(server_url, "Hana")
+    room = (await create_room(server_url, seats=3))["id"]
+    async with (
+        WsClient.connect(server_url) as fake,
+        WsClient.connect(server_url) as real,
+        WsClient.connect(server_url) as guest,
+    ):
+        assert (await fake.join(room, "hana")).seat == 0
+        await identified(real, key)
+        await real.join(room, "whatever")
+        await guest.join(room, "Hanako")  # another name: kept as typed
+        snapshot = await guest.expect(p.Snapshot)
+    names = {pl["name"]: pl["player"] for pl in snapshot.room["players"]}
+    assert names == {"hana 2": None, "Hana": ann["id"], "Hanako": None}
+    async with WsClient.connect(server_url) as one, WsClient.connect(server_url) as two:
+        await one.send(p.QuickMatch(game="shaula", name="HANA"))
+        await one.expect(p.Queued)
+        await two.send(p.QuickMatch(game="shaula", name="ivo"))
+        await two.expect(p.Matched)
+        snapshot = await two.expect(p.Snapshot)
+    assert sorted(pl["name"] for pl in snapshot.room["players"]) == ["HANA 2", "ivo"]
+
+
 async def test_an_anonymous_socket_and_its_token_work_as_before(server_url: str) -> None:
     room = (await create_room(server_url))["id"]
     async with WsClient.connect(server_url) as ws:
