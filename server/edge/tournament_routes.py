@@ -164,9 +164,15 @@ async def register(request: web.Request) -> web.Response:
             name = body.get("name")
             if not isinstance(name, str):
                 raise BadRequest("name must be a string")
-            tour, pid, token = await request.app[TOUR_RUNNER].register(
-                tid, printable_name(name), time.time()
-            )
+            name = printable_name(name)
+            await request.app[TOUR_STORE].get(tid)  # unknown_tournament first
+            # A player's name is theirs: registered under only with their key.
+            if await request.app[ACCOUNTS].someones_name(name):
+                raise TourError(
+                    ErrorCode.NAME_TAKEN,
+                    f"{name[:40]!r} is a player's name: register with that player's key",
+                )
+            tour, pid, token = await request.app[TOUR_RUNNER].register(tid, name, time.time())
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
     except TourError as err:

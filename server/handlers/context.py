@@ -3,6 +3,7 @@ how a socket's room and seat are found. A connection keeps identity and outbox o
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import protocol as p
 from protocol import ErrorCode
 from records.players import Player
-from server.identity.accounts import Accounts
+from server.identity.accounts import Accounts, IdentityError
 from server.live.connection import Connection
 from server.live.hub import Hub, LocalRoom
 from server.metrics import Metrics
@@ -46,13 +47,26 @@ class Context:
 
     async def whose(self, conn: Connection) -> Player | None:
         """The player this socket acts as (`identify`), as the records have it now (a
-        name changed since is the new one); None for an anonymous socket."""
-        if conn.player is None or self.accounts is None:
+        name changed since is the new one); None for an anonymous socket. RaceError
+        bad_key once the key it identified with was signed out (on any process)."""
+        if conn.player is None or conn.key_hash is None or self.accounts is None:
             return None
-        player = await self.accounts.players.by_id(conn.player)
-        if player is None:  # cannot happen while players are never deleted; be safe
-            raise RaceError(ErrorCode.BAD_KEY, "this socket's player is gone: identify again")
+        try:
+            player = await self.accounts.who_by_hash(conn.key_hash, time.time())
+        except IdentityError:
+            raise RaceError(
+                ErrorCode.BAD_KEY,
+                "the key this socket identified with was signed out: identify again",
+            ) from None
         return player
+
+    async def players_name(self, name: str) -> bool:
+        """Whether `name` (as a seat would show it) is a player's name now, in any case:
+        an anonymous seat typing it shows it numbered (`ann 2`), so that nobody passes
+        for that player."""
+        if self.accounts is None:
+            return False
+        return await self.accounts.someones_name(name.strip()[:32])
 
     async def rating(self, player: Player | None, game: str) -> int | None:
         """The player's rating in `game` (the displayed number), if they have one; bots

@@ -6,6 +6,7 @@ import time
 
 import protocol as p
 from protocol import ErrorCode
+from records.keys import hash_secret
 from server.handlers.context import Context
 from server.identity.accounts import IdentityError, player_ref
 from server.live.connection import Connection
@@ -29,5 +30,5 @@ class Identify:
             player = await accounts.who(msg.key, time.time())
         except IdentityError as err:
             raise RaceError(err.code, err.message) from None
-        conn.player = player.id
+        conn.player, conn.key_hash = player.id, hash_secret(msg.key)
         conn.send(p.Identified(player=player_ref(player)))

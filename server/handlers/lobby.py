@@ -86,6 +86,9 @@ class Lobby:
             player = await self.ctx.whose(conn)
             player_id = player.id if player is not None else None
             fresh = token is None
+            # An anonymous seat does not show a player's name bare (that player's seat
+            # does): it is numbered as a name another seat has.
+            reserved = fresh and player is None and await self.ctx.players_name(name)
             race = local.race
             if fresh and race is not None and race.seat_of(player_id) is None:
                 # A seat shows the whole deal: a room on a daily deal seats only those
@@ -115,6 +118,7 @@ class Lobby:
                     conn_id,
                     player=player_id,
                     bot=player is not None and player.bot,
+                    reserved=reserved,
                 )
                 taken[:] = [seat]
                 return outcome

@@ -192,6 +192,8 @@ class QuickMatch:
     async def create_room(self, game: str, tickets: list[Ticket]) -> tuple[str, list[str]]:
         """A head-to-head room with both seats taken (by the tickets' players) and ready:
         it counts down at once."""
+        # An anonymous ticket's typed name that is a player's is numbered (Lobby.join).
+        reserved = [t.player is None and await self.ctx.players_name(t.name) for t in tickets]
         now = time.time()
         settings = self.ctx.settings
         config = RoomConfig(
@@ -210,9 +212,14 @@ class QuickMatch:
 
         def seat_everyone(race: Race) -> Outcome:
             out = Outcome()
-            for ticket, token in zip(tickets, tokens, strict=True):
+            for ticket, token, mine in zip(tickets, tokens, reserved, strict=True):
                 _, joined = race.join(
-                    ticket.name, hash_token(token), now, player=ticket.player, bot=ticket.bot
+                    ticket.name,
+                    hash_token(token),
+                    now,
+                    player=ticket.player,
+                    bot=ticket.bot,
+                    reserved=mine,
                 )
                 out.events += joined.events
             for seat in list(race.seats):

@@ -9,6 +9,7 @@ a new key or link code is handed to the caller once, to give to the device it is
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 LINK_CODE_TTL = 600.0  # seconds a link code may be used
 LABEL_MAX = 60  # characters of a device's label kept
+NAME_CHECK_WAIT = 0.5  # seconds an anonymous seat waits to know whether its name is a player's
 
 
 class IdentityError(Exception):
@@ -47,6 +49,17 @@ class IdentityError(Exception):
 def player_ref(player: Player) -> p.PlayerRef:
     """The PLAYER object: what anyone may see of who a socket acts as."""
     return {"id": player.id, "name": player.name, "bot": player.bot, "claimed": player.claimed}
+
+
+_GIVEN_UP: set[asyncio.Future[Any]] = set()  # lookups left to end (kept from the collector)
+
+
+def _ignored(lookup: asyncio.Future[Any]) -> None:
+    """A lookup given up on has ended: its outcome is read, so that asyncio does not
+    report it."""
+    _GIVEN_UP.discard(lookup)
+    if not lookup.cancelled():
+        lookup.exception()
 
 
 def _label(label: object) -> str | None:
@@ -101,7 +114,12 @@ class Accounts:
                 "identify with it as key)",
                 401,
             )
-        player = await self.players.by_key(hash_secret(key), now)
+        return await self.who_by_hash(hash_secret(key), now)
+
+    async def who_by_hash(self, key_hash: str, now: float) -> Player:
+        """The player the key of this hash signs in now (a socket's, which identified with
+        it earlier: IdentityError bad_key once it was signed out, from any process)."""
+        player = await self.players.by_key(key_hash, now)
         if player is None:
             raise IdentityError(
                 ErrorCode.BAD_KEY,
@@ -109,6 +127,25 @@ class Accounts:
                 401,
             )
         return player
+
+    async def someones_name(self, name: str) -> bool:
+        """Whether `name` is a player's name now, in any case, as far as the records say
+        within NAME_CHECK_WAIT: an anonymous seat or registration asks, so that nobody
+        passes for that player, but never waits on a database that does not answer (the
+        name then goes as typed; the lookup ends in the background)."""
+        if not name.strip():
+            return False
+        lookup = asyncio.ensure_future(self.players.by_name(name.strip()))
+        done, _ = await asyncio.wait({lookup}, timeout=NAME_CHECK_WAIT)
+        if not done:
+            _GIVEN_UP.add(lookup)
+            lookup.add_done_callback(_ignored)
+            return False
+        try:
+            return lookup.result() is not None
+        except Exception as exc:  # the records are down: said by whoever needs them
+            log.debug("a name's lookup failed: %r", exc)
+            return False
 
     async def rename(self, player: Player, name: object, now: float) -> Player:
         try:

@@ -105,6 +105,7 @@ class Connection:
     last_version: int = 0  # last room event version sent to this socket
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
     player: str | None = None  # the player this socket acts as (`identify`), by id
+    key_hash: str | None = None  # and the hash of the key it sent (signed out: acts no more)
     closing: bool = False
     close_code: int | None = None  # the code this server closed the socket with, if it did
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)

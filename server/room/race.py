@@ -172,10 +172,14 @@ class FinishedRound(TypedDict):
     results: list[p.Result]
 
 
-def _unique(name: str, seats: Iterable[Seat]) -> str:
+def _unique(name: str, seats: Iterable[Seat], reserved: bool = False) -> str:
     """`name`, numbered (`ann 2`) when another seat has it: two terminals of one account
-    (both named after $USER) must not look alike to the players and spectators."""
+    (both named after $USER) must not look alike to the players and spectators.
+    `reserved`: numbered anyway (an anonymous seat typing a player's name: the bare name
+    is that player's alone)."""
     taken = {seat.name for seat in seats}
+    if reserved:
+        taken.add(name)
     number = 1
     unique = name
     while unique in taken:
@@ -385,9 +389,11 @@ class Race:
         *,
         player: str | None = None,
         bot: bool = False,
+        reserved: bool = False,
     ) -> tuple[int, Outcome]:
-        """A new seat for `name` (numbered when another seat has it), held by `token_hash`;
-        `player`, when the joiner has an identity, owns it (bot: a bot player)."""
+        """A new seat for `name` (numbered when another seat has it, or when `reserved`:
+        another player's name), held by `token_hash`; `player`, when the joiner has an
+        identity, owns it (bot: a bot player)."""
         if self.seat_of(player) is not None:
             raise RaceError(ErrorCode.ALREADY_JOINED, "you already hold a seat in this room")
         if self.status is not Status.LOBBY:
@@ -396,7 +402,7 @@ class Race:
         if len(self.seats) >= self.config.seats:
             raise RaceError(ErrorCode.ROOM_FULL, "every seat is taken")
         index = next(i for i in range(self.config.seats + 1) if i not in self.seats)
-        name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values())
+        name = _unique(name.strip()[:32] or f"player {index + 1}", self.seats.values(), reserved)
         self.seats[index] = Seat(
             name=name,
             token_hash=token_hash,

@@ -58,6 +58,7 @@ export function me() {
         return keep(entry.key, (await authed("GET", "/me")).player);
       } catch (error) {
         if (error.code !== "bad_key") return entry; // the server is down: keep the key
+        forgetPlayersOwn();
         localStorage.removeItem(STORE);
       }
     }
@@ -80,11 +81,19 @@ export function identifyMessage() {
 // After a rename, a sign-in or a link: the new key (if any) and player, also in the
 // header, which says who this browser plays as.
 export function signedIn(key, player) {
-  ready = Promise.resolve(keep(key ?? kept()?.key, player));
+  const before = kept();
+  if (before && before.id !== player.id) forgetPlayersOwn(); // another player's, not this one's
+  ready = Promise.resolve(keep(key ?? before?.key, player));
   const who = document.getElementById("who");
   if (who) who.textContent = shownName(player);
   return ready;
 }
+
+// What this browser kept for its player besides the key: the name typed for them, their
+// seats' tokens, their tournament places and the tournaments they organise (docs/protocol.md
+// section 11). A token acts for its holder, whoever is signed in: they go when the player
+// signs out, or when another player signs in here.
+const PLAYERS_OWN = /^solrace[.](name$|seat[.]|tour[.])/;
 
 export async function signOut() {
   try {
@@ -92,8 +101,15 @@ export async function signOut() {
   } catch {
     // a key the server no longer knows is signed out already
   }
+  forgetPlayersOwn();
   localStorage.removeItem(STORE);
   ready = null;
+}
+
+function forgetPlayersOwn() {
+  for (const name of Object.keys(localStorage)) {
+    if (PLAYERS_OWN.test(name)) localStorage.removeItem(name);
+  }
 }
 
 // A name with a bot's mark (bots are shown as bots everywhere).

@@ -8,7 +8,8 @@ import time
 
 from redis.asyncio import Redis
 from support.http import create_room, get_json
-from support.players import new_player
+from support.players import call, new_player
+from support.servers import MakeServer
 from support.wsclient import WsClient
 
 import protocol as p
@@ -70,6 +71,58 @@ async def test_one_player_one_seat_and_nobody_takes_another_players_seat(
         assert (await thief.expect(p.Error)).code == "not_your_seat"
     _, body = await get_json(f"{server_url}/rooms/{room}")
     assert [pl["player"] for pl in body["room"]["players"]] == [ann["id"]]
+
+
+async def test_a_socket_whose_key_was_signed_out_acts_for_nobody_new(
+    make_server: MakeServer,
+) -> None:
+    """Signed out on another process: the key's sockets there take no seat and no quick
+    match as the player any more (a seat already held stays theirs); `identify` again."""
+    one, two = await make_server(), await make_server()
+    key, _ = await new_player(one, "gil")
+    other, guest = await new_player(one)
+    room = (await create_room(one))["id"]
+    async with WsClient.connect(one) as ws, WsClient.connect(one) as queued:
+        for socket in (ws, queued):
+            await identified(socket, key)
+        status, _, _ = await call(two, "POST", "/sign-out", key=key)
+        assert status == 200
+        await ws.send(p.Join(room=room, name="gil"))
+        error = await ws.expect(p.Error)
+        assert (error.code, error.request) == ("bad_key", "join")
+        await queued.send(p.QuickMatch(game="shaula"))
+        assert (await queued.expect(p.Error)).code == "bad_key"
+        await identified(ws, other)  # another key: the socket acts again
+        welcome = await ws.join(room, "typed")
+        assert welcome.seat == 0
+    _, body = await get_json(f"{one}/rooms/{room}")
+    assert [pl["player"] for pl in body["room"]["players"]] == [guest["id"]]
+
+
+async def test_an_anonymous_seat_does_not_take_a_players_name(server_url: str) -> None:
+    """A name a player has (any case) is theirs: an anonymous seat typing it is numbered,
+    as a name another seat has is, in a room and in a quick match."""
+    key, ann = await new_player(server_url, "Hana")
+    room = (await create_room(server_url, seats=3))["id"]
+    async with (
+        WsClient.connect(server_url) as fake,
+        WsClient.connect(server_url) as real,
+        WsClient.connect(server_url) as guest,
+    ):
+        assert (await fake.join(room, "hana")).seat == 0
+        await identified(real, key)
+        await real.join(room, "whatever")
+        await guest.join(room, "Hanako")  # another name: kept as typed
+        snapshot = await guest.expect(p.Snapshot)
+    names = {pl["name"]: pl["player"] for pl in snapshot.room["players"]}
+    assert names == {"hana 2": None, "Hana": ann["id"], "Hanako": None}
+    async with WsClient.connect(server_url) as one, WsClient.connect(server_url) as two:
+        await one.send(p.QuickMatch(game="shaula", name="HANA"))
+        await one.expect(p.Queued)
+        await two.send(p.QuickMatch(game="shaula", name="ivo"))
+        await two.expect(p.Matched)
+        snapshot = await two.expect(p.Snapshot)
+    assert sorted(pl["name"] for pl in snapshot.room["players"]) == ["HANA 2", "ivo"]
 
 
 async def test_an_anonymous_socket_and_its_token_work_as_before(server_url: str) -> None:

@@ -92,3 +92,18 @@ async def test_a_registration_with_a_key_is_the_players(server_url: str) -> None
         seated |= {pl["name"]: (pl["player"], pl["bot"]) for pl in room["room"]["players"]}
     owners = {"tia": (player["id"], False), bot["name"]: (bot["id"], True), "walkin": (None, False)}
     assert seated and all(owners[name] == who for name, who in seated.items())
+
+
+async def test_a_registration_without_a_key_cannot_take_a_players_name(server_url: str) -> None:
+    """A player's name (any case) is registered under only with their key: nobody passes
+    for them in the standings, nor keeps them out of the tournament."""
+    key, _ = await new_player(server_url, "Uma")
+    _, created = await post_json(f"{server_url}/tournaments", {"name": "cup", "winnable": False})
+    path = f"/tournaments/{created['tournament']['id']}/players"
+    status, body, _ = await call(server_url, "POST", path, {"name": " uMA "})
+    assert status == 409 and body["error"]["code"] == "name_taken"
+    assert "key" in body["error"]["message"]
+    status, body, _ = await call(server_url, "POST", path, {"name": "Umar"})  # not a player's
+    assert status == 201
+    status, body, _ = await call(server_url, "POST", path, {}, key)
+    assert status == 201 and body["player"]["name"] == "Uma"

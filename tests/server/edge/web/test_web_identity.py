@@ -9,8 +9,8 @@ import json
 
 import pytest
 from playwright.async_api import Browser, Page
-from support.http import create_room
-from support.players import new_player
+from support.http import create_room, post_json
+from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient
@@ -19,6 +19,12 @@ import core
 import protocol as p
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
+
+
+async def tournament(base: str) -> dict[str, object]:
+    status, body = await post_json(f"{base}/tournaments", {"name": "Open", "winnable": False})
+    assert status == 201, body
+    return dict(body["tournament"])
 
 
 async def kept_player(page: Page) -> dict[str, object]:
@@ -90,6 +96,54 @@ async def test_a_first_visit_plays_as_a_player_that_can_sign_in_elsewhere(
     for shown in (page, other):
         assert not [u for u in seen(shown).requests + seen(shown).sockets if key in u]
     assert page_errors(page, other) == []
+
+
+async def test_signing_out_forgets_what_the_browser_kept_for_the_player(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """After "Sign out of this browser", or another player's sign-in on it, the browser
+    holds nothing of the player who left: not their seats' tokens, not their tournament
+    place (its token withdraws them), not a tournament they organise, not their name."""
+    base = server.url
+    zed, _ = await new_player(base, "zed")
+    await call(base, "POST", "/me/claim", {"password": "zed's secret"}, zed)
+    page = await new_page(browser)
+    kept = (
+        "() => Object.keys(localStorage).filter((k) => /^solrace[.](name|seat[.]|tour[.])/.test(k))"
+    )
+
+    async def keep_some(name: str) -> None:
+        room = (await create_room(base, seats=2))["id"]
+        await take_seat(page, base, room, name)
+        await page.goto(f"{base}/tour/{(await tournament(base))['id']}")
+        await page.fill("#tour-name", name)
+        await page.click("#register")
+        await page.wait_for_selector("#withdraw")
+        await page.goto(f"{base}/")
+        await page.click("#tournaments ~ details summary")
+        await page.fill("input[name=tour_name]", f"{name}'s cup")
+        await page.click("#tour-create button[type=submit]")
+        await page.wait_for_selector("#tour-start")
+        assert len(await page.evaluate(kept)) == 4
+
+    await keep_some("yan")
+    await page.goto(f"{base}/account")
+    await page.fill("#login-name", "zed")
+    await page.fill("#login-password", "zed's secret")
+    async with page.expect_navigation():
+        await page.click("#sign-in button")
+    await page.wait_for_function("() => document.getElementById('who')?.textContent === 'zed'")
+    assert await page.evaluate(kept) == ["solrace.name"]  # zed's own
+    assert await page.evaluate("localStorage.getItem('solrace.name')") == "zed"
+
+    await keep_some("zed")
+    await page.goto(f"{base}/account")
+    await page.click("#sign-out button")
+    await page.wait_for_function(
+        "() => (document.getElementById('who')?.textContent ?? '').startsWith('Guest-')"
+    )
+    assert await page.evaluate(kept) == []
+    assert page_errors(page) == []
 
 
 async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
