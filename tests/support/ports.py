@@ -1,10 +1,11 @@
 """Loopback ports: free ones for the servers the tests start, and whether one is listened on."""
 
+import os
 import random
 import socket
 from pathlib import Path
 
-__all__ = ["free_port", "free_ports_in_a_row", "port_open"]
+__all__ = ["free_port", "free_ports_in_a_row", "port_open", "port_range"]
 
 
 def free_port() -> int:
@@ -25,12 +26,28 @@ def free_ports_in_a_row(n: int) -> int:
     BASE..BASE+n-1), below the ephemeral range: a port from free_port() is an ephemeral
     one, and the one after it may be taken by any client's outgoing connection before the
     script binds it ("address already in use" on BASE+1)."""
-    low, _ = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    low, high = port_range()
     rng = random.Random()
     while True:
-        base = rng.randrange(10000, max(10001, low - n))
+        base = rng.randrange(low, max(low + 1, high - n))
         if all(_bindable(base + i) for i in range(n)):
             return base
+
+
+def port_range() -> tuple[int, int]:
+    """The ports this process picks from: from 10000 to the ephemeral range, and under
+    pytest-xdist this worker's share of them alone. Two workers picking at random from the
+    same range sometimes picked the same port at the same moment, before either bound it:
+    one test then spoke to the other worker's server."""
+    ephemeral = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    low, high = 10000, ephemeral
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1 and worker.startswith("gw") and worker[2:].isdigit():
+        share = (high - low) // workers
+        low += int(worker[2:]) * share
+        high = low + share
+    return low, high
 
 
 def _bindable(port: int) -> bool:

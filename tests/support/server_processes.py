@@ -65,17 +65,22 @@ class ServerProcess:
                 stderr=out,
             )
         deadline = asyncio.get_running_loop().time() + limit
+        # Up once this process says it serves on the port, not merely once something there
+        # answers: another server holding the port (ours then exits) answers /healthz too.
+        serving = f"solrace serving on {self.url} "
         async with aiohttp.ClientSession() as http:
             while True:
-                assert process.returncode is None, f"the server exited at start:\n{self.text()}"
-                try:
-                    async with http.get(f"{self.url}/healthz") as answer:
-                        if answer.status == 200:
-                            return
-                except aiohttp.ClientError:
-                    pass
-                assert asyncio.get_running_loop().time() < deadline, "server not up"
+                this_start = self.text().rpartition("--- start\n")[2]
+                if process.returncode is None and serving in this_start:
+                    try:
+                        async with http.get(f"{self.url}/healthz") as answer:
+                            if answer.status == 200:
+                                return
+                    except aiohttp.ClientError:
+                        pass
                 await asyncio.sleep(0.05)
+                assert process.returncode is None, f"the server exited at start:\n{self.text()}"
+                assert asyncio.get_running_loop().time() < deadline, "server not up"
 
     async def connections(self) -> int:
         """The WebSockets this process holds open now (its `solrace_connections` metric)."""

@@ -1,0 +1,53 @@
+"""The suite's own harness (tests/support/): what every other test stands on.
+
+Four pytest-xdist workers start servers on ports each picks at random: two workers that
+picked the same port at the same moment had one test talk to the other's server (its
+Redis, its records), and a subprocess server whose port was taken seemed up, since
+another answered its /healthz."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+from support.databases import scratch_database_url
+from support.ports import free_port, port_range
+from support.server_processes import ServerProcess, environment
+
+
+def test_each_worker_picks_ports_from_its_own_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "4")
+    spans = []
+    for worker in ("gw0", "gw1", "gw2", "gw3"):
+        monkeypatch.setenv("PYTEST_XDIST_WORKER", worker)
+        low, high = port_range()
+        assert all(low <= free_port() < high for _ in range(50))
+        spans.append((low, high))
+    for (_, high), (low, _) in itertools.pairwise(spans):
+        assert high <= low  # disjoint
+
+
+async def test_a_server_process_whose_port_another_server_holds_is_not_taken_for_up(
+    redis_url: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = environment(REDIS_URL=redis_url)
+    first = ServerProcess(port, env, log=tmp_path / "first.log")
+    await first.start()
+    try:
+        second = ServerProcess(port, env, log=tmp_path / "second.log")
+        with pytest.raises(AssertionError, match="exited at start"):
+            await second.start()
+        await second.stop()
+    finally:
+        await first.stop()
+
+
+def test_each_test_has_a_records_database_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    urls = {}
+    for test, phase in (("t.py::one", "setup"), ("t.py::one", "call"), ("t.py::two", "call")):
+        monkeypatch.setenv("PYTEST_CURRENT_TEST", f"{test} ({phase})")
+        urls[test, phase] = scratch_database_url()
+    assert urls["t.py::one", "setup"] == urls["t.py::one", "call"]  # its fixtures' servers too
+    assert urls["t.py::two", "call"] != urls["t.py::one", "call"]
