@@ -14,7 +14,7 @@ import logging
 import time
 from typing import Any
 
-__all__ = ["FORMATS", "JsonFormatter", "ProcessTag", "configure", "tag_process"]
+__all__ = ["FORMATS", "JsonFormatter", "ProcessTag", "TextFormatter", "configure", "tag_process"]
 
 FORMATS = ("text", "json")
 # Libraries whose DEBUG lines carry what a statement was given (aiosqlite: every query's
@@ -37,6 +37,20 @@ class ProcessTag(logging.Filter):
         record.port = self.port
         record.process_id = self.process
         return True
+
+
+class TextFormatter(logging.Formatter):
+    """TEXT, a record's message on one line whatever it holds (a database migration's
+    description runs over several): every line of the log but a traceback's begins with
+    its time, level and process."""
+
+    def __init__(self) -> None:
+        super().__init__(TEXT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        if "\n" in record.message:
+            record.message = " ".join(record.message.split())
+        return super().formatMessage(record)
 
 
 class JsonFormatter(logging.Formatter):
@@ -62,7 +76,7 @@ def configure(level: str, fmt: str, port: int) -> None:
     """Log `level` and up to standard error, as `fmt` ("text" or "json")."""
     handler = logging.StreamHandler()
     handler.addFilter(_TAG)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
     logging.basicConfig(level=level, handlers=[handler], force=True)
     for name in QUIET:
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
