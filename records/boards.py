@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from records.engine import snapshot
 from records.ratings import DAY, Rating
 from records.schema import players, race_results, races, ratings
 
@@ -100,7 +101,7 @@ class Leaderboards:
             .join(players, players.c.id == ratings.c.player_id)
             .where(ratings.c.game == game, ratings.c.last_rated_at >= since)
         )
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             found = (await conn.execute(query)).all()
         rows = []
         for row in found:
@@ -160,7 +161,7 @@ class Leaderboards:
             .join(players, players.c.id == inner.c.player_id)
             .where(inner.c.best == 1)
         )
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             found = (await conn.execute(query)).all()
         rows = [
             {

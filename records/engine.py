@@ -6,6 +6,7 @@ SQLite connections run in WAL mode (readers never wait for the writer), wait up 
 `SQLITE_BUSY_MS` for a lock instead of failing, enforce foreign keys, and begin every
 transaction with `BEGIN IMMEDIATE`: a writer takes the lock when it starts, so two processes
 never both read then fail to upgrade to a write (SQLite's "database is locked" deadlock).
+The one exception is `snapshot`'s read, which writes nothing.
 
 A database that cannot serve now comes out as `OperationalError`, on either database, so
 that every caller tells an outage (try again soon: HTTP 503, the archive's next drain) from a
@@ -19,13 +20,15 @@ from __future__ import annotations
 
 import os
 import urllib.parse
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "is_sqlite",
     "open_engine",
     "redacted_url",
+    "snapshot",
 ]
 
 SQLITE_BUSY_MS = 15_000
@@ -50,6 +54,8 @@ TRANSIENT_SQLSTATES = ("08", "40", "53", "57")
 POOL_SIZE = 5
 POOL_OVERFLOW = 10
 POOL_TIMEOUT = 30.0
+# The execution option that marks `snapshot`'s transactions on SQLite.
+_SNAPSHOT = "solrace_snapshot"
 
 
 class DatabaseUrlError(ValueError):
@@ -122,6 +128,24 @@ def open_engine(url: str) -> AsyncEngine:
     return engine
 
 
+@asynccontextmanager
+async def snapshot(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A read-only transaction whose queries all see the database as it was at its first:
+    a page built of several queries is never half from before a write and half from after.
+    PostgreSQL: `REPEATABLE READ, READ ONLY`. SQLite: a deferred `BEGIN`, whose first read
+    fixes what the transaction sees (WAL), and which, holding no lock, keeps no writer
+    waiting (`BEGIN IMMEDIATE` would, for as long as the read lasts)."""
+    async with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            await conn.execution_options(
+                isolation_level="REPEATABLE READ", postgresql_readonly=True
+            )
+        else:
+            await conn.execution_options(**{_SNAPSHOT: True})
+        async with conn.begin():
+            yield conn
+
+
 class _Pool(AsyncAdaptedQueuePool):
     """Every connection busy for longer than POOL_TIMEOUT (the database too slow for the
     requests, or stuck on a lock) is an outage, as OperationalError, not SQLAlchemy's own
@@ -171,4 +195,7 @@ def _sqlite_pragmas(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        if connection.get_execution_options().get(_SNAPSHOT):
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -221,20 +221,17 @@ async def profile(request: web.Request) -> web.Response:
         return _refusal(err)
     from server.edge.daily_routes import closed_deals  # it builds on this module
 
-    profiles = accounts.profiles
     names = await accounts.names(player)
-    races = await profiles.races_of(player.id, page, per_page)
-    best_times = await profiles.best_times(player.id)
+    seen = await accounts.profiles.profile(player.id, page, per_page, time.time())
     closed = await closed_deals(request)  # today's deal: nobody's before their attempt
-    for item in (*races.items, *best_times):  # and a tournament's deal comes with its round
+    for item in (*seen.races.items, *seen.best):  # and a tournament's deal with its round
         if (item.get("game"), item.get("seed")) in closed or (
             item.get("tournament") and not await heat_open(request, item)
         ):
             item["seed"] = None
-    splits, by_race = await profiles.splits_of(player.id)
-    best = {entry["game"]: entry["best"] for entry in splits}
-    for item in races.items:  # each race's splits, and the delta to the best of its game
-        item["splits"] = by_race.get(item.get("race", ""))
+    best = {entry["game"]: entry["best"] for entry in seen.splits}
+    for item in seen.races.items:  # each race's splits, and the delta to the best of its game
+        item["splits"] = seen.splits_by_race.get(item.get("race", ""))
         item["delta"] = (
             core_splits.delta(item["splits"], best.get(item.get("game", "")))
             if item["splits"] is not None
@@ -247,15 +244,15 @@ async def profile(request: web.Request) -> web.Response:
                 "created_at": player.created_at,
                 "names": [{"name": n.name, "until_at": n.until_at} for n in names],
             },
-            "ratings": await profiles.ratings_of(player.id, time.time()),
-            "stats": await profiles.stats_of(player.id),
-            "best": best_times,
-            "splits": splits,
+            "ratings": seen.ratings,
+            "stats": seen.stats,
+            "best": seen.best,
+            "splits": seen.splits,
             "races": {
-                "items": races.items,
-                "page": races.page,
-                "per_page": races.per_page,
-                "more": races.more,
+                "items": seen.races.items,
+                "page": seen.races.page,
+                "per_page": seen.races.per_page,
+                "more": seen.races.more,
             },
         }
     )

@@ -7,6 +7,8 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
+from sqlalchemy import event
+from sqlalchemy.util import await_only
 
 from records.archive import FinishedRace, RaceArchive, SeatResult
 from records.engine import open_engine
@@ -70,31 +72,36 @@ async def test_a_profile_adds_up_the_archived_races(
     ann = await players.create(hash_secret("a"), 1.0)
     bo = await players.create(hash_secret("b"), 1.0)
     assert await profiles.rating(ann.id, "shaula", 10.0) is None
-    assert await profiles.ratings_of(ann.id, 10.0) == []
+    assert (await profiles.profile(ann.id, 1, 20, 10.0)).ratings == []
     for n, (wins, ms) in enumerate([(True, 80_000), (True, 61_500), (False, 0)], start=1):
         assert await archive.archive(race(n, ann, bo, wins, ms))
-    assert await profiles.stats_of(ann.id) == {"races": 3, "won": 2}
-    [shaula] = await profiles.ratings_of(ann.id, 4000.0)
+    seen = await profiles.profile(ann.id, 1, 2, 4000.0)
+    assert seen.stats == {"races": 3, "won": 2}
+    [shaula] = seen.ratings
     assert shaula["game"] == "shaula" and shaula["races"] == 3 and shaula["provisional"]
     assert [h["race"] for h in shaula["history"]] == ["r1.1", "r2.1", "r3.1"]
     assert shaula["history"][1]["rating"] > shaula["history"][0]["rating"]  # won again
     assert shaula["rating"] == await profiles.rating(ann.id, "shaula", 4000.0)
-    assert await profiles.best_times(ann.id) == [
-        {
-            "game": "shaula",
-            "time": 61.5,
-            "race": "r2.1",
-            "seed": "102",
-            "tournament": None,
-            "at": 2090.0,
-        }
-    ]
-    first = await profiles.races_of(ann.id, page=1, per_page=2)
+    assert (
+        seen.best
+        == await profiles.best_times(ann.id)
+        == [
+            {
+                "game": "shaula",
+                "time": 61.5,
+                "race": "r2.1",
+                "seed": "102",
+                "tournament": None,
+                "at": 2090.0,
+            }
+        ]
+    )
+    first = seen.races
     assert [r["race"] for r in first.items] == ["r3.1", "r2.1"] and first.more
     assert first.items[0]["place"] == 2 and first.items[0]["seats"] == 2
     assert first.items[1]["time"] == 61.5 and first.items[1]["replay"] == "/races/r2.1/replay"
     assert first.items[1]["rating_after"] is not None
-    second = await profiles.races_of(ann.id, page=2, per_page=2)
+    second = (await profiles.profile(ann.id, 2, 2, 4000.0)).races
     assert [r["race"] for r in second.items] == ["r1.1"] and not second.more
 
 
@@ -109,10 +116,11 @@ async def test_the_rating_history_is_in_the_order_the_rating_changed(
     bo = await players.create(hash_secret("b"), 1.0)
     assert await archive.archive(race(2, ann, bo, ann_wins=False))
     assert await archive.archive(race(1, ann, bo, ann_wins=True))  # ended first, archived last
-    [shaula] = await profiles.ratings_of(ann.id, 4000.0)
+    seen = await profiles.profile(ann.id, 1, 20, 4000.0)
+    [shaula] = seen.ratings
     assert [h["race"] for h in shaula["history"]] == ["r2.1", "r1.1"]
     assert shaula["history"][-1]["rating"] == shaula["rating"]
-    by_race = {r["race"]: r for r in (await profiles.races_of(ann.id)).items}
+    by_race = {r["race"]: r for r in seen.races.items}
     assert by_race["r1.1"]["rating_before"] == by_race["r2.1"]["rating_after"]
     assert by_race["r1.1"]["rating_after"] == shaula["rating"]
 
@@ -133,11 +141,53 @@ async def test_a_profile_has_the_best_splits_best_segments_and_their_sum(
         first = dataclasses.replace(finished.results[0], splits=splits)
         finished = dataclasses.replace(finished, results=[first, finished.results[1]])
         assert await archive.archive(finished)
-    [shaula], by_race = await profiles.splits_of(ann.id)
+    seen = await profiles.profile(ann.id, 1, 20, 4000.0)
+    [shaula], by_race = seen.splits, seen.splits_by_race
     assert shaula["game"] == "shaula" and shaula["race"] == "r2.1"  # the fastest win
     assert shaula["best"] == [15_000, 38_000, 52_000, 70_000]
     # Best segments: 12 s (race 3), 18 s (race 3: 30 - 12), 14 s (race 2), 18 s (race 2).
     assert shaula["best_segments"] == [12_000, 18_000, 14_000, 18_000]
     assert shaula["sum_of_best"] == 62_000
     assert by_race["r3.1"] == [12_000, 30_000, None, None]
-    assert await profiles.splits_of(bo.id) == ([], {})  # bo's seats had no splits
+    of_bo = await profiles.profile(bo.id, 1, 20, 4000.0)
+    assert (of_bo.splits, of_bo.splits_by_race) == ([], {})  # bo's seats had no splits
+    assert await profiles.best_run(ann.id, "shaula") == {
+        "race": "r2.1",
+        "time_ms": 70_000,
+        "splits": [15_000, 38_000, 52_000, 70_000],
+    }
+
+
+async def test_a_profile_is_read_in_one_snapshot(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    """A race archived while a profile is being read is in none of its parts, not in its
+    counts but missing from its races (or the other way round), until the next read."""
+    players, archive, profiles = stores
+    ann = await players.create(hash_secret("a"), 1.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    assert await archive.archive(race(1, ann, bo, True))
+    statements = 0
+
+    def archive_another(*_: object) -> None:
+        nonlocal statements
+        statements += 1
+        if statements == 1:  # between the profile's first query and the rest
+            assert await_only(archive.archive(race(2, ann, bo, True, 50_000)))
+
+    event.listen(profiles.engine.sync_engine, "after_cursor_execute", archive_another)
+    try:
+        seen = await profiles.profile(ann.id, 1, 20, 5000.0)
+    finally:
+        event.remove(profiles.engine.sync_engine, "after_cursor_execute", archive_another)
+    assert statements > 1
+    raced = [item["race"] for item in seen.races.items]
+    assert seen.stats == {"races": len(raced), "won": len(raced)}
+    [shaula] = seen.ratings
+    assert shaula["races"] == len(raced) == len(shaula["history"])
+    [best] = seen.best
+    assert best["race"] in raced
+    assert set(seen.splits_by_race) <= set(raced)
+    again = await profiles.profile(ann.id, 1, 20, 5000.0)
+    assert [item["race"] for item in again.races.items] == ["r2.1", "r1.1"]
+    assert again.stats == {"races": 2, "won": 2} and again.best[0]["race"] == "r2.1"
