@@ -193,9 +193,13 @@ class Lobby:
         return await self._line_open(conn, deal)
 
     async def _line_open(self, conn: Connection, deal: str) -> bool:
-        """The daily deal's rule (`Context.daily_open`) for this socket's player."""
+        """The daily deal's rule (`Context.daily_open`) for this socket's player, as the
+        records have them now (RaceError bad_key once its key was signed out)."""
         judge = self.ctx.daily_open
-        return judge is not None and await judge(deal, conn.player)
+        if judge is None:
+            return False
+        player = await self.ctx.whose(conn)
+        return await judge(deal, None if player is None else player.id)
 
     async def _may_watch_heat(self, race: Race) -> bool:
         """A tournament's finished race (whose events carry its every move) is watched as

@@ -627,3 +627,26 @@ async def test_an_attempt_undone_is_said_unranked_while_it_runs(make_server: Mak
     assert not you["ranked"] and not you["finished"] and you["moves"] == 2
     status, again = await call("POST", f"{url}/daily/{GAME}", ann)
     assert status == 200 and not again["attempt"]["ranked"]
+
+
+async def test_a_socket_whose_key_was_signed_out_watches_no_daily_line_as_the_player(
+    make_server: MakeServer,
+) -> None:
+    """Once its key is signed out, a socket that identified with it is nobody's: the daily
+    deal's rooms, open to that player, stay closed to it (section 11)."""
+    url = await make_server()
+    rooms = await deal_rooms(url)
+    _, made = await call("POST", f"{url}/me/link", rooms.cy)
+    status, linked = await call("POST", f"{url}/link", None, {"code": made["code"]})
+    assert status == 200, linked
+    cy_again = linked["key"]  # a second device of cy's
+    async with WsClient.connect(url) as spy:
+        await spy.send(p.Identify(key=cy_again))
+        await spy.expect(p.Identified)
+        status, _ = await call("POST", f"{url}/sign-out", cy_again)
+        assert status == 200
+        await spy.send(p.Watch(room=rooms.practice["room"]["id"], since=0))
+        refused = await spy.expect_any((p.Welcome, p.Error))
+    assert isinstance(refused, p.Error) and refused.code == "bad_key", refused
+    welcome = await watched_as(url, rooms.practice["room"]["id"], rooms.cy)  # his other key
+    assert isinstance(welcome, p.Welcome)
