@@ -113,7 +113,9 @@ class Seat:
     # The sockets holding this seat, in any process ("PROCESS-SOCKET" ids): the seat is
     # away only when none is left.
     conns: list[str] = field(default_factory=list)
-    grace_until: float | None = None  # away: when it forfeits (racing) or is freed (lobby)
+    # Away: when it forfeits (racing) or is freed (lobby; after the end, when the rematch
+    # waits only for it: Race._rematch_graces).
+    grace_until: float | None = None
     progress: int = 0
     moves: int = 0
     won: bool = False
@@ -259,6 +261,9 @@ class Race:
     # The round before this one, as it ended: the room's latest results while a rematch's
     # round counts down and runs (`finished_round`).
     last_round: FinishedRound | None = None
+    # The rematch's deal, drawn with the first vote: the round a `tick` starts (the away
+    # players who did not vote freed) has no vote to bring one.
+    rematch_seed: int | None = None
 
     # ------------------------------------------------------------ views
 
@@ -307,7 +312,8 @@ class Race:
             if self.start_at is not None and self.ghost_pos < len(self.ghost_steps):
                 times.append(self.start_at + self.ghost_steps[self.ghost_pos][0])
             return min(times) if times else None
-        return None
+        times = [s.grace_until for s in self.seats.values() if s.grace_until is not None]
+        return min(times) if times else None
 
     def view(self) -> p.RoomView:
         """The public room view (docs/protocol.md "room"): no tokens, no secret seed."""
@@ -519,6 +525,12 @@ class Race:
         return self._away(index, seat, now)
 
     def _away(self, index: int, seat: Seat, now: float) -> Outcome:
+        if self.status is Status.FINISHED:
+            graces = self._rematch_graces(now)  # the rematch may now wait only for the away
+            if any(e.seat == index for e in graces):
+                return Outcome([*graces])
+            gone = p.Presence(version=0, at=now, seat=index, connected=False, grace_until=None)
+            return Outcome([gone, *graces])
         racing = self.status in (Status.COUNTDOWN, Status.RUNNING) and seat.racing
         # Forfeit, or the seat freed, after the grace; a tournament's seats are the
         # organiser's to give, never freed.
@@ -556,11 +568,18 @@ class Race:
         """Do whatever is due at `now`: free lobby seats whose player stayed away past the
         grace, start, forfeits, time up, everyone done. Idempotent."""
         out = Outcome()
-        if self.status is Status.LOBBY:
+        if self.status in (Status.LOBBY, Status.FINISHED):
             for index, seat in sorted(self.seats.items()):
                 if not seat.connected and seat.grace_until is not None and now >= seat.grace_until:
                     del self.seats[index]
                     out.events.append(p.PlayerLeft(version=0, at=now, seat=index))
+            if (
+                self.status is Status.FINISHED
+                and out.events
+                and self.seats
+                and all(s.rematch for s in self.seats.values())
+            ):
+                out.events += self._new_round(now).events
             return out
         if self.status is Status.COUNTDOWN and self.start_at is not None and now >= self.start_at:
             self.status = Status.RUNNING
@@ -668,27 +687,61 @@ class Race:
         if self.config.daily is not None:  # one ranked attempt a day: practice has its rooms
             raise RaceError(ErrorCode.NOT_RUNNING, "a daily attempt has no rematch: practise")
         out = Outcome()
+        if self.rematch_seed is None:
+            self.rematch_seed = next_seed
         if not seat.rematch:
             seat.rematch = True
             out.events.append(p.RematchVote(version=0, at=now, seat=index))
         if all(s.rematch for s in self.seats.values()):
-            self.last_round = self.finished_round()
-            self.round += 1
-            self.seed = next_seed if self.config.daily_deal is None else self.seed
-            self.status = Status.LOBBY
-            self.start_at = self.ends_at = self.finished_at = None
-            self.finish_reason = None
-            self.results = None
-            for s in self.seats.values():
-                s.reset()
-                s.ready = True
-            out.events.append(p.NewRound(version=0, at=now, round=self.round))
-            out.events += self._countdown(now).events
-            # A player away since the end races again: their grace runs from now, and
-            # the room says so, as for a racer who drops during a countdown.
-            for index, s in sorted(self.seats.items()):
-                if not s.connected:
-                    out.events += self._away(index, s, now).events
+            out.events += self._new_round(now).events
+        else:
+            out.events += self._rematch_graces(now)
+        return out
+
+    def _rematch_graces(self, now: float) -> list[p.Presence]:
+        """After the end, once every player here has voted for the rematch, a player away
+        who has not is waited for only for the room's grace (a `presence` says until when):
+        then their seat is freed (`tick`) and the rematch deals to those who voted. Without
+        it one player gone for good would hold the others' rematch up for ever."""
+        if self.rematch_seed is None or not any(
+            s.rematch and s.connected for s in self.seats.values()
+        ):
+            return []
+        if not all(s.rematch for s in self.seats.values() if s.connected):
+            return []
+        events = []
+        for index, seat in sorted(self.seats.items()):
+            if not seat.connected and not seat.rematch and seat.grace_until is None:
+                seat.grace_until = now + self.config.grace
+                events.append(
+                    p.Presence(
+                        version=0, at=now, seat=index, connected=False, grace_until=seat.grace_until
+                    )
+                )
+        return events
+
+    def _new_round(self, now: float) -> Outcome:
+        """Every seat voted: deal the rematch's seed to the same players and count down."""
+        out = Outcome()
+        next_seed = self.rematch_seed if self.rematch_seed is not None else self.seed
+        self.rematch_seed = None
+        self.last_round = self.finished_round()
+        self.round += 1
+        self.seed = next_seed if self.config.daily_deal is None else self.seed
+        self.status = Status.LOBBY
+        self.start_at = self.ends_at = self.finished_at = None
+        self.finish_reason = None
+        self.results = None
+        for s in self.seats.values():
+            s.reset()
+            s.ready = True
+        out.events.append(p.NewRound(version=0, at=now, round=self.round))
+        out.events += self._countdown(now).events
+        # A player away since the end races again: their grace runs from now, and
+        # the room says so, as for a racer who drops during a countdown.
+        for index, s in sorted(self.seats.items()):
+            if not s.connected:
+                out.events += self._away(index, s, now).events
         return out
 
     def _seat(self, index: int) -> Seat:

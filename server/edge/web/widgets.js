@@ -149,6 +149,9 @@ export function statusLine(line, overlay, room, now, me) {
     for (const p of away) text += ` · ${p.name} away, forfeits in ${Math.ceil(Math.max(0, p.grace_until - now))} s`;
   } else if (room.status === "finished") {
     text = room.finish_reason === "time_up" ? "Finished: time is up" : "Finished";
+    // Everyone here voted for the rematch: an away player who did not is waited for a while.
+    const away = room.players.filter((p) => !p.connected && p.grace_until && !p.rematch);
+    for (const p of away) text += ` · ${p.name} away: the rematch goes on without them in ${Math.ceil(Math.max(0, p.grace_until - now))} s`;
   }
   if (line.textContent !== text) line.textContent = text;
   if (overlay.textContent !== big) {

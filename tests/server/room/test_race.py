@@ -240,6 +240,53 @@ def test_rematch_after_every_vote_deals_a_new_seed() -> None:
     assert Race.from_dict(race.to_dict()) == race
 
 
+def test_a_rematch_waits_for_an_away_player_who_did_not_vote_only_for_the_grace() -> None:
+    race = new_race(grace=5.0, seats=3)
+    for i, name in enumerate(("ann", "bo", "cy")):
+        race.join(name, f"h{i}", 1.0, f"c{i}")
+    race.start(0, 2.0)
+    race.tick(5.0)
+    for i in range(3):
+        race.resign(i, 6.0)
+    # bo leaves without voting: nobody has voted yet, so nothing runs out.
+    gone = race.disconnected(1, "c1", 7.0).events
+    assert types(gone) == ["presence"] and race.seats[1].grace_until is None
+    assert race.next_deadline() is None
+    # ann votes first (her deal is the rematch's), then cy: bo's grace runs from cy's vote.
+    assert types(race.rematch(0, 111, 8.0).events) == ["rematch_vote"]
+    out = race.rematch(2, 222, 9.0).events
+    assert types(out) == ["rematch_vote", "presence"]
+    assert isinstance(out[1], p.Presence) and (out[1].seat, out[1].grace_until) == (1, 14.0)
+    assert race.next_deadline() == 14.0 and race.tick(13.9).events == []
+    # ann goes away too: she voted, she races the new round (her grace from its countdown).
+    assert types(race.disconnected(0, "c0", 10.0).events) == ["presence"]
+    assert race.seats[0].grace_until is None
+    assert Race.from_dict(race.to_dict()) == race
+    due = race.tick(14.0).events
+    assert types(due) == ["left", "new_round", "countdown", "presence"]
+    assert (race.seed, race.round, sorted(race.seats)) == (111, 2, [0, 2])
+    assert race.seats[0].grace_until is not None  # away at the countdown: her grace
+    assert race.rematch_seed is None
+
+
+def test_a_player_back_after_the_end_is_waited_for_again() -> None:
+    race = running(grace=5.0)
+    race.resign(0, 6.0)
+    race.resign(1, 6.0)
+    race.rematch(0, 111, 7.0)
+    gone = race.disconnected(1, "c1", 8.0).events  # after ann's vote: his grace at once
+    assert isinstance(gone[0], p.Presence) and gone[0].grace_until == 13.0
+    assert types(race.connected(1, "c9", 9.0).events) == ["presence"]
+    assert race.seats[1].grace_until is None and race.next_deadline() is None
+    assert race.tick(20.0).events == [] and sorted(race.seats) == [0, 1]
+    # A tournament's room has no rematch: nobody's seat is ever freed after its end.
+    other = running(grace=5.0, tournament="t1")
+    other.resign(0, 6.0)
+    other.resign(1, 6.0)
+    other.disconnected(1, "c1", 8.0)
+    assert other.next_deadline() is None and other.tick(99.0).events == []
+
+
 def test_rank_ties_share_a_place() -> None:
     seats = {
         0: Seat("a", "", progress=10, moves=5),

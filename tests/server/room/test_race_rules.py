@@ -186,3 +186,70 @@ async def test_moojub_spectators_keep_their_boards_after_a_rematch(server_url: s
         accepted = await ann.expect(p.Accepted)
         watched = await spy.expect(p.Progress)
         assert watched.board is not None and watched.board == accepted.board
+
+
+async def finished_pair(room: str, ann: WsClient, bo: WsClient) -> str:
+    """ann and bo race in `room` and resign: the race is over. bo's seat token."""
+    await ann.join(room, "ann")
+    welcome = await bo.join(room, "bo")
+    await ann.send(p.Ready())
+    await bo.send(p.Ready())
+    await ann.expect(p.RaceStarted)
+    await ann.send(p.Resign())
+    await bo.send(p.Resign())
+    await ann.expect(p.RaceFinished)
+    assert welcome.token is not None
+    return welcome.token
+
+
+async def test_a_player_who_stays_away_without_voting_does_not_hold_the_rematch_up(
+    server_url: str,
+) -> None:
+    """bo closed his page after the end without voting: once everyone else has voted he
+    has the room's grace to come back (a `presence` with `grace_until`); then his seat is
+    freed (`player_left`) and the rematch deals to those who voted."""
+    room = (await create_room(server_url, grace=1.0, countdown=0.5))["id"]
+    async with WsClient.connect(server_url) as ann:
+        async with WsClient.connect(server_url) as bo:
+            await finished_pair(room, ann, bo)
+        gone = await ann.expect(p.Presence)
+        assert (gone.seat, gone.connected, gone.grace_until) == (1, False, None)  # no vote yet
+        await ann.send(p.Rematch())
+        vote = await ann.expect(p.RematchVote)
+        told = await ann.expect(p.Presence)
+        assert (told.seat, told.connected, told.grace_until) == (1, False, vote.at + 1.0)
+        status, shown = await get_json(f"{server_url}/rooms/{room}")
+        assert status == 200 and shown["room"]["players"][1]["grace_until"] == told.grace_until
+        left = await ann.expect(p.PlayerLeft)
+        assert left.seat == 1 and left.at >= told.grace_until
+        assert (await ann.expect(p.NewRound)).round == 2
+        await ann.expect(p.Countdown)
+        assert (await ann.expect(p.RaceStarted)).seed is not None
+    status, shown = await get_json(f"{server_url}/rooms/{room}")
+    assert [pl["name"] for pl in shown["room"]["players"]] == ["ann"]
+    assert shown["room"]["round"] == 2
+
+
+async def test_a_player_back_within_the_grace_after_the_end_is_waited_for(
+    server_url: str,
+) -> None:
+    """bo went away after ann's vote (his grace runs from then), came back in time (no
+    grace: the rematch waits for his vote again), and voted: both race the new round."""
+    room = (await create_room(server_url, grace=1.5, countdown=0.5))["id"]
+    async with WsClient.connect(server_url) as ann:
+        async with WsClient.connect(server_url) as bo:
+            token = await finished_pair(room, ann, bo)
+            await ann.send(p.Rematch())
+            await bo.expect(p.RematchVote)
+        gone = await ann.expect(p.Presence)
+        assert (gone.seat, gone.connected) == (1, False) and gone.grace_until is not None
+        async with WsClient.connect(server_url) as bo:
+            await bo.join(room, token=token)
+            back = await ann.expect(p.Presence)
+            assert (back.seat, back.connected, back.grace_until) == (1, True, None)
+            meanwhile = await ann.quiet(2.0)  # past the grace he had: his seat, no new round
+            assert not [m for m in meanwhile if isinstance(m, (p.PlayerLeft, p.NewRound))]
+            await bo.send(p.Rematch())
+            assert (await ann.expect(p.NewRound)).round == 2
+    status, shown = await get_json(f"{server_url}/rooms/{room}")
+    assert status == 200 and [pl["name"] for pl in shown["room"]["players"]] == ["ann", "bo"]

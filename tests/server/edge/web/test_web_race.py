@@ -423,3 +423,29 @@ async def test_a_bots_tag_is_drawn_as_a_tag_beside_its_board_and_in_the_results(
     )
     assert gap >= 4, "the tag is set apart from the name"
     assert page_errors(spectator) == []
+
+
+async def test_the_page_says_how_long_the_rematch_waits_for_a_player_gone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """bo left after the end without voting: once ann voted, her page says how long the
+    rematch waits for him, then the new round starts without him."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2, grace=3, countdown=1))["id"]
+    page = await new_page(browser)
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await bo.send(p.Ready())
+        await start_race(page, base, room)
+        await bo.send(p.Resign())
+        await page.click("#resign")
+        await page.click("#resign")  # "sure?"
+        await page.wait_for_selector("#results-table")
+    await page.click("#rematch")
+    await page.wait_for_function(
+        "() => document.body.innerText.includes('bo away: the rematch goes on without them in')"
+    )
+    await page.wait_for_selector("#move-input", timeout=20_000)
+    assert "round 2" in await page.inner_text(".room-title")
+    assert "bo" not in await page.inner_text("#players")
+    assert page_errors(page) == []
