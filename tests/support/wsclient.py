@@ -20,6 +20,7 @@ import protocol as p
 
 __all__ = [
     "WsClient",
+    "finished_pair",
     "race_alone",
     "seat_two_and_watch",
 ]
@@ -44,6 +45,20 @@ async def seat_two_and_watch(
         await ann.send(p.Ready())
         await bo.send(p.Ready())
     return token_a, token_b
+
+
+async def finished_pair(room: str, ann: WsClient, bo: WsClient) -> str:
+    """ann and bo race in `room` and resign: the race is over. bo's seat token."""
+    await ann.join(room, "ann")
+    welcome = await bo.join(room, "bo")
+    await ann.send(p.Ready())
+    await bo.send(p.Ready())
+    await ann.expect(p.RaceStarted)
+    await ann.send(p.Resign())
+    await bo.send(p.Resign())
+    await ann.expect(p.RaceFinished)
+    assert welcome.token is not None
+    return welcome.token
 
 
 async def race_alone(client: WsClient, room: str, name: str = "ann") -> p.Welcome:

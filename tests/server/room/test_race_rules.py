@@ -5,7 +5,7 @@ import time
 
 from support.http import create_room, get_json
 from support.servers import MakeServer
-from support.wsclient import WsClient, race_alone, seat_two_and_watch
+from support.wsclient import WsClient, finished_pair, race_alone, seat_two_and_watch
 
 import core
 import protocol as p
@@ -100,14 +100,7 @@ async def test_a_player_away_when_a_rematch_counts_down_is_told_their_grace(
     room = (await create_room(server_url, grace=1.0, countdown=0.5))["id"]
     async with WsClient.connect(server_url) as bo:
         async with WsClient.connect(server_url) as ann:
-            await ann.join(room, "ann")
-            await bo.join(room, "bo")
-            await ann.send(p.Ready())
-            await bo.send(p.Ready())
-            await ann.expect(p.RaceStarted)
-            await ann.send(p.Resign())
-            await bo.send(p.Resign())
-            await ann.expect(p.RaceFinished)
+            await finished_pair(room, ann, bo)
             await ann.send(p.Rematch())
             await bo.expect(p.RematchVote)
         gone = await bo.expect(p.Presence)
@@ -186,20 +179,6 @@ async def test_moojub_spectators_keep_their_boards_after_a_rematch(server_url: s
         accepted = await ann.expect(p.Accepted)
         watched = await spy.expect(p.Progress)
         assert watched.board is not None and watched.board == accepted.board
-
-
-async def finished_pair(room: str, ann: WsClient, bo: WsClient) -> str:
-    """ann and bo race in `room` and resign: the race is over. bo's seat token."""
-    await ann.join(room, "ann")
-    welcome = await bo.join(room, "bo")
-    await ann.send(p.Ready())
-    await bo.send(p.Ready())
-    await ann.expect(p.RaceStarted)
-    await ann.send(p.Resign())
-    await bo.send(p.Resign())
-    await ann.expect(p.RaceFinished)
-    assert welcome.token is not None
-    return welcome.token
 
 
 async def test_a_player_who_stays_away_without_voting_does_not_hold_the_rematch_up(

@@ -11,9 +11,7 @@ from support.http import create_room, post_ok
 from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors
-from support.wsclient import WsClient
-
-import protocol as p
+from support.wsclient import WsClient, finished_pair
 
 WIDTH = 375
 SEED = 617
@@ -108,14 +106,7 @@ async def test_results_headers_do_not_overlap_on_a_phone(
     base = quiet_server.url
     room = str((await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"])
     async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
-        await ann.join(room, "ann")
-        await bo.join(room, "bo")
-        await ann.send(p.Ready())
-        await bo.send(p.Ready())
-        await ann.expect(p.RaceStarted)
-        await ann.send(p.Resign())
-        await bo.send(p.Resign())
-        await ann.expect(p.RaceFinished)
+        await finished_pair(room, ann, bo)
     page = await phone(browser)
     await page.goto(f"{base}/replay/{room}")
     await page.wait_for_selector("#replay-results th")
