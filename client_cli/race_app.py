@@ -83,8 +83,10 @@ def racer_status(view: RaceView, racer: Racer, now: float) -> str:
     if view.phase == "lobby":
         return lobby_status(racer)
     if racer.status == "offline" and racer.grace_until is not None:
-        left = racer.grace_until - view.server_now(now)
-        return f"offline, out in {duration(left)}"
+        left = duration(racer.grace_until - view.server_now(now))
+        if view.phase == "finished":  # everyone else voted: the rematch waits that long
+            return f"offline, rematch without them in {left}"
+        return f"offline, out in {left}"
     if view.phase == "finished" and racer.rematch:
         return ", ".join(filter(None, (racer.status, "rematch ✓")))
     return racer.status

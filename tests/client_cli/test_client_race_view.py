@@ -59,6 +59,9 @@ def test_lobby_events_and_duplicates() -> None:
     assert racer_status(view, view.racers[1], now=11.0) == "offline"  # the lobby: no clock
     view.phase = "running"
     assert racer_status(view, view.racers[1], now=11.0) == "offline, out in 20 s"
+    view.phase = "finished"  # the rematch waits for them no longer than that
+    assert racer_status(view, view.racers[1], now=11.0) == "offline, rematch without them in 20 s"
+    view.phase = "running"
     view.feed(Presence(version=9, at=2.0, seat=1, connected=True))
     assert view.racers[1].grace_until is None and racer_status(view, view.racers[1], 11.0) == ""
 
