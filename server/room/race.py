@@ -760,15 +760,28 @@ class Race:
         data["seats"] = {
             str(i): {name: getattr(s, name) for name in _SEAT_FIELDS} for i, s in self.seats.items()
         }
+        if self.rematch_seed is None:
+            # Written only when set: a process of the version before it (a rolling deploy)
+            # refuses a field it does not know, and most rooms never have one.
+            del data["rematch_seed"]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Race:
-        values = dict(data)
-        values["config"] = RoomConfig(**data["config"])
+        """A race as `to_dict` wrote it, here or in a later version: a field this version
+        does not know (one added since, by a process of the next version during a rolling
+        deploy) is left out rather than refused."""
+        values = {name: data[name] for name in _RACE_FIELDS if name in data}
+        values["config"] = RoomConfig(**_known(data["config"], _CONFIG_FIELDS))
         values["status"] = Status(data["status"])
-        values["seats"] = {int(i): Seat(**s) for i, s in data["seats"].items()}
+        values["seats"] = {
+            int(i): Seat(**_known(s, _SEAT_FIELDS)) for i, s in data["seats"].items()
+        }
         return cls(**values)
+
+
+def _known(data: dict[str, Any], fields: tuple[str, ...]) -> dict[str, Any]:
+    return {name: data[name] for name in fields if name in data}
 
 
 _RACE_FIELDS = tuple(f.name for f in dataclasses.fields(Race))
