@@ -54,6 +54,7 @@ class ErrorCode(enum.StrEnum):
     NOT_CLAIMED = "not_claimed"  # sign-in to an account that has no password yet
     ALREADY_CLAIMED = "already_claimed"  # the account has a password already
     BAD_CODE = "bad_code"  # a link code that is unknown, used or expired
+    UNKNOWN_DEVICE = "unknown_device"  # none of the player's devices has that id
     NOT_YOUR_SEAT = "not_your_seat"  # that seat (or registration) belongs to another player
     DAILY_TAKEN = "daily_taken"  # today's ranked attempt at that game is used: practice instead
     NOT_YET = "not_yet"  # a daily attempt's replay before one's own attempt or the day is over

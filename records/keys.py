@@ -7,6 +7,9 @@
   typed on a second device to sign it in without a password: short-lived, one use, and
   kept as its SHA-256 too.
 - A player id (16 hex characters) is public: it appears in URLs and payloads.
+- A device id (16 hex characters) names one of a player's keys to the player, so that
+  they can see and sign out their devices: drawn from the key's hash, it gives away
+  neither the key nor the hash.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import secrets
 __all__ = [
     "LINK_ALPHABET",
     "LINK_LENGTH",
+    "device_id",
     "hash_secret",
     "new_link_code",
     "new_player_id",
@@ -39,6 +43,11 @@ def new_player_key() -> str:
 def hash_secret(secret: str) -> str:
     """What the records keep of a player key or a link code."""
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def device_id(key_hash: str) -> str:
+    """The public id of the device holding the key of this hash."""
+    return hashlib.sha256(f"device {key_hash}".encode()).hexdigest()[:16]
 
 
 def new_link_code() -> str:

@@ -18,14 +18,16 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from records.keys import new_player_id
+from records.keys import device_id, new_player_id
 from records.names import guest_name, name_key
 from records.schema import link_codes, player_keys, player_names, players
 from records.sql import storable
 
 __all__ = [
     "AlreadyClaimed",
+    "Device",
     "NameTaken",
+    "PasswordChanged",
     "PastName",
     "Player",
     "PlayerStore",
@@ -48,6 +50,10 @@ class UnknownPlayer(Exception):
     """No player has that id."""
 
 
+class PasswordChanged(Exception):
+    """The account's password is no longer the one read (changed meanwhile)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Player:
     id: str
@@ -56,6 +62,16 @@ class Player:
     claimed: bool
     created_at: float
     last_seen_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """One of a player's keys, as the player sees it."""
+
+    id: str  # records.keys.device_id of the key's hash
+    label: str | None
+    created_at: float
+    last_used_at: float  # to SEEN_EVERY
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +267,77 @@ class PlayerStore:
             done = await db.execute(player_keys.delete().where(player_keys.c.key_hash == key_hash))
         return bool(done.rowcount)
 
+    async def devices(self, player_id: str) -> list[Device]:
+        """The devices holding the player's keys, the latest used first."""
+        async with self.engine.connect() as db:
+            rows = (
+                await db.execute(
+                    sa.select(
+                        player_keys.c.key_hash,
+                        player_keys.c.label,
+                        player_keys.c.created_at,
+                        player_keys.c.last_used_at,
+                    )
+                    .where(player_keys.c.player_id == player_id)
+                    .order_by(player_keys.c.last_used_at.desc(), player_keys.c.created_at.desc())
+                )
+            ).all()
+        return [
+            Device(device_id(row.key_hash), row.label, row.created_at, row.last_used_at)
+            for row in rows
+        ]
+
+    async def revoke_device(self, player_id: str, device: str) -> bool:
+        """Sign out the player's device of that id (another player's is not found), and
+        void the player's unused link codes: one made on that device would bring it back.
+        Whether it did."""
+        async with self.engine.begin() as db:
+            hashes = (
+                await db.execute(
+                    sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id)
+                )
+            ).scalars()
+            found = next((h for h in hashes if device_id(h) == device), None)
+            if found is None:
+                return False
+            done = await db.execute(
+                player_keys.delete().where(
+                    player_keys.c.key_hash == found, player_keys.c.player_id == player_id
+                )
+            )
+            await db.execute(link_codes.delete().where(link_codes.c.player_id == player_id))
+        return bool(done.rowcount)
+
+    async def revoke_other_keys(self, player_id: str, keep_hash: str) -> int:
+        """Sign out every device of the player but the one holding `keep_hash`, and void
+        their unused link codes; how many devices."""
+        async with self.engine.begin() as db:
+            return await self._revoke_others(db, player_id, keep_hash)
+
+    async def password_hash(self, player_id: str) -> str | None:
+        """The hash of the player's password (None: not claimed, or no such player)."""
+        async with self.engine.connect() as db:
+            found = await db.scalar(
+                sa.select(players.c.password_hash).where(players.c.id == player_id)
+            )
+        return None if found is None else str(found)
+
+    async def change_password(
+        self, player_id: str, old_hash: str, new_hash: str, keep_hash: str
+    ) -> int:
+        """Replace the password whose hash was read (`old_hash`; PasswordChanged if it was
+        changed since) and sign out every device but the one holding `keep_hash`, as one
+        change; how many devices were signed out."""
+        async with self.engine.begin() as db:
+            done = await db.execute(
+                players.update()
+                .where(players.c.id == player_id, players.c.password_hash == old_hash)
+                .values(password_hash=new_hash)
+            )
+            if done.rowcount == 0:
+                raise PasswordChanged(player_id)
+            return await self._revoke_others(db, player_id, keep_hash)
+
     async def key_count(self, player_id: str) -> int:
         async with self.engine.connect() as db:
             count = await db.scalar(
@@ -303,6 +390,16 @@ class PlayerStore:
                 label=label,
             )
         )
+
+    @staticmethod
+    async def _revoke_others(db: AsyncConnection, player_id: str, keep_hash: str) -> int:
+        done = await db.execute(
+            player_keys.delete().where(
+                player_keys.c.player_id == player_id, player_keys.c.key_hash != keep_hash
+            )
+        )
+        await db.execute(link_codes.delete().where(link_codes.c.player_id == player_id))
+        return int(done.rowcount)
 
     @staticmethod
     async def _exists(db: AsyncConnection, player_id: str) -> bool:

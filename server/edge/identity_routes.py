@@ -1,5 +1,6 @@
-"""Players over HTTP: a new anonymous player, who I am, my name, claiming my account,
-signing in and out, link codes (docs/protocol.md section 11).
+"""Players over HTTP: a new anonymous player, who I am, my name, claiming my account and
+changing its password, signing in and out, my devices, link codes (docs/protocol.md
+section 11).
 
 A request acts as a player by its key in `Authorization: Bearer KEY`, never in the URL
 (URLs end up in logs and browser histories). Answers carry a key only to the device that
@@ -62,6 +63,14 @@ def _refusal(err: IdentityError) -> web.Response:
 
 async def _me(request: web.Request) -> Player:
     return await request.app[ACCOUNTS].who(bearer_key(request), time.time())
+
+
+async def _me_and_key(request: web.Request) -> tuple[Player, str]:
+    """The requesting player and the key it sent (IdentityError bad_key if none)."""
+    player = await _me(request)
+    key = bearer_key(request)
+    assert key is not None  # it signed the player in
+    return player, key
 
 
 def _self(player: Player, **more: Any) -> dict[str, Any]:
@@ -167,13 +176,65 @@ async def link(request: web.Request) -> web.Response:
 async def sign_out(request: web.Request) -> web.Response:
     """This device's key signs nobody in any more (the player's other devices stay in)."""
     try:
-        await _me(request)
-        key = bearer_key(request)
-        assert key is not None
+        _, key = await _me_and_key(request)
         await request.app[ACCOUNTS].sign_out(key)
     except IdentityError as err:
         return _refusal(err)
     return web.json_response({"signed_out": True})
+
+
+@identity_routes.get("/me/devices")
+async def my_devices(request: web.Request) -> web.Response:
+    """The devices holding the player's keys: each by a public id, never its key."""
+    try:
+        player, key = await _me_and_key(request)
+        devices = await request.app[ACCOUNTS].devices(player, key)
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response({"devices": devices})
+
+
+@identity_routes.post("/me/devices/{device}/sign-out")
+async def sign_out_device(request: web.Request) -> web.Response:
+    """One of the player's devices signs nobody in any more (a lost phone, from the
+    laptop); this device's own id signs it out as `POST /sign-out` does."""
+    try:
+        player, key = await _me_and_key(request)
+        await request.app[ACCOUNTS].sign_out_device(player, key, request.match_info["device"])
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response({"signed_out": True})
+
+
+@identity_routes.post("/me/sign-out-others")
+async def sign_out_others(request: web.Request) -> web.Response:
+    """Every device of the player but this one signs nobody in any more: how many."""
+    try:
+        player, key = await _me_and_key(request)
+        count = await request.app[ACCOUNTS].sign_out_others(player, key)
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response({"signed_out": count})
+
+
+@identity_routes.post("/me/password")
+async def change_password(request: web.Request) -> web.Response:
+    """{"password": CURRENT, "new_password": NEW}: the account's new password; every other
+    device is signed out (how many: `signed_out`)."""
+    try:
+        player, key = await _me_and_key(request)
+        body = await json_object(request)
+        changed, count = await request.app[ACCOUNTS].change_password(
+            _address(request),
+            player,
+            key,
+            body.get("password"),
+            body.get("new_password"),
+            time.time(),
+        )
+    except IdentityError as err:
+        return _refusal(err)
+    return web.json_response(_self(changed, signed_out=count))
 
 
 @identity_routes.get("/names/{name}")

@@ -1,6 +1,7 @@
 """What a player can do with their account, whichever way they ask (HTTP or a socket):
 make an anonymous player, find who a key signs in, choose a name, claim the account
-with a password, sign in and out, link a device with a one-time code.
+with a password and change it, sign in and out, see the devices holding their keys and
+sign them out, link a device with a one-time code.
 
 Every refusal is an `IdentityError` with a protocol code and the HTTP status it maps
 to. Secrets (keys, passwords, link codes) are only ever hashed here and never logged;
@@ -17,6 +18,7 @@ from typing import Any
 import protocol as p
 from protocol import ErrorCode
 from records.keys import (
+    device_id,
     hash_secret,
     new_link_code,
     new_player_key,
@@ -24,7 +26,14 @@ from records.keys import (
 )
 from records.names import GUEST_PREFIX, BadName, check_name
 from records.passwords import BadPassword, check_password, hash_password, verify_password
-from records.players import AlreadyClaimed, NameTaken, PastName, Player, PlayerStore
+from records.players import (
+    AlreadyClaimed,
+    NameTaken,
+    PasswordChanged,
+    PastName,
+    Player,
+    PlayerStore,
+)
 from records.profiles import Profiles
 from server.identity.signin_limit import SignInLimit
 
@@ -216,6 +225,82 @@ class Accounts:
 
     async def sign_out(self, key: str) -> None:
         await self.players.revoke_key(hash_secret(key))
+
+    async def devices(self, player: Player, key: str) -> list[dict[str, Any]]:
+        """The devices holding the player's keys, the latest used first; `current`: the
+        one holding `key`, which asks."""
+        current = device_id(hash_secret(key))
+        return [
+            {
+                "id": device.id,
+                "label": device.label,
+                "created_at": device.created_at,
+                "last_used_at": device.last_used_at,
+                "current": device.id == current,
+            }
+            for device in await self.players.devices(player.id)
+        ]
+
+    async def sign_out_device(self, player: Player, key: str, device: str) -> None:
+        """Sign out the player's device of that id: this one (`key`'s) as `sign_out` does;
+        another's key, and the player's unused link codes with it. An id that is none of
+        the player's devices, another player's or none at all, is unknown alike."""
+        if device == device_id(hash_secret(key)):
+            await self.sign_out(key)
+            return
+        if not await self.players.revoke_device(player.id, device):
+            raise IdentityError(
+                ErrorCode.UNKNOWN_DEVICE, "none of your devices has that id (signed out?)", 404
+            )
+        log.info("player %s signed a device out from another", player.id)
+
+    async def sign_out_others(self, player: Player, key: str) -> int:
+        """Sign out every device of the player but this one (`key`'s); how many."""
+        count = await self.players.revoke_other_keys(player.id, hash_secret(key))
+        log.info("player %s signed out %d other devices", player.id, count)
+        return count
+
+    async def change_password(
+        self,
+        address: str | None,
+        player: Player,
+        key: str,
+        password: object,
+        new_password: object,
+        now: float,
+    ) -> tuple[Player, int]:
+        """A claimed account's new password, given its current one: a wrong one counts
+        against the sign-in limits, as a sign-in does. Every device but this one (`key`'s)
+        is signed out; the player and how many devices were."""
+        if not isinstance(password, str) or not isinstance(new_password, str):
+            raise IdentityError(ErrorCode.BAD_REQUEST, "send password and new_password, as strings")
+        stored = await self.players.password_hash(player.id)
+        if stored is None:
+            raise IdentityError(
+                ErrorCode.NOT_CLAIMED,
+                "this account has no password yet: claim it (POST /me/claim)",
+                403,
+            )
+        try:
+            chosen = check_password(new_password)
+        except BadPassword as err:
+            raise IdentityError(ErrorCode.BAD_PASSWORD, str(err)) from None
+        name = player.name.casefold()  # the budget a sign-in by this name spends
+        self._check_limit(address, name, now)
+        ok = await verify_password(stored, password)
+        self.limit.attempted(address, name, ok, now)
+        if not ok:
+            raise IdentityError(ErrorCode.WRONG_PASSWORD, "wrong password", 401)
+        try:
+            count = await self.players.change_password(
+                player.id, stored, await hash_password(chosen), hash_secret(key)
+            )
+        except PasswordChanged:
+            raise IdentityError(
+                ErrorCode.WRONG_PASSWORD, "the password was changed meanwhile", 401
+            ) from None
+        log.info("player %s changed their password, %d other devices signed out", player.id, count)
+        return player, count
 
     async def link_code(self, player: Player, now: float) -> tuple[str, float]:
         """A one-time code that signs another device in as `player`, and when it expires."""

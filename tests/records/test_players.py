@@ -8,9 +8,15 @@ from collections.abc import AsyncIterator
 import pytest
 
 from records.engine import open_engine
-from records.keys import hash_secret
+from records.keys import device_id, hash_secret
 from records.migrate import upgrade_to_head
-from records.players import AlreadyClaimed, NameTaken, PlayerStore, UnknownPlayer
+from records.players import (
+    AlreadyClaimed,
+    NameTaken,
+    PasswordChanged,
+    PlayerStore,
+    UnknownPlayer,
+)
 
 
 @pytest.fixture
@@ -98,6 +104,75 @@ async def test_devices_add_and_revoke_keys(store: PlayerStore) -> None:
     assert await store.by_key(hash_secret("phone"), 4.0) is not None
     with pytest.raises(UnknownPlayer):
         await store.add_key("nobody", hash_secret("x"), 1.0)
+
+
+async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
+    store: PlayerStore,
+) -> None:
+    """Each key is a device, known to its player by a public id drawn from the key's hash
+    (neither the key nor the hash): its label, when it began and was last used. Signing
+    a device out, or every device but one, voids the player's unused link codes (one made
+    on a device signed out would bring it back); nobody else's keys are touched."""
+    ann = await store.create(hash_secret("laptop"), 10.0, label="laptop")
+    await store.add_key(ann.id, hash_secret("phone"), 20.0, "phone")
+    await store.add_key(ann.id, hash_secret("tablet"), 30.0, None)
+    bo = await store.create(hash_secret("bo"), 10.0, label="bo's")
+    await store.by_key(hash_secret("laptop"), 100.0)  # used later than the others
+    devices = await store.devices(ann.id)
+    assert [(d.label, d.created_at, d.last_used_at) for d in devices] == [
+        ("laptop", 10.0, 100.0),  # the latest used first
+        (None, 30.0, 30.0),
+        ("phone", 20.0, 20.0),
+    ]
+    ids = {d.label: d.id for d in devices}
+    assert ids["phone"] == device_id(hash_secret("phone")) and len(ids["phone"]) == 16
+    assert all(i not in (hash_secret(k), k) for i in ids.values() for k in ("phone", "laptop"))
+    assert [d.label for d in await store.devices(bo.id)] == ["bo's"]
+
+    await store.add_link_code(ann.id, hash_secret("CODE-0001"), expires_at=1000.0)
+    await store.add_link_code(bo.id, hash_secret("CODE-0002"), expires_at=1000.0)
+    assert not await store.revoke_device(bo.id, ids["phone"])  # not bo's to sign out
+    assert not await store.revoke_device(ann.id, "0123456789abcdef")
+    assert await store.by_key(hash_secret("phone"), 40.0) is not None
+    assert await store.revoke_device(ann.id, ids["phone"])
+    assert await store.by_key(hash_secret("phone"), 41.0) is None
+    assert not await store.revoke_device(ann.id, ids["phone"])
+    assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("x"), 42.0) is None
+
+    await store.add_key(ann.id, hash_secret("desktop"), 50.0)
+    await store.add_link_code(ann.id, hash_secret("CODE-0003"), expires_at=1000.0)
+    assert await store.revoke_other_keys(ann.id, hash_secret("laptop")) == 2
+    assert [d.label for d in await store.devices(ann.id)] == ["laptop"]
+    assert await store.revoke_other_keys(ann.id, hash_secret("laptop")) == 0
+    assert await store.use_link_code(hash_secret("CODE-0003"), hash_secret("y"), 52.0) is None
+    assert await store.by_key(hash_secret("bo"), 53.0) is not None
+    linked = await store.use_link_code(hash_secret("CODE-0002"), hash_secret("z"), 53.0)
+    assert linked is not None and linked.id == bo.id  # bo's code is still good
+
+
+async def test_a_new_password_replaces_the_one_read_and_signs_the_other_devices_out(
+    store: PlayerStore,
+) -> None:
+    ann = await store.rename((await store.create(hash_secret("laptop"), 1.0)).id, "ann", 1.0)
+    await store.claim(ann.id, "$argon2id$old", 2.0)
+    await store.add_key(ann.id, hash_secret("phone"), 3.0)
+    await store.add_link_code(ann.id, hash_secret("CODE-0001"), expires_at=1000.0)
+    assert await store.password_hash(ann.id) == "$argon2id$old"
+    signed_out = await store.change_password(
+        ann.id, "$argon2id$old", "$argon2id$new", hash_secret("laptop")
+    )
+    assert signed_out == 1
+    assert (await store.password_of("ann"))[1] == "$argon2id$new"  # type: ignore[index]
+    assert await store.by_key(hash_secret("phone"), 4.0) is None
+    assert await store.by_key(hash_secret("laptop"), 4.0) is not None
+    assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("x"), 5.0) is None
+    # Changed meanwhile (from another device, after this one read it): nothing changes.
+    await store.add_key(ann.id, hash_secret("tablet"), 6.0)
+    with pytest.raises(PasswordChanged):
+        await store.change_password(ann.id, "$argon2id$old", "$argon2id$3rd", hash_secret("laptop"))
+    assert await store.password_hash(ann.id) == "$argon2id$new"
+    assert await store.by_key(hash_secret("tablet"), 7.0) is not None
+    assert await store.password_hash("nobody") is None
 
 
 async def test_a_key_in_use_moves_last_seen_on(store: PlayerStore) -> None:

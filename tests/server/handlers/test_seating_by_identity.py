@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from redis.asyncio import Redis
 from support.http import create_room, get_json
 from support.players import call, new_player
@@ -97,6 +98,42 @@ async def test_a_socket_whose_key_was_signed_out_acts_for_nobody_new(
         assert welcome.seat == 0
     _, body = await get_json(f"{one}/rooms/{room}")
     assert [pl["player"] for pl in body["room"]["players"]] == [guest["id"]]
+
+
+@pytest.mark.parametrize("how", ["by_its_id", "all_but_one", "new_password"])
+async def test_a_device_signed_out_from_another_acts_for_nobody_new(
+    make_server: MakeServer, how: str
+) -> None:
+    """A lost phone signed out from the laptop, on another process: the phone's socket
+    takes no seat and no quick match as the player any more, as after its own sign-out."""
+    one, two = await make_server(), await make_server()
+    phone, _ = await new_player(one, "hal")
+    await call(one, "POST", "/me/claim", {"password": "correct horse"}, phone)
+    status, body, _ = await call(
+        two, "POST", "/sign-in", {"name": "hal", "password": "correct horse"}
+    )
+    laptop = body["key"]
+    room = (await create_room(one))["id"]
+    async with WsClient.connect(one) as ws, WsClient.connect(one) as queued:
+        for socket in (ws, queued):
+            await identified(socket, phone)
+        if how == "by_its_id":
+            _, listed, _ = await call(two, "GET", "/me/devices", key=laptop)
+            [lost] = [d["id"] for d in listed["devices"] if not d["current"]]
+            status, _, _ = await call(two, "POST", f"/me/devices/{lost}/sign-out", key=laptop)
+        elif how == "all_but_one":
+            status, _, _ = await call(two, "POST", "/me/sign-out-others", key=laptop)
+        else:
+            change = {"password": "correct horse", "new_password": "battery staple"}
+            status, _, _ = await call(two, "POST", "/me/password", change, laptop)
+        assert status == 200
+        await ws.send(p.Join(room=room, name="hal"))
+        error = await ws.expect(p.Error)
+        assert (error.code, error.request) == ("bad_key", "join")
+        await queued.send(p.QuickMatch(game="shaula"))
+        assert (await queued.expect(p.Error)).code == "bad_key"
+        await identified(ws, laptop)  # the key still in: the socket acts again
+        assert (await ws.join(room, "typed")).seat == 0
 
 
 async def test_an_anonymous_seat_does_not_take_a_players_name(server_url: str) -> None:
