@@ -1,9 +1,82 @@
 // The account page (/account): who this browser plays as, and what can be done about it —
-// choose a name, claim the account with a password, sign in as another account, link a
-// device with a one-time code, sign out (docs/protocol.md section 11).
+// choose a name, claim the account with a password or change it, see the devices signed in
+// as the player and sign them out, sign in as another account, link a device with a
+// one-time code, sign out (docs/protocol.md section 11).
 
 import { h, add, clear } from "./dom.js";
-import { authed, me, shownName, signedIn, signOut } from "./identity.js";
+import { authed, deviceLabel, me, shownName, signedIn, signOut } from "./identity.js";
+
+const devicesOut = (n) =>
+  n === 0 ? "No other device was signed in." : `${n} other device${n === 1 ? " was" : "s were"} signed out.`;
+
+// When a device was last used, in words: its use is known to the minute.
+function lastUsed(at) {
+  const minutes = Math.floor((Date.now() / 1000 - at) / 60);
+  if (minutes < 2) return "used just now";
+  if (minutes < 60) return `used ${minutes} minutes ago`;
+  if (minutes < 48 * 60) return `used ${Math.floor(minutes / 60)} hours ago`;
+  return `last used ${new Date(at * 1000).toLocaleDateString()}`;
+}
+
+// The devices signed in as the player (each holds a key of theirs): which is this browser,
+// and a "Sign out" for each other one (a lost phone) or all of them at once.
+function devicesSection() {
+  const list = h("ul", { class: "devices" });
+  const message = h("p", { class: "message", role: "status" });
+  const others = h("button", { type: "button", class: "secondary", id: "sign-out-others" }, "Sign out everywhere else");
+  const section = h(
+    "section",
+    { class: "account-form", id: "devices" },
+    h("h2", {}, "Devices"),
+    h("p", { class: "muted" }, "Where you are signed in. Sign out a device you no longer use, or have lost: it plays as you no more."),
+    list,
+    others,
+    message,
+  );
+  const act = async (work) => {
+    message.className = "message";
+    message.textContent = "";
+    try {
+      const said = await work();
+      await show();
+      message.textContent = said;
+    } catch (error) {
+      message.className = "message error";
+      message.textContent = error.message + (error.code ? ` (${error.code})` : "");
+    }
+  };
+  const row = (device) =>
+    h(
+      "li",
+      { dataset: { device: device.id }, class: device.current ? "current" : null },
+      h("span", { class: "label" }, device.label || "A device with no name"),
+      device.current ? h("span", { class: "tag" }, "this browser") : null,
+      h("small", { class: "muted" },
+        ` signed in ${new Date(device.created_at * 1000).toLocaleDateString()}, `,
+        device.current ? "in use now" : lastUsed(device.last_used_at)),
+      device.current
+        ? null
+        : h("button", {
+          type: "button",
+          class: "small",
+          "aria-label": `Sign out ${device.label || "this device"}`,
+          onclick: () => act(async () => {
+            await authed("POST", `/me/devices/${encodeURIComponent(device.id)}/sign-out`);
+            return `${device.label || "The device"} is signed out.`;
+          }),
+        }, "Sign out"),
+    );
+  const show = async () => {
+    const { devices } = await authed("GET", "/me/devices");
+    clear(list);
+    add(list, devices.map(row));
+    others.hidden = devices.every((device) => device.current);
+  };
+  const load = () => act(async () => "");
+  others.addEventListener("click", () =>
+    act(async () => devicesOut((await authed("POST", "/me/sign-out-others")).signed_out)));
+  return { section, show, load };
+}
 
 function form(id, title, fields, button, act) {
   const inputs = fields.map(([id, label, attrs]) => [label, h("input", { id, name: id, ...attrs })]);
@@ -38,6 +111,7 @@ export async function render(root) {
   }
   const { player: now, names } = await authed("GET", "/me");
   const redraw = async () => render(clear(root));
+  const devices = devicesSection();
   add(
     root,
     h("h1", {}, shownName(now)),
@@ -63,6 +137,18 @@ export async function render(root) {
       await redraw();
       return "";
     }),
+    now.claimed ? form("change-password", "Change password", [
+      ["current-password", "Current password", { type: "password", required: true, autocomplete: "current-password" }],
+      ["new-password", "New password", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
+      ["new-password-again", "Again", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
+    ], "Change password", async (values) => {
+      if (values["new-password"] !== values["new-password-again"]) throw new Error("the two new passwords differ");
+      const answer = await authed("POST", "/me/password", { password: values["current-password"], new_password: values["new-password"] });
+      document.getElementById("change-password").reset();
+      await devices.show();
+      return `Your password is changed. ${devicesOut(answer.signed_out)}`;
+    }) : null,
+    devices.section,
     form("make-code", "Link another device", [], "Make a code", async () => {
       const answer = await authed("POST", "/me/link");
       const minutes = Math.max(1, Math.round((answer.expires_at - Date.now() / 1000) / 60));
@@ -70,7 +156,7 @@ export async function render(root) {
     }),
     form("use-code", "Use a code from another device", [["code", "Code", { required: true, autocomplete: "off" }]],
       "Sign in", async ({ code }) => {
-        const answer = await authed("POST", "/link", { code, label: navigator.userAgent.slice(0, 60) });
+        const answer = await authed("POST", "/link", { code, label: deviceLabel() });
         await signedIn(answer.key, answer.player);
         location.reload();
         return "";
@@ -79,7 +165,7 @@ export async function render(root) {
       ["login-name", "Name", { required: true, autocomplete: "username" }],
       ["login-password", "Password", { type: "password", required: true, autocomplete: "current-password" }],
     ], "Sign in", async (values) => {
-      const body = { name: values["login-name"], password: values["login-password"], label: navigator.userAgent.slice(0, 60) };
+      const body = { name: values["login-name"], password: values["login-password"], label: deviceLabel() };
       const answer = await authed("POST", "/sign-in", body);
       await signedIn(answer.key, answer.player);
       location.reload();
@@ -91,4 +177,5 @@ export async function render(root) {
       return "";
     }),
   );
+  await devices.load();
 }

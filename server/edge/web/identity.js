@@ -63,7 +63,7 @@ export function me() {
       }
     }
     try {
-      const made = await authed("POST", "/players", {});
+      const made = await authed("POST", "/players", { label: deviceLabel() });
       return keep(made.key, made.player);
     } catch {
       return null;
@@ -78,14 +78,39 @@ export function identifyMessage() {
   return entry ? { type: "identify", key: entry.key } : null;
 }
 
+// What the player's list of devices calls this browser (its key's label, docs/protocol.md
+// section 11): "Firefox on Linux", from what the browser says of itself.
+export function deviceLabel() {
+  const ua = navigator.userAgent;
+  const browser =
+    [[/Edg\//, "Edge"], [/OPR\//, "Opera"], [/Firefox\//, "Firefox"], [/Chrom(e|ium)\//, "Chrome"],
+      [/Safari\//, "Safari"]].find(([pattern]) => pattern.test(ua))?.[1] ?? "A browser";
+  const system =
+    [[/iPhone/, "iPhone"], [/iPad/, "iPad"], [/Android/, "Android"], [/CrOS/, "ChromeOS"],
+      [/Windows/, "Windows"], [/Mac OS X/, "macOS"], [/Linux/, "Linux"]].find(([pattern]) => pattern.test(ua))?.[1];
+  return system ? `${browser} on ${system}` : browser;
+}
+
+// Sign out a key this browser is about to forget (a key left live with nobody holding it
+// would act for its player still, unseen).
+async function revoke(key) {
+  try {
+    await request("/sign-out", { method: "POST", headers: { Accept: "application/json", Authorization: `Bearer ${key}` } });
+  } catch {
+    // the server cannot be reached: the player sees the key in their devices, to sign out
+  }
+}
+
 // After a rename, a sign-in or a link: the new key (if any) and player, also in the
-// header, which says who this browser plays as.
-export function signedIn(key, player) {
+// header, which says who this browser plays as. A new key replaces the one held before,
+// which is signed out.
+export async function signedIn(key, player) {
   const before = kept();
   if (before && before.id !== player.id) forgetPlayersOwn(); // another player's, not this one's
   ready = Promise.resolve(keep(key ?? before?.key, player));
   const who = document.getElementById("who");
   if (who) who.textContent = shownName(player);
+  if (key && before && before.key !== key) await revoke(before.key);
   return ready;
 }
 

@@ -274,3 +274,133 @@ async def test_a_new_name_chosen_on_the_account_page_is_the_one_in_the_header(
     )
     assert await page.inner_text("#who") == "renamed_ann"
     assert page_errors(page) == []
+
+
+async def claimed_elsewhere(base: str, name: str, password: str) -> dict[str, str]:
+    """A claimed player signed in on a laptop and a phone (over HTTP): their keys."""
+    status, body, _ = await call(base, "POST", "/players", {"label": "laptop"})
+    assert status == 201, body
+    laptop = body["key"]
+    await call(base, "POST", "/me/name", {"name": name}, laptop)
+    status, body, _ = await call(base, "POST", "/me/claim", {"password": password}, laptop)
+    assert status == 200, body
+    sign_in = {"name": name, "password": password, "label": "phone"}
+    status, body, _ = await call(base, "POST", "/sign-in", sign_in)
+    assert status == 200, body
+    return {"laptop": laptop, "phone": body["key"]}
+
+
+async def signs_in(base: str, key: str) -> bool:
+    status, _, _ = await call(base, "GET", "/me", key=key)
+    return status == 200
+
+
+async def signed_in_on_the_account_page(page: Page, base: str, name: str, password: str) -> None:
+    await page.goto(f"{base}/account")
+    await page.fill("#login-name", name)
+    await page.fill("#login-password", password)
+    async with page.expect_navigation():
+        await page.click("#sign-in button")
+    await page.wait_for_function(
+        "name => document.getElementById('who')?.textContent === name", arg=name
+    )
+
+
+async def test_the_account_page_lists_the_devices_and_signs_a_lost_one_out(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The devices signed in as the player, this browser marked; "Sign out" of a lost phone
+    and "Sign out everywhere else" end those keys. A sign-in here as another player signs
+    out the key this browser held before (nobody holds it any more)."""
+    base = server.url
+    keys = await claimed_elsewhere(base, "kim", "kim's secret")
+    page = await new_page(browser)
+    await page.goto(f"{base}/account")
+    await page.wait_for_selector("#devices li.current")
+    guest_key = str((await kept_player(page))["key"])
+    assert await page.inner_text("#devices li.current .label") == "Chrome on Linux"
+    await signed_in_on_the_account_page(page, base, "kim", "kim's secret")
+    assert not await signs_in(base, guest_key)  # the guest's key, forgotten, is signed out
+    keys["browser"] = str((await kept_player(page))["key"])
+    status, body, _ = await call(
+        base, "POST", "/sign-in", {"name": "kim", "password": "kim's secret", "label": "tablet"}
+    )
+    assert status == 200, body
+    keys["tablet"] = body["key"]
+
+    await page.goto(f"{base}/account")
+    rows = page.locator("#devices li")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 4")
+    labels = await rows.locator(".label").all_inner_texts()
+    assert sorted(labels) == ["Chrome on Linux", "laptop", "phone", "tablet"]
+    assert await page.inner_text("#devices li.current .label") == "Chrome on Linux"
+    assert await page.locator("#devices li.current button").count() == 0  # not this one
+
+    await page.click("#devices li:has(.label:text-is('phone')) button")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 3")
+    assert "phone is signed out" in await page.inner_text("#devices .message")
+    assert not await signs_in(base, keys["phone"])
+    assert await signs_in(base, keys["laptop"]) and await signs_in(base, keys["browser"])
+
+    await page.click("#sign-out-others")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 1")
+    assert "2 other devices were signed out" in await page.inner_text("#devices .message")
+    assert not await signs_in(base, keys["laptop"]) and not await signs_in(base, keys["tablet"])
+    assert await signs_in(base, keys["browser"])
+    assert await page.locator("#sign-out-others").is_hidden()
+    await page.reload()
+    await page.wait_for_selector("#devices li.current")
+    assert await page.inner_text("#who") == "kim"
+    for key in keys.values():
+        assert not [u for u in seen(page).requests + seen(page).sockets if key in u]
+    assert page_errors(page) == []
+
+
+async def test_a_claimed_player_changes_the_password_on_the_account_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    guest = await new_page(browser)
+    await guest.goto(f"{base}/account")
+    await guest.wait_for_selector("#claim")
+    assert await guest.locator("#change-password").count() == 0  # no password to change
+
+    keys = await claimed_elsewhere(base, "lou", "lou's secret")
+    page = await new_page(browser)
+    await signed_in_on_the_account_page(page, base, "lou", "lou's secret")
+    await page.wait_for_selector("#change-password")
+    assert await page.locator("#claim").count() == 0
+    said = page.locator("#change-password .message")
+
+    await page.fill("#current-password", "not lou's secret")
+    await page.fill("#new-password", "lou's new secret")
+    await page.fill("#new-password-again", "lou's new secret")
+    await page.click("#change-password button")
+    await page.wait_for_selector("#change-password .message.error")
+    assert "wrong_password" in await said.inner_text()
+    assert await signs_in(base, keys["phone"])  # nothing changed
+
+    await page.fill("#current-password", "lou's secret")
+    await page.fill("#new-password", "lou's new secret")
+    await page.fill("#new-password-again", "lou's new secret")
+    await page.click("#change-password button")
+    await page.wait_for_function(
+        "() => document.querySelector('#change-password .message')?.textContent.includes('changed')"
+    )
+    text = await said.inner_text()
+    assert "Your password is changed" in text and "2 other devices were signed out" in text
+    assert await page.input_value("#current-password") == ""  # not left on the page
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 1")
+    assert not await signs_in(base, keys["laptop"]) and not await signs_in(base, keys["phone"])
+    assert await signs_in(base, str((await kept_player(page))["key"]))
+    old = {"name": "lou", "password": "lou's secret"}
+    status, body, _ = await call(base, "POST", "/sign-in", old)
+    assert (status, body["error"]["code"]) == (401, "wrong_password")
+    status, _, _ = await call(
+        base, "POST", "/sign-in", {"name": "lou", "password": "lou's new secret"}
+    )
+    assert status == 200
+    # The one refusal, the wrong current password, is the browser's only complaint.
+    [refused] = page_errors(page)
+    assert "401" in refused, refused
+    assert page_errors(guest) == []
