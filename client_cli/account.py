@@ -2,15 +2,17 @@
 faces of the records: profile and top.
 
 The player key is this machine's (client_cli/identity.py): made at the first command that
-needs one, sent as `Authorization: Bearer`, replaced by `login` and `link CODE`, dropped
-by `logout`. Passwords are read from the terminal without echo (or a line of standard
-input when it is not a terminal) and sent only in a request's body.
+needs one, sent as `Authorization: Bearer`, replaced by `login` and `link CODE` (the one
+replaced is signed out), signed out and dropped by `logout`. Passwords are read from the
+terminal without echo (or a line of standard input when it is not a terminal) and sent
+only in a request's body.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import socket
 import sys
@@ -97,7 +99,7 @@ def add_account_parser(
         help="sign this machine in as a claimed account",
         description="Sign in as NAME with its password: this machine then plays as that "
         "player (its ratings and history). The player this machine was is kept on the "
-        "server; sign back in to it if it was claimed.",
+        "server, its key here signed out; sign back in to it if it was claimed.",
     )
     login.add_argument("name", help="the account's name")
     logout = sub.add_parser(
@@ -144,6 +146,17 @@ def run_account(args: argparse.Namespace) -> int:
         return 1
 
 
+async def _replace_key(server: str, answer: dict[str, Any]) -> None:
+    """Keep the key a sign-in or link gave, and sign out the one kept before: forgotten
+    here, it would still act for its player with nobody holding it."""
+    before = load_identity(server)
+    save_identity(server, answer["key"], answer["player"])
+    if before is not None and before.key != answer["key"]:
+        # Signed out already, or unreachable now: it shows in the player's devices.
+        with contextlib.suppress(ServerError):
+            await _request("POST", server, "/sign-out", key=before.key)
+
+
 async def _run(args: argparse.Namespace) -> int:
     server = args.server
     command = args.command
@@ -168,12 +181,12 @@ async def _run(args: argparse.Namespace) -> int:
         password = _password(f"password of {args.name}: ")
         body = {"name": args.name, "password": password, "label": _label()}
         answer = await _request("POST", server, "/sign-in", body)
-        save_identity(server, answer["key"], answer["player"])
+        await _replace_key(server, answer)
         print(f"signed in as {_describe(answer['player'])}")
         return 0
     if command == "link" and args.code:
         answer = await _request("POST", server, "/link", {"code": args.code, "label": _label()})
-        save_identity(server, answer["key"], answer["player"])
+        await _replace_key(server, answer)
         print(f"signed in as {_describe(answer['player'])}")
         return 0
     me = await ensure_player(server)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from support.finished import archived_alone
+from support.players import call
 
 
 async def solrace(
@@ -55,10 +56,17 @@ async def test_a_player_from_the_terminal(server_url: str, tmp_path: Path) -> No
     status, out = await solrace(server_url, laptop, "claim", stdin="hunter2hunter2\n")
     assert status == 0 and "solrace login Zed_9" in out
 
+    status, out = await solrace(server_url, desk, "whoami")  # a guest on the desk first
+    desk_guest = json.loads((desk / "solrace" / "players.json").read_text())[server_url]
     status, out = await solrace(server_url, desk, "login", "zed_9", stdin="wrong password\n")
     assert status == 1 and "wrong password" in out
+    status, _, _ = await call(server_url, "GET", "/me", key=desk_guest["player"]["key"])
+    assert status == 200  # still the desk's
     status, out = await solrace(server_url, desk, "login", "zed_9", stdin="hunter2hunter2\n")
     assert status == 0 and f"signed in as Zed_9 (id {player_id}" in out
+    # The guest's key, which the desk forgot, is signed out: nobody holds it any more.
+    status, _, _ = await call(server_url, "GET", "/me", key=desk_guest["player"]["key"])
+    assert status == 401
 
     status, out = await solrace(server_url, laptop, "link")
     code = re.search(r"solrace link ([A-Z0-9]{4}-[A-Z0-9]{4})", out)
