@@ -15,7 +15,7 @@ import { Seat } from "./seat.js";
 import { showShortcuts } from "./shortcuts.js";
 import { play as sound } from "./sounds.js";
 import { moveWords, withSymbols } from "./table.js";
-import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+import { Bars, archivedNote, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
 const RESIGN_ASKS = 4000; // ms the "Resign: sure?" question waits for its answer
 
@@ -92,7 +92,7 @@ export async function render(root, { room: roomId }) {
       say(move ? `Hint: ${move}` : "No move left.");
     },
     onNotice: (text, kind) => say(text, kind),
-    onSeatless: (reason) => seatForm(reason),
+    onSeatless: (reason, code) => seatForm(reason, code),
     onElsewhere: () => {
       clear(el.seatForm).append(h("p", { class: "notice" },
         "This race is now played in another window. ",
@@ -141,13 +141,19 @@ export async function render(root, { room: roomId }) {
     for (const move of moves) play(move);
   }
 
-  async function seatForm(reason = "") {
+  async function seatForm(reason = "", code = "") {
     clear(el.seatForm);
+    const gone = (message) => h("p", { class: "error" }, message, " ", h("a", { href: "/" }, "Back to the lobby"));
+    if (code === "unknown_room") {
+      // Expired after its race, perhaps: the records may keep it.
+      el.seatForm.append(await archivedNote(roomId) ?? gone(reason));
+      return;
+    }
     let room = null;
     try {
       room = (await getJSON(`/rooms/${roomId}`)).room;
     } catch (err) {
-      el.seatForm.append(h("p", { class: "error" }, reason || err.message, " ", h("a", { href: "/" }, "Back to the lobby")));
+      el.seatForm.append(await archivedNote(roomId) ?? gone(reason || err.message));
       return;
     }
     if (room.status !== "lobby" || room.players.length >= room.seats) {

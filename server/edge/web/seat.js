@@ -13,7 +13,8 @@
 //   onRefused(m, sent) a move was refused for good (m.reason, m.code; what was sent)
 //   onHint(move|null)  the answer to hint()
 //   onNotice(text, kind)  a passing state in words ("warn"), or "" when it is over
-//   onSeatless(reason) the page has no seat here: offer one ("" when there is no reason)
+//   onSeatless(reason, code) the page has no seat here: offer one ("" when there is no
+//     reason; `code`: the refusal's, such as unknown_room)
 //   onElsewhere()      the seat is held by another window now: offer to play here (rejoin)
 //   onStatus(status)   the socket's state: "connecting", "open", "down"
 
@@ -226,7 +227,7 @@ export class Seat {
     } else if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
       forgetSeat(this.roomId);
       this.token = null;
-      this.emit("onSeatless", m.code === "unknown_room" ? "This room does not exist (or expired)." : "");
+      this.emit("onSeatless", m.code === "unknown_room" ? "This room does not exist (or expired)." : "", m.code);
     } else if (m.request === "legal") {
       this.legalWanted.shift()?.(null); // e.g. the race ended: no moves to list
     } else if (m.request === "join") {

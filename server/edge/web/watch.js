@@ -6,7 +6,7 @@ import { games } from "./api.js";
 import { BoardView } from "./cards.js";
 import { Socket, TRY_AGAIN } from "./net.js";
 import { RoomModel } from "./room.js";
-import { Bars, resultsTable, roomTitle, statusLine } from "./widgets.js";
+import { Bars, archivedNote, resultsTable, roomTitle, statusLine } from "./widgets.js";
 
 export async function render(root, { room }) {
   await watchRoom(root, room);
@@ -40,8 +40,10 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
         return;
       }
       if (m.type === "error" && m.request === "watch") {
-        clear(root).append(h("p", { class: "error" }, m.message, " ", h("a", { href: "/" }, "Back to the lobby")));
         socket.close();
+        const refused = h("p", { class: "error" }, m.message, " ", h("a", { href: "/" }, "Back to the lobby"));
+        if (m.code !== "unknown_room") clear(root).append(refused);
+        else archivedNote(roomId).then((note) => clear(root).append(note ?? refused));
         return;
       }
       if (model.handle(m)) {

@@ -1,6 +1,8 @@
 // Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
 
 import { h, clear, fmtSeconds } from "./dom.js";
+import { request } from "./api.js";
+import { playerHeaders } from "./identity.js";
 
 export function roomTitle(room, known) {
   const title = known[room.game]?.title || room.game;
@@ -188,4 +190,18 @@ export function resultsTable(room, known, me = null) {
       ),
     ),
   );
+}
+
+// A room that is gone (it expired after its race) whose race the records keep: a note
+// leading to its replay, or null. The replay is asked as this player (a daily deal's
+// is theirs only once their own attempt is over), without its body (HEAD).
+export async function archivedNote(roomId) {
+  try {
+    const response = await request(`/rooms/${roomId}/replay`, { method: "HEAD", headers: playerHeaders() });
+    if (!response.ok) return null;
+  } catch {
+    return null;
+  }
+  return h("p", { class: "notice", id: "archived" }, "This race is over, and kept in the records: ",
+    h("a", { href: `/replay/${roomId}` }, "watch its replay"), " or ", h("a", { href: "/" }, "find another room"), ".");
 }

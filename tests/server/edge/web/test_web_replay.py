@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
+from redis.asyncio import Redis
 from support.finished import archived_alone, archived_replay, resigned_with_a_bot
 from support.http import create_room, get_text, post_json
 from support.players import new_player
@@ -314,3 +315,29 @@ async def test_a_bots_racer_is_named_as_a_bot(server: ServerProcess, browser: Br
     assert any(text.startswith("ann") and "(bot)" not in text for text in names), names
     assert page_errors(page) == []
     await page.context.close()
+
+
+async def test_an_expired_rooms_pages_lead_to_its_archived_replay(
+    server: ServerProcess, browser: Browser, redis_url: str
+) -> None:
+    """A link to a race's room kept after the room expired (a shared link, the history)
+    finds the race in the records: its play and watch pages lead to the replay."""
+    base = server.url
+    room, _ = await finished_race(base)
+    await archived_replay(base, f"{room}.1")
+    redis = Redis.from_url(redis_url)
+    try:  # what Redis does to a finished room after `room_ttl`
+        await redis.delete(*[key async for key in redis.scan_iter(match=f"{{room:{room}}}*")])
+    finally:
+        await redis.aclose()
+    status, _ = await get_text(f"{base}/rooms/{room}")
+    assert status == 404
+    for path in (f"/play/{room}", f"/watch/{room}"):
+        page = await new_page(browser)
+        await page.goto(f"{base}{path}")
+        link = await page.wait_for_selector(f'#archived a[href="/replay/{room}"]')
+        assert "over" in await page.inner_text("#archived"), path
+        await link.click()
+        await page.wait_for_selector("#replay-results th")
+        # The room's own address answers 404 (it is gone), which Chromium logs; nothing else.
+        assert [e for e in page_errors(page) if "404 (Not Found)" not in e] == [], path
