@@ -66,6 +66,7 @@ from server.edge.web_client import add_web_client
 from server.edge.websocket import CLEANUPS_AT_ONCE, close_sockets, liveness_ctx, websocket
 from server.handlers.service import RaceService
 from server.identity.accounts import Accounts
+from server.identity.signin_limit import SignInLimit
 from server.live.connection import Flusher
 from server.live.hub import Hub
 from server.live.lobby_live import LobbyLive
@@ -171,7 +172,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     app[REDIS], app[STORE], app[HUB], app[METRICS] = redis, store, hub, metrics
     app[FEED] = feed
     app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
-    accounts = Accounts(PlayerStore(app[RECORDS_DB]))
+    accounts = Accounts(PlayerStore(app[RECORDS_DB]), SignInLimit(store))
     app[ACCOUNTS] = accounts
     app[SERVICE] = RaceService(settings, store, hub, metrics, accounts)
     app[LOBBY_LIVE] = lobby

@@ -81,12 +81,12 @@ class Accounts:
     def __init__(
         self,
         players: PlayerStore,
+        limit: SignInLimit,
         profiles: Profiles | None = None,
-        limit: SignInLimit | None = None,
     ) -> None:
         self.players = players
         self.profiles = profiles or Profiles(players.engine)
-        self.limit = limit or SignInLimit()
+        self.limit = limit
 
     async def rating(self, player_id: str, game: str) -> int | None:
         """The player's displayed rating in `game` now, if they have one."""
@@ -201,23 +201,20 @@ class Accounts:
         """A new key for this device, signing it in as the account called `name`."""
         if not isinstance(name, str) or not isinstance(password, str):
             raise IdentityError(ErrorCode.BAD_REQUEST, "send name and password, as strings")
-        self._check_limit(address, name.casefold(), now)
+        await self._take_attempt(address, name)
         found = await self.players.password_of(name)
         if found is None:
-            self.limit.attempted(address, name.casefold(), False, now)
             raise IdentityError(ErrorCode.UNKNOWN_PLAYER, f"no player is called {name[:40]!r}", 404)
         player, stored = found
         if stored is None:
-            self.limit.attempted(address, name.casefold(), False, now)
             raise IdentityError(
                 ErrorCode.NOT_CLAIMED,
                 f"{player.name} has no password: sign in with a link code from a device of theirs",
                 403,
             )
-        ok = await verify_password(stored, password)
-        self.limit.attempted(address, name.casefold(), ok, now)
-        if not ok:
+        if not await verify_password(stored, password):
             raise IdentityError(ErrorCode.WRONG_PASSWORD, "wrong password", 401)
+        await self.limit.succeeded(name)
         key = new_player_key()
         await self.players.add_key(player.id, hash_secret(key), now, _label(label))
         log.info("player %s signed in on a new device", player.id)
@@ -285,12 +282,10 @@ class Accounts:
             chosen = check_password(new_password)
         except BadPassword as err:
             raise IdentityError(ErrorCode.BAD_PASSWORD, str(err)) from None
-        name = player.name.casefold()  # the budget a sign-in by this name spends
-        self._check_limit(address, name, now)
-        ok = await verify_password(stored, password)
-        self.limit.attempted(address, name, ok, now)
-        if not ok:
+        await self._take_attempt(address, player.name)  # the budgets a sign-in spends
+        if not await verify_password(stored, password):
             raise IdentityError(ErrorCode.WRONG_PASSWORD, "wrong password", 401)
+        await self.limit.succeeded(player.name)
         try:
             count = await self.players.change_password(
                 player.id, stored, await hash_password(chosen), hash_secret(key)
@@ -314,7 +309,7 @@ class Accounts:
     ) -> tuple[Player, str]:
         if not isinstance(typed, str):
             raise IdentityError(ErrorCode.BAD_REQUEST, "send code, as a string")
-        self._check_limit(address, None, now)
+        await self._take_attempt(address, None)
         code = normalise_link_code(typed)
         key = new_player_key()
         player = (
@@ -324,7 +319,6 @@ class Accounts:
                 hash_secret(code), hash_secret(key), now, _label(label)
             )
         )
-        self.limit.attempted(address, None, player is not None, now)
         if player is None:
             raise IdentityError(
                 ErrorCode.BAD_CODE, "that code is unknown, used or expired: make a new one", 404
@@ -332,8 +326,10 @@ class Accounts:
         log.info("player %s linked a new device", player.id)
         return player, key
 
-    def _check_limit(self, address: str | None, name: str | None, now: float) -> None:
-        wait = self.limit.wait(address, name, now)
+    async def _take_attempt(self, address: str | None, name: str | None) -> None:
+        """Count an attempt at a password (or a link code: `name` None); IdentityError
+        rate_limited, before anything is checked, when it must wait."""
+        wait = await self.limit.take(address, name)
         if wait > 0:
             err = IdentityError(
                 ErrorCode.RATE_LIMITED, f"too many attempts: try again in {wait:.0f} s", 429

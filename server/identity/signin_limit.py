@@ -1,22 +1,27 @@
-"""How often a password or a link code may be tried: a pure object, the clock passed in.
+"""How often a password or a link code may be tried.
 
-Two budgets, each a token bucket (GCRA): one per client address (every attempt counts:
-one machine trying many names), one per player name (failed attempts count: many
-machines trying one name; a success refills it). An attempt goes ahead only when both
-have room; otherwise it is refused, unchecked, with the seconds to wait, so that a
-guesser gets `burst` tries and then one every `interval` seconds, whatever it sends.
+Two budgets: one per client address (every attempt counts: one machine trying many
+names), one per player name (failed attempts count: many machines trying one name; a
+success refills it). An attempt is counted in both before its password is checked and
+goes ahead only when both have room; otherwise it is refused, unchecked, with the
+seconds to wait, so that a guesser gets `burst` tries and then one every `interval`
+seconds, whatever it sends.
 
-Kept in each server process's memory: behind a balancer of N processes a guesser gets at
-most N times the budget, still a handful of guesses a minute against Argon2id.
+The budgets are kept by the room store (`RoomStore.take_budget`: a GCRA in Redis), so every
+server process behind a balancer spends the same ones. This module decides the numbers
+and which budgets an attempt spends.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass
+from typing import Protocol
 
-__all__ = ["Budget", "SignInLimit"]
+__all__ = ["ADDRESSES", "NAMES", "Budget", "Budgets", "SignInLimit"]
 
-MAX_TRACKED = 10_000  # buckets kept per kind before the full ones are forgotten
+ADDRESSES = "sign-in-address"  # the budgets' names in the store
+NAMES = "sign-in-name"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,54 +30,47 @@ class Budget:
     interval: float  # then one attempt every so many seconds
 
 
-@dataclass(slots=True)
-class _Buckets:
-    budget: Budget
-    # key -> the time at which the bucket is full again (GCRA's "theoretical arrival time")
-    due: dict[str, float] = field(default_factory=dict)
+class Budgets(Protocol):
+    """Where the counts are kept (the room store)."""
 
-    def wait(self, key: str, now: float) -> float:
-        """Seconds until one more attempt fits (0.0: now)."""
-        due = max(self.due.get(key, now), now)
-        allowed_at = due - (self.budget.burst - 1) * self.budget.interval
-        return max(0.0, allowed_at - now)
+    async def take_budget(self, budget: str, who: str, interval: float, burst: float) -> float: ...
+    async def refill_budget(self, budget: str, who: str) -> None: ...
 
-    def take(self, key: str, now: float) -> None:
-        self.due[key] = max(self.due.get(key, now), now) + self.budget.interval
-        if len(self.due) > MAX_TRACKED:
-            self.due = {k: t for k, t in self.due.items() if t > now}
 
-    def refill(self, key: str) -> None:
-        self.due.pop(key, None)
+def _name(name: str) -> str:
+    """A name as its budget is keyed: its case folded, hashed (a name tried may be anything
+    a client sends, of any length)."""
+    return hashlib.sha256(name.casefold().encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 class SignInLimit:
-    """`wait(address, name, now)` before checking a password (or a link code: `name`
-    None); `attempted(address, name, ok, now)` after."""
+    """`take(address, name)` before checking a password (or a link code: `name` None);
+    `succeeded(name)` after a right one."""
 
     def __init__(
         self,
+        budgets: Budgets,
         per_address: Budget = Budget(burst=20, interval=6.0),
         per_name: Budget = Budget(burst=5, interval=30.0),
     ) -> None:
-        self._addresses = _Buckets(per_address)
-        self._names = _Buckets(per_name)
+        self.budgets = budgets
+        self.per_address = per_address
+        self.per_name = per_name
 
-    def wait(self, address: str | None, name: str | None, now: float) -> float:
-        """Seconds before this attempt may be made; 0.0 if it may be made now."""
-        waits = [0.0]
+    async def take(self, address: str | None, name: str | None) -> float:
+        """Count this attempt: 0.0 if it may be made now, else the seconds to wait (it is
+        refused then). The address's budget first: a refused attempt spends no name's."""
         if address is not None:
-            waits.append(self._addresses.wait(address, now))
-        if name is not None:
-            waits.append(self._names.wait(name, now))
-        return max(waits)
-
-    def attempted(self, address: str | None, name: str | None, ok: bool, now: float) -> None:
-        if address is not None:
-            self._addresses.take(address, now)
+            per = self.per_address
+            wait = await self.budgets.take_budget(ADDRESSES, address, per.interval, per.burst)
+            if wait > 0:
+                return wait
         if name is None:
-            return
-        if ok:
-            self._names.refill(name)
-        else:
-            self._names.take(name, now)
+            return 0.0
+        per = self.per_name
+        return await self.budgets.take_budget(NAMES, _name(name), per.interval, per.burst)
+
+    async def succeeded(self, name: str | None) -> None:
+        """The right password for `name`: its budget is full again (failures alone count)."""
+        if name is not None:
+            await self.budgets.refill_budget(NAMES, _name(name))

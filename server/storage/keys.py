@@ -30,7 +30,8 @@ every process), `quick_queue(GAME)` (quick-match queue), `process_key(PROCESS)` 
 process's heartbeat), `PROCESSES` (set of the processes that have beaten and are not yet
 reaped), `process_rooms_key(PROCESS)` (set of the rooms where its sockets held seats),
 `process_reaped_key(PROCESS)` (it was taken for dead: told at its next heartbeat),
-`room_rate_key(ADDRESS)` (the room-creation limit of a client address), `OUTBOX` (zset of
+`budget_key(BUDGET, WHO)` (a budget of attempts: rooms created by a client address,
+sign-ins by an address or for a name), `OUTBOX` (zset of
 the rooms with a race to archive, by when it ended; every process drains it,
 server/edge/archiving.py), `outbox_claim_key(ROOM)` (which process is archiving the room's
 races now: a short lease), `ticket_told_key(TICKET)` (a quick-match ticket's pairing, as
@@ -66,13 +67,13 @@ __all__ = [
     "TOUR_DEADLINES",
     "RoomKeys",
     "TourKeys",
+    "budget_key",
     "outbox_claim_key",
     "process_key",
     "process_reaped_key",
     "process_rooms_key",
     "quick_queue",
     "room_keys",
-    "room_rate_key",
     "ticket_channel",
     "ticket_told_key",
 ]
@@ -104,9 +105,9 @@ def ticket_told_key(ticket: str) -> str:
     return f"solrace:quick:told:{ticket.partition('|')[0]}"
 
 
-def room_rate_key(address: str) -> str:
-    """The room-creation limit's state for a client address (RoomStore.take_creation)."""
-    return f"solrace:room-rate:{address}"
+def budget_key(budget: str, who: str) -> str:
+    """The state of `who`'s budget of attempts of a kind (RoomStore.take_budget)."""
+    return f"solrace:budget:{budget}:{who}"
 
 
 def process_key(process: str) -> str:

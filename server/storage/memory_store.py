@@ -107,7 +107,7 @@ class MemoryRoomStore:
         self._reaped: set[str] = set()  # processes taken for dead since their heartbeat
         self._queues: dict[str, list[str]] = {}
         self._told: dict[str, dict[str, Any]] = {}  # ticket id -> its pairing (tell_ticket)
-        self._creations: dict[str, float] = {}  # address -> when its next creation is due
+        self._budgets: dict[tuple[str, str], float] = {}  # (budget, who) -> next attempt due
         self._ended: dict[str, dict[str, str]] = {}  # room -> its outbox hash
         self._outbox: dict[str, float] = {}  # room -> when its last race ended
         self._claims: dict[str, tuple[str, float]] = {}  # room -> (owner, until, loop time)
@@ -348,19 +348,23 @@ class MemoryRoomStore:
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None:
         return self._told.get(ticket.partition("|")[0])
 
-    # ------------------------------------------------------------ the room-creation limit
+    # ------------------------------------------------------------ budgets of attempts
 
-    async def take_creation(self, address: str, interval: float, burst: float) -> float:
-        """room_rate.lua's GCRA, on the wall clock as Redis's TIME."""
+    async def take_budget(self, budget: str, who: str, interval: float, burst: float) -> float:
+        """budget.lua's GCRA, on the wall clock as Redis's TIME."""
         now = time.time()
-        due = max(self._creations.get(address, now), now)
+        key = (budget, who)
+        due = max(self._budgets.get(key, now), now)
         allowed_at = due + interval - burst * interval
         if allowed_at > now:
             return allowed_at - now
-        if len(self._creations) > 1024:  # as Redis lets the keys expire: forget the past
-            self._creations = {a: t for a, t in self._creations.items() if t > now}
-        self._creations[address] = due + interval
+        if len(self._budgets) > 1024:  # as Redis lets the keys expire: forget the past
+            self._budgets = {k: t for k, t in self._budgets.items() if t > now}
+        self._budgets[key] = due + interval
         return 0.0
+
+    async def refill_budget(self, budget: str, who: str) -> None:
+        self._budgets.pop((budget, who), None)
 
     # ------------------------------------------------------------ the outbox
 

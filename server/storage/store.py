@@ -53,12 +53,12 @@ from server.storage.keys import (
     PROCESSES,
     ROOMS,
     RoomKeys,
+    budget_key,
     outbox_claim_key,
     process_key,
     process_reaped_key,
     process_rooms_key,
     quick_queue,
-    room_rate_key,
     ticket_channel,
     ticket_told_key,
 )
@@ -86,7 +86,7 @@ TRANSITION = load_script("transition")
 LOAD = load_script("load")
 QUICK = load_script("quick")
 UNSCHEDULE = load_script("unschedule")
-ROOM_RATE = load_script("room_rate")
+BUDGET = load_script("budget")
 
 
 # A race transition read before a move that was accepted meanwhile is made again on the room
@@ -242,8 +242,10 @@ class RoomStore(Protocol):
     async def quick_requeue(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None: ...
-    # the room-creation limit (server/edge/admission/room_limit.py decides the numbers)
-    async def take_creation(self, address: str, interval: float, burst: float) -> float: ...
+    # budgets of attempts, shared by every process: rooms created per client address
+    # (server/edge/admission/room_limit.py), sign-ins (server/identity/signin_limit.py)
+    async def take_budget(self, budget: str, who: str, interval: float, burst: float) -> float: ...
+    async def refill_budget(self, budget: str, who: str) -> None: ...
     # the outbox of finished races, for the archive (server/edge/archiving.py)
     async def outbox(self, now: float, limit: int = 100) -> list[tuple[str, float]]: ...
     async def ended(self, room: str) -> list[EndedRace]: ...
@@ -585,7 +587,7 @@ class RedisRoomStore:
 
     async def load_scripts(self) -> None:
         """Load every script's function library (Redis 7.0 or later: deploy/README.md)."""
-        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE, ROOM_RATE):
+        for script in (MOVE, TRANSITION, LOAD, QUICK, UNSCHEDULE, BUDGET):
             try:
                 await self.redis.function_load(script.library, replace=True)
             except ResponseError as exc:
@@ -628,15 +630,19 @@ class RedisRoomStore:
         packed = await self.redis.get(ticket_told_key(ticket))
         return None if packed is None else cast(dict[str, Any], msgpack.unpackb(packed))
 
-    # ------------------------------------------------------------ the room-creation limit
+    # ------------------------------------------------------------ budgets of attempts
 
-    async def take_creation(self, address: str, interval: float, burst: float) -> float:
-        """One creation (a room or a tournament) by client `address`: 0.0 if it may create
-        now (and it is counted), else the seconds until it may. GCRA, in one script on
-        Redis's clock, so every server process shares one limit per address: `burst` at
-        once, then one every `interval` seconds."""
-        wait = await self.batcher.call(ROOM_RATE, (room_rate_key(address),), (interval, burst))
+    async def take_budget(self, budget: str, who: str, interval: float, burst: float) -> float:
+        """One attempt of a kind (`budget`: a room created, a sign-in) by `who`: 0.0 if it
+        may be made now (and it is counted), else the seconds until it may (a refusal is
+        not counted). GCRA, in one script on Redis's clock, so every server process shares
+        one budget: `burst` at once, then one every `interval` seconds."""
+        wait = await self.batcher.call(BUDGET, (budget_key(budget, who),), (interval, burst))
         return float(wait)
+
+    async def refill_budget(self, budget: str, who: str) -> None:
+        """`who`'s budget full again (a sign-in that succeeded)."""
+        await self.redis.delete(budget_key(budget, who))
 
 
 def ended_races(fields: dict[str, str]) -> list[EndedRace]:

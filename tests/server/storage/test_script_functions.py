@@ -13,7 +13,7 @@ from redis.asyncio import Redis
 from support.own_redis import OwnRedis
 
 from server.redis_io.batcher import ScriptBatcher
-from server.storage.store import ROOM_RATE, RedisRoomStore
+from server.storage.store import BUDGET, RedisRoomStore
 
 
 def wait_replicated(replica: SyncRedis, libraries: int, limit: float = 10.0) -> None:
@@ -43,7 +43,7 @@ async def test_a_promoted_replica_runs_the_functions_with_nothing_loaded(tmp_pat
         finally:
             await batcher.close()
             await redis.aclose()
-        assert loaded == 6  # move, transition, load, quick, unschedule, room_rate
+        assert loaded == 6  # move, transition, load, quick, unschedule, budget
         with SyncRedis(port=replica.port) as client:
             await asyncio.to_thread(wait_replicated, client, loaded)
             primary.stop()
@@ -53,7 +53,7 @@ async def test_a_promoted_replica_runs_the_functions_with_nothing_loaded(tmp_pat
         batcher = ScriptBatcher(promoted)
         try:
             # The room-creation limit's function: 0 is "create it now".
-            wait = await batcher.call(ROOM_RATE, ("t:rate:test",), (1.0, 2))
+            wait = await batcher.call(BUDGET, ("t:rate:test",), (1.0, 2))
             stats = await promoted.info("commandstats")
         finally:
             await batcher.close()

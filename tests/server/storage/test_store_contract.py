@@ -196,22 +196,28 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert await store.quick_pair(game, d, 1.0) is None
 
 
-async def test_the_creation_limit_allows_a_burst_per_address_then_one_per_interval(
+async def test_a_budget_allows_a_burst_per_address_then_one_per_interval(
     store: RoomStore,
 ) -> None:
     address, other = f"192.0.2.{uuid.uuid4().hex[:6]}", f"198.51.100.{uuid.uuid4().hex[:6]}"
-    assert [await store.take_creation(address, 60.0, 3) for _ in range(3)] == [0.0] * 3
-    wait = await store.take_creation(address, 60.0, 3)
+    assert [await store.take_budget("rooms", address, 60.0, 3) for _ in range(3)] == [0.0] * 3
+    wait = await store.take_budget("rooms", address, 60.0, 3)
     assert 59.0 < wait <= 60.0
-    again = await store.take_creation(address, 60.0, 3)  # a refusal is not counted
+    again = await store.take_budget("rooms", address, 60.0, 3)  # a refusal is not counted
     assert 59.0 < again <= wait
-    assert await store.take_creation(other, 60.0, 3) == 0.0  # per address
+    assert await store.take_budget("rooms", other, 60.0, 3) == 0.0  # per address
     quick = f"203.0.113.{uuid.uuid4().hex[:6]}"
-    assert await store.take_creation(quick, 0.2, 1) == 0.0
-    wait = await store.take_creation(quick, 0.2, 1)
+    assert await store.take_budget("rooms", quick, 0.2, 1) == 0.0
+    wait = await store.take_budget("rooms", quick, 0.2, 1)
     assert 0.0 < wait <= 0.2
     await asyncio.sleep(wait + 0.01)
-    assert await store.take_creation(quick, 0.2, 1) == 0.0
+    assert await store.take_budget("rooms", quick, 0.2, 1) == 0.0
+    # Budgets of other kinds are apart; a refill gives one its burst back.
+    assert await store.take_budget("sign-in", address, 60.0, 1) == 0.0
+    assert await store.take_budget("sign-in", address, 60.0, 1) > 59.0
+    await store.refill_budget("sign-in", address)
+    assert await store.take_budget("sign-in", address, 60.0, 1) == 0.0
+    assert await store.take_budget("rooms", address, 60.0, 3) > 59.0
 
 
 async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomStore) -> None:

@@ -1,8 +1,9 @@
--- Room creation per client address, shared by every server process (GCRA: one timestamp
--- per address, the "theoretical arrival time" of its next room).
--- KEYS: 1 the address's key. ARGV: 1 seconds between rooms, 2 burst.
--- Returns 0 when a room may be created now (and counts it), else the seconds to wait (as a
--- string: Lua numbers become integers on the way out).
+-- One budget of attempts (rooms created by a client address, sign-ins by an address or
+-- for a name), shared by every server process (GCRA: one timestamp per key, the
+-- "theoretical arrival time" of its next attempt).
+-- KEYS: 1 the budget's key. ARGV: 1 seconds between attempts, 2 burst.
+-- Returns 0 when an attempt may be made now (and counts it), else the seconds to wait (as
+-- a string: Lua numbers become integers on the way out).
 local interval, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) + tonumber(time[2]) / 1e6
