@@ -92,7 +92,8 @@ class Settings:
     )
     rate_burst: float = _setting(60.0, "messages a connection may send in one burst")
     flood_close_after: int = _setting(
-        50, "refused (rate-limited) messages in a row after which the socket is closed (1008)"
+        50,
+        "frames dropped for the rate limit within 10 s after which the socket is closed (1008)",
     )
     flood_cooldown: float = _setting(
         10.0,
