@@ -31,6 +31,7 @@ export async function render(root, { tour: id }) {
   const el = {
     head: h("div", { class: "race-head" }),
     status: h("div", { class: "status-line", id: "tour-status" }),
+    podium: h("section", { id: "tour-podium" }),
     mine: h("div", { id: "tour-mine" }),
     organiser: h("div", { id: "tour-organiser" }),
     live: h("section", { id: "tour-live" }),
@@ -39,7 +40,7 @@ export async function render(root, { tour: id }) {
     standings: h("section", { id: "tour-standings" }),
     message: h("p", { class: "message", id: "message" }),
   };
-  root.append(el.head, el.status, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings, el.races);
+  root.append(el.head, el.status, el.podium, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings, el.races);
 
   const say = (text, kind = "refused") => {
     el.message.textContent = text;
@@ -90,6 +91,7 @@ export async function render(root, { tour: id }) {
     );
     drawMine(t, mine);
     drawOrganiser(t, mine);
+    drawPodium(t);
     drawLive(t);
     drawBracket(t);
     drawStandings(t);
@@ -195,6 +197,16 @@ export async function render(root, { tour: id }) {
     el.organiser.append(h("div", { class: "organiser" }, h("b", {}, "Organiser: "), buttons));
   }
 
+  // The final standings' first three places, once the tournament is over.
+  function drawPodium(t) {
+    clear(el.podium);
+    const rows = finalRows(t, last.standings).filter((row) => row.rank <= 3);
+    if (!rows.length) return;
+    const place = (rank) => `${rank}${["st", "nd", "rd"][rank - 1] || "th"}`;
+    el.podium.append(h("ol", { class: "podium", id: "podium", "aria-label": "podium" },
+      rows.map((row) => h("li", { class: `place-${row.rank}` }, h("b", {}, place(row.rank)), " ", row.name))));
+  }
+
   function drawLive(t) {
     clear(el.live);
     if (!t.live.length) return;
@@ -269,7 +281,7 @@ export async function render(root, { tour: id }) {
       const t = last.tournament;
       let text = "";
       if (t.status === "registration") text = "Registration is open until the organiser starts.";
-      else if (t.status === "finished") text = t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
+      else if (t.status === "finished") text = finishedText(t, last.standings);
       else if (t.format === "arena" && t.ends_at) {
         // An Arena has no rounds: heats are paired until ends_at, and those under way finish.
         const left = t.ends_at - socket.now();
@@ -292,6 +304,23 @@ export async function render(root, { tour: id }) {
     requestAnimationFrame(tick);
   }
   requestAnimationFrame(tick);
+}
+
+// The rows a finished tournament ranks (its standings, section 10): those who raced in it
+// and were not removed; none before its end, nor for a Knockout without a champion.
+function finalRows(t, standings) {
+  if (t.status !== "finished") return [];
+  if (t.format === "knockout" && !t.champion) return [];
+  const raced = (row) => (t.format === "rounds" ? row.rounds > 0 : t.format === "arena" ? row.heats > 0 : true);
+  return standings.filter((row) => row.status !== "removed" && raced(row));
+}
+
+function finishedText(t, standings) {
+  if (t.format === "knockout") return t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
+  const first = finalRows(t, standings).filter((row) => row.rank === 1).map((row) => row.name);
+  if (!first.length) return "Finished.";
+  if (first.length === 1) return `Finished: ${first[0]} wins.`;
+  return `Finished: ${first.slice(0, -1).join(", ")} and ${first.at(-1)} share first place.`;
 }
 
 // The lobby's part: the tournaments list and a form to organise one.

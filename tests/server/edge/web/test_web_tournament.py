@@ -3,13 +3,16 @@ to watch, the knockout bracket, and a registered player's race played from the p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
 
+import pytest
 from playwright.async_api import Browser
 from support.http import get_json, post_ok
 from support.players import new_player
 from support.server_processes import ServerProcess
+from support.tour_bots import FINISH, Plan, TourBot, always, create, register
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
 import core
@@ -252,3 +255,48 @@ async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
     await page.wait_for_timeout(500)  # the pause's push has come by now
     assert await page.inner_text("#tour-status") == round_two
     assert page_errors(page) == []
+
+
+@pytest.mark.parametrize("fmt", ["rounds", "arena"])
+async def test_a_finished_tournament_names_its_winner_and_podium(
+    server: ServerProcess, browser: Browser, fmt: str
+) -> None:
+    """Once a Rounds or Arena tournament is over its page says who won, from the final
+    standings (as a Knockout's names its champion), and shows the first three places."""
+    base = server.url
+    tid, organiser = await create(
+        base, format=fmt, rounds=1, duration=2, arena_heat=3, time_limit=60, countdown=1
+    )
+    names = ["ann", "bo", "cy"]
+    tokens = {name: await register(base, tid, name) for name in names}
+    plans = {
+        "ann": always(FINISH),
+        "bo": always(Plan(pace=0.05)),  # finishes too, later
+        "cy": always(Plan(moves=3, resign=True)),
+    }
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 3"
+    )
+    bots = [TourBot([base], tid, n, tokens[n], plans[n]) for n in names]
+    running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await asyncio.gather(*running)
+    _, answer = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert [(r["rank"], r["name"]) for r in answer["standings"]] == [
+        (1, "ann"), (2, "bo"), (3, "cy")
+    ]  # fmt: skip
+    await page.wait_for_function(
+        "() => document.querySelector('#tour-status').textContent.startsWith('Finished')"
+    )
+    assert await page.inner_text("#tour-status") == "Finished: ann wins."
+    podium = page.locator("#podium li")
+    assert await podium.all_inner_texts() == ["1st ann", "2nd bo", "3rd cy"]
+    # A player opening the page only now sees the same.
+    late = await new_page(browser)
+    await late.goto(f"{base}/tour/{tid}")
+    await late.wait_for_selector("#podium li")
+    assert await late.inner_text("#tour-status") == "Finished: ann wins."
+    await late.screenshot(path=f"/tmp/webp-finished-{fmt}.png", full_page=True)
+    assert page_errors(page, late) == []
