@@ -4,7 +4,7 @@
 
 import { h, clear, copyButton, fmtSeconds, keepFocus } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
-import { authed, useName } from "./identity.js";
+import { authed, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
 
 // The tournament token of this browser's player, and the organiser token of its creator.
@@ -151,17 +151,31 @@ export async function render(root, { tour: id }) {
           e.preventDefault();
           const wanted = name.value.trim();
           // The registration is under the player's name (with a key, section 11), shown
-          // all tournament long: a name the player cannot have registers nobody.
+          // all tournament long: the name typed becomes the player's before it registers.
+          // A rename is not undone for certain (a guest's name cannot be chosen back, and
+          // an old name is free for others), so what the tournament would refuse is asked
+          // first, and a registration refused all the same puts a chosen name back.
+          const before = (await me())?.name;
+          const renaming = Boolean(wanted && before && wanted !== before);
+          if (renaming) {
+            const refusal = await registrationRefusal(wanted);
+            if (refusal) {
+              say(refusal);
+              return;
+            }
+          }
           const problem = await useName(wanted);
           if (problem) {
             say(`${problem}. Choose another name to register.`);
             return;
           }
-          setPlayerName(wanted);
           const answer = await act("players", { name: wanted });
           if (answer) {
+            setPlayerName(wanted);
             saveTour(id, { token: answer.token, name: answer.player.name });
             socket.restart(); // watch again with the token: our own line comes in `you`
+          } else if (renaming) {
+            await putBack(before, wanted);
           }
         } }, h("label", {}, "Enter as ", name), h("button", { type: "submit", id: "register" }, "Register")),
       );
@@ -184,6 +198,42 @@ export async function render(root, { tour: id }) {
       }
     }
     el.mine.append(h("div", { class: "notice mine" }, parts));
+  }
+
+  // Why the tournament would refuse a registration under `wanted` now (section 10:
+  // registration closed, full, the name another registration's): "" when it would not,
+  // or when it cannot be asked (the registration then answers for itself).
+  async function registrationRefusal(wanted) {
+    let data;
+    try {
+      data = await getJSON(`/tournaments/${id}/standings?format=json`);
+    } catch {
+      return "";
+    }
+    const t = data.tournament;
+    if (t.status !== "registration") return "Registration has closed: the tournament has started.";
+    if (t.players >= t.max_players) return "The tournament is full.";
+    const folded = wanted.toLowerCase();
+    if (data.standings.some((row) => row.name.toLowerCase() === folded)) {
+      return `The name '${wanted}' is another player's in this tournament. Choose another name to register.`;
+    }
+    return "";
+  }
+
+  // After a refused registration: the player's name as it was before `wanted`, when it
+  // can be chosen again (a guest's cannot); the message says which name they now have.
+  async function putBack(before, wanted) {
+    const refused = el.message.textContent;
+    if (!/^(Guest|Bot)-/.test(before)) {
+      try {
+        const answer = await authed("POST", "/me/name", { name: before });
+        await signedIn(null, answer.player);
+        return;
+      } catch {
+        // taken meanwhile by another player: the player keeps the new name
+      }
+    }
+    say(`${refused} (you now play as ${wanted})`);
   }
 
   function drawOrganiser(t, mine) {

@@ -8,9 +8,9 @@ import json
 import urllib.request
 
 import pytest
-from playwright.async_api import Browser
+from playwright.async_api import Browser, Page, Route
 from support.http import get_json, post_ok
-from support.players import new_player
+from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.tour_bots import FINISH, Plan, TourBot, always, create, register
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
@@ -130,6 +130,74 @@ async def test_a_name_another_player_has_is_refused_and_registers_nobody(
     assert [row["name"] for row in standings["standings"]] == ["ann_w"]
     assert await ann.inner_text("#message") == ""
     assert page_errors(ann) == []
+
+
+async def _account(page: Page, base: str) -> tuple[str, str]:
+    """The page's player (its key from the page's storage) and its name as the server has
+    it."""
+    await page.wait_for_function("() => localStorage.getItem('solrace.player')")
+    key = json.loads(await page.evaluate("localStorage.getItem('solrace.player')"))["key"]
+    status, body, _ = await call(base, "GET", "/me", key=key)
+    assert status == 200, body
+    return key, body["player"]["name"]
+
+
+async def test_a_refused_registration_leaves_the_players_name_as_it_was(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The name typed to register becomes the player's name only with a registration: one
+    the tournament refuses (the name is another registration's, the tournament is full, or
+    it is refused after the page's checks) leaves the account's name as it was."""
+    base = server.url
+    taken = (await post_ok(base + "/tournaments", {"name": "Taken"}))["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{taken}/players", {"name": "bo"})  # without a key
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{taken}")
+    key, guest = await _account(page, base)
+    assert guest.startswith("Guest-")
+    await page.fill("#tour-name", "bo")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "bo" in await page.inner_text("#message")
+    assert (await _account(page, base))[1] == guest
+    _, free, _ = await call(base, "GET", "/names/bo")
+    assert free["available"], free  # nobody became 'bo'
+    # A chosen name stays too, when the tournament is full.
+    status, _, _ = await call(base, "POST", "/me/name", {"name": "ann_r"}, key)
+    assert status == 200
+    full = await post_ok(base + "/tournaments", {"name": "Full", "max_players": 2})
+    fid = full["tournament"]["id"]
+    for name in ("cy", "di"):
+        await post_ok(base + f"/tournaments/{fid}/players", {"name": name})
+    await page.goto(f"{base}/tour/{fid}")
+    await page.fill("#tour-name", "eve_r")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "full" in await page.inner_text("#message")
+    assert (await _account(page, base))[1] == "ann_r"
+    # Refused only by the registration itself (the tournament filled up after the page
+    # looked): the name the player had is put back.
+    late = await post_ok(base + "/tournaments", {"name": "Late", "max_players": 2})
+    lid = late["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{lid}/players", {"name": "gus"})
+    await page.goto(f"{base}/tour/{lid}")
+    await page.wait_for_selector("#register")
+
+    async def meanwhile(route: Route) -> None:
+        await post_ok(base + f"/tournaments/{lid}/players", {"name": "hal"})
+        await route.continue_()
+
+    await page.route(f"**/tournaments/{lid}/players", meanwhile)
+    await page.fill("#tour-name", "fay_r")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "full" in await page.inner_text("#message")
+    await page.wait_for_function("() => document.querySelector('#who').textContent === 'ann_r'")
+    assert (await _account(page, base))[1] == "ann_r"
+    assert await page.locator("#tour-mine .mine").count() == 0
+    # The one refusal the page could not foresee is the only one it met.
+    assert [e for e in page_errors(page) if "status of 409" not in e] == []
+    assert len(page_errors(page)) == 1
 
 
 async def test_an_organiser_runs_a_tournament_from_the_browser(
