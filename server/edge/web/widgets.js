@@ -186,3 +186,15 @@ export function resultsTable(room, known, me = null) {
     ),
   );
 }
+
+// The time limit a page starts its ghost races with (docs/protocol.md "Ghost races"), in
+// minutes as the lobby's rooms take it; empty: none. `seconds()`: the request's time_limit.
+export function ghostLimitField() {
+  const input = h("input", { id: "ghost-limit", name: "ghost_limit", type: "number", min: "0", max: "1440", step: "any", placeholder: "none" });
+  const el = h("label", { class: "field ghost-limit" }, "Time limit of a ghost race (minutes) ", input);
+  const seconds = () => {
+    const minutes = Number(input.value);
+    return input.value === "" || !(minutes > 0) ? null : Math.max(1, Math.round(minutes * 60));
+  };
+  return { el, seconds };
+}
