@@ -126,17 +126,19 @@ export async function render(root, { tour: id }) {
       race.results
         ? race.results.map((r) => `${r.name} ${r.won ? `finished in ${fmtSeconds(r.time)}` : `${r.progress} card${r.progress === 1 ? "" : "s"}`}`).join(" · ")
         : race.players.join(", ");
+    const heads = [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""];
     el.races.append(
       h("h2", {}, "Races"),
-      h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "the tournament's races" }, h("table", { class: "rooms races", id: "tour-races-table" },
-        h("thead", {}, h("tr", {}, [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""].map((x) => h("th", { scope: "col" }, x)))),
+      h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "the tournament's races" }, h("table", { class: "rooms races stack-narrow", id: "tour-races-table" },
+        h("thead", {}, h("tr", {}, heads.map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, races.map((race) =>
-          h("tr", { dataset: { room: race.room } },
-            h("td", {}, race.round),
-            h("td", {}, known[race.game]?.title || race.game),
-            h("td", {}, race.seed !== null && race.seed !== undefined ? `#${race.seed}` : "–"),
-            h("td", {}, outcome(race)),
-            h("td", {}, h("a", { class: "replay", href: `/replay/${race.room}` }, "Replay"))))))),
+          h("tr", { dataset: { room: race.room } }, [
+            race.round,
+            known[race.game]?.title || race.game,
+            race.seed !== null && race.seed !== undefined ? `#${race.seed}` : "–",
+            outcome(race),
+            h("a", { class: "replay", href: `/replay/${race.room}` }, "Replay"),
+          ].map((cell, i) => h("td", { dataset: { label: heads[i] } }, cell))))))),
     );
   }
 
