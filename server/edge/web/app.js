@@ -10,7 +10,7 @@
 
 import { h, clear } from "./dom.js";
 import { setSounds, soundsOn } from "./sounds.js";
-import { me, shownName } from "./identity.js";
+import { me, onPlayerChange, shownName } from "./identity.js";
 
 const ROUTES = [
   [/^\/$/, () => import("./lobby.js"), []],
@@ -68,6 +68,8 @@ async function main() {
   // A first visit makes an anonymous player at once: nothing to fill in before a race.
   const player = await me();
   if (player) document.getElementById("who").textContent = shownName(player);
+  // Renamed (or signed in, out) in another tab: the header says who plays here now.
+  onPlayerChange((now) => (document.getElementById("who").textContent = now ? shownName(now) : "Account"));
   const root = document.getElementById("main");
   for (const [pattern, load, names] of ROUTES) {
     const match = location.pathname.match(pattern);

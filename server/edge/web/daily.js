@@ -8,6 +8,7 @@
 import { h, clear, fmtSeconds, keepFocus } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
+import { ghostLimitField } from "./widgets.js";
 
 const REFRESH = 5000; // ms between readings of today's boards
 
@@ -32,6 +33,7 @@ export async function render(root, { date = null } = {}) {
     cards: h("div", { class: "daily-games", id: "daily-games" }),
     proof: h("details", { class: "daily-proof" }),
   };
+  const limit = ghostLimitField(); // for every "race its ghost" of the page
   const picker = h("input", { type: "date", id: "daily-date", value: shown, max: today.date, "aria-label": "day" });
   picker.addEventListener("change", () => {
     if (picker.value) location.assign(picker.value === today.date ? "/daily" : `/daily/${picker.value}`);
@@ -43,6 +45,7 @@ export async function render(root, { date = null } = {}) {
     h("p", { class: "muted" },
       "One deal a game for everyone, proved winnable before the day began (UTC). Your first attempt at each is ranked: by won, then time, then moves. ",
       "Undo makes it unranked, hints are off; the clock is the server's and does not stop, even with the page closed."),
+    limit.el,
     el.cards,
     el.proof,
   );
@@ -53,7 +56,7 @@ export async function render(root, { date = null } = {}) {
     }
     const boards = await Promise.all(Object.keys(known).map((game) => request("GET", `/daily/${shown}/${game}`)));
     // Drawn again every few seconds: the control the keyboard is on keeps the focus.
-    keepFocus(el.cards, () => clear(el.cards).append(...boards.map((board) => gameCard(board, known, shown === today.date))));
+    keepFocus(el.cards, () => clear(el.cards).append(...boards.map((board) => gameCard(board, known, shown === today.date, limit))));
     keepFocus(el.proof, () => clear(el.proof).append(
       h("summary", { id: "daily-proof-summary" }, "How the deals are chosen, and how to check them"),
       h("p", {}, `Commitment of ${shown} (the SHA-256 of its key): `, h("code", {}, boards[0].commitment)),
@@ -76,16 +79,16 @@ export async function render(root, { date = null } = {}) {
 }
 
 // A ghost race against an attempt's run (open once your own attempt is over).
-async function raceGhost(room, say) {
+async function raceGhost(room, say, limit) {
   try {
-    const answer = await authed("POST", "/rooms", { ghost: room });
+    const answer = await authed("POST", "/rooms", { ghost: room, time_limit: limit.seconds() });
     location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
   } catch (err) {
     say.textContent = err.message;
   }
 }
 
-function gameCard(board, known, isToday) {
+function gameCard(board, known, isToday, limit) {
   const game = board.game;
   const title = known[game]?.title || game;
   const mine = board.you;
@@ -124,7 +127,7 @@ function gameCard(board, known, isToday) {
       h("td", {}, r.moves),
       h("td", {}, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
         h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",
-          onclick: () => raceGhost(r.room, say) }, "race its ghost")] : "")));
+          onclick: () => raceGhost(r.room, say, limit) }, "race its ghost")] : "")));
   return h("section", { class: "daily-game", dataset: { game } },
     h("h2", {}, title, board.seed ? h("small", { class: "muted" }, ` #${board.seed}`) : null),
     action, say,

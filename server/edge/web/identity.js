@@ -72,6 +72,18 @@ export function me() {
   return ready;
 }
 
+// Another tab of this browser changed its player (a rename, a claim, a sign-in, a
+// sign-out: it wrote the kept entry): this page's player is that one from now on, and
+// `callback(player)` hears it (null: signed out). A tab's own changes go by `signedIn`.
+export function onPlayerChange(callback) {
+  window.addEventListener("storage", (event) => {
+    if (event.key !== STORE && event.key !== null) return;
+    const entry = kept();
+    ready = entry ? Promise.resolve(entry) : null;
+    callback(entry);
+  });
+}
+
 // The message every socket sends first, if this browser has a player.
 export function identifyMessage() {
   const entry = kept();

@@ -37,6 +37,9 @@ export function chart(history, width = 160, height = 36) {
 const scrolling = (label, table) =>
   h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": label }, table);
 
+// The latest races' columns (on a phone, each cell's name: a row stacked, style.css).
+const RACE_COLUMNS = ["ended", "game", "place", "time", "rating", "splits (Δ to best)", "replay"];
+
 const when = (at) => new Date(at * 1000).toLocaleString();
 const rating = (r) => (r === null || r === undefined ? "–" : String(r));
 
@@ -76,17 +79,17 @@ export async function render(root, { name }) {
     splits.length ? [h("h2", {}, "Splits"), scrolling("splits", splitsTable(splits, title))] : null,
     h("h2", {}, "Latest races"),
     races.items.length
-      ? scrolling("latest races", h("table", { class: "stats races" },
-        h("thead", {}, h("tr", {}, ["ended", "game", "place", "time", "rating", "splits (Δ to best)", "replay"].map((c) => h("th", {}, c)))),
-        h("tbody", {}, races.items.map((r) => h("tr", {},
-          h("td", {}, when(r.ended_at)),
-          h("td", {}, title(r.game), r.rated ? "" : h("span", { class: "muted" }, " casual")),
-          h("td", {}, `${r.place} of ${r.seats}`, r.won ? " · won" : ""),
-          h("td", {}, r.time === null ? "–" : `${fmtSeconds(r.time)} (${r.time.toFixed(2)} s)`),
-          h("td", {}, r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`),
-          h("td", { class: "splits" }, raceSplits(r)),
-          h("td", {}, h("a", { href: `/replay/${r.race}` }, "watch"), " · ",
-            h("a", { href: r.replay }, "NDJSON")))))))
+      ? scrolling("latest races", h("table", { class: "stats races stack-narrow" },
+        h("thead", {}, h("tr", {}, RACE_COLUMNS.map((c) => h("th", {}, c)))),
+        h("tbody", {}, races.items.map((r) => h("tr", {}, [
+          [when(r.ended_at)],
+          [title(r.game), r.rated ? "" : h("span", { class: "muted" }, " casual")],
+          [`${r.place} of ${r.seats}`, r.won ? " · won" : ""],
+          [r.time === null ? "–" : `${fmtSeconds(r.time)} (${r.time.toFixed(2)} s)`],
+          [r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`],
+          [raceSplits(r)],
+          [h("a", { href: `/replay/${r.race}` }, "watch"), " · ", h("a", { href: r.replay }, "NDJSON")],
+        ].map((cell, i) => h("td", { class: i === 5 ? "splits" : null, dataset: { label: RACE_COLUMNS[i] } }, ...cell)))))))
       : h("p", { class: "muted" }, "No races yet."),
     h("p", { class: "pages" },
       page > 1 ? h("a", { href: `?page=${page - 1}`, rel: "prev" }, "← newer") : null,

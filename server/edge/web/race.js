@@ -7,7 +7,7 @@
 
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
-import { authed, playerHeaders, useName } from "./identity.js";
+import { authed, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -54,11 +54,17 @@ export async function render(root, { room: roomId }) {
     announcer, over: el.board.parentElement, cards: (room) => known[room.game]?.cards || 52,
   });
 
-  const say = (text, kind = "") => {
+  // `more`: what follows the text (a link).
+  const say = (text, kind = "", ...more) => {
     message = { text, kind };
-    el.message.textContent = text;
+    el.message.replaceChildren(text, ...more);
     el.message.className = `message ${kind}`;
   };
+  // The note that the name typed could not be the player's (they race under the name they
+  // have) holds until they choose one: on the account page, maybe in another tab.
+  onPlayerChange(() => {
+    if (message.kind === "note name") say("");
+  });
 
   const seat = new Seat(roomId, {
     onStatus: (s) => {
@@ -174,7 +180,11 @@ export async function render(root, { room: roomId }) {
     const take = async () => {
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
-      if (problem) say(problem, "note");
+      if (problem) {
+        const guest = /^(Guest|Bot)-/.test((await currentPlayer())?.name ?? "");
+        say(`${problem}. `, "note name",
+          h("a", { href: "/account" }, guest ? "Choose a name of your own" : "Change your name"), " on your account page.");
+      }
       setPlayerName(playerName() || name.value.trim());
       seat.take(name.value.trim());
     };

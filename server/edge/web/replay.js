@@ -14,7 +14,7 @@ import { h, clear, fmtSeconds } from "./dom.js";
 import { games, parseJSON, request } from "./api.js";
 import { BoardView } from "./cards.js";
 import { authed, playerHeaders } from "./identity.js";
-import { fmtSplit, splitMarks } from "./widgets.js";
+import { fmtSplit, ghostLimitField, splitMarks } from "./widgets.js";
 
 const SPEEDS = [1, 4, 16];
 
@@ -139,6 +139,7 @@ class ReplayPage {
   }
 
   start() {
+    this.ghostLimit = ghostLimitField();
     const verdict = this.verdict();
     const title = this.known[this.header.game]?.title || this.header.game;
     this.el = {
@@ -180,6 +181,7 @@ class ReplayPage {
       this.el.bars,
       h("div", { class: "replay-main" }, this.el.boards,
         h("aside", { class: "replay-side" }, h("h2", {}, "Moves"), this.el.list)),
+      this.ghostLimit.el,
       this.resultsTable(),
     );
     this.el.play.addEventListener("click", () => this.toggle());
@@ -441,7 +443,7 @@ class ReplayPage {
   async raceGhost(seat, button) {
     button.disabled = true;
     try {
-      const answer = await authed("POST", "/rooms", { ghost: this.race, ghost_seat: seat });
+      const answer = await authed("POST", "/rooms", { ghost: this.race, ghost_seat: seat, time_limit: this.ghostLimit.seconds() });
       location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
     } catch (err) {
       button.disabled = false;

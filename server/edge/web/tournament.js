@@ -4,7 +4,7 @@
 
 import { h, clear, copyButton, fmtSeconds, keepFocus } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
-import { authed, useName } from "./identity.js";
+import { authed, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
 
 // The tournament token of this browser's player, and the organiser token of its creator.
@@ -31,6 +31,7 @@ export async function render(root, { tour: id }) {
   const el = {
     head: h("div", { class: "race-head" }),
     status: h("div", { class: "status-line", id: "tour-status" }),
+    podium: h("section", { id: "tour-podium" }),
     mine: h("div", { id: "tour-mine" }),
     organiser: h("div", { id: "tour-organiser" }),
     live: h("section", { id: "tour-live" }),
@@ -39,7 +40,7 @@ export async function render(root, { tour: id }) {
     standings: h("section", { id: "tour-standings" }),
     message: h("p", { class: "message", id: "message" }),
   };
-  root.append(el.head, el.status, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings, el.races);
+  root.append(el.head, el.status, el.podium, el.message, el.mine, el.organiser, el.live, el.bracket, el.standings, el.races);
 
   const say = (text, kind = "refused") => {
     el.message.textContent = text;
@@ -90,6 +91,7 @@ export async function render(root, { tour: id }) {
     );
     drawMine(t, mine);
     drawOrganiser(t, mine);
+    drawPodium(t);
     drawLive(t);
     drawBracket(t);
     drawStandings(t);
@@ -124,17 +126,19 @@ export async function render(root, { tour: id }) {
       race.results
         ? race.results.map((r) => `${r.name} ${r.won ? `finished in ${fmtSeconds(r.time)}` : `${r.progress} card${r.progress === 1 ? "" : "s"}`}`).join(" · ")
         : race.players.join(", ");
+    const heads = [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""];
     el.races.append(
       h("h2", {}, "Races"),
-      h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "the tournament's races" }, h("table", { class: "rooms races", id: "tour-races-table" },
-        h("thead", {}, h("tr", {}, [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""].map((x) => h("th", { scope: "col" }, x)))),
+      h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "the tournament's races" }, h("table", { class: "rooms races stack-narrow", id: "tour-races-table" },
+        h("thead", {}, h("tr", {}, heads.map((x) => h("th", { scope: "col" }, x)))),
         h("tbody", {}, races.map((race) =>
-          h("tr", { dataset: { room: race.room } },
-            h("td", {}, race.round),
-            h("td", {}, known[race.game]?.title || race.game),
-            h("td", {}, race.seed !== null && race.seed !== undefined ? `#${race.seed}` : "–"),
-            h("td", {}, outcome(race)),
-            h("td", {}, h("a", { class: "replay", href: `/replay/${race.room}` }, "Replay"))))))),
+          h("tr", { dataset: { room: race.room } }, [
+            race.round,
+            known[race.game]?.title || race.game,
+            race.seed !== null && race.seed !== undefined ? `#${race.seed}` : "–",
+            outcome(race),
+            h("a", { class: "replay", href: `/replay/${race.room}` }, "Replay"),
+          ].map((cell, i) => h("td", { dataset: { label: heads[i] } }, cell))))))),
     );
   }
 
@@ -149,17 +153,31 @@ export async function render(root, { tour: id }) {
           e.preventDefault();
           const wanted = name.value.trim();
           // The registration is under the player's name (with a key, section 11), shown
-          // all tournament long: a name the player cannot have registers nobody.
+          // all tournament long: the name typed becomes the player's before it registers.
+          // A rename is not undone for certain (a guest's name cannot be chosen back, and
+          // an old name is free for others), so what the tournament would refuse is asked
+          // first, and a registration refused all the same puts a chosen name back.
+          const before = (await me())?.name;
+          const renaming = Boolean(wanted && before && wanted !== before);
+          if (renaming) {
+            const refusal = await registrationRefusal(wanted);
+            if (refusal) {
+              say(refusal);
+              return;
+            }
+          }
           const problem = await useName(wanted);
           if (problem) {
             say(`${problem}. Choose another name to register.`);
             return;
           }
-          setPlayerName(wanted);
           const answer = await act("players", { name: wanted });
           if (answer) {
+            setPlayerName(wanted);
             saveTour(id, { token: answer.token, name: answer.player.name });
             socket.restart(); // watch again with the token: our own line comes in `you`
+          } else if (renaming) {
+            await putBack(before, wanted);
           }
         } }, h("label", {}, "Enter as ", name), h("button", { type: "submit", id: "register" }, "Register")),
       );
@@ -184,6 +202,42 @@ export async function render(root, { tour: id }) {
     el.mine.append(h("div", { class: "notice mine" }, parts));
   }
 
+  // Why the tournament would refuse a registration under `wanted` now (section 10:
+  // registration closed, full, the name another registration's): "" when it would not,
+  // or when it cannot be asked (the registration then answers for itself).
+  async function registrationRefusal(wanted) {
+    let data;
+    try {
+      data = await getJSON(`/tournaments/${id}/standings?format=json`);
+    } catch {
+      return "";
+    }
+    const t = data.tournament;
+    if (t.status !== "registration") return "Registration has closed: the tournament has started.";
+    if (t.players >= t.max_players) return "The tournament is full.";
+    const folded = wanted.toLowerCase();
+    if (data.standings.some((row) => row.name.toLowerCase() === folded)) {
+      return `The name '${wanted}' is another player's in this tournament. Choose another name to register.`;
+    }
+    return "";
+  }
+
+  // After a refused registration: the player's name as it was before `wanted`, when it
+  // can be chosen again (a guest's cannot); the message says which name they now have.
+  async function putBack(before, wanted) {
+    const refused = el.message.textContent;
+    if (!/^(Guest|Bot)-/.test(before)) {
+      try {
+        const answer = await authed("POST", "/me/name", { name: before });
+        await signedIn(null, answer.player);
+        return;
+      } catch {
+        // taken meanwhile by another player: the player keeps the new name
+      }
+    }
+    say(`${refused} (you now play as ${wanted})`);
+  }
+
   function drawOrganiser(t, mine) {
     clear(el.organiser);
     if (!mine.organiser || t.status === "finished") return;
@@ -193,6 +247,16 @@ export async function render(root, { tour: id }) {
     else if (t.paused) buttons.push(h("button", { id: "tour-resume", onclick: () => act("resume", token) }, "Resume"));
     else buttons.push(h("button", { class: "secondary", id: "tour-pause", onclick: () => act("pause", token) }, "Pause after this round"));
     el.organiser.append(h("div", { class: "organiser" }, h("b", {}, "Organiser: "), buttons));
+  }
+
+  // The final standings' first three places, once the tournament is over.
+  function drawPodium(t) {
+    clear(el.podium);
+    const rows = finalRows(t, last.standings).filter((row) => row.rank <= 3);
+    if (!rows.length) return;
+    const place = (rank) => `${rank}${["st", "nd", "rd"][rank - 1] || "th"}`;
+    el.podium.append(h("ol", { class: "podium", id: "podium", "aria-label": "podium" },
+      rows.map((row) => h("li", { class: `place-${row.rank}` }, h("b", {}, place(row.rank)), " ", row.name))));
   }
 
   function drawLive(t) {
@@ -269,7 +333,7 @@ export async function render(root, { tour: id }) {
       const t = last.tournament;
       let text = "";
       if (t.status === "registration") text = "Registration is open until the organiser starts.";
-      else if (t.status === "finished") text = t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
+      else if (t.status === "finished") text = finishedText(t, last.standings);
       else if (t.format === "arena" && t.ends_at) {
         // An Arena has no rounds: heats are paired until ends_at, and those under way finish.
         const left = t.ends_at - socket.now();
@@ -292,6 +356,23 @@ export async function render(root, { tour: id }) {
     requestAnimationFrame(tick);
   }
   requestAnimationFrame(tick);
+}
+
+// The rows a finished tournament ranks (its standings, section 10): those who raced in it
+// and were not removed; none before its end, nor for a Knockout without a champion.
+function finalRows(t, standings) {
+  if (t.status !== "finished") return [];
+  if (t.format === "knockout" && !t.champion) return [];
+  const raced = (row) => (t.format === "rounds" ? row.rounds > 0 : t.format === "arena" ? row.heats > 0 : true);
+  return standings.filter((row) => row.status !== "removed" && raced(row));
+}
+
+function finishedText(t, standings) {
+  if (t.format === "knockout") return t.champion ? `Finished: ${t.champion} wins.` : "Finished.";
+  const first = finalRows(t, standings).filter((row) => row.rank === 1).map((row) => row.name);
+  if (!first.length) return "Finished.";
+  if (first.length === 1) return `Finished: ${first[0]} wins.`;
+  return `Finished: ${first.slice(0, -1).join(", ")} and ${first.at(-1)} share first place.`;
 }
 
 // The lobby's part: the tournaments list and a form to organise one.

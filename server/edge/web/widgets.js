@@ -205,3 +205,15 @@ export async function archivedNote(roomId) {
   return h("p", { class: "notice", id: "archived" }, "This race is over, and kept in the records: ",
     h("a", { href: `/replay/${roomId}` }, "watch its replay"), " or ", h("a", { href: "/" }, "find another room"), ".");
 }
+
+// The time limit a page starts its ghost races with (docs/protocol.md "Ghost races"), in
+// minutes as the lobby's rooms take it; empty: none. `seconds()`: the request's time_limit.
+export function ghostLimitField() {
+  const input = h("input", { id: "ghost-limit", name: "ghost_limit", type: "number", min: "0", max: "1440", step: "any", placeholder: "none" });
+  const el = h("label", { class: "field ghost-limit" }, "Time limit of a ghost race (minutes) ", input);
+  const seconds = () => {
+    const minutes = Number(input.value);
+    return input.value === "" || !(minutes > 0) ? null : Math.max(1, Math.round(minutes * 60));
+  };
+  return { el, seconds };
+}

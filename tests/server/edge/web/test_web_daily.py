@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Browser, Page
 from support.players import call, new_player
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, typed_move, wait_acks
+from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 from support.wsclient import WsClient
 
 import core
@@ -52,12 +52,15 @@ async def test_a_ranked_attempt_from_the_daily_page(
     assert "You ended with 0 cards up" in text and "Board: 1 ranked" in text
     assert await page.locator(f"{card} button.daily-start").count() == 0
     assert await page.locator(f"{card} .daily-board a").count() == 1  # my replay
-    # The leader's ghost (mine: the only attempt), now that my attempt is over.
+    # The leader's ghost (mine: the only attempt), now that my attempt is over, under a
+    # time limit of my choice.
+    await page.fill("#ghost-limit", "3")
     await page.click(f"{card} button.daily-ghost")
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector("#ready")  # seated at once: nobody else takes the seat
     await page.wait_for_selector('#players .bar[data-seat="1"]')
     assert "ghost" in await page.inner_text('#players .bar[data-seat="1"]')
+    assert room_view(base, page.url.rsplit("/", 1)[1].split("?")[0])["time_limit"] == 180
     assert page_errors(page) == []
 
 

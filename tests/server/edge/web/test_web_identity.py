@@ -404,3 +404,31 @@ async def test_a_claimed_player_changes_the_password_on_the_account_page(
     [refused] = page_errors(page)
     assert "401" in refused, refused
     assert page_errors(guest) == []
+
+
+async def test_the_note_that_a_guest_has_no_name_goes_once_they_choose_one(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A guest whose typed name is another player's takes the seat as their guest name: the
+    race page says so, and where a name of their own is chosen. Once they have chosen one
+    (on the account page, in another tab) the note no longer holds and goes, and the
+    header says the new name, without a move or a reload."""
+    base = server.url
+    await new_player(base, "wendy")
+    room = (await create_room(base, seats=2))["id"]
+    page = await new_page(browser)
+    await take_seat(page, base, room, "wendy")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    note = await page.inner_text("#message")
+    assert "wendy" in note and "you play as Guest-" in note, note
+    assert await page.get_attribute("#message a", "href") == "/account"
+    account = await new_page(browser, beside=page)  # the same browser, another tab
+    await account.goto(f"{base}/account")
+    await account.fill("#name", "wendy_two")
+    await account.click("#rename button[type=submit]")
+    await account.wait_for_function(
+        "() => document.querySelector('h1')?.textContent === 'wendy_two'"
+    )
+    await page.wait_for_function("() => document.querySelector('#who').textContent === 'wendy_two'")
+    await page.wait_for_function("() => document.querySelector('#message').textContent === ''")
+    assert page_errors(page, account) == []

@@ -5,11 +5,15 @@ into each other."""
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from playwright.async_api import Browser, Page
 from support.finished import archived_alone
 from support.http import create_room, post_ok
 from support.players import new_player
 from support.server_processes import ServerProcess
+from support.tour_bots import FINISH, Plan, TourBot, always, create, register
 from support.web import new_page, page_errors
 from support.wsclient import WsClient, finished_pair
 
@@ -170,3 +174,122 @@ async def test_the_main_pages_fit_a_phone(server: ServerProcess, browser: Browse
     wide += await too_wide(page, "watching a moojub race")
     assert wide == []
     assert page_errors(page, racer) == []
+
+
+# Each cell of a table's rows: where it is, how wide, and whether its text overflows it
+# (a word wider than its cell).
+CELLS = """table => [...table.querySelectorAll("tbody td")].map((td) => {
+  const box = td.getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  const text = range.getBoundingClientRect();
+  const label = getComputedStyle(td, "::before");
+  const named = label.content !== "none" && label.content !== '""';
+  return { text: td.textContent, left: box.left, right: box.right, width: box.width,
+           spills: td.scrollWidth > td.clientWidth + 1,
+           // a name beside the cell's text runs into it, or out of its row
+           clash: named && (text.left - box.left < parseFloat(label.width) - 0.5
+                            || parseFloat(label.height) > box.height + 0.5) };
+})"""
+
+
+async def unreadable_cells(page: Page, table: str) -> list[str]:
+    """The cells of `table` a phone's reader cannot read as the page stands: out of the
+    screen (to be scrolled to, one row at a time), squeezed narrower than 3 characters, or
+    overflowing their cell, or run into by its column's name."""
+    width = await page.evaluate("document.documentElement.clientWidth")
+    cells = await page.eval_on_selector(table, CELLS)
+    return [
+        f"{table}: {c['text']!r} ({c['left']:.0f}..{c['right']:.0f} of {width})"
+        for c in cells
+        if c["text"].strip()
+        and (
+            c["left"] < 0
+            or c["right"] > width + 0.5
+            or c["width"] < 30
+            or c["spills"]
+            or c["clash"]
+        )
+    ]
+
+
+async def test_the_races_tables_read_whole_on_a_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A player's latest races and a tournament's races, on a 390 x 844 phone: each race
+    reads whole on the screen (a stacked layout: a row's cells one under the other, each
+    named), not cut at the screen's edge nor squeezed to a letter a line."""
+    base = server.url
+    key, player = await new_player(base, "annabelle_long")
+    await archived_alone(base, key, 20, SEED)
+    tid, organiser = await create(base, rounds=1, time_limit=60, countdown=1)
+    names = ["annabelle_l2", "bo", "cy"]
+    tokens = {n: await register(base, tid, n) for n in names}
+    plans = {"annabelle_l2": always(FINISH), "bo": always(Plan(moves=4, resign=True))}
+    bots = [TourBot([base], tid, n, tokens[n], plans.get(n, always(Plan(2, True)))) for n in names]
+    running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await asyncio.gather(*running)
+    page = await new_page(browser, width=390, height=844, touch=True)
+    await page.goto(f"{base}/p/{player['name']}")
+    await page.wait_for_selector("table.races tbody tr")
+    bad = await unreadable_cells(page, "table.races")
+    await assert_fits(page, "the player's page")
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#tour-races-table tbody tr")
+    bad += await unreadable_cells(page, "#tour-races-table")
+    await assert_fits(page, "the tournament's page")
+    assert bad == [], bad
+    # Each cell says what it is (the header row is not in sight above every row).
+    assert (
+        await page.eval_on_selector(
+            '#tour-races-table td[data-label="Results"]',
+            "td => getComputedStyle(td, '::before').content",
+        )
+        == '"Results"'
+    )
+    assert page_errors(page) == []
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (844, 390)])
+async def test_the_progress_bars_stay_in_sight_while_racing_on_a_phone(
+    server: ServerProcess, browser: Browser, width: int, height: int
+) -> None:
+    """On a phone (upright, or on its side: the board is then taller than the screen),
+    scrolled down to the foot of the board, the racer still sees every player's progress,
+    pinned at the top."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"]
+    other = await new_page(browser, width=width, height=height, touch=True)
+    await other.goto(f"{base}/play/{room}")
+    await other.fill("#seat-name", "zed")
+    await other.click("#take-seat")
+    await other.click("#ready")
+    page = await new_page(browser, width=width, height=height, touch=True)
+    await page.goto(f"{base}/play/{room}")
+    await page.fill("#seat-name", "me")
+    await page.click("#take-seat")
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.wait_for_selector('#players .bar[data-seat="1"]')
+    # Down to the foot of the board's piles, as a player scrolls to play there.
+    await page.locator('#board .pile[data-pile="t1"] .card').last.scroll_into_view_if_needed()
+    await page.evaluate("window.scrollBy(0, 200)")
+    await page.wait_for_timeout(100)
+    await page.screenshot(path=f"/tmp/webp-pinned-{width}.png")
+    board = await page.locator("#board").bounding_box()
+    assert board is not None
+    if width > height:
+        assert board["y"] < 0  # the board is taller than the screen: scrolled past its top
+    bars = await page.eval_on_selector_all(
+        "#players .bar",
+        "bars => bars.map((b) => { const r = b.getBoundingClientRect();"
+        " return [r.top, r.bottom]; })",
+    )
+    assert len(bars) == 2
+    assert all(top >= 0 and bottom <= height for top, bottom in bars), (bars, height)
+    # They cover no more than a third of the screen (the board is what is played).
+    players = await page.locator("#players").bounding_box()
+    assert players is not None and players["height"] <= height / 3
+    await assert_fits(page, "a race on a phone")
+    assert page_errors(page, other) == []

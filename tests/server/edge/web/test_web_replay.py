@@ -227,6 +227,34 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
     assert page_errors(page) == []
 
 
+async def test_a_ghost_race_from_the_replay_page_under_a_time_limit(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A ghost race may have a time limit (docs/protocol.md, "Ghost races"): the replay
+    page asks for one where it starts ghost races, as the lobby does for a room; left
+    empty, none."""
+    base = server.url
+    room, _text = await finished_race(base)
+    page = await new_page(browser)
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    await page.fill("#ghost-limit", "2")
+    await page.click('#replay-results button.race-ghost[data-seat="1"]')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#ready")
+    limited = page.url.rsplit("/", 1)[1].split("?")[0]
+    view = room_view(base, limited)
+    assert view["ghost"] == room and view["time_limit"] == 120
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    assert await page.input_value("#ghost-limit") == ""
+    await page.click('#replay-results button.race-ghost[data-seat="1"]')
+    await page.wait_for_url(lambda url: "/play/" in url and limited not in url)
+    await page.wait_for_selector("#ready")
+    assert room_view(base, page.url.rsplit("/", 1)[1].split("?")[0])["time_limit"] is None
+    assert page_errors(page) == []
+
+
 async def test_racing_the_same_ghost_again(server: ServerProcess, browser: Browser) -> None:
     """The ghost chosen on the replay page (bo's run, not the one a ghost race takes by
     default) is the one raced again from the finished ghost race, under the same time

@@ -3,13 +3,16 @@ to watch, the knockout bracket, and a registered player's race played from the p
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.request
 
-from playwright.async_api import Browser
+import pytest
+from playwright.async_api import Browser, Page, Route
 from support.http import get_json, post_ok
-from support.players import new_player
+from support.players import call, new_player
 from support.server_processes import ServerProcess
+from support.tour_bots import FINISH, Plan, TourBot, always, create, register
 from support.web import new_page, page_errors, room_view, typed_move, wait_acks
 
 import core
@@ -130,6 +133,74 @@ async def test_a_name_another_player_has_is_refused_and_registers_nobody(
     assert [row["name"] for row in standings["standings"]] == ["ann_w"]
     assert await ann.inner_text("#message") == ""
     assert page_errors(ann) == []
+
+
+async def _account(page: Page, base: str) -> tuple[str, str]:
+    """The page's player (its key from the page's storage) and its name as the server has
+    it."""
+    await page.wait_for_function("() => localStorage.getItem('solrace.player')")
+    key = json.loads(await page.evaluate("localStorage.getItem('solrace.player')"))["key"]
+    status, body, _ = await call(base, "GET", "/me", key=key)
+    assert status == 200, body
+    return key, body["player"]["name"]
+
+
+async def test_a_refused_registration_leaves_the_players_name_as_it_was(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The name typed to register becomes the player's name only with a registration: one
+    the tournament refuses (the name is another registration's, the tournament is full, or
+    it is refused after the page's checks) leaves the account's name as it was."""
+    base = server.url
+    taken = (await post_ok(base + "/tournaments", {"name": "Taken"}))["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{taken}/players", {"name": "bo"})  # without a key
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{taken}")
+    key, guest = await _account(page, base)
+    assert guest.startswith("Guest-")
+    await page.fill("#tour-name", "bo")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "bo" in await page.inner_text("#message")
+    assert (await _account(page, base))[1] == guest
+    _, free, _ = await call(base, "GET", "/names/bo")
+    assert free["available"], free  # nobody became 'bo'
+    # A chosen name stays too, when the tournament is full.
+    status, _, _ = await call(base, "POST", "/me/name", {"name": "ann_r"}, key)
+    assert status == 200
+    full = await post_ok(base + "/tournaments", {"name": "Full", "max_players": 2})
+    fid = full["tournament"]["id"]
+    for name in ("cy", "di"):
+        await post_ok(base + f"/tournaments/{fid}/players", {"name": name})
+    await page.goto(f"{base}/tour/{fid}")
+    await page.fill("#tour-name", "eve_r")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "full" in await page.inner_text("#message")
+    assert (await _account(page, base))[1] == "ann_r"
+    # Refused only by the registration itself (the tournament filled up after the page
+    # looked): the name the player had is put back.
+    late = await post_ok(base + "/tournaments", {"name": "Late", "max_players": 2})
+    lid = late["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{lid}/players", {"name": "gus"})
+    await page.goto(f"{base}/tour/{lid}")
+    await page.wait_for_selector("#register")
+
+    async def meanwhile(route: Route) -> None:
+        await post_ok(base + f"/tournaments/{lid}/players", {"name": "hal"})
+        await route.continue_()
+
+    await page.route(f"**/tournaments/{lid}/players", meanwhile)
+    await page.fill("#tour-name", "fay_r")
+    await page.click("#register")
+    await page.wait_for_function("() => document.querySelector('#message').textContent")
+    assert "full" in await page.inner_text("#message")
+    await page.wait_for_function("() => document.querySelector('#who').textContent === 'ann_r'")
+    assert (await _account(page, base))[1] == "ann_r"
+    assert await page.locator("#tour-mine .mine").count() == 0
+    # The one refusal the page could not foresee is the only one it met.
+    assert [e for e in page_errors(page) if "status of 409" not in e] == []
+    assert len(page_errors(page)) == 1
 
 
 async def test_an_organiser_runs_a_tournament_from_the_browser(
@@ -255,3 +326,48 @@ async def test_the_status_says_a_round_being_raced_is_the_last_before_a_pause(
     await page.wait_for_timeout(500)  # the pause's push has come by now
     assert await page.inner_text("#tour-status") == round_two
     assert page_errors(page) == []
+
+
+@pytest.mark.parametrize("fmt", ["rounds", "arena"])
+async def test_a_finished_tournament_names_its_winner_and_podium(
+    server: ServerProcess, browser: Browser, fmt: str
+) -> None:
+    """Once a Rounds or Arena tournament is over its page says who won, from the final
+    standings (as a Knockout's names its champion), and shows the first three places."""
+    base = server.url
+    tid, organiser = await create(
+        base, format=fmt, rounds=1, duration=2, arena_heat=3, time_limit=60, countdown=1
+    )
+    names = ["ann", "bo", "cy"]
+    tokens = {name: await register(base, tid, name) for name in names}
+    plans = {
+        "ann": always(FINISH),
+        "bo": always(Plan(pace=0.05)),  # finishes too, later
+        "cy": always(Plan(moves=3, resign=True)),
+    }
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 3"
+    )
+    bots = [TourBot([base], tid, n, tokens[n], plans[n]) for n in names]
+    running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await asyncio.gather(*running)
+    _, answer = await get_json(f"{base}/tournaments/{tid}/standings")
+    assert [(r["rank"], r["name"]) for r in answer["standings"]] == [
+        (1, "ann"), (2, "bo"), (3, "cy")
+    ]  # fmt: skip
+    await page.wait_for_function(
+        "() => document.querySelector('#tour-status').textContent.startsWith('Finished')"
+    )
+    assert await page.inner_text("#tour-status") == "Finished: ann wins."
+    podium = page.locator("#podium li")
+    assert await podium.all_inner_texts() == ["1st ann", "2nd bo", "3rd cy"]
+    # A player opening the page only now sees the same.
+    late = await new_page(browser)
+    await late.goto(f"{base}/tour/{tid}")
+    await late.wait_for_selector("#podium li")
+    assert await late.inner_text("#tour-status") == "Finished: ann wins."
+    await late.screenshot(path=f"/tmp/webp-finished-{fmt}.png", full_page=True)
+    assert page_errors(page, late) == []
