@@ -28,6 +28,7 @@ from records.names import GUEST_PREFIX, BadName, check_name
 from records.passwords import BadPassword, check_password, hash_password, verify_password
 from records.players import (
     AlreadyClaimed,
+    KeySignedOut,
     NameTaken,
     PasswordChanged,
     PastName,
@@ -69,6 +70,15 @@ def _ignored(lookup: asyncio.Future[Any]) -> None:
     _GIVEN_UP.discard(lookup)
     if not lookup.cancelled():
         lookup.exception()
+
+
+def _signed_out_meanwhile() -> IdentityError:
+    """A key that signs nobody in (any more: signed out, from this device or another)."""
+    return IdentityError(
+        ErrorCode.BAD_KEY,
+        "that player key signs nobody in (signed out?): make a new player or sign in",
+        401,
+    )
 
 
 def _label(label: object) -> str | None:
@@ -130,11 +140,7 @@ class Accounts:
         it earlier: IdentityError bad_key once it was signed out, from any process)."""
         player = await self.players.by_key(key_hash, now)
         if player is None:
-            raise IdentityError(
-                ErrorCode.BAD_KEY,
-                "that player key signs nobody in (signed out?): make a new player or sign in",
-                401,
-            )
+            raise _signed_out_meanwhile()
         return player
 
     async def someones_name(self, name: str) -> bool:
@@ -245,7 +251,11 @@ class Accounts:
         if device == device_id(hash_secret(key)):
             await self.sign_out(key)
             return
-        if not await self.players.revoke_device(player.id, device):
+        try:
+            found = await self.players.revoke_device(player.id, device, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
+        if not found:
             raise IdentityError(
                 ErrorCode.UNKNOWN_DEVICE, "none of your devices has that id (signed out?)", 404
             )
@@ -253,7 +263,10 @@ class Accounts:
 
     async def sign_out_others(self, player: Player, key: str) -> int:
         """Sign out every device of the player but this one (`key`'s); how many."""
-        count = await self.players.revoke_other_keys(player.id, hash_secret(key))
+        try:
+            count = await self.players.revoke_other_keys(player.id, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         log.info("player %s signed out %d other devices", player.id, count)
         return count
 
@@ -294,6 +307,8 @@ class Accounts:
             raise IdentityError(
                 ErrorCode.WRONG_PASSWORD, "the password was changed meanwhile", 401
             ) from None
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         log.info("player %s changed their password, %d other devices signed out", player.id, count)
         return player, count
 

@@ -4,6 +4,7 @@ a new password for a claimed account, which signs the other devices out."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -47,6 +48,12 @@ async def signed_in(base: str, name: str, password: str, label: str | None = Non
 async def signs_in(base: str, key: str) -> bool:
     status, _, _ = await call(base, "GET", "/me", key=key)
     assert status in (200, 401)
+    return status == 200
+
+
+async def signs_in_as(base: str, name: str, password: str) -> bool:
+    status, body, _ = await call(base, "POST", "/sign-in", {"name": name, "password": password})
+    assert status in (200, 401), body
     return status == 200
 
 
@@ -154,6 +161,44 @@ async def test_every_other_device_is_signed_out_at_once(
     assert (status, body) == (200, {"signed_out": 0})
     status, body, _ = await call(base, "POST", "/me/sign-out-others")
     assert (status, body["error"]["code"]) == (401, "bad_key")
+
+
+async def test_two_devices_signing_each_other_out_at_once_leave_one_signed_in(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """Two devices of one player, each signing the other out at the same moment (`POST
+    /me/sign-out-others`, the other's id, a new password): one of them goes first and
+    stays in; the other's request, made by a key signed out meanwhile, is refused
+    `bad_key` (a new password is then not taken). Never both out with `200` answers each:
+    an anonymous player has no way back then."""
+    base = await make_server(database_url=database_url)
+    for trial in range(15):
+        laptop = await claimed(base, f"eve{trial}", "correct horse", "laptop")
+        phone = await signed_in(base, f"eve{trial}", "correct horse", "phone")
+        bodies: dict[str, dict[str, str] | None] = {laptop: None, phone: None}
+        if trial % 3 == 1:
+            ids = {d["current"]: d["id"] for d in await devices(base, laptop)}
+            paths = {laptop: f"/me/devices/{ids[False]}/sign-out"}
+            paths[phone] = f"/me/devices/{ids[True]}/sign-out"
+        elif trial % 3 == 2:
+            paths = {laptop: "/me/password", phone: "/me/sign-out-others"}
+            bodies[laptop] = {"password": "correct horse", "new_password": "battery staple"}
+        else:
+            paths = {laptop: "/me/sign-out-others", phone: "/me/sign-out-others"}
+        answers = await asyncio.gather(
+            *(call(base, "POST", path, bodies[key], key=key) for key, path in paths.items())
+        )
+        if trial % 3 == 2:  # the new password only if its request was answered 200
+            new = answers[0][0] == 200
+            assert await signs_in_as(base, f"eve{trial}", "battery staple") is new
+            assert await signs_in_as(base, f"eve{trial}", "correct horse") is not new
+        still = [await signs_in(base, key) for key in paths]
+        assert still.count(True) == 1, (trial, answers)
+        for (status, body, _), kept in zip(answers, still, strict=True):
+            if kept:
+                assert status == 200, body
+            else:
+                assert (status, body["error"]["code"]) == (401, "bad_key"), (trial, answers)
 
 
 async def test_a_claimed_player_changes_their_password_and_the_other_devices_are_out(
