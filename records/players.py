@@ -359,8 +359,15 @@ class PlayerStore:
 
     # ------------------------------------------------------------ link codes
 
-    async def add_link_code(self, player_id: str, code_hash: str, expires_at: float) -> None:
+    async def add_link_code(
+        self, player_id: str, code_hash: str, expires_at: float, asking_hash: str | None = None
+    ) -> None:
+        """A link code for the player, asked for by the device holding `asking_hash` (when
+        given): KeySignedOut, and no code, when that key was signed out meanwhile, since
+        the code would bring the device back (`_still_held`)."""
         async with self.engine.begin() as db:
+            if asking_hash is not None:
+                await self._still_held(db, player_id, asking_hash)
             await db.execute(
                 link_codes.insert().values(
                     code_hash=code_hash, player_id=player_id, expires_at=expires_at

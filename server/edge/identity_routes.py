@@ -135,8 +135,8 @@ async def claim(request: web.Request) -> web.Response:
 @identity_routes.post("/me/link")
 async def make_link_code(request: web.Request) -> web.Response:
     try:
-        player = await _me(request)
-        code, expires_at = await request.app[ACCOUNTS].link_code(player, time.time())
+        player, key = await _me_and_key(request)
+        code, expires_at = await request.app[ACCOUNTS].link_code(player, key, time.time())
     except IdentityError as err:
         return _refusal(err)
     return web.json_response({"code": code, "expires_at": expires_at}, status=201)

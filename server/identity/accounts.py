@@ -312,11 +312,17 @@ class Accounts:
         log.info("player %s changed their password, %d other devices signed out", player.id, count)
         return player, count
 
-    async def link_code(self, player: Player, now: float) -> tuple[str, float]:
-        """A one-time code that signs another device in as `player`, and when it expires."""
+    async def link_code(self, player: Player, key: str, now: float) -> tuple[str, float]:
+        """A one-time code that signs another device in as `player`, and when it expires;
+        asked for by the device holding `key` (bad_key if it was signed out meanwhile)."""
         code = new_link_code()
         expires_at = now + LINK_CODE_TTL
-        await self.players.add_link_code(player.id, hash_secret(code), expires_at)
+        try:
+            await self.players.add_link_code(
+                player.id, hash_secret(code), expires_at, hash_secret(key)
+            )
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         return code, expires_at
 
     async def link(

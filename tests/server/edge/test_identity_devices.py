@@ -201,6 +201,31 @@ async def test_two_devices_signing_each_other_out_at_once_leave_one_signed_in(
                 assert (status, body["error"]["code"]) == (401, "bad_key"), (trial, answers)
 
 
+async def test_a_link_code_made_as_the_device_is_signed_out_brings_it_back_never(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """A lost phone asks for a link code at the moment the laptop signs every other
+    device out: whichever goes first, the code never signs a device in (made before, it is
+    void; asked after, by a key signed out, it is refused `bad_key`)."""
+    base = await make_server(database_url=database_url)
+    for _ in range(15):
+        laptop, _ = await new_player(base)
+        status, code, _ = await call(base, "POST", "/me/link", key=laptop)
+        status, body, _ = await call(base, "POST", "/link", {"code": code["code"]})
+        phone = str(body["key"])
+        (status, body, _), made = await asyncio.gather(
+            call(base, "POST", "/me/sign-out-others", key=laptop),
+            call(base, "POST", "/me/link", key=phone),
+        )
+        assert (status, body) == (200, {"signed_out": 1})
+        if made[0] == 401:
+            assert made[1]["error"]["code"] == "bad_key"
+            continue
+        assert made[0] == 201, made
+        status, body, _ = await call(base, "POST", "/link", {"code": made[1]["code"]})
+        assert (status, body["error"]["code"]) == (404, "bad_code")
+
+
 async def test_a_claimed_player_changes_their_password_and_the_other_devices_are_out(
     make_server: MakeServer, database_url: str, caplog: pytest.LogCaptureFixture
 ) -> None:
