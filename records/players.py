@@ -244,9 +244,15 @@ class PlayerStore:
 
     # ------------------------------------------------------------ claiming, devices
 
-    async def claim(self, player_id: str, password_hash: str, now: float) -> Player:
-        """Give the account its password (once: AlreadyClaimed after)."""
+    async def claim(
+        self, player_id: str, password_hash: str, now: float, asking_hash: str | None = None
+    ) -> Player:
+        """Give the account its password (once: AlreadyClaimed after), asked for by the
+        device holding `asking_hash` (when given): KeySignedOut, unclaimed, when that key
+        was signed out meanwhile (`_still_held`): whoever holds it would own the account."""
         async with self.engine.begin() as db:
+            if asking_hash is not None:
+                await self._still_held(db, player_id, asking_hash)
             done = await db.execute(
                 players.update()
                 .where(players.c.id == player_id, players.c.password_hash.is_(None))

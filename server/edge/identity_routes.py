@@ -112,11 +112,13 @@ async def _change_me(request: web.Request, field: str) -> web.Response:
     """Change one thing of the requesting player: its `field` of the body goes to
     `Accounts.rename` (name) or `Accounts.claim` (password); the player as it is now."""
     try:
-        player = await _me(request)
+        player, key = await _me_and_key(request)
         body = await json_object(request)
         accounts = request.app[ACCOUNTS]
-        change = accounts.rename if field == "name" else accounts.claim
-        changed = await change(player, body.get(field), time.time())
+        if field == "name":
+            changed = await accounts.rename(player, body.get(field), time.time())
+        else:
+            changed = await accounts.claim(player, key, body.get(field), time.time())
     except IdentityError as err:
         return _refusal(err)
     return web.json_response(_self(changed))

@@ -177,8 +177,9 @@ class Accounts:
     async def names(self, player: Player) -> list[PastName]:
         return await self.players.names(player.id)
 
-    async def claim(self, player: Player, password: object, now: float) -> Player:
-        """Give the account a password: from then on it can be signed into by name."""
+    async def claim(self, player: Player, key: str, password: object, now: float) -> Player:
+        """Give the account a password: from then on it can be signed into by name. Asked
+        for by the device holding `key` (bad_key if it was signed out meanwhile)."""
         if player.bot:
             raise IdentityError(ErrorCode.BAD_REQUEST, "a bot's account cannot be claimed")
         if player.claimed:
@@ -195,7 +196,9 @@ class Accounts:
             raise IdentityError(ErrorCode.BAD_PASSWORD, str(err)) from None
         stored = await hash_password(chosen)
         try:
-            return await self.players.claim(player.id, stored, now)
+            return await self.players.claim(player.id, stored, now, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         except AlreadyClaimed:
             raise IdentityError(
                 ErrorCode.ALREADY_CLAIMED, "this account has a password already", 409

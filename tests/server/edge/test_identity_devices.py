@@ -53,7 +53,7 @@ async def signs_in(base: str, key: str) -> bool:
 
 async def signs_in_as(base: str, name: str, password: str) -> bool:
     status, body, _ = await call(base, "POST", "/sign-in", {"name": name, "password": password})
-    assert status in (200, 401), body
+    assert status in (200, 401, 403), body
     return status == 200
 
 
@@ -224,6 +224,39 @@ async def test_a_link_code_made_as_the_device_is_signed_out_brings_it_back_never
         assert made[0] == 201, made
         status, body, _ = await call(base, "POST", "/link", {"code": made[1]["code"]})
         assert (status, body["error"]["code"]) == (404, "bad_code")
+
+
+async def test_a_device_signed_out_while_claiming_the_account_gives_it_no_password(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """A lost phone claims the anonymous account (its password being hashed) while the
+    laptop signs it out: once the sign-out is answered the phone acts no more, so its
+    claim, not yet made then, is refused `bad_key` and the account stays unclaimed."""
+    base = await make_server(database_url=database_url)
+    laptop, _ = await new_player(base, "fay")
+    status, code, _ = await call(base, "POST", "/me/link", key=laptop)
+    status, body, _ = await call(base, "POST", "/link", {"code": code["code"]})
+    phone = str(body["key"])
+    answered: list[str] = []
+
+    async def claim() -> tuple[int, Any, dict[str, str]]:
+        answer = await call(base, "POST", "/me/claim", {"password": "correct horse"}, phone)
+        answered.append("claim")
+        return answer
+
+    async def sign_out() -> tuple[int, Any, dict[str, str]]:
+        await asyncio.sleep(0.02)  # the claim is in, hashing its password
+        answer = await call(base, "POST", "/me/sign-out-others", key=laptop)
+        answered.append("sign-out")
+        return answer
+
+    claimed_answer, signed_out = await asyncio.gather(claim(), sign_out())
+    assert signed_out[:2] == (200, {"signed_out": 1})
+    if answered[0] == "sign-out":
+        assert (claimed_answer[0], claimed_answer[1]["error"]["code"]) == (401, "bad_key")
+        status, body, _ = await call(base, "GET", "/me", key=laptop)
+        assert (status, body["player"]["claimed"]) == (200, False)
+        assert not await signs_in_as(base, "fay", "correct horse")
 
 
 async def test_a_claimed_player_changes_their_password_and_the_other_devices_are_out(
