@@ -26,6 +26,7 @@ from records.sql import storable
 __all__ = [
     "AlreadyClaimed",
     "Device",
+    "KeySignedOut",
     "NameTaken",
     "PasswordChanged",
     "PastName",
@@ -52,6 +53,11 @@ class UnknownPlayer(Exception):
 
 class PasswordChanged(Exception):
     """The account's password is no longer the one read (changed meanwhile)."""
+
+
+class KeySignedOut(Exception):
+    """The key a request acts by was signed out meanwhile (from another device): it acts
+    for nobody, so it signs no other device out."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,9 +244,15 @@ class PlayerStore:
 
     # ------------------------------------------------------------ claiming, devices
 
-    async def claim(self, player_id: str, password_hash: str, now: float) -> Player:
-        """Give the account its password (once: AlreadyClaimed after)."""
+    async def claim(
+        self, player_id: str, password_hash: str, now: float, asking_hash: str | None = None
+    ) -> Player:
+        """Give the account its password (once: AlreadyClaimed after), asked for by the
+        device holding `asking_hash` (when given): KeySignedOut, unclaimed, when that key
+        was signed out meanwhile (`_still_held`): whoever holds it would own the account."""
         async with self.engine.begin() as db:
+            if asking_hash is not None:
+                await self._still_held(db, player_id, asking_hash)
             done = await db.execute(
                 players.update()
                 .where(players.c.id == player_id, players.c.password_hash.is_(None))
@@ -287,11 +299,13 @@ class PlayerStore:
             for row in rows
         ]
 
-    async def revoke_device(self, player_id: str, device: str) -> bool:
+    async def revoke_device(self, player_id: str, device: str, asking_hash: str) -> bool:
         """Sign out the player's device of that id (another player's is not found), and
         void the player's unused link codes: one made on that device would bring it back.
-        Whether it did."""
+        Whether it did. Asked by the device holding `asking_hash`: KeySignedOut when that
+        key was signed out meanwhile (`_still_held`)."""
         async with self.engine.begin() as db:
+            await self._still_held(db, player_id, asking_hash)
             hashes = (
                 await db.execute(
                     sa.select(player_keys.c.key_hash).where(player_keys.c.player_id == player_id)
@@ -310,8 +324,10 @@ class PlayerStore:
 
     async def revoke_other_keys(self, player_id: str, keep_hash: str) -> int:
         """Sign out every device of the player but the one holding `keep_hash`, and void
-        their unused link codes; how many devices."""
+        their unused link codes; how many devices. KeySignedOut when `keep_hash` itself was
+        signed out meanwhile (`_still_held`)."""
         async with self.engine.begin() as db:
+            await self._still_held(db, player_id, keep_hash)
             return await self._revoke_others(db, player_id, keep_hash)
 
     async def password_hash(self, player_id: str) -> str | None:
@@ -327,8 +343,10 @@ class PlayerStore:
     ) -> int:
         """Replace the password whose hash was read (`old_hash`; PasswordChanged if it was
         changed since) and sign out every device but the one holding `keep_hash`, as one
-        change; how many devices were signed out."""
+        change; how many devices were signed out. KeySignedOut (nothing changed) when
+        `keep_hash` was signed out meanwhile (`_still_held`)."""
         async with self.engine.begin() as db:
+            await self._still_held(db, player_id, keep_hash)
             done = await db.execute(
                 players.update()
                 .where(players.c.id == player_id, players.c.password_hash == old_hash)
@@ -347,8 +365,15 @@ class PlayerStore:
 
     # ------------------------------------------------------------ link codes
 
-    async def add_link_code(self, player_id: str, code_hash: str, expires_at: float) -> None:
+    async def add_link_code(
+        self, player_id: str, code_hash: str, expires_at: float, asking_hash: str | None = None
+    ) -> None:
+        """A link code for the player, asked for by the device holding `asking_hash` (when
+        given): KeySignedOut, and no code, when that key was signed out meanwhile, since
+        the code would bring the device back (`_still_held`)."""
         async with self.engine.begin() as db:
+            if asking_hash is not None:
+                await self._still_held(db, player_id, asking_hash)
             await db.execute(
                 link_codes.insert().values(
                     code_hash=code_hash, player_id=player_id, expires_at=expires_at
@@ -390,6 +415,21 @@ class PlayerStore:
                 label=label,
             )
         )
+
+    @staticmethod
+    async def _still_held(db: AsyncConnection, player_id: str, key_hash: str) -> None:
+        """Before a device signs others out: the player's key changes are serialised (the
+        player's row locked on PostgreSQL; SQLite has one writer), and `key_hash` must still
+        be theirs, else KeySignedOut. Two devices signing each other out at once would
+        otherwise each be checked before the other's change, and both be out."""
+        await db.execute(sa.select(players.c.id).where(players.c.id == player_id).with_for_update())
+        held = await db.scalar(
+            sa.select(player_keys.c.key_hash).where(
+                player_keys.c.key_hash == key_hash, player_keys.c.player_id == player_id
+            )
+        )
+        if held is None:
+            raise KeySignedOut(player_id)
 
     @staticmethod
     async def _revoke_others(db: AsyncConnection, player_id: str, keep_hash: str) -> int:

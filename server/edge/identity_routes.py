@@ -112,11 +112,13 @@ async def _change_me(request: web.Request, field: str) -> web.Response:
     """Change one thing of the requesting player: its `field` of the body goes to
     `Accounts.rename` (name) or `Accounts.claim` (password); the player as it is now."""
     try:
-        player = await _me(request)
+        player, key = await _me_and_key(request)
         body = await json_object(request)
         accounts = request.app[ACCOUNTS]
-        change = accounts.rename if field == "name" else accounts.claim
-        changed = await change(player, body.get(field), time.time())
+        if field == "name":
+            changed = await accounts.rename(player, body.get(field), time.time())
+        else:
+            changed = await accounts.claim(player, key, body.get(field), time.time())
     except IdentityError as err:
         return _refusal(err)
     return web.json_response(_self(changed))
@@ -135,8 +137,8 @@ async def claim(request: web.Request) -> web.Response:
 @identity_routes.post("/me/link")
 async def make_link_code(request: web.Request) -> web.Response:
     try:
-        player = await _me(request)
-        code, expires_at = await request.app[ACCOUNTS].link_code(player, time.time())
+        player, key = await _me_and_key(request)
+        code, expires_at = await request.app[ACCOUNTS].link_code(player, key, time.time())
     except IdentityError as err:
         return _refusal(err)
     return web.json_response({"code": code, "expires_at": expires_at}, status=201)

@@ -28,6 +28,7 @@ from records.names import GUEST_PREFIX, BadName, check_name
 from records.passwords import BadPassword, check_password, hash_password, verify_password
 from records.players import (
     AlreadyClaimed,
+    KeySignedOut,
     NameTaken,
     PasswordChanged,
     PastName,
@@ -69,6 +70,15 @@ def _ignored(lookup: asyncio.Future[Any]) -> None:
     _GIVEN_UP.discard(lookup)
     if not lookup.cancelled():
         lookup.exception()
+
+
+def _signed_out_meanwhile() -> IdentityError:
+    """A key that signs nobody in (any more: signed out, from this device or another)."""
+    return IdentityError(
+        ErrorCode.BAD_KEY,
+        "that player key signs nobody in (signed out?): make a new player or sign in",
+        401,
+    )
 
 
 def _label(label: object) -> str | None:
@@ -130,11 +140,7 @@ class Accounts:
         it earlier: IdentityError bad_key once it was signed out, from any process)."""
         player = await self.players.by_key(key_hash, now)
         if player is None:
-            raise IdentityError(
-                ErrorCode.BAD_KEY,
-                "that player key signs nobody in (signed out?): make a new player or sign in",
-                401,
-            )
+            raise _signed_out_meanwhile()
         return player
 
     async def someones_name(self, name: str) -> bool:
@@ -171,8 +177,9 @@ class Accounts:
     async def names(self, player: Player) -> list[PastName]:
         return await self.players.names(player.id)
 
-    async def claim(self, player: Player, password: object, now: float) -> Player:
-        """Give the account a password: from then on it can be signed into by name."""
+    async def claim(self, player: Player, key: str, password: object, now: float) -> Player:
+        """Give the account a password: from then on it can be signed into by name. Asked
+        for by the device holding `key` (bad_key if it was signed out meanwhile)."""
         if player.bot:
             raise IdentityError(ErrorCode.BAD_REQUEST, "a bot's account cannot be claimed")
         if player.claimed:
@@ -189,7 +196,9 @@ class Accounts:
             raise IdentityError(ErrorCode.BAD_PASSWORD, str(err)) from None
         stored = await hash_password(chosen)
         try:
-            return await self.players.claim(player.id, stored, now)
+            return await self.players.claim(player.id, stored, now, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         except AlreadyClaimed:
             raise IdentityError(
                 ErrorCode.ALREADY_CLAIMED, "this account has a password already", 409
@@ -245,7 +254,11 @@ class Accounts:
         if device == device_id(hash_secret(key)):
             await self.sign_out(key)
             return
-        if not await self.players.revoke_device(player.id, device):
+        try:
+            found = await self.players.revoke_device(player.id, device, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
+        if not found:
             raise IdentityError(
                 ErrorCode.UNKNOWN_DEVICE, "none of your devices has that id (signed out?)", 404
             )
@@ -253,7 +266,10 @@ class Accounts:
 
     async def sign_out_others(self, player: Player, key: str) -> int:
         """Sign out every device of the player but this one (`key`'s); how many."""
-        count = await self.players.revoke_other_keys(player.id, hash_secret(key))
+        try:
+            count = await self.players.revoke_other_keys(player.id, hash_secret(key))
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         log.info("player %s signed out %d other devices", player.id, count)
         return count
 
@@ -294,14 +310,22 @@ class Accounts:
             raise IdentityError(
                 ErrorCode.WRONG_PASSWORD, "the password was changed meanwhile", 401
             ) from None
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         log.info("player %s changed their password, %d other devices signed out", player.id, count)
         return player, count
 
-    async def link_code(self, player: Player, now: float) -> tuple[str, float]:
-        """A one-time code that signs another device in as `player`, and when it expires."""
+    async def link_code(self, player: Player, key: str, now: float) -> tuple[str, float]:
+        """A one-time code that signs another device in as `player`, and when it expires;
+        asked for by the device holding `key` (bad_key if it was signed out meanwhile)."""
         code = new_link_code()
         expires_at = now + LINK_CODE_TTL
-        await self.players.add_link_code(player.id, hash_secret(code), expires_at)
+        try:
+            await self.players.add_link_code(
+                player.id, hash_secret(code), expires_at, hash_secret(key)
+            )
+        except KeySignedOut:
+            raise _signed_out_meanwhile() from None
         return code, expires_at
 
     async def link(

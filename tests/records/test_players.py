@@ -12,6 +12,7 @@ from records.keys import device_id, hash_secret
 from records.migrate import upgrade_to_head
 from records.players import (
     AlreadyClaimed,
+    KeySignedOut,
     NameTaken,
     PasswordChanged,
     PlayerStore,
@@ -131,12 +132,21 @@ async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
 
     await store.add_link_code(ann.id, hash_secret("CODE-0001"), expires_at=1000.0)
     await store.add_link_code(bo.id, hash_secret("CODE-0002"), expires_at=1000.0)
-    assert not await store.revoke_device(bo.id, ids["phone"])  # not bo's to sign out
-    assert not await store.revoke_device(ann.id, "0123456789abcdef")
+    assert not await store.revoke_device(
+        bo.id, ids["phone"], hash_secret("bo")
+    )  # not bo's to sign out
+    assert not await store.revoke_device(ann.id, "0123456789abcdef", hash_secret("laptop"))
     assert await store.by_key(hash_secret("phone"), 40.0) is not None
-    assert await store.revoke_device(ann.id, ids["phone"])
+    assert await store.revoke_device(ann.id, ids["phone"], hash_secret("laptop"))
     assert await store.by_key(hash_secret("phone"), 41.0) is None
-    assert not await store.revoke_device(ann.id, ids["phone"])
+    assert not await store.revoke_device(ann.id, ids["phone"], hash_secret("laptop"))
+    with pytest.raises(KeySignedOut):  # asked by the phone, signed out meanwhile
+        await store.revoke_device(ann.id, ids["laptop"], hash_secret("phone"))
+    with pytest.raises(KeySignedOut):
+        await store.revoke_other_keys(ann.id, hash_secret("phone"))
+    with pytest.raises(KeySignedOut):
+        await store.add_link_code(ann.id, hash_secret("CODE-0009"), 1000.0, hash_secret("phone"))
+    assert await store.by_key(hash_secret("laptop"), 41.5) is not None
     assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("x"), 42.0) is None
 
     await store.add_key(ann.id, hash_secret("desktop"), 50.0)

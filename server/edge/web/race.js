@@ -98,7 +98,11 @@ export async function render(root, { room: roomId }) {
       say(move ? `Hint: ${move}` : "No move left.");
     },
     onNotice: (text, kind) => say(text, kind),
-    onSeatless: (reason, code) => seatForm(reason, code),
+    onSeatless: (reason, code) => {
+      // Answered over the link, which is back: no more "reconnecting" (the room may be gone).
+      if (message.kind === "warn") say("");
+      seatForm(reason, code);
+    },
     onElsewhere: () => {
       clear(el.seatForm).append(h("p", { class: "notice" },
         "This race is now played in another window. ",

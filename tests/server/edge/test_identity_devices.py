@@ -4,6 +4,7 @@ a new password for a claimed account, which signs the other devices out."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -47,6 +48,12 @@ async def signed_in(base: str, name: str, password: str, label: str | None = Non
 async def signs_in(base: str, key: str) -> bool:
     status, _, _ = await call(base, "GET", "/me", key=key)
     assert status in (200, 401)
+    return status == 200
+
+
+async def signs_in_as(base: str, name: str, password: str) -> bool:
+    status, body, _ = await call(base, "POST", "/sign-in", {"name": name, "password": password})
+    assert status in (200, 401, 403), body
     return status == 200
 
 
@@ -154,6 +161,102 @@ async def test_every_other_device_is_signed_out_at_once(
     assert (status, body) == (200, {"signed_out": 0})
     status, body, _ = await call(base, "POST", "/me/sign-out-others")
     assert (status, body["error"]["code"]) == (401, "bad_key")
+
+
+async def test_two_devices_signing_each_other_out_at_once_leave_one_signed_in(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """Two devices of one player, each signing the other out at the same moment (`POST
+    /me/sign-out-others`, the other's id, a new password): one of them goes first and
+    stays in; the other's request, made by a key signed out meanwhile, is refused
+    `bad_key` (a new password is then not taken). Never both out with `200` answers each:
+    an anonymous player has no way back then."""
+    base = await make_server(database_url=database_url)
+    for trial in range(15):
+        laptop = await claimed(base, f"eve{trial}", "correct horse", "laptop")
+        phone = await signed_in(base, f"eve{trial}", "correct horse", "phone")
+        bodies: dict[str, dict[str, str] | None] = {laptop: None, phone: None}
+        if trial % 3 == 1:
+            ids = {d["current"]: d["id"] for d in await devices(base, laptop)}
+            paths = {laptop: f"/me/devices/{ids[False]}/sign-out"}
+            paths[phone] = f"/me/devices/{ids[True]}/sign-out"
+        elif trial % 3 == 2:
+            paths = {laptop: "/me/password", phone: "/me/sign-out-others"}
+            bodies[laptop] = {"password": "correct horse", "new_password": "battery staple"}
+        else:
+            paths = {laptop: "/me/sign-out-others", phone: "/me/sign-out-others"}
+        answers = await asyncio.gather(
+            *(call(base, "POST", path, bodies[key], key=key) for key, path in paths.items())
+        )
+        if trial % 3 == 2:  # the new password only if its request was answered 200
+            new = answers[0][0] == 200
+            assert await signs_in_as(base, f"eve{trial}", "battery staple") is new
+            assert await signs_in_as(base, f"eve{trial}", "correct horse") is not new
+        still = [await signs_in(base, key) for key in paths]
+        assert still.count(True) == 1, (trial, answers)
+        for (status, body, _), kept in zip(answers, still, strict=True):
+            if kept:
+                assert status == 200, body
+            else:
+                assert (status, body["error"]["code"]) == (401, "bad_key"), (trial, answers)
+
+
+async def test_a_link_code_made_as_the_device_is_signed_out_brings_it_back_never(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """A lost phone asks for a link code at the moment the laptop signs every other
+    device out: whichever goes first, the code never signs a device in (made before, it is
+    void; asked after, by a key signed out, it is refused `bad_key`)."""
+    base = await make_server(database_url=database_url)
+    for _ in range(15):
+        laptop, _ = await new_player(base)
+        status, code, _ = await call(base, "POST", "/me/link", key=laptop)
+        status, body, _ = await call(base, "POST", "/link", {"code": code["code"]})
+        phone = str(body["key"])
+        (status, body, _), made = await asyncio.gather(
+            call(base, "POST", "/me/sign-out-others", key=laptop),
+            call(base, "POST", "/me/link", key=phone),
+        )
+        assert (status, body) == (200, {"signed_out": 1})
+        if made[0] == 401:
+            assert made[1]["error"]["code"] == "bad_key"
+            continue
+        assert made[0] == 201, made
+        status, body, _ = await call(base, "POST", "/link", {"code": made[1]["code"]})
+        assert (status, body["error"]["code"]) == (404, "bad_code")
+
+
+async def test_a_device_signed_out_while_claiming_the_account_gives_it_no_password(
+    make_server: MakeServer, database_url: str
+) -> None:
+    """A lost phone claims the anonymous account (its password being hashed) while the
+    laptop signs it out: once the sign-out is answered the phone acts no more, so its
+    claim, not yet made then, is refused `bad_key` and the account stays unclaimed."""
+    base = await make_server(database_url=database_url)
+    laptop, _ = await new_player(base, "fay")
+    status, code, _ = await call(base, "POST", "/me/link", key=laptop)
+    status, body, _ = await call(base, "POST", "/link", {"code": code["code"]})
+    phone = str(body["key"])
+    answered: list[str] = []
+
+    async def claim() -> tuple[int, Any, dict[str, str]]:
+        answer = await call(base, "POST", "/me/claim", {"password": "correct horse"}, phone)
+        answered.append("claim")
+        return answer
+
+    async def sign_out() -> tuple[int, Any, dict[str, str]]:
+        await asyncio.sleep(0.02)  # the claim is in, hashing its password
+        answer = await call(base, "POST", "/me/sign-out-others", key=laptop)
+        answered.append("sign-out")
+        return answer
+
+    claimed_answer, signed_out = await asyncio.gather(claim(), sign_out())
+    assert signed_out[:2] == (200, {"signed_out": 1})
+    if answered[0] == "sign-out":
+        assert (claimed_answer[0], claimed_answer[1]["error"]["code"]) == (401, "bad_key")
+        status, body, _ = await call(base, "GET", "/me", key=laptop)
+        assert (status, body["player"]["claimed"]) == (200, False)
+        assert not await signs_in_as(base, "fay", "correct horse")
 
 
 async def test_a_claimed_player_changes_their_password_and_the_other_devices_are_out(

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest_asyncio
 from playwright.async_api import Browser
+from redis.asyncio import Redis
+from support.finished import archived_replay
 from support.http import create_room
 from support.own_redis import OwnRedis
 from support.ports import free_port
@@ -262,3 +264,29 @@ async def test_a_page_handed_on_by_a_process_cut_off_from_redis_comes_back(
     seats = players(server.url, room)
     assert len(seats) == 1 and seats[0]["moves"] == 6 and seats[0]["out"] is None
     assert [e for e in page_errors(page) if "WebSocket connection" not in e] == []
+
+
+async def test_a_page_whose_room_expired_while_it_was_away_leads_to_the_replay(
+    server: ServerProcess, browser: Browser, redis_url: str
+) -> None:
+    """A racer's page stays on its finished race; the room expires (its Redis keys go) and
+    the link drops: back, the page finds the room gone, says so and leads to the race's
+    archived replay, and no more that it is reconnecting (it is connected)."""
+    base = server.url
+    room, page = await solo_race(browser, base, game="stalactites")
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await archived_replay(base, f"{room}.1")
+    redis = Redis.from_url(redis_url)
+    try:  # what Redis does to a finished room after `room_ttl`
+        await redis.delete(*[key async for key in redis.scan_iter(match=f"{{room:{room}}}*")])
+    finally:
+        await redis.aclose()
+    server.kill()
+    await server.stop()
+    await page.wait_for_selector("#message.warn")  # "Connection lost: reconnecting…"
+    await server.start()
+    await page.wait_for_selector(f'#archived a[href="/replay/{room}"]', timeout=20_000)
+    assert "reconnecting" not in await page.inner_text("#message")
+    assert await page.get_attribute(".race-head", "data-connection") == "open"
