@@ -502,7 +502,10 @@ class Race:
         if was_connected:
             return Outcome(changed=True)
         seat.grace_until = None
-        return Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
+        out = Outcome([p.Presence(version=0, at=now, seat=index, connected=True)])
+        if self.status is Status.FINISHED and self._rematch_due():
+            out.events += self._new_round(now).events  # it waited for a voter to be here
+        return out
 
     def disconnected(self, index: int, conn: str, now: float) -> Outcome:
         """Socket `conn` is gone (closed, or its process died); the seat is away when it
@@ -573,12 +576,7 @@ class Race:
                 if not seat.connected and seat.grace_until is not None and now >= seat.grace_until:
                     del self.seats[index]
                     out.events.append(p.PlayerLeft(version=0, at=now, seat=index))
-            if (
-                self.status is Status.FINISHED
-                and out.events
-                and self.seats
-                and all(s.rematch for s in self.seats.values())
-            ):
+            if self.status is Status.FINISHED and out.events and self._rematch_due():
                 out.events += self._new_round(now).events
             return out
         if self.status is Status.COUNTDOWN and self.start_at is not None and now >= self.start_at:
@@ -697,6 +695,17 @@ class Race:
         else:
             out.events += self._rematch_graces(now)
         return out
+
+    def _rematch_due(self) -> bool:
+        """Every seat left voted for the rematch since an away player's seat was freed
+        (`tick`), and one of them is here: a round dealt with every racer away would be
+        forfeited by all. Otherwise it waits for a voter to come back (`connected`)."""
+        seats = self.seats.values()
+        return (
+            self.rematch_seed is not None
+            and any(s.connected for s in seats)
+            and all(s.rematch for s in seats)
+        )
 
     def _rematch_graces(self, now: float) -> list[p.Presence]:
         """After the end, once every player here has voted for the rematch, a player away

@@ -47,18 +47,18 @@ async def seat_two_and_watch(
     return token_a, token_b
 
 
-async def finished_pair(room: str, ann: WsClient, bo: WsClient) -> str:
-    """ann and bo race in `room` and resign: the race is over. bo's seat token."""
-    await ann.join(room, "ann")
-    welcome = await bo.join(room, "bo")
+async def finished_pair(room: str, ann: WsClient, bo: WsClient) -> tuple[str, str]:
+    """ann and bo race in `room` and resign: the race is over. Their seat tokens."""
+    tokens = [(await ann.join(room, "ann")).token, (await bo.join(room, "bo")).token]
     await ann.send(p.Ready())
     await bo.send(p.Ready())
     await ann.expect(p.RaceStarted)
     await ann.send(p.Resign())
     await bo.send(p.Resign())
     await ann.expect(p.RaceFinished)
-    assert welcome.token is not None
-    return welcome.token
+    ann_token, bo_token = tokens
+    assert ann_token is not None and bo_token is not None
+    return ann_token, bo_token
 
 
 async def race_alone(client: WsClient, room: str, name: str = "ann") -> p.Welcome:

@@ -287,6 +287,23 @@ def test_a_player_back_after_the_end_is_waited_for_again() -> None:
     assert other.next_deadline() is None and other.tick(99.0).events == []
 
 
+def test_a_rematch_waits_for_a_voter_to_be_here_before_it_deals() -> None:
+    """bo's clock ran out while ann, who voted, was away too: a round dealt then would be
+    forfeited by all, rated or not. The rematch deals once ann is back."""
+    race = running(grace=5.0)
+    race.resign(0, 6.0)
+    race.resign(1, 6.0)
+    race.disconnected(1, "c1", 7.0)
+    race.rematch(0, 111, 8.0)  # bo's grace runs to 13.0
+    race.disconnected(0, "c0", 9.0)
+    assert types(race.tick(13.0).events) == ["left"]
+    assert (race.status, race.round, sorted(race.seats)) == (Status.FINISHED, 1, [0])
+    assert race.next_deadline() is None
+    back = race.connected(0, "c9", 20.0).events
+    assert types(back) == ["presence", "new_round", "countdown"]
+    assert (race.seed, race.round, race.status) == (111, 2, Status.COUNTDOWN)
+
+
 def test_rank_ties_share_a_place() -> None:
     seats = {
         0: Seat("a", "", progress=10, moves=5),

@@ -217,7 +217,7 @@ async def test_a_player_back_within_the_grace_after_the_end_is_waited_for(
     room = (await create_room(server_url, grace=1.5, countdown=0.5))["id"]
     async with WsClient.connect(server_url) as ann:
         async with WsClient.connect(server_url) as bo:
-            token = await finished_pair(room, ann, bo)
+            _, token = await finished_pair(room, ann, bo)
             await ann.send(p.Rematch())
             await bo.expect(p.RematchVote)
         gone = await ann.expect(p.Presence)
@@ -232,3 +232,29 @@ async def test_a_player_back_within_the_grace_after_the_end_is_waited_for(
             assert (await ann.expect(p.NewRound)).round == 2
     status, shown = await get_json(f"{server_url}/rooms/{room}")
     assert status == 200 and [pl["name"] for pl in shown["room"]["players"]] == ["ann", "bo"]
+
+
+async def test_a_rematch_with_every_voter_away_deals_once_one_is_back(server_url: str) -> None:
+    """ann voted and left; bo, who never voted, stayed away past his grace: his seat is
+    freed, but the round is not dealt to nobody (ann would forfeit it); her return deals it."""
+    room = (await create_room(server_url, grace=1.0, countdown=0.5))["id"]
+    async with WsClient.connect(server_url) as ann, WsClient.connect(server_url) as bo:
+        token, _ = await finished_pair(room, ann, bo)
+    async with WsClient.connect(server_url) as spy:
+        await spy.send(p.Watch(room=room))
+        await spy.expect(p.Snapshot)
+        async with WsClient.connect(server_url) as ann:
+            await ann.join(room, token=token)
+            await ann.send(p.Rematch())
+            await spy.expect(p.RematchVote)
+        left = await spy.expect(p.PlayerLeft)  # bo's grace ran out
+        assert left.seat == 1
+        meanwhile = await spy.quiet(1.5)
+        assert not [m for m in meanwhile if isinstance(m, p.NewRound)], meanwhile
+        status, shown = await get_json(f"{server_url}/rooms/{room}")
+        assert status == 200 and shown["room"]["status"] == "finished"
+        async with WsClient.connect(server_url) as ann:
+            await ann.join(room, token=token)
+            assert (await spy.expect(p.NewRound)).round == 2
+            await spy.expect(p.Countdown)
+            assert (await ann.expect(p.RaceStarted)).seed is not None
