@@ -9,9 +9,11 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, Page
 
+import protocol as p
 from bench.browser import bot_command, probe
 from support.http import create_room
 from support.paths import ROOT
+from support.wsclient import WsClient
 
 __all__ = [
     "acks",
@@ -21,6 +23,7 @@ __all__ = [
     "new_page",
     "page_errors",
     "pile",
+    "resigned_with",
     "room_view",
     "seen",
     "shown_board",
@@ -118,6 +121,18 @@ async def start_race(page: Page, base: str, room: str, name: str = "ann") -> Non
     await take_seat(page, base, room, name)
     await page.click("#ready")
     await page.wait_for_selector("#board .card")
+
+
+async def resigned_with(page: Page, base: str, room: str, bo: WsClient) -> None:
+    """The page (as "ann") and bo race in `room` and both resign: the page shows the
+    results."""
+    await bo.join(room, "bo")
+    await bo.send(p.Ready())
+    await start_race(page, base, room)
+    await bo.send(p.Resign())
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
 
 
 async def solo_race(browser: Browser, base: str, **body: object) -> tuple[str, Page]:

@@ -225,9 +225,15 @@ export class Seat {
       this.emit("onNotice", "The server cannot take you back yet: trying again…", "warn");
       this.socket.retry();
     } else if (m.request === "join" && (m.code === "bad_token" || m.code === "unknown_room")) {
+      // A seat this page held is gone: freed while the player was away longer than the
+      // room waits (the lobby, a rematch that went on), or its token replaced elsewhere.
+      const held = this.token !== null;
       forgetSeat(this.roomId);
       this.token = null;
-      this.emit("onSeatless", m.code === "unknown_room" ? "This room does not exist (or expired)." : "", m.code);
+      const reason = m.code === "unknown_room" ? "This room does not exist (or expired)."
+        : held ? "Your seat here is gone: you were away longer than the room waits, or it was taken back on another device. "
+        : "";
+      this.emit("onSeatless", reason, m.code);
     } else if (m.request === "legal") {
       this.legalWanted.shift()?.(null); // e.g. the race ended: no moves to list
     } else if (m.request === "join") {

@@ -18,6 +18,7 @@ from support.web import (
     new_page,
     page_errors,
     pile,
+    resigned_with,
     room_view,
     seen,
     shown_board,
@@ -434,13 +435,7 @@ async def test_the_page_says_how_long_the_rematch_waits_for_a_player_gone(
     room = (await create_room(base, game="shaula", seats=2, grace=3, countdown=1))["id"]
     page = await new_page(browser)
     async with WsClient.connect(base) as bo:
-        await bo.join(room, "bo")
-        await bo.send(p.Ready())
-        await start_race(page, base, room)
-        await bo.send(p.Resign())
-        await page.click("#resign")
-        await page.click("#resign")  # "sure?"
-        await page.wait_for_selector("#results-table")
+        await resigned_with(page, base, room, bo)
     await page.click("#rematch")
     await page.wait_for_function(
         "() => document.body.innerText.includes('bo away: the rematch goes on without them in')"

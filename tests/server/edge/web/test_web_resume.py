@@ -22,6 +22,7 @@ from support.web import (
     expected_board,
     new_page,
     page_errors,
+    resigned_with,
     room_view,
     shown_board,
     solo_race,
@@ -290,3 +291,25 @@ async def test_a_page_whose_room_expired_while_it_was_away_leads_to_the_replay(
     await page.wait_for_selector(f'#archived a[href="/replay/{room}"]', timeout=20_000)
     assert "reconnecting" not in await page.inner_text("#message")
     assert await page.get_attribute(".race-head", "data-connection") == "open"
+
+
+async def test_a_page_whose_seat_was_freed_after_the_end_says_so(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """ann closed her page after the race without voting; bo's vote gave her the grace and
+    the rematch went on without her. Opening the room again, her page says her seat is
+    gone, not merely that the race has none free."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2, grace=1, countdown=1))["id"]
+    page = await new_page(browser)
+    async with WsClient.connect(base) as bo:
+        await resigned_with(page, base, room, bo)
+        again = await new_page(browser, beside=page)  # the same browser keeps her seat token
+        await page.close()
+        await bo.send(p.Rematch())
+        await bo.expect(p.PlayerLeft)
+        await again.goto(f"{base}/play/{room}")
+        await again.wait_for_function(
+            "() => document.body.innerText.includes('Your seat here is gone')"
+        )
+    assert await again.locator(f'a[href="/watch/{room}"]').count() == 1
