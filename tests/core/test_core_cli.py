@@ -62,3 +62,19 @@ def test_usage_error_without_a_command() -> None:
     out = run()
     assert out.returncode == 2
     assert "usage:" in out.stderr
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    """`python -m core solve shaula 617 | head -c 10`: the pipe closed before the answer
+    is written ends the command without a traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "core", "solve", "shaula", "617"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()  # the reader is gone before the solver has an answer
+    _, err = proc.communicate(timeout=60)
+    assert b"Traceback" not in err, err.decode()
+    assert proc.returncode == 1
