@@ -8,9 +8,11 @@ another answered its /healthz."""
 from __future__ import annotations
 
 import itertools
+import random
 from pathlib import Path
 
 import pytest
+from support import ports
 from support.databases import scratch_database_url
 from support.ports import free_port, port_range
 from support.server_processes import ServerProcess, environment
@@ -26,6 +28,16 @@ def test_each_worker_picks_ports_from_its_own_range(monkeypatch: pytest.MonkeyPa
         spans.append((low, high))
     for (_, high), (low, _) in itertools.pairwise(spans):
         assert high <= low  # disjoint
+
+
+def test_a_free_port_is_not_handed_out_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A port is free until its server binds it: picks in a row (a cluster's nodes and
+    their bus ports) must differ, or one of two servers fails to start."""
+    low, high = port_range()
+    base = random.randrange(low, high - 16)
+    monkeypatch.setattr(ports, "port_range", lambda: (base, base + 16))
+    picked = [free_port() for _ in range(10)]
+    assert len(set(picked)) == 10, picked
 
 
 async def test_a_server_process_whose_port_another_server_holds_is_not_taken_for_up(

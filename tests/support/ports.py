@@ -3,9 +3,14 @@
 import os
 import random
 import socket
+from collections import deque
 from pathlib import Path
 
 __all__ = ["free_port", "free_ports_in_a_row", "port_open", "port_range"]
+
+# The ports handed out lately by this process: a port is free until its server binds it,
+# so two picks in a row (a cluster's node and its bus port) could otherwise be the same.
+_GIVEN: deque[int] = deque(maxlen=512)
 
 
 def free_port() -> int:
@@ -30,7 +35,9 @@ def free_ports_in_a_row(n: int) -> int:
     rng = random.Random()
     while True:
         base = rng.randrange(low, max(low + 1, high - n))
-        if all(_bindable(base + i) for i in range(n)):
+        ports = range(base, base + n)
+        if not any(port in _GIVEN for port in ports) and all(map(_bindable, ports)):
+            _GIVEN.extend(ports)
             return base
 
 

@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import redis
 
@@ -29,15 +30,19 @@ def command(port: int, *args: str | int) -> object:
         return client.execute_command(*args)
 
 
-def wait_up(port: int, proc: subprocess.Popen[bytes], limit: float = 10.0) -> None:
-    """Return once the redis-server on `port` answers PING (RuntimeError if it never does)."""
+def wait_up(
+    port: int, proc: subprocess.Popen[bytes], limit: float = 10.0, log: Path | None = None
+) -> None:
+    """Return once the redis-server on `port` answers PING (RuntimeError if it never does,
+    with the end of its `log` if it has one)."""
     deadline = time.monotonic() + limit
     while True:
         with contextlib.suppress(redis.ConnectionError):
             if command(port, "PING"):
                 return
         if time.monotonic() > deadline or proc.poll() is not None:
-            raise RuntimeError(f"redis-server on port {port} did not start")
+            said = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
+            raise RuntimeError(f"redis-server on port {port} did not start: {said}")
         time.sleep(0.02)
 
 
@@ -57,11 +62,10 @@ def redis_cluster(n: int = 3) -> Iterator[list[int]]:
                 args += ["--appendonly", "no", "--dir", tmp, "--cluster-enabled", "yes"]
                 args += ["--cluster-config-file", f"nodes-{port}.conf"]
                 args += ["--cluster-port", str(bus)]
-                procs.append(
-                    subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                )
+                with open(f"{tmp}/{port}.log", "wb") as log:
+                    procs.append(subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT))
             for port, proc in zip(ports, procs, strict=True):
-                wait_up(port, proc)
+                wait_up(port, proc, log=Path(tmp) / f"{port}.log")
             share = SLOTS // n
             for i, port in enumerate(ports):
                 last = SLOTS - 1 if i == n - 1 else (i + 1) * share - 1
