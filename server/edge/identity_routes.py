@@ -232,7 +232,6 @@ async def change_password(request: web.Request) -> web.Response:
             key,
             body.get("password"),
             body.get("new_password"),
-            time.time(),
         )
     except IdentityError as err:
         return _refusal(err)

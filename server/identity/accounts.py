@@ -280,7 +280,6 @@ class Accounts:
         key: str,
         password: object,
         new_password: object,
-        now: float,
     ) -> tuple[Player, int]:
         """A claimed account's new password, given its current one: a wrong one counts
         against the sign-in limits, as a sign-in does. Every device but this one (`key`'s)

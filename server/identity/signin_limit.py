@@ -14,9 +14,10 @@ and which budgets an attempt spends.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Protocol
+
+from records.keys import hash_secret
 
 __all__ = ["ADDRESSES", "NAMES", "Budget", "Budgets", "SignInLimit"]
 
@@ -40,7 +41,7 @@ class Budgets(Protocol):
 def _name(name: str) -> str:
     """A name as its budget is keyed: its case folded, hashed (a name tried may be anything
     a client sends, of any length)."""
-    return hashlib.sha256(name.casefold().encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return hash_secret(name.casefold())[:32]
 
 
 class SignInLimit:

@@ -712,11 +712,8 @@ class Race:
         who has not is waited for only for the room's grace (a `presence` says until when):
         then their seat is freed (`tick`) and the rematch deals to those who voted. Without
         it one player gone for good would hold the others' rematch up for ever."""
-        if self.rematch_seed is None or not any(
-            s.rematch and s.connected for s in self.seats.values()
-        ):
-            return []
-        if not all(s.rematch for s in self.seats.values() if s.connected):
+        here = [s for s in self.seats.values() if s.connected]
+        if self.rematch_seed is None or not here or not all(s.rematch for s in here):
             return []
         events = []
         for index, seat in sorted(self.seats.items()):
@@ -732,8 +729,8 @@ class Race:
     def _new_round(self, now: float) -> Outcome:
         """Every seat voted: deal the rematch's seed to the same players and count down."""
         out = Outcome()
-        next_seed = self.rematch_seed if self.rematch_seed is not None else self.seed
-        self.rematch_seed = None
+        next_seed, self.rematch_seed = self.rematch_seed, None
+        assert next_seed is not None  # drawn with the first vote
         self.last_round = self.finished_round()
         self.round += 1
         self.seed = next_seed if self.config.daily_deal is None else self.seed
@@ -780,7 +777,7 @@ class Race:
         """A race as `to_dict` wrote it, here or in a later version: a field this version
         does not know (one added since, by a process of the next version during a rolling
         deploy) is left out rather than refused."""
-        values = {name: data[name] for name in _RACE_FIELDS if name in data}
+        values = _known(data, _RACE_FIELDS)
         values["config"] = RoomConfig(**_known(data["config"], _CONFIG_FIELDS))
         values["status"] = Status(data["status"])
         values["seats"] = {

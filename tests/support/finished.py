@@ -2,12 +2,15 @@
 end over WebSockets (anonymous seats), `finish_identified_race` one of identified players
 placed as asked, `resigned_with_a_bot` ann and a bot player resigning at once,
 `archived_alone` one player's race on a player's page; `archived_replay` waits for the
-archive to serve its replay."""
+archive to serve its replay; `expire_room` does to a finished room what Redis does after
+`room_ttl`."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+
+from redis.asyncio import Redis
 
 import core
 import protocol as p
@@ -17,6 +20,7 @@ from support.wsclient import WsClient, race_alone
 __all__ = [
     "archived_alone",
     "archived_replay",
+    "expire_room",
     "finish_identified_race",
     "finish_race",
     "quiet_moves",
@@ -78,6 +82,15 @@ async def archived_alone(server: str, key: str, moves: int, seed: int = 617) -> 
         await ws.expect(p.RaceFinished)
     await archived_replay(server, f"{room}.1")
     return room
+
+
+async def expire_room(redis_url: str, room: str) -> None:
+    """What Redis does to a finished room after `room_ttl`: its keys go."""
+    redis = Redis.from_url(redis_url)
+    try:
+        await redis.delete(*[key async for key in redis.scan_iter(match=f"{{room:{room}}}*")])
+    finally:
+        await redis.aclose()
 
 
 async def archived_replay(server: str, race: str, within: float = 30.0) -> str:

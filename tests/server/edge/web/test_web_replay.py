@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 
 from playwright.async_api import Browser, Page, Route
-from redis.asyncio import Redis
-from support.finished import archived_alone, archived_replay, resigned_with_a_bot
+from support.finished import archived_alone, archived_replay, expire_room, resigned_with_a_bot
 from support.http import create_room, get_text, post_json
 from support.players import new_player
 from support.server_processes import ServerProcess
@@ -18,6 +17,7 @@ from support.web import (
     page_errors,
     room_view,
     shown_board,
+    start_race,
 )
 from support.wsclient import WsClient
 
@@ -289,11 +289,7 @@ async def test_racing_the_same_ghost_again(server: ServerProcess, browser: Brows
     )
     assert status == 201, made
     limited = made["room"]["id"]
-    await page.goto(f"{base}/play/{limited}")
-    await page.fill("#seat-name", "cy")
-    await page.click("#take-seat")
-    await page.click("#ready")
-    await page.wait_for_selector("#board .card")
+    await start_race(page, base, limited, "cy")
     await page.click("#resign")
     await page.click("#resign")
     await page.click("#ghost-again")
@@ -353,11 +349,7 @@ async def test_an_expired_rooms_pages_lead_to_its_archived_replay(
     base = server.url
     room, _ = await finished_race(base)
     await archived_replay(base, f"{room}.1")
-    redis = Redis.from_url(redis_url)
-    try:  # what Redis does to a finished room after `room_ttl`
-        await redis.delete(*[key async for key in redis.scan_iter(match=f"{{room:{room}}}*")])
-    finally:
-        await redis.aclose()
+    await expire_room(redis_url, room)
     status, _ = await get_text(f"{base}/rooms/{room}")
     assert status == 404
     for path in (f"/play/{room}", f"/watch/{room}"):

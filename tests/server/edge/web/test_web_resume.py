@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest_asyncio
 from playwright.async_api import Browser
-from redis.asyncio import Redis
-from support.finished import archived_replay
+from support.finished import archived_replay, expire_room
 from support.http import create_room
 from support.own_redis import OwnRedis
 from support.ports import free_port
@@ -279,11 +278,7 @@ async def test_a_page_whose_room_expired_while_it_was_away_leads_to_the_replay(
     await page.click("#resign")  # "sure?"
     await page.wait_for_selector("#results-table")
     await archived_replay(base, f"{room}.1")
-    redis = Redis.from_url(redis_url)
-    try:  # what Redis does to a finished room after `room_ttl`
-        await redis.delete(*[key async for key in redis.scan_iter(match=f"{{room:{room}}}*")])
-    finally:
-        await redis.aclose()
+    await expire_room(redis_url, room)
     server.kill()
     await server.stop()
     await page.wait_for_selector("#message.warn")  # "Connection lost: reconnecting…"
