@@ -184,11 +184,12 @@ class Registry:
         type_name = data.get("type")
         if not isinstance(type_name, str):
             return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
-        if data.get("v") != PROTOCOL_VERSION or isinstance(data.get("v"), bool):
+        version = data.get("v")
+        if type(version) is not int or version != PROTOCOL_VERSION:  # not True, nor 1.0
             return _unexpected(
                 data,
                 ErrorCode.BAD_VERSION,
-                f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(data.get("v"))}'[:200],
+                f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(version)}'[:200],
             )
         spec = self._specs.get(type_name)
         if spec is None:

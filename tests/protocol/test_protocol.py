@@ -119,6 +119,7 @@ def unexpected(data: Any) -> p.Unexpected:
         ({"type": "ping"}, p.ErrorCode.BAD_VERSION),
         ({"type": "ping", "v": 2}, p.ErrorCode.BAD_VERSION),
         ({"type": "ping", "v": True}, p.ErrorCode.BAD_VERSION),
+        ({"type": "ping", "v": 1.0}, p.ErrorCode.BAD_VERSION),  # an integer, as seq must be
         ({"type": "move", "v": 1, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "move", "v": 1, "seq": "1", "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),
         ({"type": "move", "v": 1, "seq": True, "move": "t1 f1"}, p.ErrorCode.BAD_MESSAGE),

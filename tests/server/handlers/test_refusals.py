@@ -33,6 +33,8 @@ async def error_for(client: WsClient, data: bytes | str) -> p.Error:
         (msgpack.packb({"type": "fly", "v": 1}), "unknown_type"),
         (json.dumps({"type": "fly", "v": 1}), "unknown_type"),
         (msgpack.packb({"type": "ping", "v": 99}), "bad_version"),
+        (msgpack.packb({"type": "ping", "v": 1.0}), "bad_version"),
+        ('{"type": "ping", "v": 1.0}', "bad_version"),
         (msgpack.packb({"type": "move", "v": 1, "seq": "one", "move": "t1 c1"}), "bad_message"),
         (json.dumps({"type": "join", "v": 1}), "bad_message"),
         (json.dumps({"type": "join", "v": 1, "room": 7}), "bad_message"),
