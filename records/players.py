@@ -33,6 +33,8 @@ __all__ = [
     "Player",
     "PlayerStore",
     "UnknownPlayer",
+    "names_in",
+    "player_in",
 ]
 
 GUEST_ATTEMPTS = 8  # guest names tried (each longer than the last) before giving up
@@ -107,6 +109,24 @@ def _player(row: Any) -> Player:  # a Row of _COLUMNS
     )
 
 
+async def player_in(db: AsyncConnection, player_id: str) -> Player | None:
+    """The player with that id, read in `db`'s transaction (e.g. a profile's snapshot)."""
+    row = (await db.execute(sa.select(*_COLUMNS).where(players.c.id == player_id))).first()
+    return None if row is None else _player(row)
+
+
+async def names_in(db: AsyncConnection, player_id: str) -> list[PastName]:
+    """The player's earlier names, the latest first, read in `db`'s transaction."""
+    rows = (
+        await db.execute(
+            sa.select(player_names.c.name, player_names.c.until_at)
+            .where(player_names.c.player_id == player_id)
+            .order_by(player_names.c.until_at.desc())
+        )
+    ).all()
+    return [PastName(row.name, row.until_at) for row in rows]
+
+
 class PlayerStore:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
@@ -169,8 +189,7 @@ class PlayerStore:
 
     async def by_id(self, player_id: str) -> Player | None:
         async with self.engine.connect() as db:
-            row = (await db.execute(sa.select(*_COLUMNS).where(players.c.id == player_id))).first()
-        return None if row is None else _player(row)
+            return await player_in(db, player_id)
 
     async def by_ids(self, ids: Iterable[str]) -> dict[str, Player]:
         wanted = sorted(set(ids))
@@ -233,14 +252,7 @@ class PlayerStore:
     async def names(self, player_id: str) -> list[PastName]:
         """The player's earlier names, the latest first."""
         async with self.engine.connect() as db:
-            rows = (
-                await db.execute(
-                    sa.select(player_names.c.name, player_names.c.until_at)
-                    .where(player_names.c.player_id == player_id)
-                    .order_by(player_names.c.until_at.desc())
-                )
-            ).all()
-        return [PastName(row.name, row.until_at) for row in rows]
+            return await names_in(db, player_id)
 
     # ------------------------------------------------------------ claiming, devices
 

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from core import splits as core_splits
 from records.engine import snapshot
+from records.players import PastName, Player, UnknownPlayer, names_in, player_in
 from records.ratings import Rating
 from records.schema import race_results, races, rating_history, ratings
 
@@ -38,6 +39,8 @@ class RacePage:
 class Profile:
     """What `GET /players/{name}` shows of a player's records, read at one moment."""
 
+    player: Player
+    names: list[PastName]  # the player's earlier names, the latest first
     ratings: list[dict[str, Any]]
     stats: dict[str, int]
     best: list[dict[str, Any]]
@@ -68,15 +71,20 @@ class Profiles:
             return await _rows(db, query)
 
     async def profile(self, player_id: str, page: int, per_page: int, now: float) -> Profile:
-        """The player's ratings, counts, bests, splits and a page of their races, all as
-        they were at one moment (`snapshot`): a race archived meanwhile is in none of them."""
+        """The player's name and earlier names, ratings, counts, bests, splits and a page
+        of their races, all as they were at one moment (`snapshot`): a race archived or a
+        rename meanwhile is in none of them. UnknownPlayer if no player has that id."""
         async with snapshot(self.engine) as db:
+            player = await player_in(db, player_id)
+            if player is None:
+                raise UnknownPlayer(player_id)
+            names = await names_in(db, player_id)
             races = await _races_of(db, player_id, page, per_page)
             stats = await _stats_of(db, player_id)
             best = await _best_times(db, player_id)
             splits, by_race = await _splits_of(db, player_id)
             ratings = await _ratings_of(db, player_id, now)
-        return Profile(ratings, stats, best, splits, by_race, races)
+        return Profile(player, names, ratings, stats, best, splits, by_race, races)
 
     async def rating(self, player_id: str, game: str, now: float) -> int | None:
         """The player's displayed rating in `game` now, or None if never rated in it."""

@@ -283,8 +283,8 @@ async def profile(request: web.Request) -> web.Response:
         return _refusal(err)
     from server.edge.daily_routes import closed_deals  # it builds on this module
 
-    names = await accounts.names(player)
     seen = await accounts.profiles.profile(player.id, page, per_page, time.time())
+    player = seen.player  # as the rest was read: a rename meanwhile shows whole or not at all
     closed = await closed_deals(request)  # today's deal: nobody's before their attempt
     for item in (*seen.races.items, *seen.best):  # and a tournament's deal with its round
         if (item.get("game"), item.get("seed")) in closed or (
@@ -304,7 +304,7 @@ async def profile(request: web.Request) -> web.Response:
             "player": {
                 **player_ref(player),
                 "created_at": player.created_at,
-                "names": [{"name": n.name, "until_at": n.until_at} for n in names],
+                "names": [{"name": n.name, "until_at": n.until_at} for n in seen.names],
             },
             "ratings": seen.ratings,
             "stats": seen.stats,

@@ -4,7 +4,8 @@ races played and won, best times, the latest races a page at a time."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
+from typing import Any
 
 import pytest
 from sqlalchemy import event
@@ -15,7 +16,7 @@ from records.engine import open_engine
 from records.keys import hash_secret
 from records.migrate import upgrade_to_head
 from records.players import Player, PlayerStore
-from records.profiles import Profiles
+from records.profiles import Profile, Profiles
 
 
 @pytest.fixture
@@ -158,6 +159,27 @@ async def test_a_profile_has_the_best_splits_best_segments_and_their_sum(
     }
 
 
+async def profile_meanwhile(
+    profiles: Profiles, player_id: str, meanwhile: Coroutine[Any, Any, None]
+) -> Profile:
+    """The player's profile, with `meanwhile` run between its first query and the rest."""
+    statements = 0
+
+    def run_it(*_: object) -> None:
+        nonlocal statements
+        statements += 1
+        if statements == 1:
+            await_only(meanwhile)
+
+    event.listen(profiles.engine.sync_engine, "after_cursor_execute", run_it)
+    try:
+        seen = await profiles.profile(player_id, 1, 20, 5000.0)
+    finally:
+        event.remove(profiles.engine.sync_engine, "after_cursor_execute", run_it)
+    assert statements > 1
+    return seen
+
+
 async def test_a_profile_is_read_in_one_snapshot(
     stores: tuple[PlayerStore, RaceArchive, Profiles],
 ) -> None:
@@ -167,20 +189,11 @@ async def test_a_profile_is_read_in_one_snapshot(
     ann = await players.create(hash_secret("a"), 1.0)
     bo = await players.create(hash_secret("b"), 1.0)
     assert await archive.archive(race(1, ann, bo, True))
-    statements = 0
 
-    def archive_another(*_: object) -> None:
-        nonlocal statements
-        statements += 1
-        if statements == 1:  # between the profile's first query and the rest
-            assert await_only(archive.archive(race(2, ann, bo, True, 50_000)))
+    async def archive_another() -> None:
+        assert await archive.archive(race(2, ann, bo, True, 50_000))
 
-    event.listen(profiles.engine.sync_engine, "after_cursor_execute", archive_another)
-    try:
-        seen = await profiles.profile(ann.id, 1, 20, 5000.0)
-    finally:
-        event.remove(profiles.engine.sync_engine, "after_cursor_execute", archive_another)
-    assert statements > 1
+    seen = await profile_meanwhile(profiles, ann.id, archive_another())
     raced = [item["race"] for item in seen.races.items]
     assert seen.stats == {"races": len(raced), "won": len(raced)}
     [shaula] = seen.ratings
@@ -191,3 +204,25 @@ async def test_a_profile_is_read_in_one_snapshot(
     again = await profiles.profile(ann.id, 1, 20, 5000.0)
     assert [item["race"] for item in again.races.items] == ["r2.1", "r1.1"]
     assert again.stats == {"races": 2, "won": 2} and again.best[0]["race"] == "r2.1"
+
+
+async def test_a_profile_names_the_player_as_they_were_in_its_snapshot(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    """A rename while a profile is being read shows either the old name and history or
+    the new ones, never the new history with the old name (or the other way round)."""
+    players, archive, profiles = stores
+    created = await players.create(hash_secret("a"), 1.0)
+    guest = created.name
+    ann = await players.rename(created.id, "ann", 2.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    assert await archive.archive(race(1, ann, bo, True))
+
+    async def rename() -> None:
+        assert (await players.rename(ann.id, "annie", 3.0)).name == "annie"
+
+    seen = await profile_meanwhile(profiles, ann.id, rename())
+    shown = (seen.player.name, [past.name for past in seen.names])
+    assert shown in (("ann", [guest]), ("annie", ["ann", guest]))
+    again = await profiles.profile(ann.id, 1, 20, 5000.0)
+    assert (again.player.name, [past.name for past in again.names]) == ("annie", ["ann", guest])
