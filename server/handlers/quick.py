@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import msgpack
@@ -22,7 +23,7 @@ from server.handlers.lobby import Lobby
 from server.live.connection import Connection, process_of
 from server.room.ids import clean_name, new_room_id, new_token, random_seed
 from server.room.matching import Ticket
-from server.room.race import Outcome, Race, RaceError, RoomConfig
+from server.room.race import Outcome, Race, RaceError, RoomConfig, Status
 from server.storage.keys import ticket_channel
 from server.storage.store import TOLD_TTL, UNAVAILABLE_ERRORS, hash_token
 
@@ -50,6 +51,8 @@ class QuickMatch:
         if msg.game not in core.GAMES:
             raise RaceError(ErrorCode.BAD_GAME, f"no game {msg.game[:40]!r}")
         player = await self.ctx.whose(conn)
+        if player is not None and await self._back_to_seat(conn, player.id, msg.game):
+            return
         now = time.time()
         me = Ticket(
             id=f"{process_of(conn.id)}-{uuid.uuid4().hex}",
@@ -93,6 +96,16 @@ class QuickMatch:
             hub.spawn(self._until_stored(lambda: store.quick_requeue(msg.game, other)))
             raise
         pairing = {"room": room, "seat": 0, "token": tokens[0]}
+        for seat, ticket_of in enumerate((Ticket.decode(other), me)):
+            if ticket_of.player is None:
+                continue
+            # Each player's seat is kept for `_back_to_seat`, before anyone is told of it.
+            kept = {"room": room, "seat": seat, "token": tokens[seat], "game": msg.game}
+            keep = partial(store.keep_quick_seat, ticket_of.player, kept)
+            try:
+                await keep()
+            except UNAVAILABLE_ERRORS:
+                hub.spawn(self._until_stored(keep))
         try:
             await store.tell_ticket(other, pairing)
         except UNAVAILABLE_ERRORS:
@@ -101,6 +114,32 @@ class QuickMatch:
             hub.spawn(self._until_stored(lambda: store.tell_ticket(other, pairing)))
         conn.send(p.Matched(room=room, seat=1, token=tokens[1]))
         await self.lobby.join(conn, room, me.name, tokens[1], None, seated=True)
+
+    async def _back_to_seat(self, conn: Connection, player: str, game: str) -> bool:
+        """Send the player back to the seat their latest quick match in `game` gave them,
+        if that race is still on and the seat away, and say so (queued, then matched) as
+        any pairing is: a player paired as their process died never heard of it, and
+        would forfeit it for an outage while queued for another. False: no such seat."""
+        kept = await self.ctx.store.quick_seat(player)
+        if kept is None or kept.get("game") != game:
+            return False
+        loaded = await self.ctx.store.load(kept["room"])
+        race = loaded.race if loaded is not None else None
+        seat = race.seats.get(kept["seat"]) if race is not None else None
+        if (
+            race is None
+            or seat is None
+            or race.status not in (Status.COUNTDOWN, Status.RUNNING)
+            or seat.player != player
+            or seat.connected
+            or seat.out is not None
+            or seat.done_at is not None
+        ):
+            return False
+        conn.send(p.Queued(game=game))
+        conn.send(p.Matched(room=kept["room"], seat=kept["seat"], token=kept["token"]))
+        await self.lobby.join(conn, kept["room"], "", kept["token"], None, seated=True)
+        return True
 
     async def _still_waiting(self, conn: Connection, other: str) -> bool:
         """Whether the socket of ticket `other`, just taken off the queue, may still be

@@ -35,7 +35,8 @@ sign-ins by an address or for a name), `OUTBOX` (zset of
 the rooms with a race to archive, by when it ended; every process drains it,
 server/edge/archiving.py), `outbox_claim_key(ROOM)` (which process is archiving the room's
 races now: a short lease), `ticket_told_key(TICKET)` (a quick-match ticket's pairing, as
-told on its channel, kept a while for a process that could not hear it then), and the
+told on its channel, kept a while for a process that could not hear it then),
+`quick_seat_key(PLAYER)` (where a player's latest quick match seated them), and the
 channels `CONTROL`, `ticket_channel(TICKET)` and `LOBBY`
 (every room transition: "REV|msgpack lobby entry", for the lobby feed,
 server/live/lobby_live.py).
@@ -73,6 +74,7 @@ __all__ = [
     "process_reaped_key",
     "process_rooms_key",
     "quick_queue",
+    "quick_seat_key",
     "room_keys",
     "ticket_channel",
     "ticket_told_key",
@@ -98,6 +100,11 @@ def quick_queue(game: str) -> str:
 def ticket_channel(ticket: str) -> str:
     """Where a quick-match ticket ("ID|name") hears of its pairing."""
     return f"solrace:quick:ticket:{ticket.partition('|')[0]}"
+
+
+def quick_seat_key(player: str) -> str:
+    """Where a player's latest quick match seated them (kept as long as a told pairing)."""
+    return f"solrace:quick:seat:{player}"
 
 
 def ticket_told_key(ticket: str) -> str:

@@ -107,6 +107,7 @@ class MemoryRoomStore:
         self._reaped: set[str] = set()  # processes taken for dead since their heartbeat
         self._queues: dict[str, list[str]] = {}
         self._told: dict[str, dict[str, Any]] = {}  # ticket id -> its pairing (tell_ticket)
+        self._quick_seats: dict[str, dict[str, Any]] = {}  # player -> keep_quick_seat's
         self._budgets: dict[tuple[str, str], float] = {}  # (budget, who) -> next attempt due
         self._ended: dict[str, dict[str, str]] = {}  # room -> its outbox hash
         self._outbox: dict[str, float] = {}  # room -> when its last race ended
@@ -347,6 +348,12 @@ class MemoryRoomStore:
 
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None:
         return self._told.get(ticket.partition("|")[0])
+
+    async def keep_quick_seat(self, player: str, pairing: dict[str, Any]) -> None:
+        self._quick_seats[player] = pairing
+
+    async def quick_seat(self, player: str) -> dict[str, Any] | None:
+        return self._quick_seats.get(player)
 
     # ------------------------------------------------------------ budgets of attempts
 

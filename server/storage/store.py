@@ -59,6 +59,7 @@ from server.storage.keys import (
     process_reaped_key,
     process_rooms_key,
     quick_queue,
+    quick_seat_key,
     ticket_channel,
     ticket_told_key,
 )
@@ -242,6 +243,8 @@ class RoomStore(Protocol):
     async def quick_requeue(self, game: str, ticket: str) -> None: ...
     async def tell_ticket(self, ticket: str, pairing: dict[str, Any]) -> None: ...
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None: ...
+    async def keep_quick_seat(self, player: str, pairing: dict[str, Any]) -> None: ...
+    async def quick_seat(self, player: str) -> dict[str, Any] | None: ...
     # budgets of attempts, shared by every process: rooms created per client address
     # (server/edge/admission/room_limit.py), sign-ins (server/identity/signin_limit.py)
     async def take_budget(self, budget: str, who: str, interval: float, burst: float) -> float: ...
@@ -628,6 +631,17 @@ class RedisRoomStore:
     async def told_ticket(self, ticket: str) -> dict[str, Any] | None:
         """The pairing told to `ticket` (`tell_ticket`), if one was."""
         packed = await self.redis.get(ticket_told_key(ticket))
+        return None if packed is None else cast(dict[str, Any], msgpack.unpackb(packed))
+
+    async def keep_quick_seat(self, player: str, pairing: dict[str, Any]) -> None:
+        """Keep where a quick match seated `player` (room, seat, token, game) for as long
+        as a told pairing is kept: a player whose socket never heard of it (their process
+        died) is sent there when they ask again (server/handlers/quick.py)."""
+        await self.redis.set(quick_seat_key(player), msgpack.packb(pairing), ex=TOLD_TTL)
+
+    async def quick_seat(self, player: str) -> dict[str, Any] | None:
+        """The latest quick-match seat of `player` (`keep_quick_seat`), if one is kept."""
+        packed = await self.redis.get(quick_seat_key(player))
         return None if packed is None else cast(dict[str, Any], msgpack.unpackb(packed))
 
     # ------------------------------------------------------------ budgets of attempts

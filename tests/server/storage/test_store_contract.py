@@ -194,6 +194,12 @@ async def test_indexes_deadlines_processes_and_quick_match(store: RoomStore) -> 
     assert await store.quick_cancel(game, a) is False  # paired with b: no longer queued
     assert await store.quick_cancel(game, c) is True
     assert await store.quick_pair(game, d, 1.0) is None
+    player, other = uuid.uuid4().hex[:16], uuid.uuid4().hex[:16]
+    assert await store.quick_seat(player) is None
+    seat = {"room": room, "seat": 1, "token": "t0k", "game": "shaula"}
+    await store.keep_quick_seat(player, seat)
+    assert await store.quick_seat(player) == seat
+    assert await store.quick_seat(other) is None
 
 
 async def test_a_budget_allows_a_burst_per_address_then_one_per_interval(
