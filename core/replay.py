@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,6 +121,19 @@ class Verified:
     header: dict[str, Any]
     moves: list[tuple[int, str, float]]
     results: list[dict[str, Any]]
+
+    def played(self) -> Iterator[tuple[int, Game]]:
+        """Each move line played on its seat's board, in order: (seat, that board after
+        it; one board a seat, dealt anew for each call)."""
+        game, seed = str(self.header["game"]), int(self.header["seed"])
+        boards = {int(p["seat"]): core.new_game(game, seed) for p in self.header["players"]}
+        for seat, move, _t in self.moves:
+            board = boards[seat]
+            if move == "undo":
+                board.undo()
+            else:
+                board.apply(move)
+            yield seat, board
 
 
 def verify(text: str) -> Verified:

@@ -27,16 +27,10 @@ __all__ = ["board_steps"]
 def board_steps(replay: Verified) -> dict[str, Any]:
     game_name, seed = str(replay.header["game"]), int(replay.header["seed"])
     seats = [int(player["seat"]) for player in replay.header["players"]]
-    games = {seat: core.new_game(game_name, seed) for seat in seats}
     start = core.new_game(game_name, seed).state(view="player")
     piles: dict[int, dict[str, list[str]]] = {seat: start["piles"] for seat in seats}
     steps: list[dict[str, Any]] = []
-    for seat, move, _t in replay.moves:
-        game = games[seat]
-        if move == "undo":
-            game.undo()
-        else:
-            game.apply(move)
+    for seat, game in replay.played():
         state = game.state(view="player")
         now = state["piles"]
         step: dict[str, Any] = {

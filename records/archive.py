@@ -42,6 +42,8 @@ class SeatResult:
     used_undo: bool = False
     used_hints: bool = False
     splits: Sequence[int | None] | None = None  # ms at each quarter of the cards
+    stuck: bool | None = None  # None: archived before it was kept (migration 0004)
+    out: str | None = None  # "resigned", "forfeit", a ghost's "ended"; None: not out, or unknown
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,8 @@ class RaceArchive:
                         "used_undo": result.used_undo,
                         "used_hints": result.used_hints,
                         "splits": None if result.splits is None else json.dumps(result.splits),
+                        "stuck": result.stuck,
+                        "out": result.out,
                         "rating_before": before,
                         "rating_after": after,
                     }
@@ -149,6 +153,60 @@ class RaceArchive:
                 .limit(1)
             )
             return found.scalar_one_or_none()
+
+    async def room_latest(self, room: str) -> FinishedRace | None:
+        """The room's latest archived race with its results (seat order), as archived."""
+        if not storable(room):
+            return None
+        async with self.engine.connect() as conn:
+            found = await conn.execute(
+                sa.select(races).where(races.c.room == room).order_by(races.c.round.desc()).limit(1)
+            )
+            race = found.first()
+            if race is None:
+                return None
+            rows = await conn.execute(
+                sa.select(race_results)
+                .where(race_results.c.race_id == race.id)
+                .order_by(race_results.c.seat)
+            )
+            results = [
+                SeatResult(
+                    seat=row.seat,
+                    name=row.name,
+                    place=row.place,
+                    won=row.won,
+                    time_ms=row.time_ms,
+                    progress=row.progress,
+                    moves=row.moves,
+                    player_id=row.player_id,
+                    is_bot=row.is_bot,
+                    used_undo=row.used_undo,
+                    used_hints=row.used_hints,
+                    splits=None if row.splits is None else json.loads(row.splits),
+                    stuck=row.stuck,
+                    out=row.out,
+                )
+                for row in rows
+            ]
+        return FinishedRace(
+            id=race.id,
+            room=race.room,
+            round=race.round,
+            game=race.game,
+            seed=int(race.seed),
+            kind=race.kind,
+            rated=race.rated,
+            started_at=race.started_at,
+            ended_at=race.ended_at,
+            finish_reason=race.finish_reason,
+            replay=race.replay,
+            replay_hash=race.replay_hash,
+            results=results,
+            tournament=race.tournament,
+            t_round=race.t_round,
+            heat=race.heat,
+        )
 
     async def exists(self, race_id: str) -> bool:
         if not storable(race_id):

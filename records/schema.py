@@ -120,6 +120,10 @@ race_results = sa.Table(
     sa.Column("time_ms", sa.Integer, nullable=True),
     sa.Column("progress", sa.Integer, nullable=False),
     sa.Column("moves", sa.Integer, nullable=False),
+    # Whether the seat ended with no legal move, and why it went out ("resigned", "forfeit",
+    # a ghost's "ended"), as its RESULT says: null on rows archived before they were kept.
+    sa.Column("stuck", sa.Boolean, nullable=True),
+    sa.Column("out", sa.Text, nullable=True),
     sa.Column("used_undo", sa.Boolean, nullable=False),
     sa.Column("used_hints", sa.Boolean, nullable=False),
     sa.Column("splits", sa.Text, nullable=True),  # JSON list of ms at each quarter

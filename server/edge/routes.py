@@ -39,8 +39,9 @@ from server.edge.tournament_keys import TOUR_RUNNER
 from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
+from server.room.archived import archived_round
 from server.room.ids import draw_seed, new_room_id, race_key, room_key
-from server.room.race import Race, RaceError, RoomConfig, Status
+from server.room.race import FinishedRound, Race, RaceError, RoomConfig, Status
 from server.room.tv import closest_race
 from server.settings import parse_trusted_proxies
 from server.tournament.rooms import RaceRecord, StoreRooms, record_of
@@ -431,20 +432,39 @@ async def get_room(request: web.Request) -> web.Response:
 
 @routes.get("/rooms/{room}/results")
 async def get_results(request: web.Request) -> web.Response:
-    loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
+    """The room's latest finished round's results: the live room's while Redis holds it,
+    else its latest archived race's, the same answer (server/room/archived.py)."""
+    room = room_key(request.match_info["room"])
+    loaded = await request.app[STORE].load(room)
     if loaded is None:
-        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+        return await archived_results(request, room)
     race = loaded.race
     # The latest finished round's: while a rematch's round counts down or runs, the one
     # before it (its `round` says which).
     done = race.finished_round()
     if done is None:
         return _error(409, ErrorCode.NOT_FINISHED, "no race of this room has finished yet")
+    if not await seed_open(request, race):
+        done = {**done, "seed": None}
+    return _results(race.room, race.config.game, done)
+
+
+async def archived_results(request: web.Request, room: str) -> web.Response:
+    """The results of an expired room's latest archived race; its seed only to whom its
+    replay is open (`archived_line_held`: the replay's header holds the seed)."""
+    race = await request.app[ARCHIVE].room_latest(room)
+    if race is None:
+        return _error(404, ErrorCode.UNKNOWN_ROOM, "no such room")
+    seed_shown = await archived_line_held(request, race.replay) is None
+    return _results(race.room, race.game, archived_round(race, seed_shown))
+
+
+def _results(room: str, game: str, done: FinishedRound) -> web.Response:
     return web.json_response(
         {
-            "room": race.room,
-            "game": race.config.game,
-            "seed": done["seed"] if await seed_open(request, race) else None,
+            "room": room,
+            "game": game,
+            "seed": done["seed"],
             "round": done["round"],
             "finish_reason": done["finish_reason"],
             "results": done["results"],

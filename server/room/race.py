@@ -41,6 +41,8 @@ __all__ = [
     "Status",
     "race_time",
     "rank",
+    "ranked",
+    "result_line",
 ]
 
 # The keys a lobby entry keeps of the room view, and of each player's (protocol's types).
@@ -198,43 +200,80 @@ def race_time(at: float, start_at: float) -> float:
     return round(round(at * 1000) / 1000 - start_at, 3)
 
 
-def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
-    """Results: winners by finishing time, then everyone by progress, then fewer moves.
+def result_line(
+    *,
+    seat: int,
+    name: str,
+    won: bool,
+    stuck: bool,
+    out: str | None,
+    progress: int,
+    moves: int,
+    time: float | None,
+    splits: list[float | None],
+    player: str | None,
+    bot: bool,
+) -> p.Result:
+    """One seat's RESULT, not ranked yet (`ranked` gives it its rank): the one shape of a
+    result line, whether a live race's seats or the archive's rows are read
+    (server/room/archived.py)."""
+    return {
+        "rank": 0,
+        "seat": seat,
+        "name": name,
+        "won": won,
+        "stuck": stuck,
+        "out": out,
+        "progress": progress,
+        "moves": moves,
+        "time": time,
+        "splits": splits,
+        "player": player,
+        "bot": bot,
+    }
+
+
+def ranked(lines: Iterable[p.Result]) -> list[p.Result]:
+    """Results: winners by finishing time, then everyone by progress, then fewer moves;
+    lines of equal keys in seat order.
 
     Equal keys share a rank (1, 2, 2, 4).
     """
 
-    def key(item: tuple[int, Seat]) -> tuple[int, float, int, int]:
-        seat = item[1]
-        time = race_time(seat.done_at, started_at) if seat.won and seat.done_at else 0.0
-        return (0 if seat.won else 1, time, -seat.progress, seat.moves)
+    def key(line: p.Result) -> tuple[int, float, int, int]:
+        time = line["time"] if line["won"] and line["time"] is not None else 0.0
+        return (0 if line["won"] else 1, time, -line["progress"], line["moves"])
 
-    ordered = sorted(seats.items(), key=lambda item: (key(item), item[0]))
     results: list[p.Result] = []
     previous: tuple[int, float, int, int] | None = None
-    for position, (index, seat) in enumerate(ordered, start=1):
-        k = key((index, seat))
+    for position, line in enumerate(sorted(lines, key=lambda x: (key(x), x["seat"])), start=1):
+        k = key(line)
         place = results[-1]["rank"] if k == previous else position
         previous = k
-        results.append(
-            {
-                "rank": place,
-                "seat": index,
-                "name": seat.name,
-                "won": seat.won,
-                "stuck": seat.stuck,
-                "out": seat.out,
-                "progress": seat.progress,
-                "moves": seat.moves,
-                "time": race_time(seat.done_at, started_at)
-                if seat.won and seat.done_at is not None
-                else None,
-                "splits": list(seat.splits),
-                "player": seat.player,
-                "bot": seat.bot,
-            }
-        )
+        results.append({**line, "rank": place})
     return results
+
+
+def rank(seats: dict[int, Seat], started_at: float) -> list[p.Result]:
+    """The seats' ranked results (`ranked`)."""
+    return ranked(
+        result_line(
+            seat=index,
+            name=seat.name,
+            won=seat.won,
+            stuck=seat.stuck,
+            out=seat.out,
+            progress=seat.progress,
+            moves=seat.moves,
+            time=race_time(seat.done_at, started_at)
+            if seat.won and seat.done_at is not None
+            else None,
+            splits=list(seat.splits),
+            player=seat.player,
+            bot=seat.bot,
+        )
+        for index, seat in seats.items()
+    )
 
 
 @dataclass(slots=True)

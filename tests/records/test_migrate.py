@@ -4,6 +4,7 @@ processes start at once; the migrated tables are exactly `records.schema`'s."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import sqlalchemy as sa
 from alembic import command
@@ -56,10 +57,13 @@ async def test_several_processes_migrating_at_once_all_end_at_head(database_url:
             await engine.dispose()
 
 
-def _upgrade_to_0002(connection: Connection) -> None:
-    config = alembic_config()
-    config.attributes["connection"] = connection
-    command.upgrade(config, "0002")
+def _upgrade_to(revision: str) -> Callable[[Connection], None]:
+    def upgrade(connection: Connection) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+
+    return upgrade
 
 
 async def test_the_rating_history_kept_before_0003_is_numbered_by_the_races_end(
@@ -68,7 +72,7 @@ async def test_the_rating_history_kept_before_0003_is_numbered_by_the_races_end(
     engine = open_engine(database_url)
     try:
         async with engine.begin() as conn:
-            await conn.run_sync(_upgrade_to_0002)
+            await conn.run_sync(_upgrade_to("0002"))
             await conn.execute(
                 sa.text(
                     "INSERT INTO players (id, name, name_key, is_bot, created_at, last_seen_at)"
@@ -102,5 +106,41 @@ async def test_the_rating_history_kept_before_0003_is_numbered_by_the_races_end(
             for p in ("a", "b")
             for race, change in (("r.2", 1), ("r.3", 2), ("r.1", 3))
         }
+    finally:
+        await engine.dispose()
+
+
+async def test_results_archived_before_0004_keep_no_stuck_nor_out(database_url: str) -> None:
+    engine = open_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_upgrade_to("0003"))
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO races (id, room, round, game, seed, kind, rated, started_at,"
+                    " ended_at, finish_reason, replay, replay_hash) VALUES"
+                    " ('r.1', 'r', 1, 'shaula', '1', 'room', true, 0, 1, 'all_done', '', '')"
+                )
+            )
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO race_results (race_id, seat, name, is_bot, place, won,"
+                    " progress, moves, used_undo, used_hints) VALUES"
+                    " ('r.1', 0, 'ann', false, 1, false, 3, 9, false, false)"
+                )
+            )
+        await upgrade_to_head(engine)
+        async with engine.begin() as conn:
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO race_results (race_id, seat, name, is_bot, place, won,"
+                    " progress, moves, used_undo, used_hints, stuck, out) VALUES"
+                    " ('r.1', 1, 'bo', false, 2, false, 0, 0, false, false, true, 'resigned')"
+                )
+            )
+            rows = await conn.execute(
+                sa.text("SELECT seat, stuck, out FROM race_results ORDER BY seat")
+            )
+            assert [tuple(row) for row in rows] == [(0, None, None), (1, True, "resigned")]
     finally:
         await engine.dispose()

@@ -1,7 +1,7 @@
 // Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
 
 import { h, clear, fmtSeconds } from "./dom.js";
-import { request } from "./api.js";
+import { games, parseJSON, request } from "./api.js";
 import { playerHeaders } from "./identity.js";
 
 export function roomTitle(room, known) {
@@ -193,17 +193,25 @@ export function resultsTable(room, known, me = null) {
 }
 
 // A room that is gone (it expired after its race) whose race the records keep: a note
-// leading to its replay, or null. The replay is asked as this player (a daily deal's
-// is theirs only once their own attempt is over), without its body (HEAD).
+// leading to its replay, above its results (GET /rooms/{id}/results answers from the
+// records too), or null. Both are asked as this player (a daily deal's replay is theirs
+// only once their own attempt is over), the replay without its body (HEAD).
 export async function archivedNote(roomId) {
+  const headers = playerHeaders();
+  let results = null;
   try {
-    const response = await request(`/rooms/${roomId}/replay`, { method: "HEAD", headers: playerHeaders() });
+    const response = await request(`/rooms/${roomId}/replay`, { method: "HEAD", headers });
     if (!response.ok) return null;
+    const answer = await request(`/rooms/${roomId}/results`, { headers: { ...headers, Accept: "application/json" } });
+    if (answer.ok) results = parseJSON(await answer.text());
   } catch {
     return null;
   }
-  return h("p", { class: "notice", id: "archived" }, "This race is over, and kept in the records: ",
-    h("a", { href: `/replay/${roomId}` }, "watch its replay"), " or ", h("a", { href: "/" }, "find another room"), ".");
+  const known = results ? await games().catch(() => ({})) : {};
+  return h("div", { id: "archived" },
+    h("p", { class: "notice" }, "This race is over, and kept in the records: ",
+      h("a", { href: `/replay/${roomId}` }, "watch its replay"), " or ", h("a", { href: "/" }, "find another room"), "."),
+    results?.results ? resultsTable(results, known) : null);
 }
 
 // The time limit a page starts its ghost races with (docs/protocol.md "Ghost races"), in

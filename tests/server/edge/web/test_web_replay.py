@@ -341,11 +341,12 @@ async def test_a_bots_racer_is_named_as_a_bot(server: ServerProcess, browser: Br
     await page.context.close()
 
 
-async def test_an_expired_rooms_pages_lead_to_its_archived_replay(
+async def test_an_expired_rooms_pages_show_its_results_and_lead_to_its_archived_replay(
     server: ServerProcess, browser: Browser, redis_url: str
 ) -> None:
     """A link to a race's room kept after the room expired (a shared link, the history)
-    finds the race in the records: its play and watch pages lead to the replay."""
+    finds the race in the records: its play and watch pages show its results (from the
+    records) and lead to the replay."""
     base = server.url
     room, _ = await finished_race(base)
     await archived_replay(base, f"{room}.1")
@@ -357,6 +358,9 @@ async def test_an_expired_rooms_pages_lead_to_its_archived_replay(
         await page.goto(f"{base}{path}")
         link = await page.wait_for_selector(f'#archived a[href="/replay/{room}"]')
         assert "over" in await page.inner_text("#archived"), path
+        rows = await page.locator("#archived #results-table tbody tr").all_inner_texts()
+        assert [row.split()[:2] for row in rows] == [["1", "ann"], ["2", "bo"]], rows
+        assert all("resigned" in row for row in rows), rows
         await link.click()
         await page.wait_for_selector("#replay-results th")
         # The room's own address answers 404 (it is gone), which Chromium logs; nothing else.
