@@ -80,6 +80,10 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool) and -(2**63) <= x < 2**63
 
 
+def _too_big(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and not _is_int(x)
+
+
 def _checker(annotation: Any) -> Check:
     """A predicate for the annotations used above (kept deliberately small)."""
     origin = typing.get_origin(annotation)
@@ -183,7 +187,10 @@ class Registry:
             return Unexpected(ErrorCode.BAD_FRAME, "a message must be a map")
         type_name = data.get("type")
         if not isinstance(type_name, str):
-            return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
+            if type_name is None:
+                return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
+            shown = _SHOW.repr(type_name)
+            return Unexpected(ErrorCode.UNKNOWN_TYPE, f'"type" must be a string, got {shown}')
         version = data.get("v")
         if type(version) is not int or version != PROTOCOL_VERSION:  # not True, nor 1.0
             return _unexpected(
@@ -206,8 +213,12 @@ class Registry:
                 continue
             value = data[name]
             if not check(value):
+                # A whole number of any length is valid JSON: say that its size is the fault.
+                wrong = "has the wrong type"
+                if _too_big(value):
+                    wrong = "is beyond 64 bits (-2**63 .. 2**63-1)"
                 return _unexpected(
-                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} has the wrong type"
+                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} {wrong}"
                 )
             kwargs[name] = value
         try:

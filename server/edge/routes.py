@@ -265,7 +265,11 @@ async def create_room(request: web.Request) -> web.Response:
     body = await json_object(request)
     ghost = None
     if "ghost_seat" in body and "ghost" not in body:
-        return _error(400, ErrorCode.BAD_REQUEST, "ghost_seat is a racer of the race in ghost")
+        return _error(
+            400,
+            ErrorCode.BAD_REQUEST,
+            "ghost_seat picks a racer of the race in ghost: give ghost too",
+        )
     if "ghost" in body:
         try:
             source = ghost_source(body)

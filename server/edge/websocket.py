@@ -92,8 +92,10 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     )
     counts = request.app[CLIENT_SOCKETS]
     if address is not None and not counts.acquire(address):
+        # When one of its sockets closes is unknowable: a second is a polite first wait.
         raise web.HTTPTooManyRequests(
-            text=f"too many connections from {address} (at most {counts.cap})"
+            text=f"too many connections from {address} (at most {counts.cap}): close one",
+            headers={"Retry-After": "1"},
         )
     try:
         if address is not None and request.app[FLOODERS].refused_for(address, time.monotonic()):

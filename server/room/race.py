@@ -441,6 +441,11 @@ class Race:
         identity, owns it (bot: a bot player)."""
         if self.seat_of(player) is not None:
             raise RaceError(ErrorCode.ALREADY_JOINED, "you already hold a seat in this room")
+        if self.status is Status.FINISHED:
+            raise RaceError(
+                ErrorCode.ROOM_CLOSED,
+                "the race is over: no new seats (watch the room for its results)",
+            )
         if self.status is not Status.LOBBY:
             raise RaceError(ErrorCode.ROOM_CLOSED, "the race has started: watch it instead")
         out = self.tick(now)  # a seat whose lobby grace is over is free again

@@ -139,7 +139,8 @@ class Tournament:
             raise TourError(ErrorCode.ALREADY_STARTED, "the tournament has started already")
         need = self.format.min_players
         if sum(p.active for p in self.players) < need:
-            raise TourError(ErrorCode.NOT_ENOUGH_PLAYERS, f"at least {need} players are needed")
+            needed = "1 active player is" if need == 1 else f"{need} active players are"
+            raise TourError(ErrorCode.NOT_ENOUGH_PLAYERS, f"at least {needed} needed to start")
         self.status = Status.RUNNING
         self.started_at = now
         # A pause before the start holds the first round (Arena: the first pairing).

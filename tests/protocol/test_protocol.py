@@ -134,6 +134,20 @@ def test_bad_maps_become_unexpected(data: Any, code: p.ErrorCode) -> None:
     assert unexpected(data).code is code
 
 
+def test_a_type_that_is_no_string_and_an_integer_beyond_64_bits_are_named_as_such() -> None:
+    # The message tells a client author what to fix: "missing" for a type that is there
+    # but no string, or "wrong type" for a whole number too big, sent them looking elsewhere.
+    assert unexpected({"v": 1}).message == 'missing "type"'
+    assert unexpected({"type": None, "v": 1}).message == 'missing "type"'
+    assert unexpected({"type": 3, "v": 1}).message == '"type" must be a string, got 3'
+    big = unexpected({"type": "move", "v": 1, "seq": 2**63, "move": "t1 f1"})
+    assert big.code is p.ErrorCode.BAD_MESSAGE
+    assert big.message == "move: field 'seq' is beyond 64 bits (-2**63 .. 2**63-1)"
+    assert unexpected({"type": "move", "v": 1, "seq": "1", "move": "t1 f1"}).message == (
+        "move: field 'seq' has the wrong type"
+    )
+
+
 def test_unknown_fields_are_ignored_and_missing_optional_take_defaults() -> None:
     assert p.from_wire({"type": "join", "v": 1, "room": "r", "extra": [1]}) == p.Join(room="r")
 

@@ -96,7 +96,10 @@ async def test_a_ghost_race_refuses_a_rating_and_an_unknown_game_in_its_own_term
     assert status == 201 and body["room"]["rated"] is False, body
     # A ghost's seat without a ghost race to take it from is refused, not dropped.
     status, body = await post_json(f"{server_url}/rooms", {"game": "shaula", "ghost_seat": 1})
-    assert status == 400 and body["error"]["code"] == "bad_request", body
+    assert status == 400 and body["error"] == {
+        "code": "bad_request",
+        "message": "ghost_seat picks a racer of the race in ghost: give ghost too",
+    }
 
 
 async def test_a_ghost_of_ones_best_is_ones_own_run(make_server: MakeServer) -> None:

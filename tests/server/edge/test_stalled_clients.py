@@ -151,6 +151,8 @@ async def test_websockets_per_client_address_are_capped(make_server: MakeServer)
             await websockets.connect(ws_url, additional_headers=client)
         assert refused.value.response.status_code == 429
         assert json.loads(refused.value.response.body)["error"]["code"] == "rate_limited"
+        # Like every 429 (docs/protocol.md section 7), it says when to try again.
+        assert int(refused.value.response.headers["Retry-After"]) >= 1
         # Another client, and anyone on the machine itself, are not held back by it.
         other = {"X-Forwarded-For": "198.51.100.255"}
         await stack.enter_async_context(websockets.connect(ws_url, additional_headers=other))

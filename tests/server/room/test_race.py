@@ -64,6 +64,15 @@ def test_full_room_refuses_and_started_room_is_closed() -> None:
     with pytest.raises(RaceError) as err:
         race.join("cy", "h2", 2.0)
     assert err.value.code is ErrorCode.ROOM_CLOSED
+    assert str(err.value) == "the race has started: watch it instead"
+    race.tick(10.0)
+    race.resign(0, 11.0)
+    race.resign(1, 12.0)
+    assert race.status is Status.FINISHED
+    with pytest.raises(RaceError) as err:  # not "started": it is over
+        race.join("cy", "h2", 13.0)
+    assert err.value.code is ErrorCode.ROOM_CLOSED
+    assert str(err.value) == "the race is over: no new seats (watch the room for its results)"
 
 
 def test_only_the_host_starts() -> None:

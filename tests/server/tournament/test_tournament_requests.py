@@ -263,3 +263,18 @@ async def test_a_field_given_as_null_takes_its_default(server_url: str) -> None:
     assert status == 201, data
     for field in fields:
         assert data["tournament"][field] == plain["tournament"][field], field
+
+
+async def test_starting_with_too_few_players_says_how_many_are_needed(server_url: str) -> None:
+    for fields, registered, message in (
+        ({"format": "rounds"}, [], "at least 1 active player is needed to start"),
+        ({"format": "knockout"}, ["ann"], "at least 2 active players are needed to start"),
+    ):
+        tid, organiser = await create(server_url, **fields)
+        for name in registered:
+            await register(server_url, tid, name)
+        status, data = await post_json(
+            f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser}
+        )
+        assert status == 409
+        assert data["error"] == {"code": "not_enough_players", "message": message}
