@@ -57,10 +57,8 @@ def _whole(request: web.Request, name: str, default: int, low: int, high: int) -
     if raw is None:
         return default
     value = whole_number(raw)
-    if value is None:
-        raise _BadQuery(f"{name} must be a whole number")
-    if not low <= value <= high:
-        raise _BadQuery(f"{name} must be {low}..{high}")
+    if value is None or not low <= value <= high:  # "-1" is no whole number to whole_number
+        raise _BadQuery(f"{name} must be a whole number {low}..{high}")
     return value
 
 

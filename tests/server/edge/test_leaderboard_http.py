@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from support.finished import archived_replay, finish_identified_race
 from support.http import create_room, get_json, get_text
@@ -84,6 +86,16 @@ async def test_best_times_and_ratings_boards(make_server: MakeServer) -> None:
 async def test_bad_queries_are_refused_with_a_code(server_url: str, query: str, code: str) -> None:
     status, body = await get_json(f"{server_url}/leaderboard/shaula?{query}")
     assert status == 400 and body["error"]["code"] == code
+
+
+async def test_a_number_out_of_range_is_refused_with_its_range(server_url: str) -> None:
+    """`offset=-1` is no whole number to the server's reading (digits only), but what the
+    asker needs to hear is the range: the same message for both."""
+    for query in ("offset=-1", "offset=x", "limit=1000"):
+        status, body = await get_json(f"{server_url}/leaderboard/shaula?{query}")
+        assert status == 400, body
+        name = query.partition("=")[0]
+        assert re.fullmatch(rf"{name} must be a whole number \d+\.\.\d+", body["error"]["message"])
 
 
 async def test_an_unknown_game_has_no_board(server_url: str) -> None:
