@@ -82,6 +82,10 @@ class TourLive:
             player = player_of(tour, msg.token)
             if player is None:
                 raise TourError(ErrorCode.BAD_TOKEN, "that token holds no place here")
+            # As for a room's seat (Lobby.join): an identified socket acts for nobody else.
+            account = tour.player(player).account
+            if conn.player is not None and account is not None and account != conn.player:
+                raise TourError(ErrorCode.NOT_YOUR_SEAT, "that registration is another player's")
         await self.closed(conn)
         follow = _Follow(tour.id, player, msg.top, msg.offset)
         self._follows[conn] = follow

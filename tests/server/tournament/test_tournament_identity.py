@@ -9,7 +9,9 @@ import asyncio
 import pytest
 from support.http import get_json, post_json
 from support.players import call, new_player
+from support.wsclient import WsClient
 
+import protocol as p
 from protocol import ErrorCode
 from server.tournament.formats import bracket_order
 from server.tournament.machine import Tournament
@@ -107,3 +109,33 @@ async def test_a_registration_without_a_key_cannot_take_a_players_name(server_ur
     assert status == 201
     status, body, _ = await call(server_url, "POST", path, {}, key)
     assert status == 201 and body["player"]["name"] == "Uma"
+
+
+async def test_an_identified_socket_follows_no_other_players_registration(
+    server_url: str,
+) -> None:
+    """`tour_watch` with a registration token gives that registration's own line (`you`):
+    a socket identified as one player gets no other player's, as it takes no other
+    player's seat (`not_your_seat`); its own, and any on an anonymous socket, as before."""
+    ann_key, _ = await new_player(server_url, "ann")
+    bo_key, _ = await new_player(server_url, "bo")
+    _, created = await post_json(f"{server_url}/tournaments", {"name": "cup", "winnable": False})
+    tid = created["tournament"]["id"]
+    path = f"/tournaments/{tid}/players"
+    tokens = {}
+    for name, key in (("ann", ann_key), ("bo", bo_key)):
+        status, body, _ = await call(server_url, "POST", path, {}, key)
+        assert status == 201
+        tokens[name] = body["token"]
+    async with WsClient.connect(server_url) as bo:
+        await bo.identify(bo_key)
+        await bo.send(p.TourWatch(tournament=tid, token=tokens["ann"]))
+        refused = await bo.expect_any((p.Error, p.TourState))
+        assert isinstance(refused, p.Error) and refused.code == "not_your_seat", refused
+        await bo.send(p.TourWatch(tournament=tid, token=tokens["bo"]))
+        mine = await bo.expect(p.TourState)
+        assert mine.you is not None and mine.you["name"] == "bo"
+    async with WsClient.connect(server_url) as anonymous:
+        await anonymous.send(p.TourWatch(tournament=tid, token=tokens["ann"]))
+        theirs = await anonymous.expect(p.TourState)
+        assert theirs.you is not None and theirs.you["name"] == "ann"
