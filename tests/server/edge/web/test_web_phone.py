@@ -1,11 +1,13 @@
-"""Every page on a phone-sized screen (375 px wide): nothing wider than the screen, so the
-page never scrolls sideways (a wide table scrolls in its own box, or folds), and the
-results tables (the replay's, the race's, the daily boards') have headers that do not run
-into each other."""
+"""Every page on a phone-sized screen (375 px wide, and 360 px: the narrowest made for):
+nothing wider than the screen, so the page never scrolls sideways; at 360 px no table
+scrolls sideways in a box of its own either (its minor columns fold under the player's
+name, or its rows stack), and the results tables (the replay's, the race's, the daily
+boards') have headers that do not run into each other."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from playwright.async_api import Browser, Page
@@ -293,3 +295,121 @@ async def test_the_progress_bars_stay_in_sight_while_racing_on_a_phone(
     assert players is not None and players["height"] <= height / 3
     await assert_fits(page, "a race on a phone")
     assert page_errors(page, other) == []
+
+
+# The narrowest phone the client is made for, and a name as long as a name can be, of wide
+# letters.
+NARROW = 360
+LONG = "Maximiliana_WWWWWWWW"
+
+# What scrolls sideways at the page's width: the page itself, or a box inside it (a table
+# in a box that scrolls is no better read on a phone: a row is seen a piece at a time).
+SIDEWAYS = """width => {
+  const named = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+    + (typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "");
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > width) out.push(`the page: ${root.scrollWidth} px wide`);
+  for (const el of document.querySelectorAll("body *")) {
+    const x = getComputedStyle(el).overflowX;
+    if ((x === "auto" || x === "scroll") && el.scrollWidth > el.clientWidth + 1) {
+      out.push(`${named(el)}: ${el.scrollWidth} px in ${el.clientWidth}`);
+    }
+  }
+  return out;
+}"""
+
+
+async def sideways(page: Page, what: str) -> list[str]:
+    found: list[str] = await page.evaluate(SIDEWAYS, NARROW)
+    return [f"{what}: {f}" for f in found]
+
+
+async def headers_shown(page: Page, table: str) -> list[str]:
+    """The names of the columns `table` shows (not those of hidden columns)."""
+    shown: list[str] = await page.eval_on_selector_all(
+        f"{table} thead th", "ths => ths.filter((th) => th.offsetWidth).map((th) => th.textContent)"
+    )
+    return shown
+
+
+async def narrow_phone(browser: Browser) -> Page:
+    return await new_page(browser, width=NARROW, height=740, touch=True)
+
+
+async def as_organiser(page: Page, base: str, tid: str, token: str) -> None:
+    """The page is the browser that created tournament `tid` (it keeps its token)."""
+    await page.goto(base + "/rules")
+    await page.evaluate(
+        "([k, v]) => localStorage.setItem(k, v)",
+        [f"solrace.tour.{tid}", json.dumps({"organiser": token})],
+    )
+
+
+async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, a tournament's standings (each format's, the organiser's too, with its
+    remove buttons) and a knockout's bracket fit the screen, nothing scrolling sideways: the
+    main columns stay, the others fold under the player's name, a long name is cut short
+    with the whole of it in its title (and a tap shows it whole). At 1280 px every column is
+    there as before."""
+    base = server.url
+    tid, organiser = await create(base, rounds=1, time_limit=60, countdown=1)
+    names = [LONG, "bo", "cy"]
+    tokens = {n: await register(base, tid, n) for n in names}
+    plans = {LONG: always(FINISH), "bo": always(Plan(moves=4, resign=True))}
+    bots = [TourBot([base], tid, n, tokens[n], plans.get(n, always(Plan(2, True)))) for n in names]
+    running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await asyncio.gather(*running)
+    arena = await post_ok(base + "/tournaments", {"name": "Arena", "format": "arena"})
+    aid = arena["tournament"]["id"]
+    for name in (LONG, "bo", "cy"):
+        await post_ok(base + f"/tournaments/{aid}/players", {"name": name})
+    knockout = await post_ok(
+        base + "/tournaments",
+        {"name": "Knockout", "format": "knockout", "grace": 0.5, "countdown": 0.2, "pause": 0.2},
+    )
+    kid = knockout["tournament"]["id"]
+    for name in (LONG, "bo", "cy", "di", "ed", "fay", "gus", "hal"):
+        await post_ok(base + f"/tournaments/{kid}/players", {"name": name})
+    await post_ok(
+        base + f"/tournaments/{kid}/start", {"organiser_token": knockout["organiser_token"]}
+    )
+    page = await narrow_phone(browser)
+    await as_organiser(page, base, aid, arena["organiser_token"])
+    wide: list[str] = []
+    for path in (f"/tour/{tid}", f"/tour/{aid}"):
+        await page.goto(base + path)
+        await page.wait_for_selector("#standings tbody tr")
+        wide += await sideways(page, path)
+    await page.goto(f"{base}/tour/{kid}")
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#bracket .bracket-round').length === 3", timeout=30_000
+    )
+    wide += await sideways(page, "a knockout's bracket")
+    assert wide == [], wide
+    # The arena's organiser: score and the remove button in sight, the rest folded, the
+    # long name cut short but whole in its title; a tap shows it whole.
+    await page.goto(f"{base}/tour/{aid}")
+    row = page.locator("#standings tbody tr", has_text="Maximiliana")
+    await row.wait_for()
+    shown = await headers_shown(page, "#standings")
+    assert shown == ["#", "Player", "Score", ""], shown
+    name = row.locator(".name")
+    assert await name.get_attribute("title") == LONG
+    assert await name.evaluate("el => el.scrollWidth > el.clientWidth")  # cut short
+    assert "Heat wins 0" in await row.locator(".folded").inner_text()
+    assert await row.locator("button[data-remove]").is_visible()
+    await name.click()
+    assert await name.evaluate("el => el.scrollWidth <= el.clientWidth")  # whole
+    # On a desktop: every column, nothing folded.
+    desk = await new_page(browser)
+    await as_organiser(desk, base, aid, arena["organiser_token"])
+    await desk.goto(f"{base}/tour/{aid}")
+    await desk.wait_for_selector("#standings tbody tr")
+    shown = await headers_shown(desk, "#standings")
+    assert shown == ["#", "Player", "Score", "Heat wins", "Heats", "Streak", "Cards", "Rating", ""]
+    assert not await desk.locator("#standings .folded").first.is_visible()
+    assert page_errors(page, desk) == []
