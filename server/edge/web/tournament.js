@@ -322,13 +322,13 @@ export async function render(root, { tour: id }) {
       h("h2", {}, "Standings"),
       last.standings.length
         ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "standings" }, h("table", { class: "rooms standings fold-narrow", id: "standings" },
-          h("thead", {}, h("tr", {}, h("th", { class: "rank" }, "#"), h("th", { class: "who" }, "Player"),
+          h("thead", {}, h("tr", {}, h("th", { class: "rank" }, "#"), h("th", { class: "player" }, "Player"),
             columns.map((c, i) => h("th", { class: minor(i) }, c[1])), h("th", { class: "minor" }, "Rating"),
             organiser ? h("th", {}, "") : null)),
           h("tbody", {}, last.standings.map((row) =>
             h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
               h("td", { class: "rank" }, row.rank),
-              h("td", { class: "who" }, nameLine(row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
+              h("td", { class: "player" }, nameLine(row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
                 row.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(foldedLine(row))),
               columns.map(([key], i) => h("td", { class: minor(i) }, cell(row, key))),
               h("td", { class: "rating minor" }, row.rating ?? ""),

@@ -235,4 +235,4 @@ export function nameLine(name, ...tags) {
 }
 
 // The folded cells' line: shown on a phone only, where those cells are not.
-export const folded = (...children) => h("small", { class: "folded" }, ...children);
+export const folded = (...children) => h("span", { class: "folded" }, ...children);

@@ -7,17 +7,22 @@ boards') have headers that do not run into each other."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 import pytest
 from playwright.async_api import Browser, Page
-from support.finished import archived_alone
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from support.finished import archived_alone, archived_replay, finish_identified_race
 from support.http import create_room, post_ok
-from support.players import new_player
+from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.tour_bots import FINISH, Plan, TourBot, always, create, register
 from support.web import new_page, page_errors
 from support.wsclient import WsClient, finished_pair
+
+import core
+import protocol as p
 
 WIDTH = 375
 SEED = 617
@@ -115,9 +120,10 @@ async def test_results_headers_do_not_overlap_on_a_phone(
         await finished_pair(room, ann, bo)
     page = await phone(browser)
     await page.goto(f"{base}/replay/{room}")
-    await page.wait_for_selector("#replay-results th")
+    await page.wait_for_selector("#replay-results td")
     await assert_fits(page, "the replay page")
-    clashes = await header_clashes(page, "#replay-results")
+    # The replay's results stack on a phone, each racer's values under their names.
+    clashes = await unreadable_cells(page, "#replay-results")
     # The race page's results, and the daily boards: tables of the same kind.
     racer = await phone(browser)
     one = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
@@ -337,13 +343,16 @@ async def narrow_phone(browser: Browser) -> Page:
     return await new_page(browser, width=NARROW, height=740, touch=True)
 
 
-async def as_organiser(page: Page, base: str, tid: str, token: str) -> None:
+async def keeping(page: Page, key: str, value: object) -> None:
+    """The page's browser keeps `value` under `key` in its localStorage before any page of
+    it runs (the client's pages make a guest player at once when they find none)."""
+    entry = json.dumps([key, json.dumps(value)])
+    await page.context.add_init_script(f"localStorage.setItem(...{entry})")
+
+
+async def as_organiser(page: Page, tid: str, token: str) -> None:
     """The page is the browser that created tournament `tid` (it keeps its token)."""
-    await page.goto(base + "/rules")
-    await page.evaluate(
-        "([k, v]) => localStorage.setItem(k, v)",
-        [f"solrace.tour.{tid}", json.dumps({"organiser": token})],
-    )
+    await keeping(page, f"solrace.tour.{tid}", {"organiser": token})
 
 
 async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
@@ -378,7 +387,7 @@ async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
         base + f"/tournaments/{kid}/start", {"organiser_token": knockout["organiser_token"]}
     )
     page = await narrow_phone(browser)
-    await as_organiser(page, base, aid, arena["organiser_token"])
+    await as_organiser(page, aid, arena["organiser_token"])
     wide: list[str] = []
     for path in (f"/tour/{tid}", f"/tour/{aid}"):
         await page.goto(base + path)
@@ -406,10 +415,92 @@ async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
     assert await name.evaluate("el => el.scrollWidth <= el.clientWidth")  # whole
     # On a desktop: every column, nothing folded.
     desk = await new_page(browser)
-    await as_organiser(desk, base, aid, arena["organiser_token"])
+    await as_organiser(desk, aid, arena["organiser_token"])
     await desk.goto(f"{base}/tour/{aid}")
     await desk.wait_for_selector("#standings tbody tr")
     shown = await headers_shown(desk, "#standings")
     assert shown == ["#", "Player", "Score", "Heat wins", "Heats", "Streak", "Cards", "Rating", ""]
     assert not await desk.locator("#standings .folded").first.is_visible()
+    assert page_errors(page, desk) == []
+
+
+async def won(base: str, key: str, room: str, seed: int, token: str | None = None) -> None:
+    """The player whose key this is wins `room` alone, dealt `seed` (the solver's line):
+    by the seat's token (a daily attempt, under way once opened), or taking the seat."""
+    line = list(core.solve(core.new_game("shaula", seed)).moves)
+    async with WsClient.connect(base) as ws:
+        if token is not None:
+            await ws.join(room, token=token)
+        else:
+            await ws.identify(key)
+            await ws.join(room)
+            await ws.send(p.Start())
+            await ws.expect(p.RaceStarted)
+        await ws.play(line)
+        await ws.expect(p.RaceFinished)
+
+
+async def as_player(page: Page, key: str, player: dict[str, object]) -> None:
+    """The page's browser plays as this player (it keeps the key)."""
+    kept = {"key": key, "id": player["id"], "name": player["name"], "bot": False}
+    await keeping(page, "solrace.player", kept)
+
+
+async def shown(page: Page, url: str, selector: str) -> None:
+    """The page at `url` once it shows `selector` (a race is on the boards once archived,
+    a moment after its end: the page is read again until it is)."""
+    async with asyncio.timeout(30):
+        while True:
+            await page.goto(url)
+            with contextlib.suppress(PlaywrightTimeout):
+                await page.wait_for_selector(selector, timeout=2_000)
+                return
+
+
+async def test_the_results_boards_and_a_profile_read_whole_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, with a name as long as a name can be: the daily board, a deal's best times,
+    a player's ratings and a replay's results fit the screen, nothing scrolling sideways
+    (what does not fit folds under the name). At 1280 px every column is there."""
+    base = server.url
+    key, player = await new_player(base, LONG)
+    other, _ = await new_player(base)
+    status, daily, _ = await call(base, "POST", "/daily/shaula", {}, key)
+    assert status == 201, daily
+    await won(base, key, daily["room"]["id"], daily["room"]["seed"], daily["token"])
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
+    await won(base, key, room, SEED)
+    await finish_identified_race([base], [key, other], [3, 5])  # rated: a rating to show
+    await archived_replay(base, f"{room}.1")
+    pages = {
+        "/daily": '.daily-game[data-game="shaula"] .daily-board tbody a',
+        f"/top/shaula?by=time&seed={SEED}": "table.leaderboard tbody tr",
+        f"/p/{LONG}": "table.ratings tbody tr",
+        f"/replay/{room}": "#replay-results tbody tr",
+    }
+    page = await narrow_phone(browser)
+    await as_player(page, key, player)  # its daily attempt's replay shows
+    wide: list[str] = []
+    for path, selector in pages.items():
+        await shown(page, base + path, selector)
+        wide += await sideways(page, path)
+    assert wide == [], wide
+    # Whole in the title where it is cut short.
+    await page.goto(f"{base}/top/shaula?by=time&seed={SEED}")
+    assert await page.get_attribute("table.leaderboard tbody .name", "title") == LONG
+    # A desktop: every column of each.
+    desk = await new_page(browser)
+    await as_player(desk, key, player)
+    columns = {}
+    for path, selector in pages.items():
+        await shown(desk, base + path, selector)
+        table = selector.split(" tbody")[0]
+        columns[path] = await headers_shown(desk, table)
+    assert columns == {
+        "/daily": ["#", "Player", "Time", "Moves", ""],
+        f"/top/shaula?by=time&seed={SEED}": ["#", "Player", "Time", "Replay"],
+        f"/p/{LONG}": ["game", "rating", "races", "history"],
+        f"/replay/{room}": ["Player", "Result", "Cards", "Moves", "Splits", ""],
+    }
     assert page_errors(page, desk) == []
