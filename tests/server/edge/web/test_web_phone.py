@@ -504,3 +504,40 @@ async def test_the_results_boards_and_a_profile_read_whole_on_a_narrow_phone(
         f"/replay/{room}": ["Player", "Result", "Cards", "Moves", "Splits", ""],
     }
     assert page_errors(page, desk) == []
+
+
+# Each pile's box, and the strip of each covered card a finger can touch (to the next card).
+TARGETS = """board => {
+  const piles = [...board.querySelectorAll(".pile")].map((p) => p.getBoundingClientRect());
+  const strips = [...board.querySelectorAll(".pile.tableau")].flatMap((p) => {
+    const cards = [...p.querySelectorAll(".card")].map((c) => c.getBoundingClientRect());
+    return cards.slice(1).map((c, i) => c.top - cards[i].top);
+  });
+  const least = (key) => Math.min(...piles.map((r) => r[key]));
+  return { left: least("left"), right: Math.max(...piles.map((r) => r.right)),
+           width: least("width"), height: least("height"), strip: Math.min(...strips) };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "least"), [(360, 740, 36), (390, 844, 40)])
+async def test_the_board_takes_the_phones_width_in_cards_a_finger_can_pick(
+    server: ServerProcess, browser: Browser, width: int, height: int, least: int
+) -> None:
+    """On a phone's touch screen each game's board fits the screen's width, its piles as wide
+    as the width allows (8 columns: 36 px on a 360 px phone, 40 px from 390 px on, as on a
+    tablet), a covered card showing a strip of at least 24 px to pick it by."""
+    base = server.url
+    page = await new_page(browser, width=width, height=height, touch=True)
+    found = {}
+    for game in ("shaula", "stalactites", "moojub"):
+        room = (await create_room(base, game=game, seed=SEED, seats=1))["id"]
+        await page.goto(f"{base}/play/{room}?sit=1")
+        await page.click("#ready")
+        await page.wait_for_selector("#board .card")
+        found[game] = await page.eval_on_selector("#board", TARGETS)
+    for game, box in found.items():
+        assert box["left"] >= 0 and box["right"] <= width, (game, box)
+        assert box["width"] >= least and box["height"] >= least * 1.4, (game, box)
+        if game != "moojub":  # no tableau: its piles show one card each
+            assert box["strip"] >= 24, (game, box)
+    assert page_errors(page) == []
