@@ -18,7 +18,7 @@ from support.http import create_room, post_ok
 from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.tour_bots import FINISH, Plan, TourBot, always, create, register
-from support.web import new_page, page_errors
+from support.web import new_page, page_errors, start_race, take_seat
 from support.wsclient import WsClient, finished_pair
 
 import core
@@ -541,3 +541,34 @@ async def test_the_board_takes_the_phones_width_in_cards_a_finger_can_pick(
         if game != "moojub":  # no tableau: its piles show one card each
             assert box["strip"] >= 24, (game, box)
     assert page_errors(page) == []
+
+
+async def test_a_racers_tags_stay_in_sight_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, two racers' bars side by side: a long name does not cut off what its tags
+    say (who is you, who resigned, who won): the name and its tags wrap instead."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"]
+    other = await narrow_phone(browser)
+    await take_seat(other, base, room, "zed_the_other_one")
+    await other.click("#ready")
+    page = await narrow_phone(browser)
+    await start_race(page, base, room, "annabelle_zz")
+    for racer in (other, page):
+        await racer.click("#resign")
+        await racer.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.wait_for_selector("#players .bar .tag")
+    hidden = await page.eval_on_selector_all(
+        "#players .bar .tag",
+        """tags => tags.filter((tag) => {
+          const who = tag.closest(".who").getBoundingClientRect();
+          const box = tag.getBoundingClientRect();
+          return box.right > who.right + 0.5 || box.bottom > who.bottom + 0.5;
+        }).map((tag) => tag.closest(".bar").textContent)""",
+    )
+    assert hidden == []
+    assert "(you)" in await page.inner_text("#players .bar.me .who")
+    await assert_fits(page, "a finished race")
+    assert page_errors(page, other) == []
