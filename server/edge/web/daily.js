@@ -8,7 +8,7 @@
 import { h, clear, fmtSeconds, keepFocus } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
-import { ghostLimitField } from "./widgets.js";
+import { folded, ghostLimitField, nameLine } from "./widgets.js";
 
 const REFRESH = 5000; // ms between readings of today's boards
 
@@ -122,19 +122,21 @@ function gameCard(board, known, isToday, limit) {
   const rows = board.board.map((r) =>
     h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
-      h("td", {}, r.name),
+      h("td", { class: "player" }, nameLine(r.name), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
       h("td", {}, r.won ? fmtSeconds(r.time) : `${r.progress} cards`),
-      h("td", {}, r.moves),
-      h("td", {}, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
+      h("td", { class: "minor" }, r.moves),
+      h("td", { class: "links" }, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
         h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",
           onclick: () => raceGhost(r.room, say, limit) }, "race its ghost")] : "")));
   return h("section", { class: "daily-game", dataset: { game } },
     h("h2", {}, title, board.seed ? h("small", { class: "muted" }, ` #${board.seed}`) : null),
     action, say,
     h("div", { class: "table-scroll" },
-      h("table", { class: "results daily-board" },
+      // On a phone its rows fold (style.css): an empty board needs no folding.
+      h("table", { class: rows.length ? "results daily-board fold-narrow" : "results daily-board" },
         h("caption", {}, `Board: ${board.board.length} ranked`, board.running ? `, ${board.running} racing now` : "",
           board.unranked ? `, ${board.unranked} unranked` : ""),
-        h("thead", {}, h("tr", {}, ["#", "Player", "Time", "Moves", ""].map((t) => h("th", {}, t)))),
+        h("thead", {}, h("tr", {}, ["#", "Player", "Time", "Moves", ""].map((t, i) =>
+          h("th", { class: [null, "player", null, "minor", null][i] }, t)))),
         h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: "5", class: "muted" }, "No attempt is over yet."))))));
 }

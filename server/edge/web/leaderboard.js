@@ -74,12 +74,15 @@ export async function render(root, { game }) {
   }
   const value = (row) => (wanted.by === "rating" ? String(row.rating) : `${(row.time_ms / 1000).toFixed(2)} s`);
   clear(table).append(
-    h("table", { class: "rooms leaderboard" },
-      h("thead", {}, h("tr", {}, ["#", "Player", wanted.by === "rating" ? "Rating" : "Time", wanted.by === "rating" ? "Races" : "Replay"].map((c) => h("th", {}, c)))),
+    // On a phone a long name is cut short to fit (style.css, fold-narrow), whole in its title.
+    h("table", { class: "rooms leaderboard fold-narrow" },
+      h("thead", {}, h("tr", {}, ["#", "Player", wanted.by === "rating" ? "Rating" : "Time", wanted.by === "rating" ? "Races" : "Replay"].map((c, i) =>
+        h("th", { class: i === 1 ? "player" : null }, c)))),
       h("tbody", {}, board.rows.map((row) => h("tr", { class: player && row.player.id === player.id ? "me" : null },
         h("td", {}, row.rank),
-        h("td", {}, h("a", { href: `/p/${encodeURIComponent(row.player.name)}` }, row.player.name),
-          row.player.bot ? h("span", { class: "tag bot" }, "bot") : null),
+        h("td", { class: "player" }, h("div", { class: "line" },
+          h("a", { class: "name", title: row.player.name, href: `/p/${encodeURIComponent(row.player.name)}` }, row.player.name),
+          row.player.bot ? h("span", { class: "tag bot" }, "bot") : null)),
         h("td", {}, value(row)),
         h("td", {}, wanted.by === "rating" ? row.races : h("a", { href: row.replay }, "replay")))))),
     h("p", { class: "muted" }, `${board.total} ranked`),

@@ -453,19 +453,22 @@ class ReplayPage {
 
   resultsTable() {
     const rows = [...this.results].sort((a, b) => (b.won - a.won) || ((a.time ?? 0) - (b.time ?? 0)) || (b.progress - a.progress));
-    // In a box of its own width: on a phone the table scrolls, not the page.
-    return h("div", { class: "table-scroll" }, h("table", { class: "results replay-results", id: "replay-results" },
+    // On a phone each racer's row stacks, each value under its column's name (style.css,
+    // stack-narrow): the page never scrolls sideways, nor does the table in its box.
+    const heads = ["Player", "Result", "Cards", "Moves", "Splits", ""];
+    const cell = (i, attrs, ...content) => h("td", { ...attrs, dataset: { label: heads[i] } }, ...content);
+    return h("div", { class: "table-scroll" }, h("table", { class: "results replay-results stack-narrow", id: "replay-results" },
       h("caption", {}, "Results (as the moves give them)"),
-      h("thead", {}, h("tr", {}, ["Player", "Result", "Cards", "Moves", "Splits", ""].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, heads.map((t) => h("th", {}, t)))),
       h("tbody", {}, rows.map((r) => {
         const splits = this.data.splits?.[String(r.seat)] ?? [];
         return h("tr", {},
-          h("td", {}, r.name),
-          h("td", {}, r.won ? `won in ${fmtSeconds(r.time)}` : "unfinished"),
-          h("td", {}, `${r.progress}/${this.cards}`),
-          h("td", {}, r.moves),
-          h("td", { class: "splits" }, splitMarks(this.cards).map((mark, i) => `${mark} ${fmtSplit(splits[i])}`).join(" · ")),
-          h("td", {}, h("button", { type: "button", class: "small race-ghost", dataset: { seat: String(r.seat) },
+          cell(0, {}, r.name),
+          cell(1, {}, r.won ? `won in ${fmtSeconds(r.time)}` : "unfinished"),
+          cell(2, {}, `${r.progress}/${this.cards}`),
+          cell(3, {}, r.moves),
+          cell(4, { class: "splits" }, splitMarks(this.cards).map((mark, i) => `${mark} ${fmtSplit(splits[i])}`).join(" · ")),
+          cell(5, {}, h("button", { type: "button", class: "small race-ghost", dataset: { seat: String(r.seat) },
             title: `race ${r.name}'s run on this deal, by its recorded times (never rated)`,
             onclick: (event) => this.raceGhost(r.seat, event.currentTarget) }, "race this ghost")));
       }))));

@@ -6,6 +6,7 @@ import { h, clear, copyButton, fmtSeconds, keepFocus } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
 import { authed, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
+import { folded, nameLine } from "./widgets.js";
 
 // The tournament token of this browser's player, and the organiser token of its creator.
 const KEY = (id) => `solrace.tour.${id}`;
@@ -19,6 +20,8 @@ function loadTour(id) {
   }
 }
 
+// Each format's columns of the standings; the first is what ranks them, the one kept on a
+// phone beside the rank and the name (the others fold under the name there, with the rating).
 const COLUMNS = {
   rounds: [["points", "Points"], ["wins", "Round wins"], ["time", "Time"], ["progress", "Cards"], ["rounds", "Rounds"]],
   arena: [["score", "Score"], ["wins", "Heat wins"], ["heats", "Heats"], ["streak", "Streak"], ["progress", "Cards"]],
@@ -312,17 +315,23 @@ export async function render(root, { tour: id }) {
         ? h("button", { class: "small", dataset: { remove: String(row.player) },
           onclick: () => act("remove", { organiser_token: organiser, player: row.player }) }, "remove")
         : null;
+    const minor = (i) => (i ? "minor" : null);
+    const foldedLine = (row) => [...columns.slice(1).map(([key, label]) => [label, cell(row, key)]), ["Rating", row.rating ?? "–"]]
+      .map(([label, value]) => `${label} ${value === "" ? "–" : value}`).join(" · ");
     el.standings.append(
       h("h2", {}, "Standings"),
       last.standings.length
-        ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "standings" }, h("table", { class: "rooms standings", id: "standings" },
-          h("thead", {}, h("tr", {}, ["#", "Player", ...columns.map((c) => c[1]), "Rating"].map((x) => h("th", {}, x)))),
+        ? h("div", { class: "table-scroll", tabindex: "0", role: "region", "aria-label": "standings" }, h("table", { class: "rooms standings fold-narrow", id: "standings" },
+          h("thead", {}, h("tr", {}, h("th", { class: "rank" }, "#"), h("th", { class: "player" }, "Player"),
+            columns.map((c, i) => h("th", { class: minor(i) }, c[1])), h("th", { class: "minor" }, "Rating"),
+            organiser ? h("th", {}, "") : null)),
           h("tbody", {}, last.standings.map((row) =>
             h("tr", { class: row.player === me ? "me" : null, dataset: { player: String(row.player) } },
-              h("td", {}, row.rank), h("td", {}, row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
-                row.bot ? h("span", { class: "tag bot" }, "bot") : null),
-              columns.map(([key]) => h("td", {}, cell(row, key))),
-              h("td", { class: "rating" }, row.rating ?? ""),
+              h("td", { class: "rank" }, row.rank),
+              h("td", { class: "player" }, nameLine(row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
+                row.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(foldedLine(row))),
+              columns.map(([key], i) => h("td", { class: minor(i) }, cell(row, key))),
+              h("td", { class: "rating minor" }, row.rating ?? ""),
               organiser ? h("td", {}, remove(row)) : null)))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );

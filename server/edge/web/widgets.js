@@ -225,3 +225,22 @@ export function ghostLimitField() {
   };
   return { el, seconds };
 }
+
+// A table too wide for a phone (style.css, table.fold-narrow) keeps its main columns there;
+// the others (cells of class "minor") fold into a line under the player's name, and a long
+// name is cut short, whole in its title. A tap on a name shows it whole, and keeps it so
+// when the table is drawn again (the standings are, at every push).
+const wholeNames = new Set();
+
+export function nameLine(name, ...tags) {
+  const el = h("span", { class: wholeNames.has(name) ? "name whole" : "name", title: name }, name);
+  el.addEventListener("click", () => {
+    const whole = el.classList.toggle("whole");
+    if (whole) wholeNames.add(name);
+    else wholeNames.delete(name);
+  });
+  return h("div", { class: "line" }, el, ...tags);
+}
+
+// The folded cells' line: shown on a phone only, where those cells are not.
+export const folded = (...children) => h("span", { class: "folded" }, ...children);

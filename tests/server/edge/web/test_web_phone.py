@@ -1,21 +1,28 @@
-"""Every page on a phone-sized screen (375 px wide): nothing wider than the screen, so the
-page never scrolls sideways (a wide table scrolls in its own box, or folds), and the
-results tables (the replay's, the race's, the daily boards') have headers that do not run
-into each other."""
+"""Every page on a phone-sized screen (375 px wide, and 360 px: the narrowest made for):
+nothing wider than the screen, so the page never scrolls sideways; at 360 px no table
+scrolls sideways in a box of its own either (its minor columns fold under the player's
+name, or its rows stack), and the results tables (the replay's, the race's, the daily
+boards') have headers that do not run into each other."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 
 import pytest
 from playwright.async_api import Browser, Page
-from support.finished import archived_alone
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+from support.finished import archived_alone, archived_replay, finish_identified_race
 from support.http import create_room, post_ok
-from support.players import new_player
+from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.tour_bots import FINISH, Plan, TourBot, always, create, register
-from support.web import new_page, page_errors
+from support.web import new_page, page_errors, start_race, take_seat
 from support.wsclient import WsClient, finished_pair
+
+import core
+import protocol as p
 
 WIDTH = 375
 SEED = 617
@@ -113,9 +120,10 @@ async def test_results_headers_do_not_overlap_on_a_phone(
         await finished_pair(room, ann, bo)
     page = await phone(browser)
     await page.goto(f"{base}/replay/{room}")
-    await page.wait_for_selector("#replay-results th")
+    await page.wait_for_selector("#replay-results td")
     await assert_fits(page, "the replay page")
-    clashes = await header_clashes(page, "#replay-results")
+    # The replay's results stack on a phone, each racer's values under their names.
+    clashes = await unreadable_cells(page, "#replay-results")
     # The race page's results, and the daily boards: tables of the same kind.
     racer = await phone(browser)
     one = (await create_room(base, game="shaula", seed=SEED, seats=1))["id"]
@@ -292,4 +300,275 @@ async def test_the_progress_bars_stay_in_sight_while_racing_on_a_phone(
     players = await page.locator("#players").bounding_box()
     assert players is not None and players["height"] <= height / 3
     await assert_fits(page, "a race on a phone")
+    assert page_errors(page, other) == []
+
+
+# The narrowest phone the client is made for, and a name as long as a name can be, of wide
+# letters.
+NARROW = 360
+LONG = "Maximiliana_WWWWWWWW"
+
+# What scrolls sideways at the page's width: the page itself, or a box inside it (a table
+# in a box that scrolls is no better read on a phone: a row is seen a piece at a time).
+SIDEWAYS = """width => {
+  const named = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+    + (typeof el.className === "string" && el.className ? "." + el.className.split(" ")[0] : "");
+  const out = [];
+  const root = document.documentElement;
+  if (root.scrollWidth > width) out.push(`the page: ${root.scrollWidth} px wide`);
+  for (const el of document.querySelectorAll("body *")) {
+    const x = getComputedStyle(el).overflowX;
+    if ((x === "auto" || x === "scroll") && el.scrollWidth > el.clientWidth + 1) {
+      out.push(`${named(el)}: ${el.scrollWidth} px in ${el.clientWidth}`);
+    }
+  }
+  return out;
+}"""
+
+
+async def sideways(page: Page, what: str) -> list[str]:
+    found: list[str] = await page.evaluate(SIDEWAYS, NARROW)
+    return [f"{what}: {f}" for f in found]
+
+
+async def headers_shown(page: Page, table: str) -> list[str]:
+    """The names of the columns `table` shows (not those of hidden columns)."""
+    shown: list[str] = await page.eval_on_selector_all(
+        f"{table} thead th", "ths => ths.filter((th) => th.offsetWidth).map((th) => th.textContent)"
+    )
+    return shown
+
+
+async def narrow_phone(browser: Browser) -> Page:
+    return await new_page(browser, width=NARROW, height=740, touch=True)
+
+
+async def keeping(page: Page, key: str, value: object) -> None:
+    """The page's browser keeps `value` under `key` in its localStorage before any page of
+    it runs (the client's pages make a guest player at once when they find none)."""
+    entry = json.dumps([key, json.dumps(value)])
+    await page.context.add_init_script(f"localStorage.setItem(...{entry})")
+
+
+async def as_organiser(page: Page, tid: str, token: str) -> None:
+    """The page is the browser that created tournament `tid` (it keeps its token)."""
+    await keeping(page, f"solrace.tour.{tid}", {"organiser": token})
+
+
+async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, a tournament's standings (each format's, the organiser's too, with its
+    remove buttons) and a knockout's bracket fit the screen, nothing scrolling sideways: the
+    main columns stay, the others fold under the player's name, a long name is cut short
+    with the whole of it in its title (and a tap shows it whole). At 1280 px every column is
+    there as before."""
+    base = server.url
+    tid, organiser = await create(base, rounds=1, time_limit=60, countdown=1)
+    names = [LONG, "bo", "cy"]
+    tokens = {n: await register(base, tid, n) for n in names}
+    plans = {LONG: always(FINISH), "bo": always(Plan(moves=4, resign=True))}
+    bots = [TourBot([base], tid, n, tokens[n], plans.get(n, always(Plan(2, True)))) for n in names]
+    running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
+    await asyncio.gather(*running)
+    arena = await post_ok(base + "/tournaments", {"name": "Arena", "format": "arena"})
+    aid = arena["tournament"]["id"]
+    for name in (LONG, "bo", "cy"):
+        await post_ok(base + f"/tournaments/{aid}/players", {"name": name})
+    knockout = await post_ok(
+        base + "/tournaments",
+        {"name": "Knockout", "format": "knockout", "grace": 0.5, "countdown": 0.2, "pause": 0.2},
+    )
+    kid = knockout["tournament"]["id"]
+    for name in (LONG, "bo", "cy", "di", "ed", "fay", "gus", "hal"):
+        await post_ok(base + f"/tournaments/{kid}/players", {"name": name})
+    await post_ok(
+        base + f"/tournaments/{kid}/start", {"organiser_token": knockout["organiser_token"]}
+    )
+    page = await narrow_phone(browser)
+    await as_organiser(page, aid, arena["organiser_token"])
+    wide: list[str] = []
+    for path in (f"/tour/{tid}", f"/tour/{aid}"):
+        await page.goto(base + path)
+        await page.wait_for_selector("#standings tbody tr")
+        wide += await sideways(page, path)
+    await page.goto(f"{base}/tour/{kid}")
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#bracket .bracket-round').length === 3", timeout=30_000
+    )
+    wide += await sideways(page, "a knockout's bracket")
+    assert wide == [], wide
+    # The arena's organiser: score and the remove button in sight, the rest folded, the
+    # long name cut short but whole in its title; a tap shows it whole.
+    await page.goto(f"{base}/tour/{aid}")
+    row = page.locator("#standings tbody tr", has_text="Maximiliana")
+    await row.wait_for()
+    shown = await headers_shown(page, "#standings")
+    assert shown == ["#", "Player", "Score", ""], shown
+    name = row.locator(".name")
+    assert await name.get_attribute("title") == LONG
+    assert await name.evaluate("el => el.scrollWidth > el.clientWidth")  # cut short
+    assert "Heat wins 0" in await row.locator(".folded").inner_text()
+    assert await row.locator("button[data-remove]").is_visible()
+    await name.click()
+    assert await name.evaluate("el => el.scrollWidth <= el.clientWidth")  # whole
+    # On a desktop: every column, nothing folded.
+    desk = await new_page(browser)
+    await as_organiser(desk, aid, arena["organiser_token"])
+    await desk.goto(f"{base}/tour/{aid}")
+    await desk.wait_for_selector("#standings tbody tr")
+    shown = await headers_shown(desk, "#standings")
+    assert shown == ["#", "Player", "Score", "Heat wins", "Heats", "Streak", "Cards", "Rating", ""]
+    assert not await desk.locator("#standings .folded").first.is_visible()
+    assert page_errors(page, desk) == []
+
+
+async def won(base: str, key: str, room: str, seed: int, token: str | None = None) -> None:
+    """The player whose key this is wins `room` alone, dealt `seed` (the solver's line):
+    by the seat's token (a daily attempt, under way once opened), or taking the seat."""
+    line = list(core.solve(core.new_game("shaula", seed)).moves)
+    async with WsClient.connect(base) as ws:
+        if token is not None:
+            await ws.join(room, token=token)
+        else:
+            await ws.identify(key)
+            await ws.join(room)
+            await ws.send(p.Start())
+            await ws.expect(p.RaceStarted)
+        await ws.play(line)
+        await ws.expect(p.RaceFinished)
+
+
+async def as_player(page: Page, key: str, player: dict[str, object]) -> None:
+    """The page's browser plays as this player (it keeps the key)."""
+    kept = {"key": key, "id": player["id"], "name": player["name"], "bot": False}
+    await keeping(page, "solrace.player", kept)
+
+
+async def shown(page: Page, url: str, selector: str) -> None:
+    """The page at `url` once it shows `selector` (a race is on the boards once archived,
+    a moment after its end: the page is read again until it is)."""
+    async with asyncio.timeout(30):
+        while True:
+            await page.goto(url)
+            with contextlib.suppress(PlaywrightTimeout):
+                await page.wait_for_selector(selector, timeout=2_000)
+                return
+
+
+async def test_the_results_boards_and_a_profile_read_whole_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, with a name as long as a name can be: the daily board, a deal's best times,
+    a player's ratings and a replay's results fit the screen, nothing scrolling sideways
+    (what does not fit folds under the name). At 1280 px every column is there."""
+    base = server.url
+    key, player = await new_player(base, LONG)
+    other, _ = await new_player(base)
+    status, daily, _ = await call(base, "POST", "/daily/shaula", {}, key)
+    assert status == 201, daily
+    await won(base, key, daily["room"]["id"], daily["room"]["seed"], daily["token"])
+    room = str((await create_room(base, game="shaula", seed=SEED, seats=1, countdown=0))["id"])
+    await won(base, key, room, SEED)
+    await finish_identified_race([base], [key, other], [3, 5])  # rated: a rating to show
+    await archived_replay(base, f"{room}.1")
+    pages = {
+        "/daily": '.daily-game[data-game="shaula"] .daily-board tbody a',
+        f"/top/shaula?by=time&seed={SEED}": "table.leaderboard tbody tr",
+        f"/p/{LONG}": "table.ratings tbody tr",
+        f"/replay/{room}": "#replay-results tbody tr",
+    }
+    page = await narrow_phone(browser)
+    await as_player(page, key, player)  # its daily attempt's replay shows
+    wide: list[str] = []
+    for path, selector in pages.items():
+        await shown(page, base + path, selector)
+        wide += await sideways(page, path)
+    assert wide == [], wide
+    # Whole in the title where it is cut short.
+    await page.goto(f"{base}/top/shaula?by=time&seed={SEED}")
+    assert await page.get_attribute("table.leaderboard tbody .name", "title") == LONG
+    # A desktop: every column of each.
+    desk = await new_page(browser)
+    await as_player(desk, key, player)
+    columns = {}
+    for path, selector in pages.items():
+        await shown(desk, base + path, selector)
+        table = selector.split(" tbody")[0]
+        columns[path] = await headers_shown(desk, table)
+    assert columns == {
+        "/daily": ["#", "Player", "Time", "Moves", ""],
+        f"/top/shaula?by=time&seed={SEED}": ["#", "Player", "Time", "Replay"],
+        f"/p/{LONG}": ["game", "rating", "races", "history"],
+        f"/replay/{room}": ["Player", "Result", "Cards", "Moves", "Splits", ""],
+    }
+    assert page_errors(page, desk) == []
+
+
+# Each pile's box, and the strip of each covered card a finger can touch (to the next card).
+TARGETS = """board => {
+  const piles = [...board.querySelectorAll(".pile")].map((p) => p.getBoundingClientRect());
+  const strips = [...board.querySelectorAll(".pile.tableau")].flatMap((p) => {
+    const cards = [...p.querySelectorAll(".card")].map((c) => c.getBoundingClientRect());
+    return cards.slice(1).map((c, i) => c.top - cards[i].top);
+  });
+  const least = (key) => Math.min(...piles.map((r) => r[key]));
+  return { left: least("left"), right: Math.max(...piles.map((r) => r.right)),
+           width: least("width"), height: least("height"), strip: Math.min(...strips) };
+}"""
+
+
+@pytest.mark.parametrize(("width", "height", "least"), [(360, 740, 36), (390, 844, 40)])
+async def test_the_board_takes_the_phones_width_in_cards_a_finger_can_pick(
+    server: ServerProcess, browser: Browser, width: int, height: int, least: int
+) -> None:
+    """On a phone's touch screen each game's board fits the screen's width, its piles as wide
+    as the width allows (8 columns: 36 px on a 360 px phone, 40 px from 390 px on, as on a
+    tablet), a covered card showing a strip of at least 24 px to pick it by."""
+    base = server.url
+    page = await new_page(browser, width=width, height=height, touch=True)
+    found = {}
+    for game in ("shaula", "stalactites", "moojub"):
+        room = (await create_room(base, game=game, seed=SEED, seats=1))["id"]
+        await page.goto(f"{base}/play/{room}?sit=1")
+        await page.click("#ready")
+        await page.wait_for_selector("#board .card")
+        found[game] = await page.eval_on_selector("#board", TARGETS)
+    for game, box in found.items():
+        assert box["left"] >= 0 and box["right"] <= width, (game, box)
+        assert box["width"] >= least and box["height"] >= least * 1.4, (game, box)
+        if game != "moojub":  # no tableau: its piles show one card each
+            assert box["strip"] >= 24, (game, box)
+    assert page_errors(page) == []
+
+
+async def test_a_racers_tags_stay_in_sight_on_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """At 360 px, two racers' bars side by side: a long name does not cut off what its tags
+    say (who is you, who resigned, who won): the name and its tags wrap instead."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2, countdown=0))["id"]
+    other = await narrow_phone(browser)
+    await take_seat(other, base, room, "zed_the_other_one")
+    await other.click("#ready")
+    page = await narrow_phone(browser)
+    await start_race(page, base, room, "annabelle_zz")
+    for racer in (other, page):
+        await racer.click("#resign")
+        await racer.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.wait_for_selector("#players .bar .tag")
+    hidden = await page.eval_on_selector_all(
+        "#players .bar .tag",
+        """tags => tags.filter((tag) => {
+          const who = tag.closest(".who").getBoundingClientRect();
+          const box = tag.getBoundingClientRect();
+          return box.right > who.right + 0.5 || box.bottom > who.bottom + 0.5;
+        }).map((tag) => tag.closest(".bar").textContent)""",
+    )
+    assert hidden == []
+    assert "(you)" in await page.inner_text("#players .bar.me .who")
+    await assert_fits(page, "a finished race")
     assert page_errors(page, other) == []
