@@ -116,7 +116,7 @@ export function progressBars(room, known, me = null) {
       return h(
         "li",
         { class: `bar ${state}${p.seat === me ? " me" : ""}`, dataset: { seat: String(p.seat) } },
-        h("span", { class: "who" }, p.name, p.bot ? h("span", { class: "tag bot" }, "bot") : null, p.seat === me ? " (you)" : "",
+        h("span", { class: "who", title: p.name }, p.name, p.bot ? h("span", { class: "tag bot" }, "bot") : null, p.seat === me ? " (you)" : "",
           p.ghost ? h("span", { class: "tag ghost" }, "ghost") : null,
           room.status === "lobby" && !p.ghost ? h("span", { class: "tag" }, p.ready ? "ready" : "not ready") : null,
           state ? h("span", { class: "tag" }, state) : null),
@@ -179,7 +179,7 @@ export function resultsTable(room, known, me = null) {
           "tr",
           { class: r.seat === me ? "me" : null },
           h("td", { class: "rank" }, r.rank),
-          h("td", { class: "who" }, h("span", { class: "name" },
+          h("td", { class: "who" }, h("span", { class: "name", title: r.name },
             r.player && !r.bot ? h("a", { href: `/p/${encodeURIComponent(r.name)}` }, r.name) : r.name),
             r.bot ? h("span", { class: "tag bot" }, "bot") : null,
             h("small", {}, `${r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")} · ${r.moves} move${r.moves === 1 ? "" : "s"}`),

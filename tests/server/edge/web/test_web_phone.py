@@ -570,5 +570,14 @@ async def test_a_racers_tags_stay_in_sight_on_a_narrow_phone(
     )
     assert hidden == []
     assert "(you)" in await page.inner_text("#players .bar.me .who")
+    # A name the results cut short is whole in its title, as in every other table.
+    titles = await page.eval_on_selector_all(
+        "#results-table td.who .name", "names => names.map((n) => n.title)"
+    )
+    assert sorted(titles) == ["annabelle_zz", "zed_the_other_one"]
+    titles = await page.eval_on_selector_all(
+        "#players .bar .who", "bars => bars.map((b) => b.title)"
+    )
+    assert sorted(titles) == ["annabelle_zz", "zed_the_other_one"]
     await assert_fits(page, "a finished race")
     assert page_errors(page, other) == []
