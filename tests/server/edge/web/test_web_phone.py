@@ -326,8 +326,8 @@ SIDEWAYS = """width => {
 }"""
 
 
-async def sideways(page: Page, what: str) -> list[str]:
-    found: list[str] = await page.evaluate(SIDEWAYS, NARROW)
+async def sideways(page: Page, what: str, width: int = NARROW) -> list[str]:
+    found: list[str] = await page.evaluate(SIDEWAYS, width)
     return [f"{what}: {f}" for f in found]
 
 
@@ -497,6 +497,10 @@ async def test_the_results_boards_and_a_profile_read_whole_on_a_narrow_phone(
         await shown(desk, base + path, selector)
         table = selector.split(" tbody")[0]
         columns[path] = await headers_shown(desk, table)
+        # ... and nothing scrolls sideways there either (the daily page's three boards side
+        # by side each have a third of the width).
+        wide += await sideways(desk, path, 1280)
+    assert wide == [], wide
     assert columns == {
         "/daily": ["#", "Player", "Time", "Moves", ""],
         f"/top/shaula?by=time&seed={SEED}": ["#", "Player", "Time", "Replay"],
