@@ -21,6 +21,7 @@ __all__ = [
     "drag_move",
     "expected_board",
     "new_page",
+    "open_tournament_form",
     "page_errors",
     "pile",
     "resigned_with",
@@ -106,6 +107,18 @@ def start_bot(base: str, room: str, pace: float, name: str = "bot") -> subproces
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+
+
+async def open_tournament_form(page: Page, base: str) -> None:
+    """The lobby, its form to organise a tournament opened. The rooms come in over the
+    socket after the page is drawn and push the form's summary down: it is clicked once
+    they are in, or the click can land beside it."""
+    await page.goto(f"{base}/")
+    await page.wait_for_function(
+        "() => !(document.getElementById('rooms')?.textContent ?? 'Loading').includes('Loading')"
+    )
+    await page.click("#tournaments ~ details summary")
+    await page.wait_for_selector("input[name=tour_name]", state="visible")
 
 
 async def take_seat(page: Page, base: str, room: str, name: str) -> None:

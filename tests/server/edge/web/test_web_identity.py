@@ -12,7 +12,7 @@ from playwright.async_api import Browser, Page
 from support.http import create_room, post_json
 from support.players import call, new_player
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, room_view, seen, take_seat
+from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient
 
 import core
@@ -119,8 +119,7 @@ async def test_signing_out_forgets_what_the_browser_kept_for_the_player(
         await page.fill("#tour-name", name)
         await page.click("#register")
         await page.wait_for_selector("#withdraw")
-        await page.goto(f"{base}/")
-        await page.click("#tournaments ~ details summary")
+        await open_tournament_form(page, base)
         await page.fill("input[name=tour_name]", f"{name}'s cup")
         await page.click("#tour-create button[type=submit]")
         await page.wait_for_selector("#tour-start")

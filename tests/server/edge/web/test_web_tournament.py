@@ -13,7 +13,14 @@ from support.http import get_json, post_ok
 from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.tour_bots import FINISH, Plan, TourBot, always, create, register
-from support.web import new_page, page_errors, room_view, typed_move, wait_acks
+from support.web import (
+    new_page,
+    open_tournament_form,
+    page_errors,
+    room_view,
+    typed_move,
+    wait_acks,
+)
 
 import core
 
@@ -208,8 +215,7 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
 ) -> None:
     base = server.url
     organiser = await new_page(browser)
-    await organiser.goto(base)
-    await organiser.click("#tournaments ~ details summary")
+    await open_tournament_form(organiser, base)
     await organiser.fill("input[name=tour_name]", "Club night")
     await organiser.select_option("select[name=format]", "rounds")
     await organiser.fill("input[name=rounds]", "2")
