@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -146,23 +147,16 @@ class RaceArchive:
         if not storable(room):
             return None
         async with self.engine.connect() as conn:
-            found = await conn.execute(
-                sa.select(races.c.replay)
-                .where(races.c.room == room)
-                .order_by(races.c.round.desc())
-                .limit(1)
-            )
-            return found.scalar_one_or_none()
+            found = await conn.execute(_latest_of(room, races.c.replay))
+            replay: str | None = found.scalar_one_or_none()
+            return replay
 
     async def room_latest(self, room: str) -> FinishedRace | None:
         """The room's latest archived race with its results (seat order), as archived."""
         if not storable(room):
             return None
         async with self.engine.connect() as conn:
-            found = await conn.execute(
-                sa.select(races).where(races.c.room == room).order_by(races.c.round.desc()).limit(1)
-            )
-            race = found.first()
+            race = (await conn.execute(_latest_of(room, races))).first()
             if race is None:
                 return None
             rows = await conn.execute(
@@ -214,6 +208,11 @@ class RaceArchive:
         async with self.engine.connect() as conn:
             found = await conn.execute(sa.select(races.c.id).where(races.c.id == race_id))
             return found.first() is not None
+
+
+def _latest_of(room: str, *columns: Any) -> sa.Select[Any]:
+    """`columns` of the room's latest archived race (its highest round)."""
+    return sa.select(*columns).where(races.c.room == room).order_by(races.c.round.desc()).limit(1)
 
 
 async def _known_players(conn: AsyncConnection, results: Sequence[SeatResult]) -> set[str]:
