@@ -16,6 +16,7 @@ from collections.abc import Callable
 import protocol as p
 from protocol import ErrorCode
 from server.handlers.context import Context
+from server.identity.accounts import anothers
 from server.live.connection import Connection, process_of
 from server.live.hub import LocalRoom
 from server.room.ids import ROOM_ID, clean_name, draw_seed, new_token, room_key
@@ -130,7 +131,7 @@ class Lobby:
                 if seat is None:
                     raise RaceError(ErrorCode.BAD_TOKEN, "that token holds no seat here")
                 owner = race.seats[seat].player
-                if player_id is not None and owner is not None and owner != player_id:
+                if anothers(owner, player_id):
                     raise RaceError(ErrorCode.NOT_YOUR_SEAT, "that seat is another player's")
                 taken[:] = [seat]
                 return race.connected(seat, conn_id, now)

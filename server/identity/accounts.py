@@ -38,7 +38,7 @@ from records.players import (
 from records.profiles import Profiles
 from server.identity.signin_limit import SignInLimit
 
-__all__ = ["LINK_CODE_TTL", "Accounts", "IdentityError", "player_ref"]
+__all__ = ["LINK_CODE_TTL", "Accounts", "IdentityError", "anothers", "player_ref"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,13 @@ class IdentityError(Exception):
 def player_ref(player: Player) -> p.PlayerRef:
     """The PLAYER object: what anyone may see of who a socket acts as."""
     return {"id": player.id, "name": player.name, "bot": player.bot, "claimed": player.claimed}
+
+
+def anothers(owner: str | None, asker: str | None) -> bool:
+    """Whether what `owner` holds (a seat, a tournament registration) is another player's
+    to a socket acting as `asker`: an identified socket acts for nobody else. An anonymous
+    socket, or what was taken with no identity, is as its token says."""
+    return asker is not None and owner is not None and owner != asker
 
 
 _GIVEN_UP: set[asyncio.Future[Any]] = set()  # lookups left to end (kept from the collector)

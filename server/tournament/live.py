@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import protocol as p
 from protocol import ErrorCode
+from server.identity.accounts import anothers
 from server.live.connection import Connection
 from server.metrics import REDIS_DOWN, redis_error
 from server.storage.feed import Feed
@@ -83,8 +84,7 @@ class TourLive:
             if player is None:
                 raise TourError(ErrorCode.BAD_TOKEN, "that token holds no place here")
             # As for a room's seat (Lobby.join): an identified socket acts for nobody else.
-            account = tour.player(player).account
-            if conn.player is not None and account is not None and account != conn.player:
+            if anothers(tour.player(player).account, conn.player):
                 raise TourError(ErrorCode.NOT_YOUR_SEAT, "that registration is another player's")
         await self.closed(conn)
         follow = _Follow(tour.id, player, msg.top, msg.offset)
