@@ -39,8 +39,12 @@ export async function render(root) {
     // Said, not just a socket closed: a partner found a moment before still brings its
     // `matched` (the race is then this player's, docs/protocol.md), which onMessage follows;
     // else `unqueued` says the cancel took, and the socket closes then (or at the latest
-    // after a while without an answer).
-    socket.send({ type: "quick_cancel" }, false);
+    // after a while without an answer). A socket not open has asked nothing on this
+    // connection (its hello goes on open): closed now, it never will.
+    if (!socket.send({ type: "quick_cancel" }, false)) {
+      socket.close();
+      return;
+    }
     setTimeout(() => socket.close(), 10000);
   };
   for (const game of names) {

@@ -200,6 +200,10 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
     await page.goto(base)
     await page.click("[data-quick=stalactites]")
     await page.wait_for_selector("#quick-status button")
+    for _ in range(100):  # the quick socket is open and has asked
+        if any('"type":"quick"' in frame for frame in sent):
+            break
+        await page.wait_for_timeout(50)
     await page.click("#quick-status button")  # cancel
     await page.wait_for_function("() => !document.querySelector('#quick-status button')")
     for _ in range(50):
@@ -207,6 +211,64 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
             break
         await page.wait_for_timeout(100)
     assert any('"quick_cancel"' in frame for frame in sent), sent
+    assert page_errors(page) == []
+
+
+# Sockets opened after `window.slowSockets` is set stay connecting for a second and a half
+# before the real one is made: a cancel can then come before the server was ever asked.
+SLOW_SOCKETS = """
+const Real = window.WebSocket;
+class Slow extends EventTarget {
+  constructor(url) {
+    super();
+    this.readyState = Real.CONNECTING;
+    this.real = null;
+    this.gone = false;
+    setTimeout(() => {
+      if (this.gone) return;
+      const ws = (this.real = new Real(url));
+      const pass = (type, state) => ws.addEventListener(type, (e) => {
+        if (state !== undefined) this.readyState = state;
+        const data = type === "message" ? { data: e.data } : {};
+        this.dispatchEvent(new MessageEvent(type, data));
+      });
+      pass("open", Real.OPEN);
+      pass("message");
+      pass("close", Real.CLOSED);
+    }, 1500);
+  }
+  send(data) { this.real.send(data); }
+  close() {
+    this.gone = true;
+    this.readyState = Real.CLOSED;
+    if (this.real) this.real.close();
+    else this.dispatchEvent(new Event("close"));
+  }
+}
+for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Slow[name] = Real[name];
+window.WebSocket = function (url) { return window.slowSockets ? new Slow(url) : new Real(url); };
+for (const name of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) window.WebSocket[name] = Real[name];
+"""
+
+
+async def test_a_quick_match_cancelled_before_its_socket_opened_never_asks(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A cancel while the quick match's socket still connects closes it: the server is never
+    asked, where the page once dropped the unsendable `quick_cancel` and left the socket to
+    open, ask for a match the player had cancelled, and follow its `matched` into a race."""
+    page = await new_page(browser)
+    await page.add_init_script(SLOW_SOCKETS)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await page.goto(server.url)
+    await page.evaluate("() => { window.slowSockets = true; }")
+    await page.click("[data-quick=shaula]")
+    await page.wait_for_selector("#quick-status button")
+    await page.click("#quick-status button")  # cancel, the socket still connecting
+    await page.wait_for_timeout(3000)  # past the moment the socket would have opened
+    assert not any('"type":"quick"' in frame for frame in sent), sent
+    assert await page.inner_text("#quick-status") == ""
     assert page_errors(page) == []
 
 
@@ -221,7 +283,10 @@ async def test_a_cancelled_quick_match_lets_its_socket_go_once_the_server_says_s
     closed: list[float] = []
     loop = asyncio.get_running_loop()
 
+    asked: list[str] = []
+
     def watch(ws: WebSocket) -> None:
+        ws.on("framesent", lambda frame: asked.append("") if '"quick"' in str(frame) else None)
         ws.on(
             "framereceived",
             lambda frame: told.append(loop.time()) if '"unqueued"' in str(frame) else None,
@@ -232,6 +297,10 @@ async def test_a_cancelled_quick_match_lets_its_socket_go_once_the_server_says_s
     await page.goto(server.url)
     await page.click("[data-quick=shaula]")
     await page.wait_for_selector("#quick-status button")
+    for _ in range(100):  # the quick socket is open and has asked
+        if asked:
+            break
+        await page.wait_for_timeout(50)
     await page.click("#quick-status button")  # cancel
     for _ in range(100):
         if told and closed:
