@@ -152,7 +152,9 @@ async def test_an_idle_subscription_that_went_silent_is_made_again(
 ) -> None:
     """A frozen Redis keeps the connection up and says nothing: the idle feed pings it,
     gets no answer, drops the connection and makes it again once Redis answers."""
-    monkeypatch.setattr(server.storage.feed, "IDLE_CHECK", 0.2)
+    # Half a second: a ping's answer then has that long on a loaded machine, where 0.2 s
+    # took a live Redis for a silent one.
+    monkeypatch.setattr(server.storage.feed, "IDLE_CHECK", 0.5)
     port = free_port()
     proc = subprocess.Popen(
         ["redis-server", "--port", str(port), "--save", "", "--dir", str(tmp_path)],
@@ -166,10 +168,10 @@ async def test_an_idle_subscription_that_went_silent_is_made_again(
         feed.on_reconnect = lambda: reconnected.append(True)
         await feed.start()
         first = feed._protocol
-        await asyncio.sleep(0.5)  # idle but alive: its pings are answered
+        await asyncio.sleep(1.5)  # idle but alive: its pings are answered
         assert feed._protocol is first and not reconnected
         proc.send_signal(signal.SIGSTOP)
-        await until(lambda: feed._protocol is not first, 3.0)
+        await until(lambda: feed._protocol is not first, 5.0)
         proc.send_signal(signal.SIGCONT)
         await until(lambda: bool(reconnected), 10.0)
         got: list[bytes] = []

@@ -341,8 +341,10 @@ async def test_a_finished_tournament_names_its_winner_and_podium(
     """Once a Rounds or Arena tournament is over its page says who won, from the final
     standings (as a Knockout's names its champion), and shows the first three places."""
     base = server.url
+    # A grace of seconds, not the quick settings' half second: a bot slow to reach its race
+    # on a loaded machine would forfeit it, and the podium be a tie of nobody's results.
     tid, organiser = await create(
-        base, format=fmt, rounds=1, duration=2, arena_heat=3, time_limit=60, countdown=1
+        base, format=fmt, rounds=1, duration=2, arena_heat=3, time_limit=60, countdown=1, grace=10
     )
     names = ["ann", "bo", "cy"]
     tokens = {name: await register(base, tid, name) for name in names}
@@ -358,6 +360,9 @@ async def test_a_finished_tournament_names_its_winner_and_podium(
     )
     bots = [TourBot([base], tid, n, tokens[n], plans[n]) for n in names]
     running = [asyncio.create_task(bot.run(timeout=60)) for bot in bots]
+    async with asyncio.timeout(30):  # every bot follows the tournament before it starts
+        while not all(bot.states for bot in bots):
+            await asyncio.sleep(0.05)
     await post_ok(base + f"/tournaments/{tid}/start", {"organiser_token": organiser})
     await asyncio.gather(*running)
     _, answer = await get_json(f"{base}/tournaments/{tid}/standings")
