@@ -31,7 +31,12 @@ export async function render(root) {
   const quick = h("div", { class: "quick" });
   const quickStatus = h("p", { class: "status", id: "quick-status", role: "status" });
   let quickSocket = null;
+  // Each click of a Quick match, and each cancel, is the player's latest word: a click
+  // still making the typed name the player's (requests to the server) when another
+  // comes asks for nothing, or its socket would go on asking where no cancel reaches it.
+  let asked = 0;
   const stopQuick = () => {
+    asked += 1;
     const socket = quickSocket;
     quickSocket = null;
     quickStatus.textContent = "";
@@ -55,7 +60,9 @@ export async function render(root) {
         dataset: { quick: game },
         onclick: async () => {
           stopQuick();
+          const mine = asked;
           const problem = await useName(nameInput.value.trim());
+          if (mine !== asked) return; // another Quick match was clicked meanwhile
           const looking = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
           quickStatus.textContent = looking;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
