@@ -145,9 +145,20 @@ export async function render(root, { tour: id }) {
     );
   }
 
+  // The player's own part is drawn again only when what it says or offers changes: a push
+  // for another's registration would otherwise draw the registration form anew, losing
+  // the name being typed in it (and a click landing on a control just replaced).
+  let mineDrawn = null;
   function drawMine(t, mine) {
-    clear(el.mine);
     const you = last.you;
+    const row = you?.standing;
+    const key = JSON.stringify([
+      mine.token ?? null, mine.name ?? null, t.status, you?.room ?? null, you?.seat ?? null,
+      row?.rank ?? null, row?.status ?? null,
+    ]);
+    if (key === mineDrawn) return;
+    mineDrawn = key;
+    clear(el.mine);
     if (!mine.token) {
       if (t.status !== "registration") return;
       const name = h("input", { id: "tour-name", maxlength: "32", value: playerName(), placeholder: "your name" });
@@ -186,7 +197,6 @@ export async function render(root, { tour: id }) {
       );
       return;
     }
-    const row = you?.standing;
     const marked = row && row.status !== "active" ? ` (${row.status})` : "";
     const parts = [h("span", {}, `You are in as ${mine.name}`, row ? `, rank ${row.rank}` : "", marked)];
     if (you?.room) {

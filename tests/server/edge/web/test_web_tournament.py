@@ -142,6 +142,29 @@ async def test_a_name_another_player_has_is_refused_and_registers_nobody(
     assert page_errors(ann) == []
 
 
+async def test_a_name_being_typed_to_register_stays_while_others_register(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Each registration pushes the standings, and the page draws them again: the name a
+    player is typing in the registration form stays as typed. The form was drawn anew with
+    the name the browser had, and the player registered under that one."""
+    base = server.url
+    created = await post_ok(base + "/tournaments", {"name": "Busy"})
+    tid = created["tournament"]["id"]
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.fill("#tour-name", "ann_t")
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "bo"})
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 1"
+    )
+    assert await page.input_value("#tour-name") == "ann_t"
+    await page.click("#register")
+    await page.wait_for_selector("#tour-mine .mine")
+    assert "You are in as ann_t" in await page.inner_text("#tour-mine")
+    assert page_errors(page) == []
+
+
 async def _account(page: Page, base: str) -> tuple[str, str]:
     """The page's player (its key from the page's storage) and its name as the server has
     it."""
