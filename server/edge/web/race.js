@@ -66,12 +66,19 @@ export async function render(root, { room: roomId }) {
     if (message.kind === "note name") say("");
   });
 
+  // A seat asked for (seatForm's take) and not answered yet: one join is enough. A second
+  // (a double click, a click while ?sit=1's join is on its way) asked again on the socket
+  // by then seated, and its refusal drew the seat form again over the seat just taken. A
+  // join a dropped socket took with it may be asked again.
+  let joining = false;
   const seat = new Seat(roomId, {
     onStatus: (s) => {
+      if (s === "down") joining = false;
       el.head.dataset.connection = s;
       if (s === "down") say("Connection lost: reconnecting…", "warn");
     },
     onWelcome: () => {
+      joining = false;
       clear(el.seatForm);
       if (message.kind === "warn") say("");
     },
@@ -99,6 +106,7 @@ export async function render(root, { room: roomId }) {
     },
     onNotice: (text, kind) => say(text, kind),
     onSeatless: (reason, code) => {
+      joining = false;
       // Answered over the link, which is back: no more "reconnecting" (the room may be gone).
       if (message.kind === "warn") say("");
       seatForm(reason, code);
@@ -182,6 +190,8 @@ export async function render(root, { room: roomId }) {
     );
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
     const take = async () => {
+      if (joining) return;
+      joining = true;
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
       if (problem) {

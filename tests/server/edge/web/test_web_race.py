@@ -112,6 +112,29 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
     assert page_errors(player, spectator) == []
 
 
+async def test_a_double_click_on_take_a_seat_asks_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Take a seat" joins once: the second click asked again on the
+    socket now seated, and its refusal drew the seat form again over the seat just taken."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2))["id"]
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await page.goto(f"{base}/play/{room}")
+    await page.dblclick("#take-seat")
+    await page.click("#ready")
+    # Answered in order: once the ready is, so is anything sent before it.
+    await page.wait_for_function(
+        "() => document.querySelector('#ready').textContent === 'Not ready'"
+    )
+    assert len([frame for frame in sent if '"type":"join"' in frame]) == 1, sent
+    assert await page.inner_text("#seat-form") == ""
+    assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
+    assert page_errors(page) == []
+
+
 async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     server: ServerProcess, browser: Browser
 ) -> None:
