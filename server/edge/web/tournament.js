@@ -162,36 +162,51 @@ export async function render(root, { tour: id }) {
     if (!mine.token) {
       if (t.status !== "registration") return;
       const name = h("input", { id: "tour-name", maxlength: "32", value: playerName(), placeholder: "your name" });
+      // One registration at a time, and none once made (the form goes at the next push): a
+      // second (a double click) was refused, the player being in already, said so on their
+      // page, and put back the name they had before. true: registered.
+      let busy = false;
+      const register = async () => {
+        const wanted = name.value.trim();
+        // The registration is under the player's name (with a key, section 11), shown
+        // all tournament long: the name typed becomes the player's before it registers.
+        // A rename is not undone for certain (a guest's name cannot be chosen back, and
+        // an old name is free for others), so what the tournament would refuse is asked
+        // first, and a registration refused all the same puts a chosen name back.
+        const before = (await me())?.name;
+        const renaming = Boolean(wanted && before && wanted !== before);
+        if (renaming) {
+          const refusal = await registrationRefusal(wanted);
+          if (refusal) {
+            say(refusal);
+            return false;
+          }
+        }
+        const problem = await useName(wanted);
+        if (problem) {
+          say(`${problem}. Choose another name to register.`);
+          return false;
+        }
+        const answer = await act("players", { name: wanted });
+        if (answer) {
+          setPlayerName(wanted);
+          saveTour(id, { token: answer.token, name: answer.player.name });
+          socket.restart(); // watch again with the token: our own line comes in `you`
+          return true;
+        }
+        if (renaming) await putBack(before, wanted);
+        return false;
+      };
       el.mine.append(
         h("form", { class: "seat", onsubmit: async (e) => {
           e.preventDefault();
-          const wanted = name.value.trim();
-          // The registration is under the player's name (with a key, section 11), shown
-          // all tournament long: the name typed becomes the player's before it registers.
-          // A rename is not undone for certain (a guest's name cannot be chosen back, and
-          // an old name is free for others), so what the tournament would refuse is asked
-          // first, and a registration refused all the same puts a chosen name back.
-          const before = (await me())?.name;
-          const renaming = Boolean(wanted && before && wanted !== before);
-          if (renaming) {
-            const refusal = await registrationRefusal(wanted);
-            if (refusal) {
-              say(refusal);
-              return;
-            }
-          }
-          const problem = await useName(wanted);
-          if (problem) {
-            say(`${problem}. Choose another name to register.`);
-            return;
-          }
-          const answer = await act("players", { name: wanted });
-          if (answer) {
-            setPlayerName(wanted);
-            saveTour(id, { token: answer.token, name: answer.player.name });
-            socket.restart(); // watch again with the token: our own line comes in `you`
-          } else if (renaming) {
-            await putBack(before, wanted);
+          if (busy) return;
+          busy = true;
+          let registered = false;
+          try {
+            registered = await register();
+          } finally {
+            busy = registered;
           }
         } }, h("label", {}, "Enter as ", name), h("button", { type: "submit", id: "register" }, "Register")),
       );

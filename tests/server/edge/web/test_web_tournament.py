@@ -18,6 +18,7 @@ from support.web import (
     open_tournament_form,
     page_errors,
     room_view,
+    seen,
     typed_move,
     wait_acks,
 )
@@ -173,6 +174,38 @@ async def _account(page: Page, base: str) -> tuple[str, str]:
     status, body, _ = await call(base, "GET", "/me", key=key)
     assert status == 200, body
     return key, body["player"]["name"]
+
+
+async def test_a_double_click_on_register_registers_once_under_the_name_typed(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Register asks once: the second click's registration, refused
+    (the player is in already), said so on the page of a player just registered and put
+    back the name the player had before, under which the tournament no longer knew them."""
+    base = server.url
+    tid = (await post_ok(base + "/tournaments", {"name": "Twice"}))["tournament"]["id"]
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    key, _ = await _account(page, base)
+    status, _, _ = await call(base, "POST", "/me/name", {"name": "zed_d"}, key)
+    assert status == 200
+    await page.reload()
+    await page.wait_for_function("() => document.getElementById('who').textContent === 'zed_d'")
+    await page.fill("#tour-name", "ann_d")
+    await page.dblclick("#register")
+    await page.wait_for_selector("#tour-mine .mine")
+
+    def registrations() -> list[str]:
+        return [u for u in seen(page).requests if u.endswith(f"/tournaments/{tid}/players")]
+
+    for _ in range(20):  # a second registration would have been asked by now
+        if len(registrations()) > 1:
+            break
+        await page.wait_for_timeout(100)
+    assert len(registrations()) == 1, registrations()
+    assert await page.inner_text("#message") == ""
+    assert (await _account(page, base))[1] == "ann_d"
+    assert page_errors(page) == []
 
 
 async def test_a_refused_registration_leaves_the_players_name_as_it_was(
