@@ -98,6 +98,26 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     assert page_errors(page) == []
 
 
+async def test_a_double_click_on_start_asks_once_and_races(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Start my ranked attempt" asks for the attempt once. The second
+    ask was the attempt opened again, which hands its seat a new token; the page went to
+    the race with the first one's token, no longer the seat's, and found the seat gone
+    while the attempt's clock ran."""
+    base = server.url
+    page = await new_page(browser)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.method == "POST" else None)
+    await page.goto(f"{base}/daily")
+    await page.dblclick('.daily-game[data-game="stalactites"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card, #seat-form p")
+    assert await page.locator("#board .card").count() > 0, await page.inner_text("#seat-form")
+    assert [u for u in asked if u.endswith("/daily/stalactites")] == [f"{base}/daily/stalactites"]
+    assert page_errors(page) == []
+
+
 async def test_the_boards_drawn_again_keep_the_keyboard_focus(
     server: ServerProcess, browser: Browser
 ) -> None:
