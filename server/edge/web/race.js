@@ -382,10 +382,12 @@ export async function render(root, { room: roomId }) {
     const me = model.seat;
     const p = model.player(me);
     // The controls are rebuilt only when what they offer changes: a rebuild would drop
-    // what the player is typing.
+    // what the player is typing, and a click pressed on a button and let go on its
+    // replacement (the others' votes are shown once the race is over, not before: a
+    // player sitting down rebuilt the waiting room's Ready under the pointer).
     const controls = JSON.stringify([
       room.status, room.host, me, p?.ready, p?.out, p?.won, p?.rematch,
-      room.players.map((x) => x.rematch),
+      room.status === "finished" ? room.players.map((x) => x.rematch) : null,
     ]);
     if (controls !== lastControls) {
       lastControls = controls;

@@ -135,6 +135,28 @@ async def test_a_double_click_on_take_a_seat_asks_once(
     assert page_errors(page) == []
 
 
+async def test_a_player_joining_leaves_the_seated_players_buttons_as_they_are(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Another player taking a seat changes nothing the seated player's buttons offer: they
+    stay where they are, the same buttons. They were drawn anew, and a click on Ready as
+    someone sat down (pressed on the old button, let go on the new) was lost."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=3))["id"]
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.evaluate("() => { document.querySelector('#ready').kept = 1; }")
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await page.wait_for_function(
+            "() => document.querySelector('#waiting').textContent.includes('2 of 3 seats taken')"
+        )
+        assert await page.evaluate("() => document.querySelector('#ready').kept") == 1
+        await page.click("#ready")
+        await bo.expect(p.PlayerReady)
+    assert page_errors(page) == []
+
+
 async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     server: ServerProcess, browser: Browser
 ) -> None:
