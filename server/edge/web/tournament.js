@@ -266,7 +266,13 @@ export async function render(root, { tour: id }) {
     say(`${refused} (you now play as ${wanted})`);
   }
 
+  // The organiser's buttons too: drawn anew at every push, a click pressed on one and let
+  // go on its replacement (players registering by the second) was lost.
+  let organiserDrawn = null;
   function drawOrganiser(t, mine) {
+    const key = JSON.stringify([mine.organiser ?? null, t.status, t.paused]);
+    if (key === organiserDrawn) return;
+    organiserDrawn = key;
     clear(el.organiser);
     if (!mine.organiser || t.status === "finished") return;
     const token = { organiser_token: mine.organiser };

@@ -294,6 +294,29 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
     assert page_errors(organiser) == []
 
 
+async def test_the_organisers_buttons_stay_as_they_are_while_players_register(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A registration changes nothing the organiser's buttons offer: Start now stays the
+    same button. It was drawn anew at every push, and a click pressed on the old button and
+    let go on the new, as players registered, was lost."""
+    base = server.url
+    organiser = await new_page(browser)
+    await open_tournament_form(organiser, base)
+    await organiser.fill("input[name=tour_name]", "Busy night")
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_selector("#tour-start")
+    tid = organiser.url.rsplit("/", 1)[1]
+    await organiser.evaluate("() => { document.querySelector('#tour-start').kept = 1; }")
+    for name in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 2"
+    )
+    assert await organiser.evaluate("() => document.querySelector('#tour-start').kept") == 1
+    assert page_errors(organiser) == []
+
+
 async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     server: ServerProcess, browser: Browser
 ) -> None:
