@@ -112,9 +112,15 @@ export async function render(root, { room: roomId }) {
       seatForm(reason, code);
     },
     onElsewhere: () => {
+      // Asked once: a second join (a double click) came to the socket seated again by the
+      // first, and its refusal drew the seat form over the race. The welcome takes it away.
+      const here = (event) => {
+        event.currentTarget.disabled = true;
+        seat.rejoin();
+      };
       clear(el.seatForm).append(h("p", { class: "notice" },
         "This race is now played in another window. ",
-        h("button", { type: "button", id: "play-here", onclick: () => seat.rejoin() }, "Play here")));
+        h("button", { type: "button", id: "play-here", onclick: here }, "Play here")));
     },
   });
   const model = seat.model;

@@ -214,6 +214,41 @@ async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
     assert page_errors(first, second) == []
 
 
+async def test_a_double_click_on_play_here_takes_the_seat_back_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Play here" asks for the seat once: the second join came to a
+    socket seated again by the first and was refused, and the refusal drew the seat form
+    (this socket is already in a room, no free seat) over the race being played."""
+    base = server.url
+    first = await new_page(browser)
+    sent: list[str] = []
+    first.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await first.goto(f"{base}/daily")
+    start = '.daily-game[data-game="stalactites"] button.daily-start'
+    await first.click(start)
+    await first.wait_for_url(f"{base}/play/*")
+    await first.wait_for_selector("#board .card")
+    title = await first.inner_text(".room-title")
+    game = core.new_game("stalactites", int(title.split("#", 1)[1].split()[0]))
+    second = await new_page(browser, beside=first)
+    await second.goto(f"{base}/daily")
+    await second.click(start)
+    await second.wait_for_url(first.url)
+    await second.wait_for_selector("#board .card")
+    move = game.legal_moves()[0]
+    await typed_move(first, move)
+    await first.wait_for_selector("#play-here")
+    joins = len([frame for frame in sent if '"type":"join"' in frame])
+    await first.dblclick("#play-here")
+    await first.wait_for_function("() => !document.querySelector('#play-here')")
+    await typed_move(first, move)
+    await wait_acks(first, 1)  # answered after anything sent before it
+    assert len([frame for frame in sent if '"type":"join"' in frame]) == joins + 1
+    assert await first.inner_text("#seat-form") == ""
+    assert page_errors(first, second) == []
+
+
 async def test_an_attempt_undone_says_it_is_no_longer_ranked(
     server: ServerProcess, browser: Browser
 ) -> None:
