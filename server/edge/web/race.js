@@ -226,10 +226,17 @@ export async function render(root, { room: roomId }) {
     const status = room.status;
     const button = (id, text, action, opts = {}) =>
       h("button", { type: "button", id, onclick: action, ...opts }, text);
+    // Asked once: the button is off from its click until the controls are drawn anew. A
+    // second click (a double click) reached a room by then counting down, or in its new
+    // round, and its refusal was said as the race began.
+    const once = (action) => (event) => {
+      event.currentTarget.disabled = true;
+      action();
+    };
     if (status === "lobby") {
       add(el.controls, 
         button("ready", me?.ready ? "Not ready" : "Ready", () => seat.ready(!me?.ready)),
-        room.host === model.seat ? button("start", "Start now", () => seat.start(), { class: "secondary" }) : null,
+        room.host === model.seat ? button("start", "Start now", once(() => seat.start()), { class: "secondary" }) : null,
         button("leave", "Leave seat", () => {
           seat.leave();
           location.assign("/");
@@ -303,7 +310,7 @@ export async function render(root, { room: roomId }) {
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
       add(el.controls, 
-        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => seat.rematch(), { disabled: me?.rematch }),
+        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", once(() => seat.rematch()), { disabled: me?.rematch }),
         replayLink(),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );

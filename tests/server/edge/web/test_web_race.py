@@ -103,7 +103,7 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
         assert tops.count("K") == len(tops) == 8
         # Rematch: the vote is shown.
         await player.click("#rematch")
-        await player.wait_for_selector("#rematch[disabled]")
+        await player.wait_for_selector("#rematch[disabled]:text('vote sent')")
         assert "ann" in await player.inner_text("#controls")
     finally:
         bot.kill()
@@ -258,6 +258,33 @@ async def test_a_rematch_starts_a_new_round_on_a_clean_page(
     assert "round 2" in await page.inner_text(".room-title")
     assert await shown_board(page) != first  # a new deal, drawn
     assert "0/48" in await page.inner_text("#players")
+    assert page_errors(page) == []
+
+
+async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Start now starts once, and on Rematch votes once: the second click
+    was sent too, to a room by then counting down (or in its new round), and its refusal
+    ("the race is not in its lobby", "a rematch comes after the end") was said as the race
+    began."""
+    base = server.url
+    room = (await create_room(base, game="stalactites", seats=2))["id"]
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await take_seat(page, base, room, "ann")
+    await page.dblclick("#start")
+    await page.wait_for_selector("#move-input")
+    assert await page.inner_text("#message") == ""
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#rematch")
+    await page.dblclick("#rematch")  # the only player: everyone voted, a new deal starts
+    await page.wait_for_selector("#move-input")
+    assert await page.inner_text("#message") == ""
+    assert len([frame for frame in sent if '"type":"start"' in frame]) == 1
+    assert len([frame for frame in sent if '"type":"rematch"' in frame]) == 1
     assert page_errors(page) == []
 
 
