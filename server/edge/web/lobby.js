@@ -289,8 +289,14 @@ function createForm(known, nameInput) {
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Create and take a seat"), status),
   );
   const num = (input, scale = 1) => (input.value === "" ? null : Number(input.value) * scale);
+  // One room per asking: a second submit before the page has gone to the first room (a
+  // double click) made a second, which nobody was in, listed for everyone to find.
+  let creating = false;
+  addEventListener("pageshow", () => (creating = false)); // back here (the back button)
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (creating) return;
+    creating = true;
     status.textContent = "";
     const body = {
       game: game.value,
@@ -309,6 +315,7 @@ function createForm(known, nameInput) {
       setPlayerName(nameInput.value.trim());
       location.assign(`/play/${answer.room.id}?sit=1`);
     } catch (err) {
+      creating = false;
       status.textContent = err.message;
     }
   });

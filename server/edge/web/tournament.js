@@ -445,8 +445,14 @@ export async function tournamentsSection(known) {
     field("Name", name), field("Format", format), field("Game", game), field("Rounds (or arena minutes)", rounds),
     field("Minutes per race", limit), field("Spectator delay (s)", delay),
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Organise"), error));
+  // One tournament per asking: a second submit (a double click) organised a second, listed
+  // for everyone to find, which its organiser never saw.
+  let organising = false;
+  addEventListener("pageshow", () => (organising = false)); // back here (the back button)
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (organising) return;
+    organising = true;
     try {
       const answer = await postJSON("/tournaments", {
         name: name.value.trim(), format: format.value, games: [game.value],
@@ -456,6 +462,7 @@ export async function tournamentsSection(known) {
       saveTour(answer.tournament.id, { organiser: answer.organiser_token });
       location.assign(`/tour/${answer.tournament.id}`);
     } catch (err) {
+      organising = false;
       error.textContent = err.message;
     }
   });

@@ -10,9 +10,9 @@ from contextlib import AsyncExitStack
 from urllib.parse import urlparse
 
 from playwright.async_api import Browser, Route, WebSocket
-from support.http import create_room
+from support.http import create_room, get_json
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, room_view, seen, take_seat
+from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient, race_alone
 
 import core
@@ -130,6 +130,28 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     assert "time_limit must be between 1 and 86400" in await page.inner_text("#create-error")
     # Chrome logs the refused POST (400) itself; nothing else may be logged.
     assert [e for e in page_errors(page, lobby) if "status of 400" not in e] == []
+
+
+async def test_a_double_click_on_create_makes_one_room_and_one_tournament(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Create and take a seat", or on "Organise", makes one room (one
+    tournament): the second click made a second, which nobody was in, listed in the lobby
+    for everyone to find."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.dblclick("#create button[type=submit]")
+    await page.wait_for_selector("#ready")
+    _, listed = await get_json(f"{base}/rooms")
+    assert len(listed["rooms"]) == 1, listed
+    await open_tournament_form(page, base)
+    await page.fill("input[name=tour_name]", "Once")
+    await page.dblclick("#tour-create button[type=submit]")
+    await page.wait_for_selector("#tour-start")
+    _, listed = await get_json(f"{base}/tournaments")
+    assert [t["name"] for t in listed["tournaments"]] == ["Once"], listed
+    assert page_errors(page) == []
 
 
 async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is_down(
