@@ -112,6 +112,9 @@ export async function render(root) {
   const { player: now, names } = await authed("GET", "/me");
   const redraw = async () => render(clear(root));
   const devices = devicesSection();
+  // Read before the page is drawn: drawn after it, the list pushed every form below it
+  // down, from under a pointer about to click one (a device's "Sign out" could come there).
+  await devices.load();
   add(
     root,
     h("h1", {}, shownName(now)),
@@ -177,5 +180,4 @@ export async function render(root) {
       return "";
     }),
   );
-  await devices.load();
 }

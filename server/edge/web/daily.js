@@ -78,6 +78,13 @@ export async function render(root, { date = null } = {}) {
   if (shown === today.date) setInterval(() => draw().catch(() => {}), REFRESH);
 }
 
+// An attempt (or a practice) asked for, and not refused: the page goes to its race. A
+// second ask (a double click) opened the attempt again, which hands its seat a new token
+// (a second window's), and the page went to the race with the first one's, no longer the
+// seat's: it found the seat gone while the attempt's clock ran.
+let starting = false;
+addEventListener("pageshow", () => (starting = false)); // back here (the back button): ask again
+
 // A ghost race against an attempt's run (open once your own attempt is over).
 async function raceGhost(room, say, limit) {
   try {
@@ -96,11 +103,14 @@ function gameCard(board, known, isToday, limit) {
   const say = h("p", { class: "message", role: "status" });
   if (isToday) {
     const start = async (practice) => {
+      if (starting) return;
+      starting = true;
       try {
         const answer = await request("POST", `/daily/${game}`, practice ? { practice: true } : {}, { needKey: true });
         saveSeat(answer.room.id, { token: answer.token, seat: answer.seat });
         location.assign(`/play/${answer.room.id}`);
       } catch (err) {
+        starting = false;
         say.textContent = err.message;
       }
     };

@@ -31,7 +31,12 @@ export async function render(root) {
   const quick = h("div", { class: "quick" });
   const quickStatus = h("p", { class: "status", id: "quick-status", role: "status" });
   let quickSocket = null;
+  // Each click of a Quick match, and each cancel, is the player's latest word: a click
+  // still making the typed name the player's (requests to the server) when another
+  // comes asks for nothing, or its socket would go on asking where no cancel reaches it.
+  let asked = 0;
   const stopQuick = () => {
+    asked += 1;
     const socket = quickSocket;
     quickSocket = null;
     quickStatus.textContent = "";
@@ -55,7 +60,9 @@ export async function render(root) {
         dataset: { quick: game },
         onclick: async () => {
           stopQuick();
+          const mine = asked;
           const problem = await useName(nameInput.value.trim());
+          if (mine !== asked) return; // another Quick match was clicked meanwhile
           const looking = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
           quickStatus.textContent = looking;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
@@ -282,8 +289,14 @@ function createForm(known, nameInput) {
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Create and take a seat"), status),
   );
   const num = (input, scale = 1) => (input.value === "" ? null : Number(input.value) * scale);
+  // One room per asking: a second submit before the page has gone to the first room (a
+  // double click) made a second, which nobody was in, listed for everyone to find.
+  let creating = false;
+  addEventListener("pageshow", () => (creating = false)); // back here (the back button)
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (creating) return;
+    creating = true;
     status.textContent = "";
     const body = {
       game: game.value,
@@ -302,6 +315,7 @@ function createForm(known, nameInput) {
       setPlayerName(nameInput.value.trim());
       location.assign(`/play/${answer.room.id}?sit=1`);
     } catch (err) {
+      creating = false;
       status.textContent = err.message;
     }
   });

@@ -66,12 +66,19 @@ export async function render(root, { room: roomId }) {
     if (message.kind === "note name") say("");
   });
 
+  // A seat asked for (seatForm's take) and not answered yet: one join is enough. A second
+  // (a double click, a click while ?sit=1's join is on its way) asked again on the socket
+  // by then seated, and its refusal drew the seat form again over the seat just taken. A
+  // join a dropped socket took with it may be asked again.
+  let joining = false;
   const seat = new Seat(roomId, {
     onStatus: (s) => {
+      if (s === "down") joining = false;
       el.head.dataset.connection = s;
       if (s === "down") say("Connection lost: reconnecting…", "warn");
     },
     onWelcome: () => {
+      joining = false;
       clear(el.seatForm);
       if (message.kind === "warn") say("");
     },
@@ -99,14 +106,21 @@ export async function render(root, { room: roomId }) {
     },
     onNotice: (text, kind) => say(text, kind),
     onSeatless: (reason, code) => {
+      joining = false;
       // Answered over the link, which is back: no more "reconnecting" (the room may be gone).
       if (message.kind === "warn") say("");
       seatForm(reason, code);
     },
     onElsewhere: () => {
+      // Asked once: a second join (a double click) came to the socket seated again by the
+      // first, and its refusal drew the seat form over the race. The welcome takes it away.
+      const here = (event) => {
+        event.currentTarget.disabled = true;
+        seat.rejoin();
+      };
       clear(el.seatForm).append(h("p", { class: "notice" },
         "This race is now played in another window. ",
-        h("button", { type: "button", id: "play-here", onclick: () => seat.rejoin() }, "Play here")));
+        h("button", { type: "button", id: "play-here", onclick: here }, "Play here")));
     },
   });
   const model = seat.model;
@@ -182,6 +196,8 @@ export async function render(root, { room: roomId }) {
     );
     const name = h("input", { id: "seat-name", maxlength: "32", value: playerName(), placeholder: "your name" });
     const take = async () => {
+      if (joining) return;
+      joining = true;
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
       if (problem) {
@@ -210,10 +226,17 @@ export async function render(root, { room: roomId }) {
     const status = room.status;
     const button = (id, text, action, opts = {}) =>
       h("button", { type: "button", id, onclick: action, ...opts }, text);
+    // Asked once: the button is off from its click until the controls are drawn anew. A
+    // second click (a double click) reached a room by then counting down, or in its new
+    // round, and its refusal was said as the race began.
+    const once = (action) => (event) => {
+      event.currentTarget.disabled = true;
+      action();
+    };
     if (status === "lobby") {
       add(el.controls, 
         button("ready", me?.ready ? "Not ready" : "Ready", () => seat.ready(!me?.ready)),
-        room.host === model.seat ? button("start", "Start now", () => seat.start(), { class: "secondary" }) : null,
+        room.host === model.seat ? button("start", "Start now", once(() => seat.start()), { class: "secondary" }) : null,
         button("leave", "Leave seat", () => {
           seat.leave();
           location.assign("/");
@@ -287,7 +310,7 @@ export async function render(root, { room: roomId }) {
     if (status === "finished") {
       const voted = room.players.filter((p) => p.rematch).map((p) => p.name);
       add(el.controls, 
-        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", () => seat.rematch(), { disabled: me?.rematch }),
+        button("rematch", me?.rematch ? "Rematch: vote sent" : "Rematch", once(() => seat.rematch()), { disabled: me?.rematch }),
         replayLink(),
         voted.length ? h("p", { class: "muted" }, `Rematch votes: ${voted.join(", ")}`) : null,
       );
@@ -372,10 +395,12 @@ export async function render(root, { room: roomId }) {
     const me = model.seat;
     const p = model.player(me);
     // The controls are rebuilt only when what they offer changes: a rebuild would drop
-    // what the player is typing.
+    // what the player is typing, and a click pressed on a button and let go on its
+    // replacement (the others' votes are shown once the race is over, not before: a
+    // player sitting down rebuilt the waiting room's Ready under the pointer).
     const controls = JSON.stringify([
       room.status, room.host, me, p?.ready, p?.out, p?.won, p?.rematch,
-      room.players.map((x) => x.rematch),
+      room.status === "finished" ? room.players.map((x) => x.rematch) : null,
     ]);
     if (controls !== lastControls) {
       lastControls = controls;

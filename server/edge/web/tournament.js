@@ -145,48 +145,73 @@ export async function render(root, { tour: id }) {
     );
   }
 
+  // The player's own part is drawn again only when what it says or offers changes: a push
+  // for another's registration would otherwise draw the registration form anew, losing
+  // the name being typed in it (and a click landing on a control just replaced).
+  let mineDrawn = null;
   function drawMine(t, mine) {
-    clear(el.mine);
     const you = last.you;
+    const row = you?.standing;
+    const key = JSON.stringify([
+      mine.token ?? null, mine.name ?? null, t.status, you?.room ?? null, you?.seat ?? null,
+      row?.rank ?? null, row?.status ?? null,
+    ]);
+    if (key === mineDrawn) return;
+    mineDrawn = key;
+    clear(el.mine);
     if (!mine.token) {
       if (t.status !== "registration") return;
       const name = h("input", { id: "tour-name", maxlength: "32", value: playerName(), placeholder: "your name" });
+      // One registration at a time, and none once made (the form goes at the next push): a
+      // second (a double click) was refused, the player being in already, said so on their
+      // page, and put back the name they had before. true: registered.
+      let busy = false;
+      const register = async () => {
+        const wanted = name.value.trim();
+        // The registration is under the player's name (with a key, section 11), shown
+        // all tournament long: the name typed becomes the player's before it registers.
+        // A rename is not undone for certain (a guest's name cannot be chosen back, and
+        // an old name is free for others), so what the tournament would refuse is asked
+        // first, and a registration refused all the same puts a chosen name back.
+        const before = (await me())?.name;
+        const renaming = Boolean(wanted && before && wanted !== before);
+        if (renaming) {
+          const refusal = await registrationRefusal(wanted);
+          if (refusal) {
+            say(refusal);
+            return false;
+          }
+        }
+        const problem = await useName(wanted);
+        if (problem) {
+          say(`${problem}. Choose another name to register.`);
+          return false;
+        }
+        const answer = await act("players", { name: wanted });
+        if (answer) {
+          setPlayerName(wanted);
+          saveTour(id, { token: answer.token, name: answer.player.name });
+          socket.restart(); // watch again with the token: our own line comes in `you`
+          return true;
+        }
+        if (renaming) await putBack(before, wanted);
+        return false;
+      };
       el.mine.append(
         h("form", { class: "seat", onsubmit: async (e) => {
           e.preventDefault();
-          const wanted = name.value.trim();
-          // The registration is under the player's name (with a key, section 11), shown
-          // all tournament long: the name typed becomes the player's before it registers.
-          // A rename is not undone for certain (a guest's name cannot be chosen back, and
-          // an old name is free for others), so what the tournament would refuse is asked
-          // first, and a registration refused all the same puts a chosen name back.
-          const before = (await me())?.name;
-          const renaming = Boolean(wanted && before && wanted !== before);
-          if (renaming) {
-            const refusal = await registrationRefusal(wanted);
-            if (refusal) {
-              say(refusal);
-              return;
-            }
-          }
-          const problem = await useName(wanted);
-          if (problem) {
-            say(`${problem}. Choose another name to register.`);
-            return;
-          }
-          const answer = await act("players", { name: wanted });
-          if (answer) {
-            setPlayerName(wanted);
-            saveTour(id, { token: answer.token, name: answer.player.name });
-            socket.restart(); // watch again with the token: our own line comes in `you`
-          } else if (renaming) {
-            await putBack(before, wanted);
+          if (busy) return;
+          busy = true;
+          let registered = false;
+          try {
+            registered = await register();
+          } finally {
+            busy = registered;
           }
         } }, h("label", {}, "Enter as ", name), h("button", { type: "submit", id: "register" }, "Register")),
       );
       return;
     }
-    const row = you?.standing;
     const marked = row && row.status !== "active" ? ` (${row.status})` : "";
     const parts = [h("span", {}, `You are in as ${mine.name}`, row ? `, rank ${row.rank}` : "", marked)];
     if (you?.room) {
@@ -241,7 +266,13 @@ export async function render(root, { tour: id }) {
     say(`${refused} (you now play as ${wanted})`);
   }
 
+  // The organiser's buttons too: drawn anew at every push, a click pressed on one and let
+  // go on its replacement (players registering by the second) was lost.
+  let organiserDrawn = null;
   function drawOrganiser(t, mine) {
+    const key = JSON.stringify([mine.organiser ?? null, t.status, t.paused]);
+    if (key === organiserDrawn) return;
+    organiserDrawn = key;
     clear(el.organiser);
     if (!mine.organiser || t.status === "finished") return;
     const token = { organiser_token: mine.organiser };
@@ -414,8 +445,14 @@ export async function tournamentsSection(known) {
     field("Name", name), field("Format", format), field("Game", game), field("Rounds (or arena minutes)", rounds),
     field("Minutes per race", limit), field("Spectator delay (s)", delay),
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Organise"), error));
+  // One tournament per asking: a second submit (a double click) organised a second, listed
+  // for everyone to find, which its organiser never saw.
+  let organising = false;
+  addEventListener("pageshow", () => (organising = false)); // back here (the back button)
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (organising) return;
+    organising = true;
     try {
       const answer = await postJSON("/tournaments", {
         name: name.value.trim(), format: format.value, games: [game.value],
@@ -425,6 +462,7 @@ export async function tournamentsSection(known) {
       saveTour(answer.tournament.id, { organiser: answer.organiser_token });
       location.assign(`/tour/${answer.tournament.id}`);
     } catch (err) {
+      organising = false;
       error.textContent = err.message;
     }
   });

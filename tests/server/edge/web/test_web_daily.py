@@ -98,6 +98,26 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     assert page_errors(page) == []
 
 
+async def test_a_double_click_on_start_asks_once_and_races(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Start my ranked attempt" asks for the attempt once. The second
+    ask was the attempt opened again, which hands its seat a new token; the page went to
+    the race with the first one's token, no longer the seat's, and found the seat gone
+    while the attempt's clock ran."""
+    base = server.url
+    page = await new_page(browser)
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url) if r.method == "POST" else None)
+    await page.goto(f"{base}/daily")
+    await page.dblclick('.daily-game[data-game="stalactites"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card, #seat-form p")
+    assert await page.locator("#board .card").count() > 0, await page.inner_text("#seat-form")
+    assert [u for u in asked if u.endswith("/daily/stalactites")] == [f"{base}/daily/stalactites"]
+    assert page_errors(page) == []
+
+
 async def test_the_boards_drawn_again_keep_the_keyboard_focus(
     server: ServerProcess, browser: Browser
 ) -> None:
@@ -191,6 +211,41 @@ async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
     await first.wait_for_function("() => !document.querySelector('#play-here')")
     await typed_move(first, move)
     await wait_acks(first, 1)
+    assert page_errors(first, second) == []
+
+
+async def test_a_double_click_on_play_here_takes_the_seat_back_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Play here" asks for the seat once: the second join came to a
+    socket seated again by the first and was refused, and the refusal drew the seat form
+    (this socket is already in a room, no free seat) over the race being played."""
+    base = server.url
+    first = await new_page(browser)
+    sent: list[str] = []
+    first.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await first.goto(f"{base}/daily")
+    start = '.daily-game[data-game="stalactites"] button.daily-start'
+    await first.click(start)
+    await first.wait_for_url(f"{base}/play/*")
+    await first.wait_for_selector("#board .card")
+    title = await first.inner_text(".room-title")
+    game = core.new_game("stalactites", int(title.split("#", 1)[1].split()[0]))
+    second = await new_page(browser, beside=first)
+    await second.goto(f"{base}/daily")
+    await second.click(start)
+    await second.wait_for_url(first.url)
+    await second.wait_for_selector("#board .card")
+    move = game.legal_moves()[0]
+    await typed_move(first, move)
+    await first.wait_for_selector("#play-here")
+    joins = len([frame for frame in sent if '"type":"join"' in frame])
+    await first.dblclick("#play-here")
+    await first.wait_for_function("() => !document.querySelector('#play-here')")
+    await typed_move(first, move)
+    await wait_acks(first, 1)  # answered after anything sent before it
+    assert len([frame for frame in sent if '"type":"join"' in frame]) == joins + 1
+    assert await first.inner_text("#seat-form") == ""
     assert page_errors(first, second) == []
 
 

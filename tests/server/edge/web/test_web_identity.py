@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, Route
 from support.http import create_room, post_json
 from support.players import call, new_player
 from support.server_processes import ServerProcess
@@ -258,6 +258,33 @@ async def test_a_request_the_server_cannot_answer_is_said_in_words(
         assert await said.inner_text() == "The server cannot be reached."
     finally:
         await server.start()
+
+
+async def test_the_account_page_is_drawn_whole_with_its_devices(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The account page shows its forms once the devices signed in are read: drawn before,
+    the list came in under them a moment later and pushed every form below it down, from
+    under a pointer (or a test's click) about to land on one."""
+    page = await new_page(browser)
+    held: list[Route] = []  # the devices, read once the page has been looked at
+
+    async def hold(route: Route) -> None:
+        held.append(route)
+
+    await page.route("**/me/devices", hold)
+    await page.goto(f"{server.url}/account")
+    for _ in range(100):
+        if held:
+            break
+        await page.wait_for_timeout(50)
+    assert held
+    top = "() => document.querySelector('#sign-out button')?.getBoundingClientRect().top ?? null"
+    drawn = await page.evaluate(top)
+    await held[0].continue_()
+    await page.wait_for_selector("#devices li.current")
+    assert drawn is None or drawn == await page.evaluate(top)
+    assert page_errors(page) == []
 
 
 async def test_a_new_name_chosen_on_the_account_page_is_the_one_in_the_header(

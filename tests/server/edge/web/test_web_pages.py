@@ -9,10 +9,10 @@ import itertools
 from contextlib import AsyncExitStack
 from urllib.parse import urlparse
 
-from playwright.async_api import Browser, WebSocket
-from support.http import create_room
+from playwright.async_api import Browser, Route, WebSocket
+from support.http import create_room, get_json
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, room_view, seen, take_seat
+from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient, race_alone
 
 import core
@@ -130,6 +130,28 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     assert "time_limit must be between 1 and 86400" in await page.inner_text("#create-error")
     # Chrome logs the refused POST (400) itself; nothing else may be logged.
     assert [e for e in page_errors(page, lobby) if "status of 400" not in e] == []
+
+
+async def test_a_double_click_on_create_makes_one_room_and_one_tournament(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Create and take a seat", or on "Organise", makes one room (one
+    tournament): the second click made a second, which nobody was in, listed in the lobby
+    for everyone to find."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.dblclick("#create button[type=submit]")
+    await page.wait_for_selector("#ready")
+    _, listed = await get_json(f"{base}/rooms")
+    assert len(listed["rooms"]) == 1, listed
+    await open_tournament_form(page, base)
+    await page.fill("input[name=tour_name]", "Once")
+    await page.dblclick("#tour-create button[type=submit]")
+    await page.wait_for_selector("#tour-start")
+    _, listed = await get_json(f"{base}/tournaments")
+    assert [t["name"] for t in listed["tournaments"]] == ["Once"], listed
+    assert page_errors(page) == []
 
 
 async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is_down(
@@ -269,6 +291,55 @@ async def test_a_quick_match_cancelled_before_its_socket_opened_never_asks(
     await page.wait_for_timeout(3000)  # past the moment the socket would have opened
     assert not any('"type":"quick"' in frame for frame in sent), sent
     assert await page.inner_text("#quick-status") == ""
+    assert page_errors(page) == []
+
+
+async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_only_one(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A second Quick match clicked while the first is still making the typed name the
+    player's (requests to the server) replaces it: the first opens no socket. It once opened
+    one the page no longer held, which no cancel reached: it stayed in the queue and took the
+    next partner, leading the player into a race after they had cancelled."""
+    base = server.url
+    page = await new_page(browser)
+    held: list[Route] = []  # the name checks, answered once both clicks are in
+
+    async def hold(route: Route) -> None:
+        held.append(route)
+
+    await page.route("**/names/**", hold)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await page.goto(base)
+    await page.fill("#name", "ann")
+    await page.click("[data-quick=shaula]")
+    await page.click("[data-quick=stalactites]")
+    for _ in range(100):
+        if len(held) == 2:
+            break
+        await page.wait_for_timeout(50)
+    assert len(held) == 2
+    for route in held:
+        await route.continue_()
+    await page.wait_for_function(
+        "() => document.querySelector('#quick-status').textContent.includes('Stalactites')"
+    )
+    for _ in range(100):  # the stalactites socket is open and has asked
+        if any('"game":"stalactites"' in frame for frame in sent):
+            break
+        await page.wait_for_timeout(50)
+    await page.click("#quick-status button")  # cancel
+    await page.wait_for_function("() => !document.querySelector('#quick-status button')")
+    # Two players ask for Shaula: paired with each other, as nobody else waits for it.
+    async with WsClient.connect(base) as bo, WsClient.connect(base) as cy:
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        await bo.expect(p.Queued)
+        await cy.send(p.QuickMatch(game="shaula", name="cy"))
+        first, second = await bo.expect(p.Matched), await cy.expect(p.Matched)
+        assert first.room == second.room
+    assert not any('"game":"shaula"' in frame for frame in sent), sent
+    assert "/play/" not in page.url
     assert page_errors(page) == []
 
 

@@ -103,13 +103,58 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
         assert tops.count("K") == len(tops) == 8
         # Rematch: the vote is shown.
         await player.click("#rematch")
-        await player.wait_for_selector("#rematch[disabled]")
+        await player.wait_for_selector("#rematch[disabled]:text('vote sent')")
         assert "ann" in await player.inner_text("#controls")
     finally:
         bot.kill()
         bot.wait(5)
     assert await acks(player) == len(line)
     assert page_errors(player, spectator) == []
+
+
+async def test_a_double_click_on_take_a_seat_asks_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "Take a seat" joins once: the second click asked again on the
+    socket now seated, and its refusal drew the seat form again over the seat just taken."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2))["id"]
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await page.goto(f"{base}/play/{room}")
+    await page.dblclick("#take-seat")
+    await page.click("#ready")
+    # Answered in order: once the ready is, so is anything sent before it.
+    await page.wait_for_function(
+        "() => document.querySelector('#ready').textContent === 'Not ready'"
+    )
+    assert len([frame for frame in sent if '"type":"join"' in frame]) == 1, sent
+    assert await page.inner_text("#seat-form") == ""
+    assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
+    assert page_errors(page) == []
+
+
+async def test_a_player_joining_leaves_the_seated_players_buttons_as_they_are(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Another player taking a seat changes nothing the seated player's buttons offer: they
+    stay where they are, the same buttons. They were drawn anew, and a click on Ready as
+    someone sat down (pressed on the old button, let go on the new) was lost."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=3))["id"]
+    page = await new_page(browser)
+    await take_seat(page, base, room, "ann")
+    await page.evaluate("() => { document.querySelector('#ready').kept = 1; }")
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await page.wait_for_function(
+            "() => document.querySelector('#waiting').textContent.includes('2 of 3 seats taken')"
+        )
+        assert await page.evaluate("() => document.querySelector('#ready').kept") == 1
+        await page.click("#ready")
+        await bo.expect(p.PlayerReady)
+    assert page_errors(page) == []
 
 
 async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
@@ -124,6 +169,15 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
         raise AssertionError("t1 t2 should be illegal on deal 617")
     except core.IllegalMove as err:
         reason = str(err)
+    # The piles' flash lasts 0.6 s, less than a loaded machine may take between two looks:
+    # every pile that flashes is noted as it starts.
+    await page.evaluate(
+        """() => { window.__flashed = [];
+        new MutationObserver((changes) => changes.forEach(({ target }) => {
+            if (target.classList.contains('refused')) window.__flashed.push(target.dataset.pile);
+        })).observe(document.getElementById('board'),
+            { attributes: true, attributeFilter: ['class'], subtree: true }); }"""
+    )
     await click_move(page, "t1 t2")  # by clicking
     await page.wait_for_selector("#message.refused")
     # The engine's reason with its cards as on the board, as the terminal client says it.
@@ -132,7 +186,7 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     assert "4♠" in shown and "4S" not in shown
     assert await page.inner_text("#message") == shown
     # The piles of the refused move flash where they are.
-    assert await page.locator('#board .pile.refused[data-pile="t1"]').count() == 1
+    assert {"t1", "t2"} <= set(await page.evaluate("window.__flashed"))
     assert await page.get_attribute("#message", "data-code") == "illegal_move"
     assert await cards_html(page) == before
     await typed_move(page, "t9 t1")  # typed: a pile Shaula does not have
@@ -204,6 +258,33 @@ async def test_a_rematch_starts_a_new_round_on_a_clean_page(
     assert "round 2" in await page.inner_text(".room-title")
     assert await shown_board(page) != first  # a new deal, drawn
     assert "0/48" in await page.inner_text("#players")
+    assert page_errors(page) == []
+
+
+async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Start now starts once, and on Rematch votes once: the second click
+    was sent too, to a room by then counting down (or in its new round), and its refusal
+    ("the race is not in its lobby", "a rematch comes after the end") was said as the race
+    began."""
+    base = server.url
+    room = (await create_room(base, game="stalactites", seats=2))["id"]
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await take_seat(page, base, room, "ann")
+    await page.dblclick("#start")
+    await page.wait_for_selector("#move-input")
+    assert await page.inner_text("#message") == ""
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#rematch")
+    await page.dblclick("#rematch")  # the only player: everyone voted, a new deal starts
+    await page.wait_for_selector("#move-input")
+    assert await page.inner_text("#message") == ""
+    assert len([frame for frame in sent if '"type":"start"' in frame]) == 1
+    assert len([frame for frame in sent if '"type":"rematch"' in frame]) == 1
     assert page_errors(page) == []
 
 

@@ -18,6 +18,7 @@ from support.web import (
     open_tournament_form,
     page_errors,
     room_view,
+    seen,
     typed_move,
     wait_acks,
 )
@@ -142,6 +143,29 @@ async def test_a_name_another_player_has_is_refused_and_registers_nobody(
     assert page_errors(ann) == []
 
 
+async def test_a_name_being_typed_to_register_stays_while_others_register(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Each registration pushes the standings, and the page draws them again: the name a
+    player is typing in the registration form stays as typed. The form was drawn anew with
+    the name the browser had, and the player registered under that one."""
+    base = server.url
+    created = await post_ok(base + "/tournaments", {"name": "Busy"})
+    tid = created["tournament"]["id"]
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.fill("#tour-name", "ann_t")
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "bo"})
+    await page.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 1"
+    )
+    assert await page.input_value("#tour-name") == "ann_t"
+    await page.click("#register")
+    await page.wait_for_selector("#tour-mine .mine")
+    assert "You are in as ann_t" in await page.inner_text("#tour-mine")
+    assert page_errors(page) == []
+
+
 async def _account(page: Page, base: str) -> tuple[str, str]:
     """The page's player (its key from the page's storage) and its name as the server has
     it."""
@@ -150,6 +174,38 @@ async def _account(page: Page, base: str) -> tuple[str, str]:
     status, body, _ = await call(base, "GET", "/me", key=key)
     assert status == 200, body
     return key, body["player"]["name"]
+
+
+async def test_a_double_click_on_register_registers_once_under_the_name_typed(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Register asks once: the second click's registration, refused
+    (the player is in already), said so on the page of a player just registered and put
+    back the name the player had before, under which the tournament no longer knew them."""
+    base = server.url
+    tid = (await post_ok(base + "/tournaments", {"name": "Twice"}))["tournament"]["id"]
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    key, _ = await _account(page, base)
+    status, _, _ = await call(base, "POST", "/me/name", {"name": "zed_d"}, key)
+    assert status == 200
+    await page.reload()
+    await page.wait_for_function("() => document.getElementById('who').textContent === 'zed_d'")
+    await page.fill("#tour-name", "ann_d")
+    await page.dblclick("#register")
+    await page.wait_for_selector("#tour-mine .mine")
+
+    def registrations() -> list[str]:
+        return [u for u in seen(page).requests if u.endswith(f"/tournaments/{tid}/players")]
+
+    for _ in range(20):  # a second registration would have been asked by now
+        if len(registrations()) > 1:
+            break
+        await page.wait_for_timeout(100)
+    assert len(registrations()) == 1, registrations()
+    assert await page.inner_text("#message") == ""
+    assert (await _account(page, base))[1] == "ann_d"
+    assert page_errors(page) == []
 
 
 async def test_a_refused_registration_leaves_the_players_name_as_it_was(
@@ -235,6 +291,29 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
     with urllib.request.urlopen(f"{base}/tournaments/{tid}", timeout=5) as answer:
         tour = json.load(answer)["tournament"]
     assert tour["status"] == "running" and tour["format"] == "rounds" and tour["rounds"] == 2
+    assert page_errors(organiser) == []
+
+
+async def test_the_organisers_buttons_stay_as_they_are_while_players_register(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A registration changes nothing the organiser's buttons offer: Start now stays the
+    same button. It was drawn anew at every push, and a click pressed on the old button and
+    let go on the new, as players registered, was lost."""
+    base = server.url
+    organiser = await new_page(browser)
+    await open_tournament_form(organiser, base)
+    await organiser.fill("input[name=tour_name]", "Busy night")
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_selector("#tour-start")
+    tid = organiser.url.rsplit("/", 1)[1]
+    await organiser.evaluate("() => { document.querySelector('#tour-start').kept = 1; }")
+    for name in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 2"
+    )
+    assert await organiser.evaluate("() => document.querySelector('#tour-start').kept") == 1
     assert page_errors(organiser) == []
 
 
