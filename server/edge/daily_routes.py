@@ -32,7 +32,7 @@ from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, 
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game
-from server.edge.web_client import shell
+from server.edge.web_client import VARY_ACCEPT, shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
 from server.room.race import Race, RaceError, RoomConfig, Status
@@ -145,7 +145,7 @@ async def get_daily(request: web.Request) -> web.StreamResponse:
     }
     if player is not None:
         answer["streaks"] = streaks(await daily.days(player.id), today)
-    return web.json_response(answer)
+    return web.json_response(answer, headers=VARY_ACCEPT)
 
 
 @daily_routes.get("/daily/{date}/{game}")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aiohttp import hdrs, web
 
-__all__ = ["PAGES", "WEB_DIR", "add_web_client", "shell"]
+__all__ = ["PAGES", "VARY_ACCEPT", "WEB_DIR", "add_web_client", "shell"]
 
 WEB_DIR = Path(__file__).with_name("web")
 # The paths the client draws itself (app.js routes them); everything else is the API.
@@ -54,12 +54,18 @@ async def _page(request: web.Request) -> web.FileResponse:
     return web.FileResponse(WEB_DIR / "index.html", headers=SECURITY)
 
 
+# The header of both answers of a path that is the page and an API too (`shell`): without
+# it a browser going back there shows the JSON it cached for the page's own request.
+VARY_ACCEPT = {"Vary": "Accept"}
+
+
 def shell(request: web.Request) -> web.FileResponse | None:
     """The page, for a path that is an API too (`/daily`): when a browser navigates there
-    (it asks for HTML first), else None (a client asking for JSON)."""
+    (it asks for HTML first), else None (a client asking for JSON, answered with
+    VARY_ACCEPT)."""
     accept = request.headers.get("Accept", "")
     if accept.startswith("text/html"):
-        return web.FileResponse(WEB_DIR / "index.html", headers=SECURITY)
+        return web.FileResponse(WEB_DIR / "index.html", headers={**SECURITY, **VARY_ACCEPT})
     return None
 
 

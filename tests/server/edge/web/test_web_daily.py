@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+import aiohttp
 import pytest
 from playwright.async_api import Browser, Page
 from support.players import call, new_player
@@ -151,6 +152,28 @@ async def test_a_day_with_no_deals_is_said_so(server: ServerProcess, browser: Br
         assert await page.locator(".daily-game").count() == 0
     # Chrome logs the refused requests (404, 400) itself; nothing else may be logged.
     assert [e for e in page_errors(page) if "Failed to load resource" not in e] == []
+
+
+async def test_back_to_the_daily_page_shows_the_page_not_its_json(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """`/daily` is the page to a browser and JSON to the page's own request: both answers
+    say they vary by `Accept`, so going back there is the page, where the browser once
+    took the JSON it had cached for the same address and showed it raw."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.wait_for_selector(".daily-game")  # the page, and its request for the JSON
+    await page.goto(f"{base}/rules")
+    await page.wait_for_selector("#main h1, #main h2")
+    await page.go_back()
+    await page.wait_for_selector(".daily-game")
+    assert await page.locator("pre").count() == 0  # no raw JSON
+    async with aiohttp.ClientSession() as http:
+        for accept in ("text/html", "application/json"):
+            async with http.get(f"{base}/daily", headers={"Accept": accept}) as answer:
+                assert "Accept" in answer.headers.get("Vary", ""), accept
+    assert page_errors(page) == []
 
 
 async def test_a_profile_does_not_print_a_deal_it_keeps_back(
