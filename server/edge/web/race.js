@@ -295,12 +295,17 @@ export async function render(root, { room: roomId }) {
       // A ghost race has no rematch (docs/protocol.md): a new one against the same run
       // of that race, under the same time limit.
       add(el.controls,
-        button("ghost-again", "Race this ghost again", async () => {
+        // Asked once: a second click (a double click) made a second room, which its
+        // creator never saw. The button is off until the answer (a refusal gives it back).
+        button("ghost-again", "Race this ghost again", async (event) => {
+          const again = event.currentTarget;
+          again.disabled = true;
           try {
-            const again = { ghost: room.ghost, ghost_seat: await ghostSeat(room), time_limit: room.time_limit };
-            const answer = await authed("POST", "/rooms", again);
+            const body = { ghost: room.ghost, ghost_seat: await ghostSeat(room), time_limit: room.time_limit };
+            const answer = await authed("POST", "/rooms", body);
             location.assign(`/play/${answer.room.id}?sit=1`);
           } catch (error) {
+            again.disabled = false;
             say(error.message, "refused");
           }
         }),
