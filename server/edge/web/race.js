@@ -71,9 +71,11 @@ export async function render(root, { room: roomId }) {
   // by then seated, and its refusal drew the seat form again over the seat just taken. A
   // join a dropped socket took with it may be asked again.
   let joining = false;
+  let autoplaying = false; // Autoplay's safe moves asked for, not answered yet (autoplay)
   const seat = new Seat(roomId, {
     onStatus: (s) => {
       if (s === "down") joining = false;
+      if (s === "down") autoplaying = false; // its answer went with the socket
       el.head.dataset.connection = s;
       if (s === "down") say("Connection lost: reconnecting…", "warn");
     },
@@ -99,6 +101,12 @@ export async function render(root, { room: roomId }) {
       el.message.dataset.code = m.code;
       view.refused(msg?.move);
       sound("refused");
+      if (["ready", "start", "rematch"].includes(m.request)) {
+        // A control's request, refused: its button, off since its click, is drawn anew to
+        // be clicked again.
+        lastControls = null;
+        drawSoon();
+      }
     },
     onHint: (move) => {
       view.highlight(move);
@@ -156,9 +164,23 @@ export async function render(root, { room: roomId }) {
       .map(([, dst]) => dst);
   }
 
+  // The safe moves are asked for once at a time: a second ask (a double click on Autoplay)
+  // before the first's answer was answered with the same moves, sent twice, and the second
+  // sending's refusals were said. An ask after the answer comes after its moves (a socket's
+  // messages are answered in order) and lists what is safe then.
   async function autoplay() {
+    if (autoplaying) return;
+    autoplaying = true;
+    const button = document.getElementById("autoplay");
+    if (button) button.disabled = true;
     // The server lists the safe moves (the engine's autoplay); they go back as moves.
-    const legal = await seat.legal();
+    let legal;
+    try {
+      legal = await seat.legal();
+    } finally {
+      autoplaying = false;
+      if (button) button.disabled = false;
+    }
     if (!legal) return;
     const moves = legal.safe || [];
     if (!moves.length) say("No safe move to play.");
@@ -228,19 +250,21 @@ export async function render(root, { room: roomId }) {
       h("button", { type: "button", id, onclick: action, ...opts }, text);
     // Asked once: the button is off from its click until the controls are drawn anew. A
     // second click (a double click) reached a room by then counting down, or in its new
-    // round, and its refusal was said as the race began.
+    // round, and its refusal was said as the race began (a second leave: a socket that
+    // held no seat any more).
     const once = (action) => (event) => {
       event.currentTarget.disabled = true;
       action();
     };
     if (status === "lobby") {
       add(el.controls, 
-        button("ready", me?.ready ? "Not ready" : "Ready", () => seat.ready(!me?.ready)),
+        // The last player's second ready (a double click) reached a room counting down.
+        button("ready", me?.ready ? "Not ready" : "Ready", once(() => seat.ready(!me?.ready))),
         room.host === model.seat ? button("start", "Start now", once(() => seat.start()), { class: "secondary" }) : null,
-        button("leave", "Leave seat", () => {
+        button("leave", "Leave seat", once(() => {
           seat.leave();
           location.assign("/");
-        }, { class: "secondary" }),
+        }), { class: "secondary" }),
       );
       return;
     }
