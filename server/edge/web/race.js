@@ -286,11 +286,16 @@ export async function render(root, { room: roomId }) {
           known[room.game]?.hidden ? null : button("autoplay", "Autoplay", autoplay,
             { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
-            const el = e.target;
-            if (el.dataset.sure) {
+            const el = e.currentTarget;
+            // The answer is a click of its own: a double click's second (e.detail 2; on a
+            // phone the button stays under the finger as it asks) answered the question
+            // its first had just asked. Answered, the resign is sent once.
+            if (el.dataset.sure && e.detail < 2) {
+              el.disabled = true;
               seat.resign();
               return;
             }
+            if (el.dataset.sure) return;
             // Asked once: a second click within a few seconds confirms; after that the
             // question lapses, so that a stray click later asks again.
             el.dataset.sure = "1";

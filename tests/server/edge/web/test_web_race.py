@@ -345,6 +345,26 @@ async def solo_race_on(page: Page, base: str, **body: object) -> str:
     return room
 
 
+async def test_a_double_click_on_resign_asks_and_does_not_resign(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click (a double tap) on Resign asks "sure?" and waits for its answer, a
+    click of its own: on a phone's screen the button stays under the finger as it asks,
+    and the double click's second click answered the question: the race was over for a
+    player who had not seen it asked."""
+    base = server.url
+    page = await new_page(browser, width=375, height=740)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    room = await solo_race_on(page, base, game="shaula", seed=SEED)
+    await page.dblclick("#resign")
+    await typed_move(page, core.solve(core.new_game("shaula", SEED)).moves[0])
+    await wait_acks(page, 1)  # answered after anything sent before it
+    assert [frame for frame in sent if '"type":"resign"' in frame] == []
+    assert room_view(base, room)["status"] == "running"
+    assert page_errors(page) == []
+
+
 async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     server: ServerProcess, browser: Browser
 ) -> None:
