@@ -33,7 +33,14 @@ function devicesSection() {
     others,
     message,
   );
-  const act = async (work) => {
+  // One sign-out at a time, its button off until it is answered: a second click (a double
+  // click) asked again, and a device's was refused (signed out already), everywhere
+  // else's said that no other device was signed in.
+  let acting = false;
+  const act = async (work, button = null) => {
+    if (acting) return;
+    acting = true;
+    if (button) button.disabled = true;
     message.className = "message";
     message.textContent = "";
     try {
@@ -43,6 +50,9 @@ function devicesSection() {
     } catch (error) {
       message.className = "message error";
       message.textContent = error.message + (error.code ? ` (${error.code})` : "");
+    } finally {
+      acting = false;
+      if (button) button.disabled = false;
     }
   };
   const row = (device) =>
@@ -60,10 +70,10 @@ function devicesSection() {
           type: "button",
           class: "small",
           "aria-label": `Sign out ${device.label || "this device"}`,
-          onclick: () => act(async () => {
+          onclick: (event) => act(async () => {
             await authed("POST", `/me/devices/${encodeURIComponent(device.id)}/sign-out`);
             return `${device.label || "The device"} is signed out.`;
-          }),
+          }, event.currentTarget),
         }, "Sign out"),
     );
   const show = async () => {
@@ -74,30 +84,48 @@ function devicesSection() {
   };
   const load = () => act(async () => "");
   others.addEventListener("click", () =>
-    act(async () => devicesOut((await authed("POST", "/me/sign-out-others")).signed_out)));
+    act(async () => devicesOut((await authed("POST", "/me/sign-out-others")).signed_out), others));
   return { section, show, load };
 }
 
-function form(id, title, fields, button, act) {
+// A form whose `act` says what came of it, or null when the page is loaded again (a
+// sign-in): its button stays off until then.
+function form(id, title, fields, label, act) {
   const inputs = fields.map(([id, label, attrs]) => [label, h("input", { id, name: id, ...attrs })]);
   const message = h("p", { class: "message", role: "status" });
+  const button = h("button", { type: "submit" }, label);
   const el = h(
     "form",
     { class: "account-form", id },
     h("h2", {}, title),
     inputs.map(([label, input]) => h("label", { class: "field" }, label, input)),
-    h("button", { type: "submit" }, button),
+    button,
     message,
   );
+  // Asked once, the button off until the answer: a second submit (a double click) asked
+  // again. A second sign-in made a second key, which nobody held once the page was loaded
+  // again; a second password change was refused (the first had changed it) and counted
+  // against the sign-in limits; a second rename drew the page twice.
+  let asking = false;
   el.addEventListener("submit", async (event) => {
     event.preventDefault();
+    if (asking) return;
+    asking = true;
+    button.disabled = true;
     message.className = "message";
     message.textContent = "";
+    let said = "";
     try {
-      message.textContent = await act(Object.fromEntries(inputs.map(([, i]) => [i.id, i.value])));
+      said = await act(Object.fromEntries(inputs.map(([, i]) => [i.id, i.value])));
+      message.textContent = said ?? "";
     } catch (error) {
       message.className = "message error";
       message.textContent = error.message + (error.code ? ` (${error.code})` : "");
+    } finally {
+      if (said !== null) {
+        asking = false;
+        button.disabled = false;
+      }
     }
   });
   return el;
@@ -162,7 +190,7 @@ export async function render(root) {
         const answer = await authed("POST", "/link", { code, label: deviceLabel() });
         await signedIn(answer.key, answer.player);
         location.reload();
-        return "";
+        return null;
       }),
     form("sign-in", "Sign in to another account", [
       ["login-name", "Name", { required: true, autocomplete: "username" }],
@@ -172,12 +200,12 @@ export async function render(root) {
       const answer = await authed("POST", "/sign-in", body);
       await signedIn(answer.key, answer.player);
       location.reload();
-      return "";
+      return null;
     }),
     form("sign-out", "Sign out", [], "Sign out of this browser", async () => {
       await signOut();
       location.reload();
-      return "";
+      return null;
     }),
   );
 }

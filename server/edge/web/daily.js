@@ -85,12 +85,19 @@ export async function render(root, { date = null } = {}) {
 let starting = false;
 addEventListener("pageshow", () => (starting = false)); // back here (the back button): ask again
 
-// A ghost race against an attempt's run (open once your own attempt is over).
+// A ghost race against an attempt's run (open once your own attempt is over), asked for
+// once: a second ask (a double click) made a second room, which its creator never saw.
+let racing = false;
+addEventListener("pageshow", () => (racing = false)); // back here (the back button): ask again
+
 async function raceGhost(room, say, limit) {
+  if (racing) return;
+  racing = true;
   try {
     const answer = await authed("POST", "/rooms", { ghost: room, time_limit: limit.seconds() });
     location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
   } catch (err) {
+    racing = false;
     say.textContent = err.message;
   }
 }

@@ -71,9 +71,11 @@ export async function render(root, { room: roomId }) {
   // by then seated, and its refusal drew the seat form again over the seat just taken. A
   // join a dropped socket took with it may be asked again.
   let joining = false;
+  let autoplaying = false; // Autoplay's safe moves asked for, not answered yet (autoplay)
   const seat = new Seat(roomId, {
     onStatus: (s) => {
       if (s === "down") joining = false;
+      if (s === "down") autoplaying = false; // its answer went with the socket
       el.head.dataset.connection = s;
       if (s === "down") say("Connection lost: reconnecting…", "warn");
     },
@@ -99,6 +101,12 @@ export async function render(root, { room: roomId }) {
       el.message.dataset.code = m.code;
       view.refused(msg?.move);
       sound("refused");
+      if (["ready", "start", "rematch"].includes(m.request)) {
+        // A control's request, refused: its button, off since its click, is drawn anew to
+        // be clicked again.
+        lastControls = null;
+        drawSoon();
+      }
     },
     onHint: (move) => {
       view.highlight(move);
@@ -156,9 +164,23 @@ export async function render(root, { room: roomId }) {
       .map(([, dst]) => dst);
   }
 
+  // The safe moves are asked for once at a time: a second ask (a double click on Autoplay)
+  // before the first's answer was answered with the same moves, sent twice, and the second
+  // sending's refusals were said. An ask after the answer comes after its moves (a socket's
+  // messages are answered in order) and lists what is safe then.
   async function autoplay() {
+    if (autoplaying) return;
+    autoplaying = true;
+    const button = document.getElementById("autoplay");
+    if (button) button.disabled = true;
     // The server lists the safe moves (the engine's autoplay); they go back as moves.
-    const legal = await seat.legal();
+    let legal;
+    try {
+      legal = await seat.legal();
+    } finally {
+      autoplaying = false;
+      if (button) button.disabled = false;
+    }
     if (!legal) return;
     const moves = legal.safe || [];
     if (!moves.length) say("No safe move to play.");
@@ -228,19 +250,21 @@ export async function render(root, { room: roomId }) {
       h("button", { type: "button", id, onclick: action, ...opts }, text);
     // Asked once: the button is off from its click until the controls are drawn anew. A
     // second click (a double click) reached a room by then counting down, or in its new
-    // round, and its refusal was said as the race began.
+    // round, and its refusal was said as the race began (a second leave: a socket that
+    // held no seat any more).
     const once = (action) => (event) => {
       event.currentTarget.disabled = true;
       action();
     };
     if (status === "lobby") {
       add(el.controls, 
-        button("ready", me?.ready ? "Not ready" : "Ready", () => seat.ready(!me?.ready)),
+        // The last player's second ready (a double click) reached a room counting down.
+        button("ready", me?.ready ? "Not ready" : "Ready", once(() => seat.ready(!me?.ready))),
         room.host === model.seat ? button("start", "Start now", once(() => seat.start()), { class: "secondary" }) : null,
-        button("leave", "Leave seat", () => {
+        button("leave", "Leave seat", once(() => {
           seat.leave();
           location.assign("/");
-        }, { class: "secondary" }),
+        }), { class: "secondary" }),
       );
       return;
     }
@@ -262,11 +286,16 @@ export async function render(root, { room: roomId }) {
           known[room.game]?.hidden ? null : button("autoplay", "Autoplay", autoplay,
             { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
-            const el = e.target;
-            if (el.dataset.sure) {
+            const el = e.currentTarget;
+            // The answer is a click of its own: a double click's second (e.detail 2; on a
+            // phone the button stays under the finger as it asks) answered the question
+            // its first had just asked. Answered, the resign is sent once.
+            if (el.dataset.sure && e.detail < 2) {
+              el.disabled = true;
               seat.resign();
               return;
             }
+            if (el.dataset.sure) return;
             // Asked once: a second click within a few seconds confirms; after that the
             // question lapses, so that a stray click later asks again.
             el.dataset.sure = "1";
@@ -295,12 +324,17 @@ export async function render(root, { room: roomId }) {
       // A ghost race has no rematch (docs/protocol.md): a new one against the same run
       // of that race, under the same time limit.
       add(el.controls,
-        button("ghost-again", "Race this ghost again", async () => {
+        // Asked once: a second click (a double click) made a second room, which its
+        // creator never saw. The button is off until the answer (a refusal gives it back).
+        button("ghost-again", "Race this ghost again", async (event) => {
+          const again = event.currentTarget;
+          again.disabled = true;
           try {
-            const again = { ghost: room.ghost, ghost_seat: await ghostSeat(room), time_limit: room.time_limit };
-            const answer = await authed("POST", "/rooms", again);
+            const body = { ghost: room.ghost, ghost_seat: await ghostSeat(room), time_limit: room.time_limit };
+            const answer = await authed("POST", "/rooms", body);
             location.assign(`/play/${answer.room.id}?sit=1`);
           } catch (error) {
+            again.disabled = false;
             say(error.message, "refused");
           }
         }),

@@ -439,9 +439,12 @@ class ReplayPage {
     this.drawPosition(false);
   }
 
-  // A ghost race against this racer's run: a new room, then its race page.
+  // A ghost race against this racer's run: a new room, then its race page. The button is
+  // off until the answer (a second click made a second room), and on again when the page
+  // is shown anew from the back button.
   async raceGhost(seat, button) {
     button.disabled = true;
+    addEventListener("pageshow", () => (button.disabled = false), { once: true });
     try {
       const answer = await authed("POST", "/rooms", { ghost: this.race, ghost_seat: seat, time_limit: this.ghostLimit.seconds() });
       location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost

@@ -10,7 +10,8 @@
 //   onChange(now)      the model changed: now=true for this seat's own board (draw at once),
 //                      false for the rest (draw in the next frame)
 //   onAccepted(m)      one of this seat's moves was accepted (after onChange(true))
-//   onRefused(m, sent) a move was refused for good (m.reason, m.code; what was sent)
+//   onRefused(m, sent) a move was refused for good (m.reason, m.code; what was sent), or
+//                      another request (m.request: ready, start, ...; sent undefined)
 //   onHint(move|null)  the answer to hint()
 //   onNotice(text, kind)  a passing state in words ("warn"), or "" when it is over
 //   onSeatless(reason, code) the page has no seat here: offer one ("" when there is no
@@ -239,7 +240,7 @@ export class Seat {
     } else if (m.request === "join") {
       this.emit("onSeatless", m.message);
     } else {
-      this.emit("onRefused", { reason: m.message, code: m.code });
+      this.emit("onRefused", { reason: m.message, code: m.code, request: m.request });
     }
   }
 }

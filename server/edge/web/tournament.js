@@ -76,6 +76,16 @@ export async function render(root, { tour: id }) {
     }
   }
 
+  // A button's action asked once: the button is off from its click until it is drawn anew
+  // (the push of what it changed), or given back by a refusal. A second click (a double
+  // click) asked again: Start now's was refused (started already) and said so as the
+  // tournament began.
+  const once = (path, body) => async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    if (!(await act(path, body))) button.disabled = false;
+  };
+
   // A push redraws the page every few seconds: the keyboard's focus stays where it was.
   function draw() {
     keepFocus(root, redraw);
@@ -222,9 +232,9 @@ export async function render(root, { tour: id }) {
     }
     if (t.status !== "finished" && row?.status !== "removed") {
       if (row?.status === "withdrawn") {
-        parts.push(h("button", { class: "secondary", id: "return", onclick: () => act("return", { token: mine.token }) }, "Come back"));
+        parts.push(h("button", { class: "secondary", id: "return", onclick: once("return", { token: mine.token }) }, "Come back"));
       } else if (row) {
-        parts.push(h("button", { class: "danger", id: "withdraw", onclick: () => act("withdraw", { token: mine.token }) }, "Withdraw"));
+        parts.push(h("button", { class: "danger", id: "withdraw", onclick: once("withdraw", { token: mine.token }) }, "Withdraw"));
       }
     }
     el.mine.append(h("div", { class: "notice mine" }, parts));
@@ -277,9 +287,9 @@ export async function render(root, { tour: id }) {
     if (!mine.organiser || t.status === "finished") return;
     const token = { organiser_token: mine.organiser };
     const buttons = [];
-    if (t.status === "registration") buttons.push(h("button", { id: "tour-start", onclick: () => act("start", token) }, "Start now"));
-    else if (t.paused) buttons.push(h("button", { id: "tour-resume", onclick: () => act("resume", token) }, "Resume"));
-    else buttons.push(h("button", { class: "secondary", id: "tour-pause", onclick: () => act("pause", token) }, "Pause after this round"));
+    if (t.status === "registration") buttons.push(h("button", { id: "tour-start", onclick: once("start", token) }, "Start now"));
+    else if (t.paused) buttons.push(h("button", { id: "tour-resume", onclick: once("resume", token) }, "Resume"));
+    else buttons.push(h("button", { class: "secondary", id: "tour-pause", onclick: once("pause", token) }, "Pause after this round"));
     el.organiser.append(h("div", { class: "organiser" }, h("b", {}, "Organiser: "), buttons));
   }
 
@@ -344,7 +354,7 @@ export async function render(root, { tour: id }) {
     const remove = (row) =>
       organiser && t.status !== "finished" && row.status !== "removed"
         ? h("button", { class: "small", dataset: { remove: String(row.player) },
-          onclick: () => act("remove", { organiser_token: organiser, player: row.player }) }, "remove")
+          onclick: once("remove", { organiser_token: organiser, player: row.player }) }, "remove")
         : null;
     const minor = (i) => (i ? "minor" : null);
     const foldedLine = (row) => [...columns.slice(1).map(([key, label]) => [label, cell(row, key)]), ["Rating", row.rating ?? "–"]]

@@ -119,6 +119,33 @@ async def test_a_double_click_on_start_asks_once_and_races(
     assert page_errors(page) == []
 
 
+async def test_a_double_click_on_race_its_ghost_makes_one_ghost_race(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "race its ghost" makes one ghost race: the second click made a
+    second room, which its creator never saw, its seat held for nobody."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.click('.daily-game[data-game="stalactites"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card")
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    made: list[str] = []
+    page.on(
+        "request",
+        lambda r: made.append(r.url) if r.method == "POST" and r.url == f"{base}/rooms" else None,
+    )
+    await page.goto(f"{base}/daily")
+    await page.dblclick('.daily-game[data-game="stalactites"] button.daily-ghost')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#ready")
+    assert made == [f"{base}/rooms"]
+    assert page_errors(page) == []
+
+
 async def test_the_boards_drawn_again_keep_the_keyboard_focus(
     server: ServerProcess, browser: Browser
 ) -> None:

@@ -6,6 +6,7 @@ shown as bots."""
 from __future__ import annotations
 
 import json
+from urllib.parse import urlparse
 
 import pytest
 from playwright.async_api import Browser, Page, Route
@@ -379,6 +380,64 @@ async def test_the_account_page_lists_the_devices_and_signs_a_lost_one_out(
     assert await page.inner_text("#who") == "kim"
     for key in keys.values():
         assert not [u for u in seen(page).requests + seen(page).sockets if key in u]
+    assert page_errors(page) == []
+
+
+async def test_a_double_click_on_the_account_pages_buttons_asks_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Each button of the account page asks once, however quickly clicked twice: a second
+    sign-in made a second key, a second "Sign out" of a device was refused (no such
+    device), a second "Sign out everywhere else" said that no other device was signed in,
+    a second password change was refused (wrong password: the first had changed it) and
+    counted against the sign-in limits, a second rename drew the page twice."""
+    base = server.url
+    await claimed_elsewhere(base, "max", "max's secret")
+    page = await new_page(browser)
+
+    def posts(path: str) -> list[str]:
+        return [u for u in seen(page).requests if urlparse(u).path.endswith(path)]
+
+    await page.goto(f"{base}/account")
+    await page.fill("#login-name", "max")
+    await page.fill("#login-password", "max's secret")
+    async with page.expect_navigation():
+        await page.dblclick("#sign-in button")
+    await page.wait_for_function("() => document.getElementById('who')?.textContent === 'max'")
+    assert len(posts("/sign-in")) == 1, posts("/sign-in")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 3")
+
+    await page.dblclick("#devices li:has(.label:text-is('phone')) button")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 2")
+    assert "phone is signed out" in await page.inner_text("#devices .message")
+    assert len([u for u in posts("/sign-out") if "/me/devices/" in u]) == 1
+    await page.dblclick("#sign-out-others")
+    await page.wait_for_function("() => document.querySelectorAll('#devices li').length === 1")
+    assert len(posts("/me/sign-out-others")) == 1
+    assert await page.inner_text("#devices .message") == "1 other device was signed out."
+
+    await page.fill("#current-password", "max's secret")
+    await page.fill("#new-password", "max's new secret")
+    await page.fill("#new-password-again", "max's new secret")
+    await page.dblclick("#change-password button")
+    await page.wait_for_function(
+        "() => document.querySelector('#change-password .message')?.textContent.includes('changed')"
+    )
+    assert len(posts("/me/password")) == 1
+    assert "Your password is changed" in await page.inner_text("#change-password .message")
+
+    await page.fill("#rename input", "max_two")
+    await page.dblclick("#rename button")
+    await page.wait_for_function(
+        "() => document.querySelector('#main h1')?.textContent === 'max_two'"
+    )
+    assert len(posts("/me/name")) == 1
+    await page.dblclick("#make-code button")
+    await page.wait_for_function(
+        "() => document.querySelector('#make-code .message')?.textContent.includes('code')"
+    )
+    assert len(posts("/me/link")) == 1
+    assert await page.locator("#main h1").count() == 1
     assert page_errors(page) == []
 
 

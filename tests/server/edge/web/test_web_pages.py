@@ -161,6 +161,9 @@ async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is
     page = await new_page(browser)
     await page.goto(base)
     await page.wait_for_selector("#rooms[data-feed=live]")  # the first `lobby` came
+    # A socket slow to come (a loaded machine) has the list polled until then: from the
+    # first `lobby` on, the list is the socket's alone.
+    lists = [u for u in seen(page).requests if urlparse(u).path == "/rooms"]
     room = (await create_room(base, game="shaula", seats=2, countdown=0.2))["id"]  # not by the page
     row = page.locator(f'tr[data-room="{room}"]')
     await row.wait_for(timeout=10_000)
@@ -175,8 +178,8 @@ async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is
         await ann.send(p.Resign())
         await bo.send(p.Resign())
         await row.wait_for(state="detached", timeout=10_000)  # finished: off the list
-    lists = [u for u in seen(page).requests if urlparse(u).path == "/rooms"]
-    assert lists == []  # every change was pushed: not one HTTP list request
+    since = [u for u in seen(page).requests if urlparse(u).path == "/rooms"][len(lists) :]
+    assert since == []  # every change was pushed: not one HTTP list request
     assert page_errors(page) == []
     # The socket down (the server killed): the page says so and polls; back: live again.
     server.kill()

@@ -288,6 +288,83 @@ async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
     assert page_errors(page) == []
 
 
+async def test_a_double_click_on_ready_or_leave_is_sent_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Ready says ready once, and on Leave seat leaves once: the last
+    player's second ready reached a room by then counting down, and its refusal ("ready
+    only counts in the lobby") was said as the race began; a second leave came to a socket
+    that held no seat any more."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2))["id"]
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await bo.send(p.Ready())
+        await take_seat(page, base, room, "ann")
+        await page.dblclick("#ready")  # every seat ready: the countdown
+        await page.wait_for_selector("#move-input")
+        assert await page.inner_text("#message") == ""
+        assert len([frame for frame in sent if '"type":"ready"' in frame]) == 1, sent
+    other = (await create_room(base, game="shaula", seats=2))["id"]
+    await take_seat(page, base, other, "ann")
+    await page.dblclick("#leave")
+    await page.wait_for_url(f"{base}/")
+    assert len([frame for frame in sent if '"type":"leave"' in frame]) == 1, sent
+    assert room_view(base, other)["players"] == []
+    assert page_errors(page) == []
+
+
+async def test_a_double_click_on_autoplay_plays_the_safe_moves_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Autoplay asks for the safe moves once: both asks were answered
+    with the same moves, sent twice, and the second sending's refusals were said."""
+    base = server.url
+    safe = core.new_game("shaula", 2).copy().autoplay()
+    assert len(safe) == 2, safe
+    page = await new_page(browser)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    await solo_race_on(page, base, seed=2)
+    await page.dblclick("#autoplay")
+    await wait_acks(page, len(safe))
+    # Every move sent by now: the second ask's would have gone on its answer, before these.
+    assert len([frame for frame in sent if '"type":"move"' in frame]) == len(safe), sent
+    assert len([frame for frame in sent if '"type":"legal"' in frame]) == 1, sent
+    assert await page.inner_text("#message") == ""
+    assert page_errors(page) == []
+
+
+async def solo_race_on(page: Page, base: str, **body: object) -> str:
+    """A one-seat room (POST /rooms with `body`), raced on `page` as "ann"."""
+    room = str((await create_room(base, seats=1, **body))["id"])
+    await start_race(page, base, room)
+    return room
+
+
+async def test_a_double_click_on_resign_asks_and_does_not_resign(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click (a double tap) on Resign asks "sure?" and waits for its answer, a
+    click of its own: on a phone's screen the button stays under the finger as it asks,
+    and the double click's second click answered the question: the race was over for a
+    player who had not seen it asked."""
+    base = server.url
+    page = await new_page(browser, width=375, height=740)
+    sent: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    room = await solo_race_on(page, base, game="shaula", seed=SEED)
+    await page.dblclick("#resign")
+    await typed_move(page, core.solve(core.new_game("shaula", SEED)).moves[0])
+    await wait_acks(page, 1)  # answered after anything sent before it
+    assert [frame for frame in sent if '"type":"resign"' in frame] == []
+    assert room_view(base, room)["status"] == "running"
+    assert page_errors(page) == []
+
+
 async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     server: ServerProcess, browser: Browser
 ) -> None:

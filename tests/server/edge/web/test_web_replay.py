@@ -227,6 +227,38 @@ async def test_racing_a_ghost_from_the_replay_page(server: ServerProcess, browse
     assert page_errors(page) == []
 
 
+async def test_a_double_click_on_a_ghost_button_makes_one_ghost_race(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on "race this ghost" (the replay page) or on "Race this ghost again"
+    (a finished ghost race) makes one ghost race: the second click made a second room,
+    which its creator never saw, its seat held for nobody."""
+    base = server.url
+    room, _text = await finished_race(base)
+    page = await new_page(browser)
+    made: list[str] = []
+    page.on(
+        "request",
+        lambda r: made.append(r.url) if r.method == "POST" and r.url == f"{base}/rooms" else None,
+    )
+    await page.goto(f"{base}/replay/{room}")
+    await page.wait_for_selector('#verify[data-verified="true"]')
+    await page.dblclick('#replay-results button.race-ghost[data-seat="1"]')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#ready")
+    first = page.url.rsplit("/", 1)[1].split("?")[0]
+    assert len(made) == 1, made
+    await page.click("#ready")
+    await page.wait_for_selector("#board .card")
+    await page.click("#resign")
+    await page.click("#resign")  # the second click confirms
+    await page.dblclick("#ghost-again")
+    await page.wait_for_url(lambda url: first not in url and "/play/" in url)
+    await page.wait_for_selector("#ready")
+    assert len(made) == 2, made
+    assert page_errors(page) == []
+
+
 async def test_a_ghost_race_from_the_replay_page_under_a_time_limit(
     server: ServerProcess, browser: Browser
 ) -> None:

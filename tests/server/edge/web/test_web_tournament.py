@@ -317,6 +317,38 @@ async def test_the_organisers_buttons_stay_as_they_are_while_players_register(
     assert page_errors(organiser) == []
 
 
+async def test_a_double_click_on_an_organisers_button_asks_once(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A double click on Start now starts once, and on Pause after this round pauses
+    once: the second start was refused (the tournament has started already), and the
+    refusal said on the organiser's page as the tournament began."""
+    base = server.url
+    organiser = await new_page(browser)
+    await open_tournament_form(organiser, base)
+    await organiser.fill("input[name=tour_name]", "Twice started")
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_selector("#tour-start")
+    tid = organiser.url.rsplit("/", 1)[1]
+    for name in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 2"
+    )
+
+    def asked(action: str) -> list[str]:
+        return [u for u in seen(organiser).requests if u.endswith(f"/tournaments/{tid}/{action}")]
+
+    await organiser.dblclick("#tour-start")
+    await organiser.wait_for_selector("#tour-pause")  # answered, and pushed
+    assert asked("start") == [f"{base}/tournaments/{tid}/start"]
+    await organiser.dblclick("#tour-pause")
+    await organiser.wait_for_selector("#tour-resume")
+    assert asked("pause") == [f"{base}/tournaments/{tid}/pause"]
+    assert await organiser.inner_text("#message") == ""
+    assert page_errors(organiser) == []
+
+
 async def test_a_player_withdraws_comes_back_and_is_removed_from_the_page(
     server: ServerProcess, browser: Browser
 ) -> None:
