@@ -8,7 +8,7 @@ another answered its /healthz."""
 from __future__ import annotations
 
 import itertools
-import random
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -33,8 +33,11 @@ def test_each_worker_picks_ports_from_its_own_range(monkeypatch: pytest.MonkeyPa
 def test_a_free_port_is_not_handed_out_twice(monkeypatch: pytest.MonkeyPatch) -> None:
     """A port is free until its server binds it: picks in a row (a cluster's nodes and
     their bus ports) must differ, or one of two servers fails to start."""
-    low, high = port_range()
-    base = random.randrange(low, high - 16)
+    # Sixteen ports all free, and a record of ports given out that holds none of them: the
+    # picks come from those sixteen alone (a window drawn at random could hold ports this
+    # worker's earlier tests were given, or still bound, until fewer than ten were left).
+    base = ports.free_ports_in_a_row(16)
+    monkeypatch.setattr(ports, "_GIVEN", deque(maxlen=512))
     monkeypatch.setattr(ports, "port_range", lambda: (base, base + 16))
     picked = [free_port() for _ in range(10)]
     assert len(set(picked)) == 10, picked

@@ -28,8 +28,13 @@ import protocol as p
 from client_cli.net import ws_url
 from client_cli.seat import Seat
 
-ROOMS = 16  # rooms created through the balancer: both processes get some (see spread)
-HEATS = 12  # tournament-style ids "T-0".."T-11", differing in their last characters only
+# Rooms created through the balancer, and tournament-style ids "T-0", "T-1"... (differing
+# in their last characters only), until both processes have some: at least the first
+# number, at most the second. nginx places each process on its hash ring by its address,
+# with a port drawn for each run: a dozen fixed heat ids all went to one process about one
+# run in 350 (a hash without avalanche sends all 32 to one).
+ROOMS = (16, 32)
+HEATS = (12, 32)
 
 
 @pytest.fixture
@@ -67,7 +72,7 @@ async def check_affinity(front: str, servers: list[ServerProcess]) -> tuple[str,
             return await sockets.enter_async_context(WsClient.connect(front, path=path))
 
         homes, rooms = [], []
-        for _ in range(ROOMS):
+        while len(rooms) < ROOMS[0] or (len(set(homes)) < 2 and len(rooms) < ROOMS[1]):
             body = {"game": "shaula", "seats": 2}
             async with http.post(f"{front}/rooms", json=body) as answer:
                 assert answer.status == 201, await answer.text()
@@ -87,8 +92,10 @@ async def check_affinity(front: str, servers: list[ServerProcess]) -> tuple[str,
 
         # A tournament's heats are rooms "ID-0", "ID-1", ...: ids that differ only at their
         # end must spread too (a hash without avalanche puts them side by side on the ring).
-        heat_homes = []
-        for heat in range(HEATS):
+        heat_homes: list[int] = []
+        for heat in range(HEATS[1]):
+            if heat >= HEATS[0] and len(set(heat_homes)) == 2:
+                break
             path = f"/ws?room={quote(f'5be0c2d1-{heat}')}"
             heat_homes.append(await _where(servers, lambda path=path: open_socket(path), 1))
         assert sorted(set(heat_homes)) == [0, 1], f"every heat went to process {heat_homes[0]}"

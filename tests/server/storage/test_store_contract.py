@@ -208,22 +208,25 @@ async def test_a_budget_allows_a_burst_per_address_then_one_per_interval(
     address, other = f"192.0.2.{uuid.uuid4().hex[:6]}", f"198.51.100.{uuid.uuid4().hex[:6]}"
     assert [await store.take_budget("rooms", address, 60.0, 3) for _ in range(3)] == [0.0] * 3
     wait = await store.take_budget("rooms", address, 60.0, 3)
-    assert 59.0 < wait <= 60.0
+    assert 50.0 < wait <= 60.0  # about a minute, less the time since the third
     again = await store.take_budget("rooms", address, 60.0, 3)  # a refusal is not counted
-    assert 59.0 < again <= wait
+    assert 50.0 < again <= wait
     assert await store.take_budget("rooms", other, 60.0, 3) == 0.0  # per address
+    # One every 2 s: the second attempt must come before the first one's refill, which a
+    # Redis round trip held up for a fraction of a second on a busy machine did not within
+    # 0.2 s.
     quick = f"203.0.113.{uuid.uuid4().hex[:6]}"
-    assert await store.take_budget("rooms", quick, 0.2, 1) == 0.0
-    wait = await store.take_budget("rooms", quick, 0.2, 1)
-    assert 0.0 < wait <= 0.2
+    assert await store.take_budget("rooms", quick, 2.0, 1) == 0.0
+    wait = await store.take_budget("rooms", quick, 2.0, 1)
+    assert 0.0 < wait <= 2.0
     await asyncio.sleep(wait + 0.01)
-    assert await store.take_budget("rooms", quick, 0.2, 1) == 0.0
+    assert await store.take_budget("rooms", quick, 2.0, 1) == 0.0
     # Budgets of other kinds are apart; a refill gives one its burst back.
     assert await store.take_budget("sign-in", address, 60.0, 1) == 0.0
-    assert await store.take_budget("sign-in", address, 60.0, 1) > 59.0
+    assert await store.take_budget("sign-in", address, 60.0, 1) > 50.0
     await store.refill_budget("sign-in", address)
     assert await store.take_budget("sign-in", address, 60.0, 1) == 0.0
-    assert await store.take_budget("rooms", address, 60.0, 3) > 59.0
+    assert await store.take_budget("rooms", address, 60.0, 3) > 50.0
 
 
 async def test_quick_match_pairs_by_rating_with_a_range_that_widens(store: RoomStore) -> None:

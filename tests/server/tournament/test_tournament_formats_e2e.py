@@ -201,7 +201,9 @@ async def test_a_knockout_match_nobody_comes_to_ends(server_url: str) -> None:
 async def test_a_knockout_final_won_by_a_player_who_withdrew_during_it(server_url: str) -> None:
     # ann withdraws once the final has begun and then wins its race: the race goes on and
     # is a race won, but a withdrawn player never goes through, so bo is the champion.
-    tid, organiser = await create(server_url, format="knockout", time_limit=60, countdown=0.5)
+    # Seconds for the bots to reach the final's room, told of it only once it opened (with
+    # 0.5 s + 0.5 s of grace, under load a racer could forfeit before it came).
+    tid, organiser = await create(server_url, format="knockout", time_limit=60, countdown=2.0)
     tokens = {name: await register(server_url, tid, name) for name in ("ann", "bo")}
     plans = {"ann": always(Plan(pace=0.02)), "bo": always(Plan(moves=3, resign=True))}
     bots = [TourBot([server_url], tid, n, tokens[n], plans[n]) for n in ("ann", "bo")]
