@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import urllib.request
 from dataclasses import dataclass, field
 
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, Request, WebSocket
 
 import protocol as p
 from bench.browser import bot_command, probe
@@ -33,18 +34,25 @@ __all__ = [
     "start_race",
     "take_seat",
     "typed_move",
+    "until_sent",
     "wait_acks",
 ]
 
 
 @dataclass
 class Seen:
-    """What a page reported: console errors, uncaught errors, requests and WebSockets
-    (URLs)."""
+    """What a page reported: console errors, uncaught errors, requests (URLs, and those
+    of its POSTs apart), WebSockets (URLs) and the frames it sent on them (their text)."""
 
     errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    posts: list[str] = field(default_factory=list)
     sockets: list[str] = field(default_factory=list)
+    frames: list[str] = field(default_factory=list)
+
+    def sent(self, text: str) -> list[str]:
+        """The frames sent that hold `text` (such as '"type":"join"')."""
+        return [frame for frame in self.frames if text in frame]
 
 
 SEEN: dict[int, Seen] = {}
@@ -86,13 +94,31 @@ async def new_page(
         ),
     )
     page.on("pageerror", lambda exc: seen.errors.append(f"page error: {exc}"))
-    page.on("request", lambda request: seen.requests.append(request.url))
-    page.on("websocket", lambda socket: seen.sockets.append(socket.url))
+
+    def request(request: Request) -> None:
+        seen.requests.append(request.url)
+        if request.method == "POST":
+            seen.posts.append(request.url)
+
+    def socket(socket: WebSocket) -> None:
+        seen.sockets.append(socket.url)
+        socket.on("framesent", lambda frame: seen.frames.append(str(frame)))
+
+    page.on("request", request)
+    page.on("websocket", socket)
     return page
 
 
 def seen(page: Page) -> Seen:
     return SEEN[id(page)]
+
+
+async def until_sent(page: Page, text: str, timeout: float = 5.0) -> list[str]:
+    """The frames the page sent that hold `text`, once there is one (within `timeout`)."""
+    async with asyncio.timeout(timeout):
+        while not seen(page).sent(text):
+            await asyncio.sleep(0.05)
+    return seen(page).sent(text)
 
 
 def page_errors(*pages: Page) -> list[str]:

@@ -12,7 +12,7 @@ import pytest
 from playwright.async_api import Browser, Page
 from support.players import call, new_player
 from support.server_processes import ServerProcess
-from support.web import new_page, page_errors, room_view, typed_move, wait_acks
+from support.web import new_page, page_errors, room_view, seen, typed_move, wait_acks
 from support.wsclient import WsClient
 
 import core
@@ -108,14 +108,13 @@ async def test_a_double_click_on_start_asks_once_and_races(
     while the attempt's clock ran."""
     base = server.url
     page = await new_page(browser)
-    asked: list[str] = []
-    page.on("request", lambda r: asked.append(r.url) if r.method == "POST" else None)
     await page.goto(f"{base}/daily")
     await page.dblclick('.daily-game[data-game="stalactites"] button.daily-start')
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector("#board .card, #seat-form p")
     assert await page.locator("#board .card").count() > 0, await page.inner_text("#seat-form")
-    assert [u for u in asked if u.endswith("/daily/stalactites")] == [f"{base}/daily/stalactites"]
+    asked = [u for u in seen(page).posts if u.endswith("/daily/stalactites")]
+    assert asked == [f"{base}/daily/stalactites"]
     assert page_errors(page) == []
 
 
@@ -133,16 +132,11 @@ async def test_a_double_click_on_race_its_ghost_makes_one_ghost_race(
     await page.click("#resign")
     await page.click("#resign")  # "sure?"
     await page.wait_for_selector("#results-table")
-    made: list[str] = []
-    page.on(
-        "request",
-        lambda r: made.append(r.url) if r.method == "POST" and r.url == f"{base}/rooms" else None,
-    )
     await page.goto(f"{base}/daily")
     await page.dblclick('.daily-game[data-game="stalactites"] button.daily-ghost')
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector("#ready")
-    assert made == [f"{base}/rooms"]
+    assert [u for u in seen(page).posts if u == f"{base}/rooms"] == [f"{base}/rooms"]
     assert page_errors(page) == []
 
 
@@ -272,8 +266,6 @@ async def test_a_double_click_on_play_here_takes_the_seat_back_once(
     (this socket is already in a room, no free seat) over the race being played."""
     base = server.url
     first = await new_page(browser)
-    sent: list[str] = []
-    first.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await first.goto(f"{base}/daily")
     start = '.daily-game[data-game="stalactites"] button.daily-start'
     await first.click(start)
@@ -289,12 +281,12 @@ async def test_a_double_click_on_play_here_takes_the_seat_back_once(
     move = game.legal_moves()[0]
     await typed_move(first, move)
     await first.wait_for_selector("#play-here")
-    joins = len([frame for frame in sent if '"type":"join"' in frame])
+    joins = len(seen(first).sent('"type":"join"'))
     await first.dblclick("#play-here")
     await first.wait_for_function("() => !document.querySelector('#play-here')")
     await typed_move(first, move)
     await wait_acks(first, 1)  # answered after anything sent before it
-    assert len([frame for frame in sent if '"type":"join"' in frame]) == joins + 1
+    assert len(seen(first).sent('"type":"join"')) == joins + 1
     assert await first.inner_text("#seat-form") == ""
     assert page_errors(first, second) == []
 

@@ -12,7 +12,15 @@ from urllib.parse import urlparse
 from playwright.async_api import Browser, Route, WebSocket
 from support.http import create_room, get_json
 from support.server_processes import ServerProcess
-from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
+from support.web import (
+    new_page,
+    open_tournament_form,
+    page_errors,
+    room_view,
+    seen,
+    take_seat,
+    until_sent,
+)
 from support.wsclient import WsClient, race_alone
 
 import core
@@ -220,22 +228,13 @@ async def test_cancelling_a_quick_match_says_so_to_the_server(
     in a race they never heard of."""
     base = server.url
     page = await new_page(browser)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await page.goto(base)
     await page.click("[data-quick=stalactites]")
     await page.wait_for_selector("#quick-status button")
-    for _ in range(100):  # the quick socket is open and has asked
-        if any('"type":"quick"' in frame for frame in sent):
-            break
-        await page.wait_for_timeout(50)
+    await until_sent(page, '"type":"quick"')  # the quick socket is open and has asked
     await page.click("#quick-status button")  # cancel
     await page.wait_for_function("() => !document.querySelector('#quick-status button')")
-    for _ in range(50):
-        if any('"quick_cancel"' in frame for frame in sent):
-            break
-        await page.wait_for_timeout(100)
-    assert any('"quick_cancel"' in frame for frame in sent), sent
+    await until_sent(page, '"quick_cancel"')
     assert page_errors(page) == []
 
 
@@ -284,15 +283,13 @@ async def test_a_quick_match_cancelled_before_its_socket_opened_never_asks(
     open, ask for a match the player had cancelled, and follow its `matched` into a race."""
     page = await new_page(browser)
     await page.add_init_script(SLOW_SOCKETS)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await page.goto(server.url)
     await page.evaluate("() => { window.slowSockets = true; }")
     await page.click("[data-quick=shaula]")
     await page.wait_for_selector("#quick-status button")
     await page.click("#quick-status button")  # cancel, the socket still connecting
     await page.wait_for_timeout(3000)  # past the moment the socket would have opened
-    assert not any('"type":"quick"' in frame for frame in sent), sent
+    assert not seen(page).sent('"type":"quick"'), seen(page).frames
     assert await page.inner_text("#quick-status") == ""
     assert page_errors(page) == []
 
@@ -312,8 +309,6 @@ async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_on
         held.append(route)
 
     await page.route("**/names/**", hold)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await page.goto(base)
     await page.fill("#name", "ann")
     await page.click("[data-quick=shaula]")
@@ -328,10 +323,7 @@ async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_on
     await page.wait_for_function(
         "() => document.querySelector('#quick-status').textContent.includes('Stalactites')"
     )
-    for _ in range(100):  # the stalactites socket is open and has asked
-        if any('"game":"stalactites"' in frame for frame in sent):
-            break
-        await page.wait_for_timeout(50)
+    await until_sent(page, '"game":"stalactites"')  # that socket is open and has asked
     await page.click("#quick-status button")  # cancel
     await page.wait_for_function("() => !document.querySelector('#quick-status button')")
     # Two players ask for Shaula: paired with each other, as nobody else waits for it.
@@ -341,7 +333,7 @@ async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_on
         await cy.send(p.QuickMatch(game="shaula", name="cy"))
         first, second = await bo.expect(p.Matched), await cy.expect(p.Matched)
         assert first.room == second.room
-    assert not any('"game":"shaula"' in frame for frame in sent), sent
+    assert not seen(page).sent('"game":"shaula"'), seen(page).frames
     assert "/play/" not in page.url
     assert page_errors(page) == []
 
@@ -357,10 +349,7 @@ async def test_a_cancelled_quick_match_lets_its_socket_go_once_the_server_says_s
     closed: list[float] = []
     loop = asyncio.get_running_loop()
 
-    asked: list[str] = []
-
     def watch(ws: WebSocket) -> None:
-        ws.on("framesent", lambda frame: asked.append("") if '"quick"' in str(frame) else None)
         ws.on(
             "framereceived",
             lambda frame: told.append(loop.time()) if '"unqueued"' in str(frame) else None,
@@ -371,10 +360,7 @@ async def test_a_cancelled_quick_match_lets_its_socket_go_once_the_server_says_s
     await page.goto(server.url)
     await page.click("[data-quick=shaula]")
     await page.wait_for_selector("#quick-status button")
-    for _ in range(100):  # the quick socket is open and has asked
-        if asked:
-            break
-        await page.wait_for_timeout(50)
+    await until_sent(page, '"quick"')  # the quick socket is open and has asked
     await page.click("#quick-status button")  # cancel
     for _ in range(100):
         if told and closed:

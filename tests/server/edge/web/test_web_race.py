@@ -120,8 +120,6 @@ async def test_a_double_click_on_take_a_seat_asks_once(
     base = server.url
     room = (await create_room(base, game="shaula", seats=2))["id"]
     page = await new_page(browser)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await page.goto(f"{base}/play/{room}")
     await page.dblclick("#take-seat")
     await page.click("#ready")
@@ -129,7 +127,7 @@ async def test_a_double_click_on_take_a_seat_asks_once(
     await page.wait_for_function(
         "() => document.querySelector('#ready').textContent === 'Not ready'"
     )
-    assert len([frame for frame in sent if '"type":"join"' in frame]) == 1, sent
+    assert len(seen(page).sent('"type":"join"')) == 1, seen(page).frames
     assert await page.inner_text("#seat-form") == ""
     assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
     assert page_errors(page) == []
@@ -271,8 +269,6 @@ async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
     base = server.url
     room = (await create_room(base, game="stalactites", seats=2))["id"]
     page = await new_page(browser)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await take_seat(page, base, room, "ann")
     await page.dblclick("#start")
     await page.wait_for_selector("#move-input")
@@ -283,8 +279,8 @@ async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
     await page.dblclick("#rematch")  # the only player: everyone voted, a new deal starts
     await page.wait_for_selector("#move-input")
     assert await page.inner_text("#message") == ""
-    assert len([frame for frame in sent if '"type":"start"' in frame]) == 1
-    assert len([frame for frame in sent if '"type":"rematch"' in frame]) == 1
+    assert len(seen(page).sent('"type":"start"')) == 1
+    assert len(seen(page).sent('"type":"rematch"')) == 1
     assert page_errors(page) == []
 
 
@@ -298,8 +294,6 @@ async def test_a_double_click_on_ready_or_leave_is_sent_once(
     base = server.url
     room = (await create_room(base, game="shaula", seats=2))["id"]
     page = await new_page(browser)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     async with WsClient.connect(base) as bo:
         await bo.join(room, "bo")
         await bo.send(p.Ready())
@@ -307,12 +301,12 @@ async def test_a_double_click_on_ready_or_leave_is_sent_once(
         await page.dblclick("#ready")  # every seat ready: the countdown
         await page.wait_for_selector("#move-input")
         assert await page.inner_text("#message") == ""
-        assert len([frame for frame in sent if '"type":"ready"' in frame]) == 1, sent
+        assert len(seen(page).sent('"type":"ready"')) == 1, seen(page).frames
     other = (await create_room(base, game="shaula", seats=2))["id"]
     await take_seat(page, base, other, "ann")
     await page.dblclick("#leave")
     await page.wait_for_url(f"{base}/")
-    assert len([frame for frame in sent if '"type":"leave"' in frame]) == 1, sent
+    assert len(seen(page).sent('"type":"leave"')) == 1, seen(page).frames
     assert room_view(base, other)["players"] == []
     assert page_errors(page) == []
 
@@ -326,14 +320,12 @@ async def test_a_double_click_on_autoplay_plays_the_safe_moves_once(
     safe = core.new_game("shaula", 2).copy().autoplay()
     assert len(safe) == 2, safe
     page = await new_page(browser)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     await solo_race_on(page, base, seed=2)
     await page.dblclick("#autoplay")
     await wait_acks(page, len(safe))
     # Every move sent by now: the second ask's would have gone on its answer, before these.
-    assert len([frame for frame in sent if '"type":"move"' in frame]) == len(safe), sent
-    assert len([frame for frame in sent if '"type":"legal"' in frame]) == 1, sent
+    assert len(seen(page).sent('"type":"move"')) == len(safe), seen(page).frames
+    assert len(seen(page).sent('"type":"legal"')) == 1, seen(page).frames
     assert await page.inner_text("#message") == ""
     assert page_errors(page) == []
 
@@ -354,13 +346,11 @@ async def test_a_double_click_on_resign_asks_and_does_not_resign(
     player who had not seen it asked."""
     base = server.url
     page = await new_page(browser, width=375, height=740)
-    sent: list[str] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     room = await solo_race_on(page, base, game="shaula", seed=SEED)
     await page.dblclick("#resign")
     await typed_move(page, core.solve(core.new_game("shaula", SEED)).moves[0])
     await wait_acks(page, 1)  # answered after anything sent before it
-    assert [frame for frame in sent if '"type":"resign"' in frame] == []
+    assert seen(page).sent('"type":"resign"') == []
     assert room_view(base, room)["status"] == "running"
     assert page_errors(page) == []
 

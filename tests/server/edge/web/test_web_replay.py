@@ -16,6 +16,7 @@ from support.web import (
     new_page,
     page_errors,
     room_view,
+    seen,
     shown_board,
     start_race,
 )
@@ -236,18 +237,17 @@ async def test_a_double_click_on_a_ghost_button_makes_one_ghost_race(
     base = server.url
     room, _text = await finished_race(base)
     page = await new_page(browser)
-    made: list[str] = []
-    page.on(
-        "request",
-        lambda r: made.append(r.url) if r.method == "POST" and r.url == f"{base}/rooms" else None,
-    )
+
+    def made() -> list[str]:
+        return [u for u in seen(page).posts if u == f"{base}/rooms"]
+
     await page.goto(f"{base}/replay/{room}")
     await page.wait_for_selector('#verify[data-verified="true"]')
     await page.dblclick('#replay-results button.race-ghost[data-seat="1"]')
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector("#ready")
     first = page.url.rsplit("/", 1)[1].split("?")[0]
-    assert len(made) == 1, made
+    assert len(made()) == 1, made()
     await page.click("#ready")
     await page.wait_for_selector("#board .card")
     await page.click("#resign")
@@ -255,7 +255,7 @@ async def test_a_double_click_on_a_ghost_button_makes_one_ghost_race(
     await page.dblclick("#ghost-again")
     await page.wait_for_url(lambda url: first not in url and "/play/" in url)
     await page.wait_for_selector("#ready")
-    assert len(made) == 2, made
+    assert len(made()) == 2, made()
     assert page_errors(page) == []
 
 

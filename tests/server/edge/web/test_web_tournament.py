@@ -294,6 +294,25 @@ async def test_an_organiser_runs_a_tournament_from_the_browser(
     assert page_errors(organiser) == []
 
 
+async def organised(organiser: Page, base: str, name: str, kept: bool = False) -> str:
+    """A tournament organised on the lobby's form, its page shown to the organiser, and bo
+    and cy registered over HTTP once it is; its id. `kept`: Start now is marked before they
+    register (`kept` on the element), to be found again if it was not drawn anew."""
+    await open_tournament_form(organiser, base)
+    await organiser.fill("input[name=tour_name]", name)
+    await organiser.click("#tour-create button[type=submit]")
+    await organiser.wait_for_selector("#tour-start")
+    tid = organiser.url.rsplit("/", 1)[1]
+    if kept:
+        await organiser.evaluate("() => { document.querySelector('#tour-start').kept = 1; }")
+    for player in ("bo", "cy"):
+        await post_ok(base + f"/tournaments/{tid}/players", {"name": player})
+    await organiser.wait_for_function(
+        "() => document.querySelectorAll('#standings tbody tr').length === 2"
+    )
+    return tid
+
+
 async def test_the_organisers_buttons_stay_as_they_are_while_players_register(
     server: ServerProcess, browser: Browser
 ) -> None:
@@ -302,17 +321,7 @@ async def test_the_organisers_buttons_stay_as_they_are_while_players_register(
     let go on the new, as players registered, was lost."""
     base = server.url
     organiser = await new_page(browser)
-    await open_tournament_form(organiser, base)
-    await organiser.fill("input[name=tour_name]", "Busy night")
-    await organiser.click("#tour-create button[type=submit]")
-    await organiser.wait_for_selector("#tour-start")
-    tid = organiser.url.rsplit("/", 1)[1]
-    await organiser.evaluate("() => { document.querySelector('#tour-start').kept = 1; }")
-    for name in ("bo", "cy"):
-        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
-    await organiser.wait_for_function(
-        "() => document.querySelectorAll('#standings tbody tr').length === 2"
-    )
+    await organised(organiser, base, "Busy night", kept=True)
     assert await organiser.evaluate("() => document.querySelector('#tour-start').kept") == 1
     assert page_errors(organiser) == []
 
@@ -325,16 +334,7 @@ async def test_a_double_click_on_an_organisers_button_asks_once(
     refusal said on the organiser's page as the tournament began."""
     base = server.url
     organiser = await new_page(browser)
-    await open_tournament_form(organiser, base)
-    await organiser.fill("input[name=tour_name]", "Twice started")
-    await organiser.click("#tour-create button[type=submit]")
-    await organiser.wait_for_selector("#tour-start")
-    tid = organiser.url.rsplit("/", 1)[1]
-    for name in ("bo", "cy"):
-        await post_ok(base + f"/tournaments/{tid}/players", {"name": name})
-    await organiser.wait_for_function(
-        "() => document.querySelectorAll('#standings tbody tr').length === 2"
-    )
+    tid = await organised(organiser, base, "Twice started")
 
     def asked(action: str) -> list[str]:
         return [u for u in seen(organiser).requests if u.endswith(f"/tournaments/{tid}/{action}")]
