@@ -5,7 +5,7 @@
 //
 // Acting as a player is identity.js's: its key goes in the Authorization header only.
 
-import { h, clear, fmtSeconds, keepFocus } from "./dom.js";
+import { h, clear, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
 import { folded, ghostLimitField, nameLine } from "./widgets.js";
@@ -78,29 +78,22 @@ export async function render(root, { date = null } = {}) {
   if (shown === today.date) setInterval(() => draw().catch(() => {}), REFRESH);
 }
 
-// An attempt (or a practice) asked for, and not refused: the page goes to its race. A
-// second ask (a double click) opened the attempt again, which hands its seat a new token
-// (a second window's), and the page went to the race with the first one's, no longer the
-// seat's: it found the seat gone while the attempt's clock ran.
-let starting = false;
-addEventListener("pageshow", () => (starting = false)); // back here (the back button): ask again
+// An attempt (or a practice) asked for, and not refused: the page goes to its race. Once
+// for the page (the boards are drawn anew every few seconds): a second ask (a double
+// click) opened the attempt again, which hands its seat a new token (a second window's),
+// and the page went to the race with the first one's, no longer the seat's: it found the
+// seat gone while the attempt's clock ran.
+const start = leavingOnce(async (game, practice) => {
+  const answer = await request("POST", `/daily/${game}`, practice ? { practice: true } : {}, { needKey: true });
+  saveSeat(answer.room.id, { token: answer.token, seat: answer.seat });
+  location.assign(`/play/${answer.room.id}`);
+}, (err, game, practice, say) => (say.textContent = err.message));
 
-// A ghost race against an attempt's run (open once your own attempt is over), asked for
-// once: a second ask (a double click) made a second room, which its creator never saw.
-let racing = false;
-addEventListener("pageshow", () => (racing = false)); // back here (the back button): ask again
-
-async function raceGhost(room, say, limit) {
-  if (racing) return;
-  racing = true;
-  try {
-    const answer = await authed("POST", "/rooms", { ghost: room, time_limit: limit.seconds() });
-    location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
-  } catch (err) {
-    racing = false;
-    say.textContent = err.message;
-  }
-}
+// A ghost race against an attempt's run (open once your own attempt is over).
+const raceGhost = leavingOnce(async (room, say, limit) => {
+  const answer = await authed("POST", "/rooms", { ghost: room, time_limit: limit.seconds() });
+  location.assign(`/play/${answer.room.id}?sit=1`); // its creator races the ghost
+}, (err, room, say) => (say.textContent = err.message));
 
 function gameCard(board, known, isToday, limit) {
   const game = board.game;
@@ -109,30 +102,18 @@ function gameCard(board, known, isToday, limit) {
   const action = h("div", { class: "daily-action" });
   const say = h("p", { class: "message", role: "status" });
   if (isToday) {
-    const start = async (practice) => {
-      if (starting) return;
-      starting = true;
-      try {
-        const answer = await request("POST", `/daily/${game}`, practice ? { practice: true } : {}, { needKey: true });
-        saveSeat(answer.room.id, { token: answer.token, seat: answer.seat });
-        location.assign(`/play/${answer.room.id}`);
-      } catch (err) {
-        starting = false;
-        say.textContent = err.message;
-      }
-    };
     if (!mine) {
-      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(false) },
+      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(game, false, say) },
         "Start my ranked attempt"));
     } else if (!mine.finished) {
-      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(false) },
+      action.append(h("button", { type: "button", class: "daily-start", dataset: { game }, onclick: () => start(game, false, say) },
         `Back to my attempt (running since ${new Date(mine.started_at * 1000).toLocaleTimeString()})`));
     } else {
       action.append(
         h("span", {}, mine.won ? `You won in ${fmtSeconds(mine.time)}, ${mine.moves} moves` : `You ended with ${mine.progress} cards up`,
           mine.ranked ? "" : " (unranked: undo)"),
         " ",
-        h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(true) }, "Practise this deal"),
+        h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(game, true, say) }, "Practise this deal"),
       );
     }
   }

@@ -82,3 +82,22 @@ export function copyButton(label, text, name = null) {
   });
   return button;
 }
+
+// An action that ends by leaving the page (location.assign), asked once: a second call
+// while it is on its way (a double click) is dropped, where it made a second room (or
+// attempt, or tournament), which its maker never saw. A failure, handed to `failed` with
+// the call's arguments, frees it, and so does the page shown again from the back button.
+export function leavingOnce(action, failed) {
+  let busy = false;
+  addEventListener("pageshow", () => (busy = false));
+  return async (...args) => {
+    if (busy) return;
+    busy = true;
+    try {
+      await action(...args);
+    } catch (err) {
+      busy = false;
+      failed(err, ...args);
+    }
+  };
+}

@@ -2,7 +2,7 @@
 // section 5), creating a room with every setting of POST /rooms, quick match, and a link to
 // share for each room.
 
-import { h, clear, copyButton, keepFocus } from "./dom.js";
+import { h, clear, copyButton, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { shownName, useName } from "./identity.js";
 import { Socket } from "./net.js";
@@ -291,12 +291,7 @@ function createForm(known, nameInput) {
   const num = (input, scale = 1) => (input.value === "" ? null : Number(input.value) * scale);
   // One room per asking: a second submit before the page has gone to the first room (a
   // double click) made a second, which nobody was in, listed for everyone to find.
-  let creating = false;
-  addEventListener("pageshow", () => (creating = false)); // back here (the back button)
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    if (creating) return;
-    creating = true;
+  const create = leavingOnce(async () => {
     status.textContent = "";
     const body = {
       game: game.value,
@@ -310,14 +305,13 @@ function createForm(known, nameInput) {
       grace: num(grace),
       countdown: num(countdown),
     };
-    try {
-      const answer = await postJSON("/rooms", body);
-      setPlayerName(nameInput.value.trim());
-      location.assign(`/play/${answer.room.id}?sit=1`);
-    } catch (err) {
-      creating = false;
-      status.textContent = err.message;
-    }
+    const answer = await postJSON("/rooms", body);
+    setPlayerName(nameInput.value.trim());
+    location.assign(`/play/${answer.room.id}?sit=1`);
+  }, (err) => (status.textContent = err.message));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    create();
   });
   return form;
 }

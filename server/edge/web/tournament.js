@@ -2,7 +2,7 @@
 // races to watch (and the player's own race to play), the bracket of a knockout, and the
 // organiser's start/pause/resume when this browser created it.
 
-import { h, clear, copyButton, fmtSeconds, keepFocus } from "./dom.js";
+import { h, clear, copyButton, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
 import { authed, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
@@ -457,24 +457,18 @@ export async function tournamentsSection(known) {
     h("div", { class: "submit" }, h("button", { type: "submit" }, "Organise"), error));
   // One tournament per asking: a second submit (a double click) organised a second, listed
   // for everyone to find, which its organiser never saw.
-  let organising = false;
-  addEventListener("pageshow", () => (organising = false)); // back here (the back button)
-  form.addEventListener("submit", async (event) => {
+  const organise = leavingOnce(async () => {
+    const answer = await postJSON("/tournaments", {
+      name: name.value.trim(), format: format.value, games: [game.value],
+      rounds: Number(rounds.value), duration: Number(rounds.value) * 60,
+      time_limit: Number(limit.value) * 60, spectator_delay: Number(delay.value),
+    });
+    saveTour(answer.tournament.id, { organiser: answer.organiser_token });
+    location.assign(`/tour/${answer.tournament.id}`);
+  }, (err) => (error.textContent = err.message));
+  form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (organising) return;
-    organising = true;
-    try {
-      const answer = await postJSON("/tournaments", {
-        name: name.value.trim(), format: format.value, games: [game.value],
-        rounds: Number(rounds.value), duration: Number(rounds.value) * 60,
-        time_limit: Number(limit.value) * 60, spectator_delay: Number(delay.value),
-      });
-      saveTour(answer.tournament.id, { organiser: answer.organiser_token });
-      location.assign(`/tour/${answer.tournament.id}`);
-    } catch (err) {
-      organising = false;
-      error.textContent = err.message;
-    }
+    organise();
   });
   await refresh();
   setInterval(refresh, 5000);
