@@ -368,7 +368,7 @@ class Moves:
         assert result.answer is not None
         session = job.session
         session.accepted(write.move, write.seq, tuple(write.splits))
-        job.conn.send(self._with_board(session, job.race, result.answer))
+        job.conn.answer(self._with_board(session, job.race, result.answer))
         self.ctx.metrics.moves_accepted.inc()
 
     @staticmethod

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from support.in_memory import connection
+from support.in_memory import Transport, connection
 
-from server.live.connection import Flusher
+import protocol as p
+from server.live.connection import Connection, Flusher
 
 
 async def test_frames_of_one_tick_go_out_in_one_write_in_order() -> None:
@@ -49,3 +50,30 @@ async def test_a_frame_sent_now_leaves_at_once_but_after_what_waits() -> None:
     for _ in range(3):
         await asyncio.sleep(0)
     assert transport.writes == [b"a", b"bc"]
+
+
+async def test_an_answer_leaves_before_the_frames_other_sockets_got_in_its_tick() -> None:
+    """A move's `accepted` is written before the `progress` its opponents got from the same
+    read from Redis: the mover's wait is not the length of the room's fan-out. The mover's
+    own frames keep their order, in one write."""
+    flusher = Flusher()
+    order: list[str] = []
+
+    def sending(name: str) -> tuple[Connection, Transport]:
+        conn, transport = connection(name, flusher)
+        write = transport.write
+        transport.write = lambda data: (order.append(name), write(data))  # type: ignore[method-assign]
+        return conn, transport
+
+    opponent, _ = sending("opponent")
+    mover, mover_transport = sending("mover")
+    answer = p.Accepted(seq=1, move="x", progress=1, moves=1, won=False, stuck=False, version=2)
+    opponent.send_frame(b"progress")
+    mover.send(p.Pong(id=1, server_time=1.0))
+    mover.answer(answer)
+    quiet, _ = sending("quiet")
+    quiet.answer(answer)  # an answer with nothing before it in its tick
+    await asyncio.sleep(0)
+    assert order == ["mover", "quiet", "opponent"]
+    assert len(mover_transport.writes) == 1
+    assert mover_transport.messages() == [p.Pong(id=1, server_time=1.0), answer]
