@@ -74,10 +74,12 @@ export async function render(root, { room: roomId }) {
   let autoplaying = false; // Autoplay's safe moves asked for, not answered yet (autoplay)
   const seat = new Seat(roomId, {
     onStatus: (s) => {
-      if (s === "down") joining = false;
-      if (s === "down") autoplaying = false; // its answer went with the socket
       el.head.dataset.connection = s;
-      if (s === "down") say("Connection lost: reconnecting…", "warn");
+      if (s !== "down") return;
+      // What was asked on the socket went with it: a join and Autoplay may be asked again.
+      joining = false;
+      autoplaying = false;
+      say("Connection lost: reconnecting…", "warn");
     },
     onWelcome: () => {
       joining = false;
