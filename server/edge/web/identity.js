@@ -157,7 +157,17 @@ export function shownName(player) {
 // The name typed in a page's name field becomes the player's name before a seat is taken
 // (a seat shows its player's name, unique on the server): "" when it is (or already
 // was), else why not (taken, against the rules), and the seat takes the current name.
-export async function useName(typed) {
+// One at a time: a second (a double click) asks once the first is answered, and finds the
+// name the player's. Asked beside it, its check could come after the first's rename and
+// call the player's own new name taken.
+let naming = Promise.resolve("");
+export function useName(typed) {
+  const turn = naming.then(() => nameOnce(typed));
+  naming = turn.catch(() => "");
+  return turn;
+}
+
+async function nameOnce(typed) {
   const player = await me();
   if (!typed || !player || typed === player.name) return "";
   try {

@@ -303,23 +303,25 @@ async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_on
     next partner, leading the player into a race after they had cancelled."""
     base = server.url
     page = await new_page(browser)
-    held: list[Route] = []  # the name checks, answered once both clicks are in
+    held: list[Route] = []  # the first click's name check, answered once both clicks are in
 
     async def hold(route: Route) -> None:
-        held.append(route)
+        if held:
+            await route.continue_()
+        else:
+            held.append(route)
 
     await page.route("**/names/**", hold)
     await page.goto(base)
     await page.fill("#name", "ann")
     await page.click("[data-quick=shaula]")
-    await page.click("[data-quick=stalactites]")
     for _ in range(100):
-        if len(held) == 2:
+        if held:
             break
         await page.wait_for_timeout(50)
-    assert len(held) == 2
-    for route in held:
-        await route.continue_()
+    assert len(held) == 1
+    await page.click("[data-quick=stalactites]")
+    await held[0].continue_()
     await page.wait_for_function(
         "() => document.querySelector('#quick-status').textContent.includes('Stalactites')"
     )
@@ -335,6 +337,45 @@ async def test_a_quick_match_asked_again_while_the_first_sets_the_name_is_the_on
         assert first.room == second.room
     assert not seen(page).sent('"game":"shaula"'), seen(page).frames
     assert "/play/" not in page.url
+    assert page_errors(page) == []
+
+
+async def test_a_quick_match_asked_again_while_the_first_renames_is_not_told_its_own_name_is_taken(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A second Quick match clicked while the first is making the typed name the player's
+    asks after it: it finds the name the player's already. Asked beside it, its name check
+    could be answered after the first's rename, and the page said the player's own new name
+    was taken ("another player is called 'ann': you play as ...")."""
+    base = server.url
+    page = await new_page(browser)
+    renamed = asyncio.Event()
+    checks: list[str] = []
+
+    async def name_check(route: Route) -> None:
+        checks.append(route.request.url)
+        if len(checks) > 1:  # asked beside the first: answered after its rename
+            await asyncio.wait_for(renamed.wait(), 10)
+        await route.continue_()
+
+    async def rename(route: Route) -> None:
+        response = await route.fetch()
+        await route.fulfill(response=response)
+        renamed.set()
+
+    await page.route("**/names/**", name_check)
+    await page.route("**/me/name", rename)
+    await page.goto(base)
+    await page.fill("#name", "ann")
+    await page.dblclick("[data-quick=shaula]")
+    await page.wait_for_function(
+        "() => document.querySelector('#quick-status').textContent.includes('Looking')"
+    )
+    await until_sent(page, '"game":"shaula"')
+    await page.wait_for_timeout(300)  # a late answer to a second check would be shown by now
+    status = await page.inner_text("#quick-status")
+    assert "you play as" not in status, status
+    assert renamed.is_set()
     assert page_errors(page) == []
 
 
