@@ -36,10 +36,10 @@ from server.edge.app_keys import (
     HUB,
     LOBBY_LIVE,
     METRICS,
-    OUTAGE,
     PROCESS,
     RECORDS_DB,
     REDIS,
+    REDIS_WATCH,
     ROOM_LIMIT,
     SERVICE,
     SETTINGS,
@@ -152,7 +152,11 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can
     await feed.start()
     hub = Hub(store, feed)
-    lobby = LobbyLive(store, feed, away=lambda: app[OUTAGE].problem if OUTAGE in app else None)
+
+    async def away() -> str | None:
+        return await app[REDIS_WATCH].away() if REDIS_WATCH in app else None
+
+    lobby = LobbyLive(store, feed, away=away)
     feed_reconnects = [0]
 
     def resubscribed() -> None:
@@ -174,7 +178,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
     app[TOUR_STORE] = TourStore(redis, batcher)  # the tournaments' own small store
     accounts = Accounts(PlayerStore(app[RECORDS_DB]), SignInLimit(store))
     app[ACCOUNTS] = accounts
-    app[SERVICE] = RaceService(settings, store, hub, metrics, accounts)
+    app[SERVICE] = RaceService(settings, store, hub, metrics, accounts, away)
     app[LOBBY_LIVE] = lobby
     yield
     await lobby.close()

@@ -51,6 +51,17 @@ class RedisWatch:
             self._checking = asyncio.ensure_future(check_once(self.app, time.monotonic()))
         return await asyncio.shield(self._checking)
 
+    async def away(self) -> str | None:
+        """What keeps this process from using Redis (None: nothing): the last check's
+        finding, checked again when it was a problem (shared with a check under way), so
+        that a request answered `unavailable` at once for it is not refused once Redis
+        answers again."""
+        outage = self.app[OUTAGE]
+        if outage.problem is None:
+            return None
+        await self.check()
+        return outage.problem
+
     async def run(self) -> None:
         while True:
             await self.check()

@@ -15,6 +15,7 @@ from server.identity.accounts import Accounts, IdentityError
 from server.live.connection import Connection
 from server.live.hub import Hub, LocalRoom
 from server.metrics import Metrics
+from server.redis_io.outage import no_problem
 from server.room.race import RaceError
 from server.settings import Settings
 from server.storage.store import RoomStore
@@ -37,6 +38,10 @@ class Context:
     # its first move: once no other heat races its deal (TourRunner.line_open, the rule
     # its replays follow). Unset (no tournaments served): always.
     heat_open: Callable[[str, str], Awaitable[bool]] | None = None
+    # What keeps this process from using Redis now (None: nothing, or no check runs):
+    # RedisWatch.away, server/edge/redis_watch.py. Requests that would wait for Redis are
+    # then answered `unavailable` at once (RaceService.handle).
+    away: Callable[[], Awaitable[str | None]] = no_problem
 
     def local(self, conn: Connection) -> LocalRoom:
         """The room this socket is in (RaceError not_joined if none)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.exc import DBAPIError
@@ -27,6 +27,7 @@ from server.identity.accounts import Accounts
 from server.live.connection import Connection
 from server.live.hub import Hub
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
+from server.redis_io.outage import no_problem
 from server.room.race import RaceError
 from server.settings import Settings
 from server.storage.store import RoomStore
@@ -34,6 +35,27 @@ from server.storage.store import RoomStore
 __all__ = ["RaceService"]
 
 log = logging.getLogger(__name__)
+
+# Requests whose answer waits for Redis: while this process's check of Redis fails, they
+# are answered `unavailable` at once. Each waited for its calls to run out their reply
+# deadlines one after another (a `join` 12 s), with nothing said meanwhile. Not a `move`
+# or `undo`: refused by its seq after at most one deadline (the move path's own call),
+# as the protocol promises. Not `ping`, `identify` (the records' database), `hint` or
+# `legal` (the seat's board, here).
+WAIT_FOR_REDIS: frozenset[type[p.Message]] = frozenset(
+    {
+        p.Join,
+        p.Watch,
+        p.QuickMatch,
+        p.QuickCancel,
+        p.Ready,
+        p.Start,
+        p.Resign,
+        p.Rematch,
+        p.Leave,
+        p.Resync,
+    }
+)
 
 
 class RaceService:
@@ -44,8 +66,9 @@ class RaceService:
         hub: Hub,
         metrics: Metrics,
         accounts: Accounts | None = None,
+        away: Callable[[], Awaitable[str | None]] = no_problem,
     ) -> None:
-        self.ctx = ctx = Context(settings, store, hub, metrics, accounts)
+        self.ctx = ctx = Context(settings, store, hub, metrics, accounts, away=away)
         self.hub = hub
         self.store = store
         self.lobby = Lobby(ctx)
@@ -78,6 +101,9 @@ class RaceService:
         return frozenset(self._handlers)
 
     async def handle(self, conn: Connection, message: p.Message) -> None:
+        if type(message) in WAIT_FOR_REDIS and await self.ctx.away() is not None:
+            self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)
+            return
         try:
             await self._handlers[type(message)](conn, message)
         except RaceError as err:

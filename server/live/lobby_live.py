@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import protocol as p
@@ -28,6 +28,7 @@ from protocol import ErrorCode
 from server.daily.rule import day_over
 from server.live.connection import Connection
 from server.live.frames import Outgoing
+from server.redis_io.outage import no_problem
 from server.storage.feed import Feed
 from server.storage.keys import LOBBY
 from server.storage.store import Loaded, RoomStore, parse_lobby_entry
@@ -169,12 +170,15 @@ class LobbyLive:
     """This process's lobby watchers and the picture they share (only while any watch)."""
 
     def __init__(
-        self, store: RoomStore, feed: Feed, away: Callable[[], str | None] = lambda: None
+        self,
+        store: RoomStore,
+        feed: Feed,
+        away: Callable[[], Awaitable[str | None]] = no_problem,
     ) -> None:
         self.store = store
         self.feed = feed
-        # What the process's last check of Redis found wrong (None: it answers), as its
-        # /healthz says: server/edge/redis_watch.py.
+        # What keeps the process from using Redis (None: nothing), as its checks of Redis
+        # find it: RedisWatch.away, server/edge/redis_watch.py.
         self.away = away
         self.watchers: set[Connection] = set()
         self.picture: LobbyPicture | None = None
@@ -189,7 +193,7 @@ class LobbyLive:
         if isinstance(msg, p.LobbyUnwatch):
             await self.closed(conn)
             return
-        if self._starting is None and (self.feed.problem() or self.away()) is not None:
+        if self._starting is None and (self.feed.problem() or await self.away()) is not None:
             # Pub/sub is down, or Redis does not answer (down, or frozen with the pub/sub
             # connection still open): the list could not be followed, and reading it would
             # wait for the reconnect or WATCH_WAIT. Said at once, as a `join` is.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["Change", "Outage"]
+__all__ = ["Change", "Outage", "no_problem"]
 
 
 class Change(enum.Enum):
@@ -48,3 +48,9 @@ class Outage:
             self.cut_off = True
             return Change.CUT_OFF
         return None
+
+
+async def no_problem() -> str | None:
+    """What keeps a process from using Redis, where no check of Redis runs (tests, tools):
+    nothing. The server's is `RedisWatch.away` (server/edge/redis_watch.py)."""
+    return None

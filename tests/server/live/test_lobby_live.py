@@ -334,7 +334,11 @@ async def test_a_watch_while_the_process_knows_redis_is_away_is_refused_at_once(
     Redis has failed (its /healthz says so): `unavailable` at once, not after WATCH_WAIT."""
     store = _GatedStore()  # a listing that never comes, as from a frozen Redis
     away: list[str | None] = ["Redis: TimeoutError"]
-    live = LobbyLive(store, store.feed, away=lambda: away[0])
+
+    async def problem() -> str | None:
+        return away[0]
+
+    live = LobbyLive(store, store.feed, away=problem)
     watcher = _Socket()
     await asyncio.wait_for(live.handle(watcher, p.LobbyWatch()), 0.5)  # type: ignore[arg-type]
     assert [(type(m), getattr(m, "code", None)) for m in watcher.got] == [(p.Error, "unavailable")]

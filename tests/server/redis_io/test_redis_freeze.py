@@ -24,6 +24,8 @@ from support.servers import MakeServer
 from support.wsclient import WsClient
 
 import protocol as p
+from server.edge.redis_watch import WATCH_EVERY
+from server.redis_io.health import CHECK_TIMEOUT
 from server.redis_io.resp import REPLY_DEADLINE
 
 FROZEN = 2 * REPLY_DEADLINE + 2  # the reply deadline runs out, then the reconnect's too
@@ -89,6 +91,58 @@ async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_a
         assert isinstance(await ann.expect(p.Accepted, timeout=10), p.Accepted)
         progress = await bo.expect(p.Progress, timeout=10)
         assert (progress.seat, progress.moves) == (ann_seat, 2)
+
+
+@pytest.mark.timeout(60)
+async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_the_outage(
+    own_redis: OwnRedis, make_own_server: MakeServer
+) -> None:
+    """Once the process's check of Redis has failed (/healthz 503), a `join`, a `watch` or
+    a `quick` is answered `unavailable` at once, as `lobby_watch` is. Each waited for its
+    calls to Redis to run out their reply deadlines one after another: 5 s for a `watch`,
+    10 s for a `quick`, 12 s for a `join`, while the player looked at a page that said
+    nothing."""
+    own_server_url = await make_own_server(redis_cutoff=60)  # the sockets stay open
+    room = (await create_room(own_server_url, game="shaula", seats=2))["id"]
+    async with (
+        aiohttp.ClientSession() as http,
+        WsClient.connect(own_server_url) as joiner,
+        WsClient.connect(own_server_url) as watcher,
+        WsClient.connect(own_server_url) as quick,
+    ):
+        assert own_redis.proc is not None
+        os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        try:
+            async with asyncio.timeout(4 * REPLY_DEADLINE):
+                while True:  # until the process's own check has failed
+                    async with http.get(f"{own_server_url}/healthz") as answer:
+                        if answer.status == 503:
+                            break
+                    await asyncio.sleep(0.2)
+            # /healthz asks Redis itself; the process's watch finds the same within a
+            # check's interval and timeout.
+            await asyncio.sleep(WATCH_EVERY + CHECK_TIMEOUT + 1)
+            asked = {
+                "join": (joiner, p.Join(room=room, name="ann")),
+                "watch": (watcher, p.Watch(room=room)),
+                "quick": (quick, p.QuickMatch(game="shaula", name="bo")),
+            }
+            for client, message in asked.values():
+                await client.send(message)
+            for request, (client, _) in asked.items():
+                error = await client.expect(p.Error, timeout=REPLY_DEADLINE - 1)
+                assert (error.request, error.code) == (request, "unavailable"), error
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+        # Redis back: the same requests are served.
+        async with asyncio.timeout(4 * REPLY_DEADLINE):
+            while True:
+                async with http.get(f"{own_server_url}/healthz") as answer:
+                    if answer.status == 200:
+                        break
+                await asyncio.sleep(0.2)
+        await watcher.send(p.Watch(room=room))
+        assert (await watcher.expect(p.Welcome, timeout=10)).role == "spectator"
 
 
 @pytest.mark.timeout(60)
