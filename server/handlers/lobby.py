@@ -227,9 +227,7 @@ class Lobby:
             raise
 
     async def on_resync(self, conn: Connection, msg: p.Resync) -> None:
-        local = self.ctx.local(conn)
-        local.detach(conn)
-        await local.attach(conn, msg.since)
+        await self.ctx.local(conn).resync(conn, msg.since)
 
     async def left(self, conn: Connection) -> None:
         """The socket is gone: the seat is held by one socket fewer (server/room/race.py says

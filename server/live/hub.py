@@ -320,6 +320,30 @@ class LocalRoom:
                 # the snapshot was read from Redis; the socket had them before its snapshot.
                 self.feed.add(conn)
 
+    async def resync(self, conn: Connection, since: int | None) -> None:
+        """Send `conn` (attached) the events after `since` again, or a snapshot."""
+        await self.run_in_order(lambda: self._resync(conn, since))
+
+    async def _resync(self, conn: Connection, since: int | None) -> None:
+        if conn not in self.conns:  # its attaching failed (an outage): attached now
+            await self._attach(conn, since)
+            return
+        # Attached throughout, between two deliveries: when the catch-up cannot be read
+        # (Redis away, answered `unavailable`), the socket still hears the room's next
+        # events, and its client sees the gap and asks again (let go of and attached
+        # again, a socket whose read failed was left out of the room, hearing nothing).
+        conn.drop_delayed()  # what it still waited for comes again below
+        if conn.seat is not None:
+            # Held while the socket is (`detach`): read from Redis only if it was not.
+            (await self.session(conn.seat)).conns.add(conn)
+        else:
+            self.feed.discard(conn)
+        try:
+            await self._bring_up_to_date(conn, since)
+        finally:
+            if conn.seat is None:
+                self.feed.add(conn)  # as in _attach: after its catch-up or snapshot
+
     async def _bring_up_to_date(self, conn: Connection, since: int | None) -> None:
         """Send `conn` the events after `since`, or a snapshot."""
         race = self.race
