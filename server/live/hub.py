@@ -73,6 +73,7 @@ class LocalRoom:
         self._busy = False  # the ordered task is in the middle of an item
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at: float | None = None
+        self._deadline_waits = False  # a due deadline found Redis out of reach: said once
         self._following_ghost = False  # a reading of the race after a ghost's step is queued
         self.feed = SpectatorFeed(room, lambda seat: hub.store.moves(room, seat))
 
@@ -505,11 +506,15 @@ class LocalRoom:
             # Redis out of reach (a restart, a failover): the deadline is still due, so it
             # is tried again here, soon, for as long as the room is open here (the sweeper
             # is the backup). A finish not retried would leave the race running for ever.
-            log.warning("room %s: its deadline waits for Redis: %s", self.id, exc)
+            if not self._deadline_waits:  # one line per outage, not one per retry
+                log.warning("room %s: its deadline waits for Redis: %s", self.id, exc)
+            self._deadline_waits = True
             if self._task is not None and not self._task.done() and self._timer is None:
                 loop = asyncio.get_running_loop()
                 self._timer_at = None
                 self._timer = loop.call_later(TICK_RETRY, self._due)
+        else:
+            self._deadline_waits = False
 
 
 class Hub:
