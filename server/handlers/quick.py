@@ -44,6 +44,10 @@ class QuickMatch:
         self.lobby = lobby
         # ticket -> its socket and its channel's handler
         self._waiting: dict[str, tuple[Connection, Callable[[bytes], None]]] = {}
+        # ticket -> its game: tickets given up (their socket closed, or their `quick`
+        # failed) whose place in the queue could not be taken away (Redis away). Taken
+        # once Redis answers, or the next player asking would be paired with nobody.
+        self._left: dict[str, str] = {}
 
     async def on_quick(self, conn: Connection, msg: p.QuickMatch) -> None:
         if conn.room is not None or conn.quick is not None:
@@ -174,6 +178,8 @@ class QuickMatch:
         waiting here was published to nobody. Each waiting ticket reads whether it was."""
         for ticket, (conn, _) in list(self._waiting.items()):
             self.ctx.hub.spawn(self._told_meanwhile(conn, ticket))
+        for ticket in list(self._left):
+            self.ctx.hub.spawn(self._leave_queue_now(ticket))
 
     async def _told_meanwhile(self, conn: Connection, ticket: str) -> None:
         try:
@@ -208,10 +214,33 @@ class QuickMatch:
         game, ticket = conn.quick
         conn.quick = None
         waiting = self._waiting.pop(ticket, None)
-        if waiting is not None:
-            await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), waiting[1])
-        if requeue:
+        try:
+            if waiting is not None:
+                await self.ctx.hub.feed.unsubscribe(ticket_channel(ticket), waiting[1])
+        finally:
+            if requeue:
+                await self._leave_queue(game, ticket)
+
+    async def _leave_queue(self, game: str, ticket: str) -> None:
+        """Take `ticket` out of `game`'s queue; when Redis is away, again until it answers."""
+        try:
             await self.ctx.store.quick_cancel(game, ticket)
+        except UNAVAILABLE_ERRORS:
+            if ticket not in self._left:
+                self._left[ticket] = game
+                self.ctx.hub.spawn(self._until_stored(partial(self._leave_queue_left, ticket)))
+            raise
+
+    async def _leave_queue_left(self, ticket: str) -> None:
+        game = self._left.get(ticket)
+        if game is not None:  # (else taken out already)
+            await self.ctx.store.quick_cancel(game, ticket)
+            self._left.pop(ticket, None)
+
+    async def _leave_queue_now(self, ticket: str) -> None:
+        """At once, as the feed is back: the retries may be seconds apart."""
+        with contextlib.suppress(*UNAVAILABLE_ERRORS):  # (they go on)
+            await self._leave_queue_left(ticket)
 
     async def on_quick_cancel(self, conn: Connection, msg: p.QuickCancel) -> None:
         """Answered `unqueued` once the socket is out of the queue (or was in none), so

@@ -11,24 +11,13 @@ file.
 
 from __future__ import annotations
 
-import asyncio
-
-import aiohttp
 import pytest
 from support.http import create_room
 from support.own_redis import OwnRedis
+from support.waiting import healthy
 from support.wsclient import WsClient
 
 import protocol as p
-
-
-async def healthy(url: str) -> None:
-    async with aiohttp.ClientSession() as http, asyncio.timeout(30):
-        while True:
-            async with http.get(f"{url}/healthz") as answer:
-                if answer.status == 200:
-                    return
-            await asyncio.sleep(0.2)
 
 
 @pytest.mark.timeout(60)
