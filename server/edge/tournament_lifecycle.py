@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
     store, hub, metrics, tours = app[STORE], app[HUB], app[METRICS], app[TOUR_STORE]
     runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
-    live = TourLive(tours, hub.feed)
+    live = TourLive(tours, hub.feed, app[SERVICE].ctx.away)
     app[TOUR_RUNNER], app[TOUR_LIVE] = runner, live
     app[SERVICE].ctx.heat_open = runner.line_open  # the watch of a finished heat
     sweeper = Periodic(

@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 # deadlines one after another (a `join` 12 s), with nothing said meanwhile. Not a `move`
 # or `undo`: refused by its seq after at most one deadline (the move path's own call),
 # as the protocol promises. Not `ping`, `identify` (the records' database), `hint` or
-# `legal` (the seat's board, here).
+# `legal` (the seat's board, here). `lobby_watch` and `tour_watch` ask the same way where
+# they are answered (LobbyLive, TourLive).
 WAIT_FOR_REDIS: frozenset[type[p.Message]] = frozenset(
     {
         p.Join,

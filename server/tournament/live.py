@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import protocol as p
@@ -22,6 +22,7 @@ from protocol import ErrorCode
 from server.identity.accounts import anothers
 from server.live.connection import Connection
 from server.metrics import REDIS_DOWN, redis_error
+from server.redis_io.outage import no_problem
 from server.storage.feed import Feed
 from server.storage.keys import TourKeys
 from server.tournament.machine import Tournament
@@ -47,9 +48,17 @@ class _Follow:
 
 
 class TourLive:
-    def __init__(self, store: TourStore, feed: Feed) -> None:
+    def __init__(
+        self,
+        store: TourStore,
+        feed: Feed,
+        away: Callable[[], Awaitable[str | None]] = no_problem,
+    ) -> None:
         self.store = store
         self.feed = feed
+        # What keeps the process from using Redis (None: nothing): RedisWatch.away, as
+        # for a `join` (server/handlers/service.py WAIT_FOR_REDIS).
+        self.away = away
         self._follows: dict[Connection, _Follow] = {}
         self._by_tour: dict[str, set[Connection]] = {}
         self._last: dict[str, float] = {}  # when each tournament was last pushed
@@ -62,6 +71,10 @@ class TourLive:
         try:
             if isinstance(msg, p.TourUnwatch):
                 await self.closed(conn)
+            elif await self.away() is not None:
+                # Said at once: reading the tournament would wait out the reply deadline,
+                # and the socket's next messages behind it.
+                conn.send(p.error_for(msg, ErrorCode.UNAVAILABLE.value, REDIS_DOWN))
             else:
                 await self.watch(conn, msg)
         except TourError as err:

@@ -21,6 +21,7 @@ import pytest
 from support.http import create_room
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
+from support.tour_bots import create as create_tournament
 from support.wsclient import WsClient
 
 import protocol as p
@@ -97,18 +98,20 @@ async def test_a_frozen_redis_refuses_moves_meanwhile_and_the_room_hears_again_a
 async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_the_outage(
     own_redis: OwnRedis, make_own_server: MakeServer
 ) -> None:
-    """Once the process's check of Redis has failed (/healthz 503), a `join`, a `watch` or
-    a `quick` is answered `unavailable` at once, as `lobby_watch` is. Each waited for its
-    calls to Redis to run out their reply deadlines one after another: 5 s for a `watch`,
-    10 s for a `quick`, 12 s for a `join`, while the player looked at a page that said
-    nothing."""
+    """Once the process's check of Redis has failed (/healthz 503), a `join`, a `watch`, a
+    `quick` or a `tour_watch` is answered `unavailable` at once, as `lobby_watch` is. Each
+    waited for its calls to Redis to run out their reply deadlines one after another: 5 s
+    for a `watch` or a `tour_watch`, 10 s for a `quick`, 12 s for a `join`, while the
+    player looked at a page that said nothing."""
     own_server_url = await make_own_server(redis_cutoff=60)  # the sockets stay open
     room = (await create_room(own_server_url, game="shaula", seats=2))["id"]
+    tournament, _ = await create_tournament(own_server_url)
     async with (
         aiohttp.ClientSession() as http,
         WsClient.connect(own_server_url) as joiner,
         WsClient.connect(own_server_url) as watcher,
         WsClient.connect(own_server_url) as quick,
+        WsClient.connect(own_server_url) as follower,
     ):
         assert own_redis.proc is not None
         os.kill(own_redis.proc.pid, signal.SIGSTOP)
@@ -126,6 +129,7 @@ async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_t
                 "join": (joiner, p.Join(room=room, name="ann")),
                 "watch": (watcher, p.Watch(room=room)),
                 "quick": (quick, p.QuickMatch(game="shaula", name="bo")),
+                "tour_watch": (follower, p.TourWatch(tournament=tournament)),
             }
             for client, message in asked.values():
                 await client.send(message)
@@ -143,6 +147,8 @@ async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_t
                 await asyncio.sleep(0.2)
         await watcher.send(p.Watch(room=room))
         assert (await watcher.expect(p.Welcome, timeout=10)).role == "spectator"
+        await follower.send(p.TourWatch(tournament=tournament))
+        assert (await follower.expect(p.TourState, timeout=10)).tournament["id"] == tournament
 
 
 @pytest.mark.timeout(60)
