@@ -7,7 +7,7 @@
 
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
-import { authed, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
+import { authed, isGuestName, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -225,7 +225,7 @@ export async function render(root, { room: roomId }) {
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
       if (problem) {
-        const guest = /^(Guest|Bot)-/.test((await currentPlayer())?.name ?? "");
+        const guest = isGuestName((await currentPlayer())?.name);
         say(`${problem}. `, "note name",
           h("a", { href: "/account" }, guest ? "Choose a name of your own" : "Change your name"), " on your account page.");
       }

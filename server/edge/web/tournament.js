@@ -4,7 +4,7 @@
 
 import { h, clear, copyButton, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
-import { authed, me, signedIn, useName } from "./identity.js";
+import { authed, isGuestName, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
 import { folded, nameLine } from "./widgets.js";
 
@@ -264,7 +264,7 @@ export async function render(root, { tour: id }) {
   // can be chosen again (a guest's cannot); the message says which name they now have.
   async function putBack(before, wanted) {
     const refused = el.message.textContent;
-    if (!/^(Guest|Bot)-/.test(before)) {
+    if (!isGuestName(before)) {
       try {
         const answer = await authed("POST", "/me/name", { name: before });
         await signedIn(null, answer.player);
