@@ -454,8 +454,10 @@ export async function render(root, { room: roomId }) {
           : null,
         h("span", { class: "links" },
           h("a", { href: `/rules/${room.game}`, target: "_blank" }, `Rules of ${known[room.game]?.title}`),
-          copyButton("share link", `${location.origin}/play/${room.id}`),
-          copyButton("watch link", `${location.origin}/watch/${room.id}`),
+          // A daily attempt is its player's alone, unwatched while it runs: no link leads
+          // others there only to be refused (its replay opens once it is over).
+          room.daily ? null : copyButton("share link", `${location.origin}/play/${room.id}`),
+          room.daily ? null : copyButton("watch link", `${location.origin}/watch/${room.id}`),
           h("button", { type: "button", class: "small", id: "keys", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "keys ?")),
       );
       clear(el.results);
