@@ -23,6 +23,15 @@ const RESIGN_ASKS = 4000; // ms the "Resign: sure?" question waits for its answe
 const PLACEHOLDER = { shaula: "t5 t2 3, c1 f", stalactites: "t3 f2, t3 c1", moojub: "r1 f1, deal" };
 
 export async function render(root, { room: roomId }) {
+  // ?sit=1 (a room just made, a ghost race asked for) takes the seat on this visit only: it
+  // leaves the address at once, or Back to the page after "Leave seat" (or a reload) took
+  // the seat again, unasked.
+  const address = new URL(location.href);
+  let sitNow = address.searchParams.has("sit");
+  if (sitNow) {
+    address.searchParams.delete("sit");
+    history.replaceState(history.state, "", address);
+  }
   const known = await games();
   let message = { text: "", kind: "" };
   let drawFrame = 0; // a draw asked for the next frame (drawSoon)
@@ -239,7 +248,10 @@ export async function render(root, { room: roomId }) {
         h("button", { type: "submit", id: "take-seat" }, "Take a seat"),
         " or ", h("a", { href: `/watch/${roomId}` }, "watch")),
     );
-    if (new URLSearchParams(location.search).has("sit")) take();
+    if (sitNow) {
+      sitNow = false;
+      take();
+    }
   }
 
   function drawControls() {

@@ -617,3 +617,31 @@ async def test_a_player_who_forfeited_away_is_not_said_to_be_waited_for_after_th
     await page.wait_for_timeout(300)  # a second's tick of the status line
     assert await page.inner_text("#status") == "Finished"
     assert page_errors(page) == []
+
+
+async def test_back_after_leaving_the_seat_does_not_take_it_again(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A room made in the lobby seats its creator (its address asks for it, ?sit=1). Who
+    leaves the seat and goes Back to the room's page finds the seat free to take, not taken
+    again behind their back; a reload of the room's page takes none either."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.fill("input[name=seats]", "2")
+    await page.click("#create button[type=submit]")
+    await page.wait_for_selector("#ready")
+    room = page.url.split("/play/")[1].split("?")[0]
+    assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
+    await page.click("#leave")
+    await page.wait_for_url(f"{base}/")
+    assert room_view(base, room)["players"] == []
+    await page.go_back()
+    await page.wait_for_selector("#take-seat")
+    await page.wait_for_timeout(500)  # a join sent on the socket is answered by then
+    assert room_view(base, room)["players"] == []
+    await page.reload()
+    await page.wait_for_selector("#take-seat")
+    await page.wait_for_timeout(500)
+    assert room_view(base, room)["players"] == []
+    assert page_errors(page) == []
