@@ -4,7 +4,7 @@
 // one-time code, sign out (docs/protocol.md section 11).
 
 import { h, add, clear } from "./dom.js";
-import { authed, deviceLabel, me, shownName, signedIn, signOut } from "./identity.js";
+import { authed, deviceLabel, isGuestName, me, shownName, signedIn, signOut } from "./identity.js";
 
 const devicesOut = (n) =>
   n === 0 ? "No other device was signed in." : `${n} other device${n === 1 ? " was" : "s were"} signed out.`;
@@ -131,6 +131,22 @@ function form(id, title, fields, label, act) {
   return el;
 }
 
+// Claiming gives the account a password to sign in with by its name; a guest's name
+// (Guest-NNNN) signs nobody in, and the server refuses to claim under it. A guest is told
+// to choose a name first, and offered no Claim that could only be refused.
+function claimForm(guest, act) {
+  const el = form("claim", "Claim this account", [
+    ["password", "Password", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
+    ["again", "Again", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
+  ], "Claim", act);
+  if (guest) {
+    for (const control of el.querySelectorAll("input, button")) control.disabled = true;
+    el.querySelector("h2").after(
+      h("p", { class: "muted", id: "claim-needs-name" }, "Choose a name above first: you sign in with your name and password."));
+  }
+  return el;
+}
+
 export async function render(root) {
   const player = await me();
   if (!player) {
@@ -158,10 +174,7 @@ export async function render(root) {
         await redraw();
         return "";
       }),
-    now.claimed ? null : form("claim", "Claim this account", [
-      ["password", "Password", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
-      ["again", "Again", { type: "password", minlength: "8", required: true, autocomplete: "new-password" }],
-    ], "Claim", async ({ password, again }) => {
+    now.claimed ? null : claimForm(isGuestName(now.name), async ({ password, again }) => {
       if (password !== again) throw new Error("the two passwords differ");
       const answer = await authed("POST", "/me/claim", { password });
       await signedIn(null, answer.player);

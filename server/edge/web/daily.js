@@ -136,5 +136,6 @@ function gameCard(board, known, isToday, limit) {
           board.unranked ? `, ${board.unranked} unranked` : ""),
         h("thead", {}, h("tr", {}, ["#", "Player", "Time", "Moves", ""].map((t, i) =>
           h("th", { class: [null, "player", null, "minor", null][i] }, t)))),
-        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: "5", class: "muted" }, "No attempt is over yet."))))));
+        h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: "5", class: "muted" },
+          isToday ? "No attempt is over yet." : "Nobody was ranked that day."))))));
 }

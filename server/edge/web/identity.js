@@ -16,12 +16,16 @@ function kept() {
   }
 }
 
+// A name the server gives (a new player's Guest-NNNN, a bot's Bot-NNNN), not one chosen:
+// nobody can choose one, nor sign in by it (docs/protocol.md section 11).
+export const isGuestName = (name) => /^(Guest|Bot)-/.test(name ?? "");
+
 function keep(key, player) {
   const entry = { key, id: player.id, name: player.name, bot: player.bot, claimed: player.claimed };
   localStorage.setItem(STORE, JSON.stringify(entry));
   // The pages' name fields show the player's chosen name (a guest's stays as typed: it
   // becomes the player's name when a seat is taken, `useName`).
-  if (!/^(Guest|Bot)-/.test(player.name)) setPlayerName(player.name);
+  if (!isGuestName(player.name)) setPlayerName(player.name);
   return entry;
 }
 

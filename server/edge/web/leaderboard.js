@@ -37,16 +37,19 @@ export async function render(root, { game }) {
     if (next.around) query.set("around", "1");
     location.assign(`/top/${shown}?${query}`);
   };
+  // The chosen board and period look chosen (and say so), the others are plain: the rows
+  // are of the choice, which a reader tells apart at a glance.
+  const choose = (on, attrs = {}) => ({ ...attrs, class: on ? null : "secondary", "aria-pressed": String(on) });
   const seedInput = h("input", { id: "board-seed", inputmode: "numeric", value: wanted.seed, placeholder: "deal number", size: "12" });
   root.append(
     h("h1", {}, `${known[shown].title} leaderboard`),
     nav(shown),
     h("p", { class: "inline" },
-      h("button", { type: "button", class: wanted.by === "rating" ? "here" : null, onclick: () => go({ by: "rating" }) }, "By rating"),
+      h("button", choose(wanted.by === "rating", { type: "button", onclick: () => go({ by: "rating" }) }), "By rating"),
       h("form", { class: "inline", onsubmit: (e) => { e.preventDefault(); go({ by: "time", seed: seedInput.value.trim() }); } },
-        h("label", {}, "Best times on deal ", seedInput), h("button", { type: "submit" }, "Show"))),
+        h("label", {}, "Best times on deal ", seedInput), h("button", choose(wanted.by === "time", { type: "submit" }), "Show"))),
     h("p", { class: "inline" },
-      PERIODS.map(([period, label]) => h("button", { type: "button", class: wanted.period === period ? "here" : null, onclick: () => go({ period }) }, label)),
+      PERIODS.map(([period, label]) => h("button", choose(wanted.period === period, { type: "button", onclick: () => go({ period }) }), label)),
       h("label", { class: "toggle" }, h("input", { type: "checkbox", id: "around-me", checked: wanted.around, onchange: (e) => go({ around: e.target.checked }) }), " around me")),
   );
   const table = h("div", { id: "board" });

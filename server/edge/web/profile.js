@@ -43,6 +43,12 @@ const RACE_COLUMNS = ["ended", "game", "place", "time", "rating", "splits (Δ to
 const when = (at) => new Date(at * 1000).toLocaleString();
 const rating = (r) => (r === null || r === undefined ? "–" : String(r));
 
+// What a race was, beside its game, when it moved no rating for a reason of its kind: a
+// daily attempt is ranked on its day's board instead, a ghost race is never rated; any
+// other unrated race is casual (its creator chose so).
+const KINDS = { daily: "daily deal", ghost: "ghost race" };
+const kindTag = (race) => KINDS[race.kind] ?? (race.rated ? null : "casual");
+
 export async function render(root, { name }) {
   const page = Math.max(1, Number(new URLSearchParams(location.search).get("page")) || 1);
   let data;
@@ -83,7 +89,7 @@ export async function render(root, { name }) {
         h("thead", {}, h("tr", {}, RACE_COLUMNS.map((c) => h("th", {}, c)))),
         h("tbody", {}, races.items.map((r) => h("tr", {}, [
           [when(r.ended_at)],
-          [title(r.game), r.rated ? "" : h("span", { class: "muted" }, " casual")],
+          [title(r.game), kindTag(r) ? h("span", { class: "muted" }, ` ${kindTag(r)}`) : ""],
           [`${r.place} of ${r.seats}`, r.won ? " · won" : ""],
           [r.time === null ? "–" : `${fmtSeconds(r.time)} (${r.time.toFixed(2)} s)`],
           [r.rating_after === null ? "–" : `${rating(r.rating_before)} → ${rating(r.rating_after)}`],

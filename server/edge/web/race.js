@@ -7,7 +7,7 @@
 
 import { h, add, clear, copyButton } from "./dom.js";
 import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
-import { authed, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
+import { authed, isGuestName, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
 import { Moments } from "./moments.js";
@@ -23,6 +23,15 @@ const RESIGN_ASKS = 4000; // ms the "Resign: sure?" question waits for its answe
 const PLACEHOLDER = { shaula: "t5 t2 3, c1 f", stalactites: "t3 f2, t3 c1", moojub: "r1 f1, deal" };
 
 export async function render(root, { room: roomId }) {
+  // ?sit=1 (a room just made, a ghost race asked for) takes the seat on this visit only: it
+  // leaves the address at once, or Back to the page after "Leave seat" (or a reload) took
+  // the seat again, unasked.
+  const address = new URL(location.href);
+  let sitNow = address.searchParams.has("sit");
+  if (sitNow) {
+    address.searchParams.delete("sit");
+    history.replaceState(history.state, "", address);
+  }
   const known = await games();
   let message = { text: "", kind: "" };
   let drawFrame = 0; // a draw asked for the next frame (drawSoon)
@@ -225,7 +234,7 @@ export async function render(root, { room: roomId }) {
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
       if (problem) {
-        const guest = /^(Guest|Bot)-/.test((await currentPlayer())?.name ?? "");
+        const guest = isGuestName((await currentPlayer())?.name);
         say(`${problem}. `, "note name",
           h("a", { href: "/account" }, guest ? "Choose a name of your own" : "Change your name"), " on your account page.");
       }
@@ -239,7 +248,10 @@ export async function render(root, { room: roomId }) {
         h("button", { type: "submit", id: "take-seat" }, "Take a seat"),
         " or ", h("a", { href: `/watch/${roomId}` }, "watch")),
     );
-    if (new URLSearchParams(location.search).has("sit")) take();
+    if (sitNow) {
+      sitNow = false;
+      take();
+    }
   }
 
   function drawControls() {
@@ -454,8 +466,10 @@ export async function render(root, { room: roomId }) {
           : null,
         h("span", { class: "links" },
           h("a", { href: `/rules/${room.game}`, target: "_blank" }, `Rules of ${known[room.game]?.title}`),
-          copyButton("share link", `${location.origin}/play/${room.id}`),
-          copyButton("watch link", `${location.origin}/watch/${room.id}`),
+          // A daily attempt is its player's alone, unwatched while it runs: no link leads
+          // others there only to be refused (its replay opens once it is over).
+          room.daily ? null : copyButton("share link", `${location.origin}/play/${room.id}`),
+          room.daily ? null : copyButton("watch link", `${location.origin}/watch/${room.id}`),
           h("button", { type: "button", class: "small", id: "keys", onclick: showShortcuts, "aria-keyshortcuts": "?" }, "keys ?")),
       );
       clear(el.results);

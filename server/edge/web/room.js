@@ -127,13 +127,17 @@ export class RoomModel {
         this.changed.add("players");
         break;
       case "player_out":
-        if (p) p.out = m.reason;
+        // Out, a player has no grace left to run (a forfeit is its end).
+        if (p) Object.assign(p, { out: m.reason, grace_until: null });
         break;
       case "finished":
         Object.assign(room, {
           status: "finished", results: m.results, seed: m.seed ?? null, finish_reason: m.reason,
           finished_at: m.at,
         });
+        // Every grace ends with the race (nothing is lost by being away after it): only a
+        // rematch's vote gives an away player one again, by a `presence` (section 5).
+        for (const x of room.players) x.grace_until = null;
         break;
       case "rematch_vote":
         if (p) p.rematch = true;

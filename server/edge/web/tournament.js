@@ -4,7 +4,7 @@
 
 import { h, clear, copyButton, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
-import { authed, me, signedIn, useName } from "./identity.js";
+import { authed, isGuestName, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
 import { folded, nameLine } from "./widgets.js";
 
@@ -19,6 +19,8 @@ function loadTour(id) {
     return {};
   }
 }
+
+const playerCount = (n) => `${n} player${n === 1 ? "" : "s"}`;
 
 // Each format's columns of the standings; the first is what ranks them, the one kept on a
 // phone beside the rank and the name (the others fold under the name there, with the rating).
@@ -96,7 +98,7 @@ export async function render(root, { tour: id }) {
     const mine = loadTour(id);
     clear(el.head).append(
       h("h1", { class: "room-title" }, t.name,
-        h("small", {}, ` ${t.format} · ${t.games.map((g) => known[g]?.title || g).join(", ")} · ${t.players} players`)),
+        h("small", {}, ` ${t.format} · ${t.games.map((g) => known[g]?.title || g).join(", ")} · ${playerCount(t.players)}`)),
       h("span", { class: "links" },
         ...t.games.map((g) => h("a", { href: `/rules/${g}`, target: "_blank" }, `Rules of ${known[g]?.title || g}`)),
         copyButton("share", `${location.origin}/tour/${id}`),
@@ -264,7 +266,7 @@ export async function render(root, { tour: id }) {
   // can be chosen again (a guest's cannot); the message says which name they now have.
   async function putBack(before, wanted) {
     const refused = el.message.textContent;
-    if (!/^(Guest|Bot)-/.test(before)) {
+    if (!isGuestName(before)) {
       try {
         const answer = await authed("POST", "/me/name", { name: before });
         await signedIn(null, answer.player);
@@ -437,7 +439,7 @@ export async function tournamentsSection(known) {
           h("tr", { dataset: { tour: t.id } },
             h("td", {}, h("a", { href: `/tour/${t.id}` }, t.name)),
             h("td", {}, t.format), h("td", {}, t.games.map((g) => known[g]?.title || g).join(", ")),
-            h("td", {}, t.status), h("td", {}, `${t.players} players`)))))
+            h("td", {}, t.status), h("td", {}, playerCount(t.players))))))
         : h("p", { class: "muted" }, "No tournament open right now.")));
     } catch (err) {
       clear(list).append(h("p", { class: "error" }, err.message));

@@ -6,6 +6,7 @@ a profile whose best time is on a deal kept back; no console error."""
 from __future__ import annotations
 
 import asyncio
+import datetime
 
 import aiohttp
 import pytest
@@ -19,6 +20,24 @@ import core
 import protocol as p
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
+
+
+async def started(page: Page, base: str, game: str) -> None:
+    """The page's player starts their ranked attempt at today's `game` from the daily page:
+    its race page, the board drawn."""
+    await page.goto(f"{base}/daily")
+    await page.click(f'.daily-game[data-game="{game}"] button.daily-start')
+    await page.wait_for_url(f"{base}/play/*")
+    await page.wait_for_selector("#board .card")
+
+
+async def attempted(page: Page, base: str, game: str) -> None:
+    """The page's player starts their ranked attempt at today's `game` from the daily page
+    and resigns it: the race page shows the results."""
+    await started(page, base, game)
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
 
 
 async def test_a_ranked_attempt_from_the_daily_page(
@@ -125,13 +144,7 @@ async def test_a_double_click_on_race_its_ghost_makes_one_ghost_race(
     second room, which its creator never saw, its seat held for nobody."""
     base = server.url
     page = await new_page(browser)
-    await page.goto(f"{base}/daily")
-    await page.click('.daily-game[data-game="stalactites"] button.daily-start')
-    await page.wait_for_url(f"{base}/play/*")
-    await page.wait_for_selector("#board .card")
-    await page.click("#resign")
-    await page.click("#resign")  # "sure?"
-    await page.wait_for_selector("#results-table")
+    await attempted(page, base, "stalactites")
     await page.goto(f"{base}/daily")
     await page.dblclick('.daily-game[data-game="stalactites"] button.daily-ghost')
     await page.wait_for_url(f"{base}/play/*")
@@ -298,10 +311,7 @@ async def test_an_attempt_undone_says_it_is_no_longer_ranked(
     it says the attempt is kept but no longer ranked, and so it does after a reload."""
     base = server.url
     page = await new_page(browser)
-    await page.goto(f"{base}/daily")
-    await page.click('.daily-game[data-game="shaula"] button.daily-start')
-    await page.wait_for_url(f"{base}/play/*")
-    await page.wait_for_selector("#board .card")
+    await started(page, base, "shaula")
     await page.wait_for_selector("#attempt-rank")
     assert await page.inner_text("#attempt-rank") == "ranked attempt"
     title = await page.inner_text(".room-title")
@@ -315,4 +325,61 @@ async def test_an_attempt_undone_says_it_is_no_longer_ranked(
     await page.reload()
     await page.wait_for_selector("#board .card")
     await page.wait_for_function(unranked)
+    assert page_errors(page) == []
+
+
+async def test_a_ranked_attempt_offers_no_link_to_share_or_watch(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Nobody can watch a daily attempt while it runs, nor take a seat in it (one seat, its
+    player's): its race page offers no link to watch it or to share its seat, which would
+    only lead others to a refusal."""
+    base = server.url
+    page = await new_page(browser)
+    await started(page, base, "shaula")
+    await page.wait_for_selector("#attempt-rank")
+    links = await page.inner_text(".race-head .links")
+    assert "Rules of Shaula" in links
+    assert "watch link" not in links and "share link" not in links, links
+    assert page_errors(page) == []
+
+
+async def test_a_daily_attempt_on_the_profile_is_said_to_be_one_not_casual(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A daily attempt moves no rating, but it is ranked on its day's board: the profile's
+    list of races says it was the daily deal, not a casual race (one made unrated by its
+    creator), as it says a ghost race was one."""
+    base = server.url
+    page = await new_page(browser)
+    await attempted(page, base, "shaula")
+    name = await page.inner_text("#who")
+    for _ in range(50):  # archived within a second or two of its end
+        await page.goto(f"{base}/p/{name}")
+        await page.wait_for_selector("h1")
+        if await page.locator("table.races tbody tr").count():
+            break
+        await asyncio.sleep(0.2)
+    game = await page.locator("table.races tbody tr td").nth(1).inner_text()
+    assert "daily deal" in game and "casual" not in game, game
+    assert page_errors(page) == []
+
+
+async def test_a_past_days_empty_board_is_not_said_to_wait_for_attempts(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A day that is over has had every attempt it will have: its empty board says nobody
+    was ranked that day, not that no attempt is over "yet"; today's says "yet"."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    await page.wait_for_selector(".daily-game[data-game='shaula'] .daily-board")
+    today = await page.input_value("#daily-date")
+    assert "No attempt is over yet." in await page.inner_text("#daily-games")
+    yesterday = (datetime.date.fromisoformat(today) - datetime.timedelta(days=1)).isoformat()
+    await page.goto(f"{base}/daily/{yesterday}")
+    await page.wait_for_selector(".daily-game[data-game='shaula'] .daily-board")
+    boards = await page.inner_text("#daily-games")
+    assert "yet" not in boards, boards
+    assert boards.count("Nobody was ranked that day.") == 3, boards
     assert page_errors(page) == []

@@ -517,3 +517,29 @@ async def test_the_note_that_a_guest_has_no_name_goes_once_they_choose_one(
     await page.wait_for_function("() => document.querySelector('#who').textContent === 'wendy_two'")
     await page.wait_for_function("() => document.querySelector('#message').textContent === ''")
     assert page_errors(page, account) == []
+
+
+async def test_a_guest_is_asked_for_a_name_before_claiming_the_account(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A guest's name cannot sign in, so the server refuses to claim the account under it:
+    the account page says to choose a name first, in words, and offers no Claim that can
+    only be refused (nor says which request would be). Once named, the account is claimed
+    there."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/account")
+    await page.wait_for_selector("#claim")
+    claim = await page.inner_text("#claim")
+    assert "choose a name" in claim.lower(), claim
+    assert await page.is_disabled("#claim button[type=submit]")
+    assert await page.is_disabled("#password")
+    await page.fill("#name", "quinn")
+    await page.click("#rename button[type=submit]")
+    await page.wait_for_function("() => document.querySelector('h1')?.textContent === 'quinn'")
+    await page.fill("#password", "quinn's secret")
+    await page.fill("#again", "quinn's secret")
+    await page.click("#claim button[type=submit]")
+    await page.wait_for_selector("text=Your account has a password")
+    assert "/me/" not in await page.inner_text("main")
+    assert page_errors(page) == []

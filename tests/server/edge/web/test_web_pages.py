@@ -639,3 +639,36 @@ async def test_a_game_name_no_game_has_is_said_so(server: ServerProcess, browser
     await page.wait_for_selector("#rules h2")
     assert "Stalactites" in await page.inner_text("#rules")
     assert page_errors(page) == []
+
+
+async def test_a_leaderboard_shows_which_board_and_period_are_chosen(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The leaderboard's choices (by rating or a deal's best times; today, this week or all
+    time) are buttons: the chosen ones look chosen (and say so to a screen reader), the
+    others do not, so that a reader knows which board the rows are."""
+    base = server.url
+    page = await new_page(browser)
+
+    async def chosen() -> list[str]:
+        await page.wait_for_selector("#board")
+        return [t.strip() for t in await page.locator("main [aria-pressed=true]").all_inner_texts()]
+
+    async def look(label: str) -> str:
+        button = page.locator("main button", has_text=label)
+        return str(await button.evaluate("b => getComputedStyle(b).backgroundColor"))
+
+    await page.goto(f"{base}/top/shaula")
+    assert await chosen() == ["By rating", "All time"]
+    assert await look("All time") != await look("Today")
+    assert await look("By rating") != await look("Show")
+    await page.click("main button:has-text('This week')")
+    await page.wait_for_url("**period=week**")
+    assert await chosen() == ["By rating", "This week"]
+    assert await look("This week") != await look("All time")
+    await page.fill("#board-seed", "617")
+    await page.click("main button:has-text('Show')")
+    await page.wait_for_url("**seed=617**")
+    assert await chosen() == ["Show", "This week"]
+    assert await look("Show") != await look("By rating")
+    assert page_errors(page) == []

@@ -592,3 +592,56 @@ async def test_the_page_says_how_long_the_rematch_waits_for_a_player_gone(
     assert "round 2" in await page.inner_text(".room-title")
     assert "bo" not in await page.inner_text("#players")
     assert page_errors(page) == []
+
+
+async def test_a_player_who_forfeited_away_is_not_said_to_be_waited_for_after_the_end(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """bo's socket drops mid-race and he forfeits once his grace is over, ending the race:
+    nothing is waited for after the end but a rematch's votes (a player's grace is over with
+    the race), so the page says the race is finished, and no rematch "goes on without" bo
+    before anyone asked for one."""
+    base = server.url
+    room = (await create_room(base, seats=2, grace=2))["id"]
+    page = await new_page(browser)
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await bo.send(p.Ready())
+        await start_race(page, base, room)
+    await page.wait_for_function(
+        "() => document.querySelector('#status').textContent.includes('bo away')"
+    )
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.wait_for_timeout(300)  # a second's tick of the status line
+    assert await page.inner_text("#status") == "Finished"
+    assert page_errors(page) == []
+
+
+async def test_back_after_leaving_the_seat_does_not_take_it_again(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A room made in the lobby seats its creator (its address asks for it, ?sit=1). Who
+    leaves the seat and goes Back to the room's page finds the seat free to take, not taken
+    again behind their back; a reload of the room's page takes none either."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.fill("input[name=seats]", "2")
+    await page.click("#create button[type=submit]")
+    await page.wait_for_selector("#ready")
+    room = page.url.split("/play/")[1].split("?")[0]
+    assert len(room_view(base, room)["players"]) == 1  # type: ignore[arg-type]
+    await page.click("#leave")
+    await page.wait_for_url(f"{base}/")
+    assert room_view(base, room)["players"] == []
+    await page.go_back()
+    await page.wait_for_selector("#take-seat")
+    await page.wait_for_timeout(500)  # a join sent on the socket is answered by then
+    assert room_view(base, room)["players"] == []
+    await page.reload()
+    await page.wait_for_selector("#take-seat")
+    await page.wait_for_timeout(500)
+    assert room_view(base, room)["players"] == []
+    assert page_errors(page) == []

@@ -493,3 +493,28 @@ async def test_a_finished_tournament_names_its_winner_and_podium(
     assert await late.inner_text("#tour-status") == "Finished: ann wins."
     await late.screenshot(path=f"/tmp/webp-finished-{fmt}.png", full_page=True)
     assert page_errors(page, late) == []
+
+
+async def test_a_tournament_of_one_player_says_one_player(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The tournament's head and the lobby's list count its players in words: "1 player",
+    then "2 players"."""
+    base = server.url
+    created = await post_ok(base + "/tournaments", {"name": "Small cup", "winnable": False})
+    tid = created["tournament"]["id"]
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "ann"})
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_selector("#standings")
+    assert (await page.inner_text("h1 small")).endswith("· 1 player")
+    await page.goto(base)
+    row = page.locator(f'#tournaments tr[data-tour="{tid}"]')
+    await row.wait_for()
+    assert (await row.locator("td").all_inner_texts())[-1] == "1 player"
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "bo"})
+    await page.goto(f"{base}/tour/{tid}")
+    await page.wait_for_function(
+        "() => document.querySelector('h1 small')?.textContent.endsWith('· 2 players')"
+    )
+    assert page_errors(page) == []
