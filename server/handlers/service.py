@@ -102,7 +102,8 @@ class RaceService:
         return frozenset(self._handlers)
 
     async def handle(self, conn: Connection, message: p.Message) -> None:
-        if type(message) in WAIT_FOR_REDIS and await self.ctx.away() is not None:
+        if type(message) in WAIT_FOR_REDIS and (problem := await self.ctx.away()) is not None:
+            log.warning("handling %s: Redis unavailable: %s", message.TYPE, problem)
             self.error(conn, ErrorCode.UNAVAILABLE, REDIS_DOWN, message)
             return
         try:

@@ -211,9 +211,9 @@ async def test_a_rejoin_refused_for_now_is_asked_again_and_the_move_goes_through
 async def test_a_watch_refused_for_now_is_asked_again(
     own_redis: OwnRedis, outage_server: ServerProcess, browser: Browser
 ) -> None:
-    # The watch page opens while Redis is down: the process has to subscribe to the room,
-    # waits for Redis up to its limit (12 s) and refuses the watch `unavailable`. The page
-    # must ask again (with backoff) and show the race once Redis is back, not give up.
+    # The watch page opens while Redis is down: the process refuses the watch `unavailable`
+    # (at once once its check of Redis has failed, else when its calls to Redis fail). The
+    # page must ask again (with backoff) and show the race once Redis is back, not give up.
     room = (await create_room(outage_server.url, game="shaula", seed=SEED, seats=1, countdown=0))[
         "id"
     ]
