@@ -107,6 +107,11 @@ function form(id, title, fields, label, act) {
   // again; a second password change was refused (the first had changed it) and counted
   // against the sign-in limits; a second rename drew the page twice.
   let asking = false;
+  // The second click of a double click asks nothing, even when the first's answer came
+  // back before it (a busy browser handles it late) and gave the button back.
+  button.addEventListener("click", (event) => {
+    if (event.detail > 1) event.preventDefault();
+  });
   el.addEventListener("submit", async (event) => {
     event.preventDefault();
     if (asking) return;

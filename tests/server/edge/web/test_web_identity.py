@@ -441,6 +441,36 @@ async def test_a_double_click_on_the_account_pages_buttons_asks_once(
     assert page_errors(page) == []
 
 
+async def test_a_double_clicks_second_click_asks_nothing_even_after_the_first_is_answered(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A busy browser may handle the second click of a double click after the answer to the
+    first came back and gave the button back: that click asked again (a second link code,
+    the first one's message replaced). The second click of a double click asks nothing."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/account")
+    button = page.locator("#make-code button")
+    await button.wait_for()
+    box = await button.bounding_box()
+    assert box is not None
+    await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    await page.mouse.down(click_count=1)
+    await page.mouse.up(click_count=1)
+    await page.wait_for_function(
+        "() => document.querySelector('#make-code .message')?.textContent.includes('code')"
+    )
+    first = await page.inner_text("#make-code .message")
+    await page.wait_for_function("() => !document.querySelector('#make-code button').disabled")
+    await page.mouse.down(click_count=2)  # the same double click's second, late
+    await page.mouse.up(click_count=2)
+    await page.wait_for_timeout(500)
+    links = [u for u in seen(page).requests if urlparse(u).path == "/me/link"]
+    assert len(links) == 1, links
+    assert await page.inner_text("#make-code .message") == first
+    assert page_errors(page) == []
+
+
 async def test_a_claimed_player_changes_the_password_on_the_account_page(
     server: ServerProcess, browser: Browser
 ) -> None:
