@@ -37,8 +37,8 @@ __all__ = ["RaceService"]
 log = logging.getLogger(__name__)
 
 # Requests whose answer waits for Redis: while this process's check of Redis fails, they
-# are answered `unavailable` at once. Each waited for its calls to run out their reply
-# deadlines one after another (a `join` 12 s), with nothing said meanwhile. Not a `move`
+# are answered `unavailable` at once. Otherwise each would wait for its calls to run out
+# their reply deadlines one after another (a `join` up to 12 s), saying nothing. Not a `move`
 # or `undo`: refused by its seq after at most one deadline (the move path's own call),
 # as the protocol promises. Not `ping`, `identify` (the records' database), `hint` or
 # `legal` (the seat's board, here). `lobby_watch` and `tour_watch` ask the same way where
