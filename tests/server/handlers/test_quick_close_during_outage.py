@@ -14,12 +14,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from redis.asyncio import Redis
 from support.own_redis import OwnRedis
 from support.servers import MakeServer
 from support.waiting import healthy
 from support.wsclient import WsClient
 
 import protocol as p
+from server.storage.keys import quick_queue
 
 
 @pytest.mark.timeout(60)
@@ -34,6 +36,15 @@ async def test_a_ticket_closed_in_an_outage_is_not_paired_after_it(
     await asyncio.sleep(1)  # its clean-up meets Redis down
     own_redis.start()
     await healthy(url)
+    # Out of the queue once Redis answers: tried again as the feed comes back, and with
+    # the pairing's retries (a newcomer in the second before that could still meet it).
+    redis = Redis.from_url(own_redis.url)
+    try:
+        async with asyncio.timeout(15):
+            while await redis.llen(quick_queue("shaula")):
+                await asyncio.sleep(0.1)
+    finally:
+        await redis.aclose()
     async with WsClient.connect(url) as newcomer:
         await newcomer.send(p.QuickMatch(game="shaula", name="newcomer"))
         await newcomer.expect(p.Queued)
