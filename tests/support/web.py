@@ -8,7 +8,7 @@ import subprocess
 import urllib.request
 from dataclasses import dataclass, field
 
-from playwright.async_api import Browser, Page, Request, WebSocket
+from playwright.async_api import Browser, ConsoleMessage, Page, Request, WebSocket
 
 import protocol as p
 from bench.browser import bot_command, probe
@@ -85,14 +85,16 @@ async def new_page(
         context.set_default_timeout(15_000)
     page = await context.new_page()
     seen = SEEN.setdefault(id(page), Seen())
-    page.on(
-        "console",
-        lambda msg: (
-            seen.errors.append(f"console {msg.type}: {msg.text}")
-            if msg.type in ("error", "warning")
-            else None
-        ),
-    )
+
+    def console(msg: ConsoleMessage) -> None:
+        if msg.type not in ("error", "warning"):
+            return
+        # Chrome's "Failed to load resource: ... status of 409" names no URL; its
+        # location is the resource refused.
+        where = msg.location.get("url", "") if "Failed to load" in msg.text else ""
+        seen.errors.append(f"console {msg.type}: {msg.text}" + (f" ({where})" if where else ""))
+
+    page.on("console", console)
     page.on("pageerror", lambda exc: seen.errors.append(f"page error: {exc}"))
 
     def request(request: Request) -> None:

@@ -198,8 +198,11 @@ async def test_the_lobby_list_is_pushed_live_and_polled_only_while_the_socket_is
     assert await page.inner_text("#rooms-live") == ""
     later = (await create_room(base, game="moojub", seats=3))["id"]
     await page.locator(f'tr[data-room="{later}"]').wait_for(timeout=10_000)
-    # Chrome logs the outage's refused socket and requests itself; nothing else.
-    assert [e for e in page_errors(page) if "net::ERR_CONNECTION_REFUSED" not in e] == []
+    # Chrome logs the outage's refused socket and requests itself; nothing else. One begun
+    # in the killed process's last moments (its sockets are closed one after another, the
+    # listening one perhaps last, tens of milliseconds later on a busy machine) is reset.
+    outage = ("net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET")
+    assert [e for e in page_errors(page) if not any(code in e for code in outage)] == []
 
 
 async def test_quick_match_seats_two_browsers_in_one_race(
