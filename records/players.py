@@ -209,6 +209,23 @@ class PlayerStore:
             ).first()
         return None if row is None else _player(row)
 
+    async def by_former_name(self, name: str) -> Player | None:
+        """The player who gave up `name` (any case) last, as they are now; None if nobody
+        ever had it. Asked when nobody has it now: a link under an earlier name."""
+        if not storable(name):
+            return None
+        async with self.engine.connect() as db:
+            row = (
+                await db.execute(
+                    sa.select(*_COLUMNS)
+                    .join(player_names, player_names.c.player_id == players.c.id)
+                    .where(player_names.c.name_key == name_key(name))
+                    .order_by(player_names.c.until_at.desc())
+                    .limit(1)
+                )
+            ).first()
+        return None if row is None else _player(row)
+
     async def password_of(self, name: str) -> tuple[Player, str | None] | None:
         """The player called `name` and their password's hash (None: not claimed)."""
         if not storable(name):
@@ -243,7 +260,9 @@ class PlayerStore:
                     .values(name=name, name_key=name_key(name))
                 )
                 await db.execute(
-                    player_names.insert().values(player_id=player_id, name=old, until_at=now)
+                    player_names.insert().values(
+                        player_id=player_id, name=old, name_key=name_key(old), until_at=now
+                    )
                 )
                 return await self._get(db, player_id)
         except IntegrityError:

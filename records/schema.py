@@ -72,8 +72,10 @@ player_names = sa.Table(
     metadata,
     _owner(),
     sa.Column("name", sa.Text, nullable=False),
+    sa.Column("name_key", sa.Text, nullable=False),  # records/names.py name_key(name)
     sa.Column("until_at", Time, nullable=False),  # when it stopped being the name
     sa.Index(None, "player_id"),
+    sa.Index(None, "name_key"),
 )
 
 link_codes = sa.Table(

@@ -276,7 +276,10 @@ async def profile(request: web.Request) -> web.Response:
     try:
         page = _page_number(request, "page", 1, 10_000)
         per_page = _page_number(request, "per_page", 20, PER_PAGE_MAX)
-        player = await accounts.players.by_name(request.match_info["name"][:40])
+        name = request.match_info["name"][:40]
+        # A link under a name given up since (a race's result, a standings row) still
+        # leads to its player while nobody has that name: the answer says theirs now.
+        player = await accounts.players.by_name(name) or await accounts.players.by_former_name(name)
         if player is None:
             raise IdentityError(ErrorCode.UNKNOWN_PLAYER, "no player has that name", 404)
     except IdentityError as err:

@@ -14,6 +14,7 @@ from sqlalchemy.engine import Connection
 
 from records.engine import open_engine
 from records.migrate import alembic_config, current_revision, head, upgrade_to_head
+from records.players import PlayerStore
 from records.schema import metadata
 
 
@@ -142,5 +143,32 @@ async def test_results_archived_before_0004_keep_no_stuck_nor_out(database_url: 
                 sa.text("SELECT seat, stuck, out FROM race_results ORDER BY seat")
             )
             assert [tuple(row) for row in rows] == [(0, None, None), (1, True, "resigned")]
+    finally:
+        await engine.dispose()
+
+
+async def test_names_given_up_before_0005_are_found_by_their_key(database_url: str) -> None:
+    engine = open_engine(database_url)
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(_upgrade_to("0004"))
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO players (id, name, name_key, is_bot, password_hash,"
+                    " created_at, claimed_at, last_seen_at) VALUES"
+                    " ('p1', 'Annie', 'annie', false, NULL, 0, NULL, 0)"
+                )
+            )
+            await conn.execute(
+                sa.text(
+                    "INSERT INTO player_names (player_id, name, until_at)"
+                    " VALUES ('p1', 'Guest-4821', 1), ('p1', 'ANN', 2)"
+                )
+            )
+        await upgrade_to_head(engine)
+        store = PlayerStore(engine)
+        for typed in ("guest-4821", "Ann"):
+            found = await store.by_former_name(typed)
+            assert found is not None and found.id == "p1", typed
     finally:
         await engine.dispose()

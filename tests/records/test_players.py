@@ -67,6 +67,24 @@ async def test_names_are_unique_whatever_the_case_and_the_old_ones_are_kept(
         await store.rename("nobody", "zed", 9.0)
 
 
+async def test_a_name_given_up_finds_the_player_who_had_it_last(store: PlayerStore) -> None:
+    """A link under an earlier name (a race's result, a standings row) leads to the player
+    who gave that name up last, whatever the case it is typed in, while nobody has it."""
+    ann = await store.create(hash_secret("a"), 1.0)
+    bo = await store.create(hash_secret("b"), 1.0)
+    guest = ann.name
+    assert await store.by_former_name(guest) is None  # ann's name now, not a former one
+    await store.rename(ann.id, "Ann", 2.0)
+    assert (await store.by_former_name(guest.upper())).id == ann.id  # type: ignore[union-attr]
+    await store.rename(ann.id, "Annie", 3.0)
+    assert (await store.by_former_name("ANN")).name == "Annie"  # type: ignore[union-attr]
+    await store.rename(bo.id, "ann", 4.0)  # taken by another, then given up again
+    await store.rename(bo.id, "Bob", 5.0)
+    assert (await store.by_former_name("ann")).id == bo.id  # type: ignore[union-attr]
+    assert await store.by_former_name("nobody") is None
+    assert await store.by_former_name("ann\x00") is None  # no name a player could have
+
+
 async def test_renames_at_once_keep_every_earlier_name_once(store: PlayerStore) -> None:
     """One player renamed from two devices at the same moment: each rename moves the name
     it found into the history, so no name is kept twice and none is lost."""

@@ -60,6 +60,11 @@ export async function render(root, { name }) {
     return;
   }
   const { player, stats, ratings, best, races, splits = [] } = data;
+  // Asked under a name given up since (a link from an old race): the address says the
+  // player's name now, so that a link copied from it lasts.
+  if (player.name.toLowerCase() !== name.toLowerCase()) {
+    history.replaceState(null, "", `/p/${encodeURIComponent(player.name)}${location.search}`);
+  }
   // A game is named by its title, as on every other page (the id where /games has no title).
   const known = await games().catch(() => ({}));
   const title = (game) => known[game]?.title || game;

@@ -67,6 +67,27 @@ async def test_names_are_checked_unique_whatever_the_case_and_kept_in_the_histor
     assert [n["name"] for n in me["names"]] == ["Ann_1", guest]
 
 
+async def test_a_profile_asked_by_a_name_given_up_is_the_player_who_had_it(
+    server_url: str,
+) -> None:
+    """A race's result or a standings row names a player as they were called then: after a
+    rename, that link still leads to them (the answer says their name now), until another
+    player takes the name."""
+    key, player = await new_player(server_url)
+    guest = player["name"]
+    await call(server_url, "POST", "/me/name", {"name": "Zoe_1"}, key)
+    for asked in (guest, guest.lower()):
+        status, body, _ = await call(server_url, "GET", f"/players/{asked}")
+        assert status == 200, body
+        assert (body["player"]["id"], body["player"]["name"]) == (player["id"], "Zoe_1")
+    await call(server_url, "POST", "/me/name", {"name": "Zoe_2"}, key)
+    _, taker = await new_player(server_url, "zoe_1")  # the name, free again, taken
+    status, body, _ = await call(server_url, "GET", "/players/Zoe_1")
+    assert status == 200 and body["player"]["id"] == taker["id"]  # whoever has it now
+    status, body, _ = await call(server_url, "GET", "/players/Nobody_9")
+    assert status == 404 and body["error"]["code"] == "unknown_player"
+
+
 async def test_claim_then_sign_in_elsewhere_and_out(server_url: str) -> None:
     laptop, _ = await new_player(server_url)
     status, body, _ = await call(server_url, "POST", "/me/claim", {"password": "hunter22"}, laptop)

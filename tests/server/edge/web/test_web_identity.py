@@ -199,6 +199,22 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
     assert page_errors(page) == []
 
 
+async def test_a_profile_opened_under_a_name_given_up_shows_the_player_as_called_now(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A link made under an earlier name (a race's results, a standings row) opens the
+    player's profile under the name they have now, and the address says that name."""
+    base = server.url
+    key, player = await new_player(base)
+    await call(base, "POST", "/me/name", {"name": "Yan_1"}, key)
+    page = await new_page(browser)
+    await page.goto(f"{base}/p/{player['name']}?page=1")
+    await page.wait_for_selector("h1:has-text('Yan_1')")
+    assert urlparse(page.url).path == "/p/Yan_1" and urlparse(page.url).query == "page=1"
+    assert f"Formerly {player['name']}" in await page.inner_text("main")
+    assert page_errors(page) == []
+
+
 async def test_a_bot_is_shown_as_a_bot_in_the_lobby_and_on_the_bars(
     server: ServerProcess, browser: Browser
 ) -> None:
