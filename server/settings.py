@@ -86,6 +86,11 @@ class Settings:
     lobby_ttl: float = _setting(
         86400.0, "seconds an unfinished room lives in Redis after its last change"
     )
+    empty_ttl: float = _setting(
+        900.0,
+        "seconds a room in its lobby with nobody seated (created and never joined, or left "
+        "by everyone) lives in Redis after its last change; at most lobby_ttl",
+    )
     max_frame: int = _setting(16384, "largest WebSocket frame accepted, in bytes")
     rate_per_second: float = _setting(
         30.0, "messages a connection may send per second, sustained (token bucket)"
@@ -192,7 +197,13 @@ class Settings:
         for name in ("max_frame", "send_buffer", "event_log", "max_seats", "batch_max"):
             if getattr(self, name) < 1:
                 raise SettingsError(f"{name} must be at least 1")
-        for name in ("rate_per_second", "rate_burst", "sweep_interval", "archive_lease"):
+        for name in (
+            "rate_per_second",
+            "rate_burst",
+            "sweep_interval",
+            "archive_lease",
+            "empty_ttl",
+        ):
             if getattr(self, name) <= 0:
                 raise SettingsError(f"{name} must be positive")
         for name in ("room_ttl", "lobby_ttl", "countdown", "grace", "heartbeat", "room_rate"):

@@ -147,6 +147,7 @@ async def _redis_ctx(app: web.Application) -> AsyncIterator[None]:
         event_log=settings.event_log,
         room_ttl=settings.room_ttl,
         lobby_ttl=settings.lobby_ttl,
+        empty_ttl=settings.empty_ttl,
     )
     await store.load_scripts()
     feed = make_feed(redis, batcher.lean)  # on the batcher's connection when it can

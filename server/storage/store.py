@@ -307,12 +307,14 @@ class RedisRoomStore:
         event_log: int = 512,
         room_ttl: float = 3600.0,
         lobby_ttl: float = 86400.0,
+        empty_ttl: float = 900.0,
     ) -> None:
         self.redis: Any = redis  # redis-py's return types are too loose to help mypy
         self.batcher = batcher
         self.event_log = event_log
         self.room_ttl = room_ttl
         self.lobby_ttl = lobby_ttl
+        self.empty_ttl = min(empty_ttl, lobby_ttl)
         self._turns = KeyedLocks()  # transitions of one room from this process take turns
 
     # ------------------------------------------------------------ race transitions
@@ -391,6 +393,17 @@ class RedisRoomStore:
         # Nothing was written: the client tries again, as after an outage.
         raise RaceError(ErrorCode.UNAVAILABLE, "the room is too busy, try again")
 
+    def _ttl(self, race: Race) -> float:
+        """How long the room's keys live after this write: a finished room `room_ttl`; one
+        in its lobby with nobody seated (never joined, or left by everyone) `empty_ttl`,
+        so that the lobby does not list it for a day; any other `lobby_ttl`, a tournament's
+        race room too (it waits for its players as long as its round does)."""
+        if race.status is Status.FINISHED:
+            return self.room_ttl
+        if race.status is Status.LOBBY and not race.seats and race.config.tournament is None:
+            return self.empty_ttl
+        return self.lobby_ttl
+
     async def _write(
         self, race: Race, seen: str, events: list[p.Event], *, reset: bool, ends: bool = False
     ) -> tuple[list[p.Event], int] | None:
@@ -402,7 +415,7 @@ class RedisRoomStore:
             # race without its deadline.
             await self.redis.zadd(DEADLINES, {race.room: deadline})
         keys = RoomKeys(race.room)
-        ttl = self.room_ttl if race.status is Status.FINISHED else self.lobby_ttl
+        ttl = self._ttl(race)
         outs: list[str] = []
         for index in range(race.config.seats):
             seat = race.seats.get(index)

@@ -52,7 +52,11 @@ export async function render(root, { date = null } = {}) {
   async function draw() {
     const current = shown === today.date ? await request("GET", "/daily") : today;
     if (current.streaks) {
-      el.streaks.textContent = `Your streaks: ${current.streaks.played} day(s) in a row played, ${current.streaks.won} won.`;
+      const { played, won } = current.streaks;
+      const days = (n) => `${n} day${n === 1 ? "" : "s"}`;
+      el.streaks.textContent = played
+        ? `Your streaks: ${days(played)} in a row played; ${won ? `${days(won)} in a row won` : "no day won in a row yet"}.`
+        : "No streak running: an attempt today starts one.";
     }
     const boards = await Promise.all(Object.keys(known).map((game) => request("GET", `/daily/${shown}/${game}`)));
     // Drawn again every few seconds: the control the keyboard is on keeps the focus.

@@ -71,7 +71,10 @@ export class Moments {
     }
     if (room.status === "finished" && was !== "finished") {
       const mine = room.results?.find((r) => r.seat === me);
-      this.say(mine ? `The race is over: you are ${ordinal(mine.rank)} of ${room.results.length}.` : "The race is over.");
+      // A place shared (equal results rank alike) is said to be shared, and with whom.
+      const tied = mine ? room.results.filter((r) => r.rank === mine.rank && r.seat !== me).map((r) => r.name) : [];
+      const place = mine ? `you are ${ordinal(mine.rank)} of ${room.results.length}${tied.length ? `, tied with ${tied.join(" and ")}` : ""}` : "";
+      this.say(mine ? `The race is over: ${place}.` : "The race is over.");
     }
   }
 }

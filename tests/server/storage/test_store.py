@@ -115,6 +115,34 @@ async def test_no_move_before_start_or_after_end(store: RedisRoomStore) -> None:
     assert 0 < ttl <= 3600  # finished rooms expire after room_ttl
 
 
+async def test_a_room_in_its_lobby_with_nobody_seated_expires_sooner(redis_url: str) -> None:
+    """A room nobody sits in (created and never joined, or left by everyone) lives
+    `empty_ttl` after its last change, not a whole `lobby_ttl`: the lobby does not list it
+    for a day. A room somebody sits in keeps `lobby_ttl`."""
+    redis = Redis.from_url(redis_url)
+    batcher = ScriptBatcher(redis)
+    store = RedisRoomStore(redis, batcher, lobby_ttl=86400.0, empty_ttl=600.0)
+    try:
+        room = uuid.uuid4().hex[:8]
+        race = Race(room=room, config=RoomConfig(game="shaula"), seed=5, created_at=0.0)
+        await store.create(race)
+        keys = RoomKeys(room)
+        assert 0 < await redis.ttl(keys.race) <= 600
+        await store.transact(room, lambda r: r.join("a", "h", 1.0)[1], 1.0)
+        assert await redis.ttl(keys.race) > 600
+        await store.transact(room, lambda r: r.leave(0, 2.0), 2.0)
+        assert 0 < await redis.ttl(keys.race) <= 600
+        assert 0 < await redis.ttl(keys.meta) <= 600  # every key of the room alike
+        # A tournament's race room waits for its players as long as its round does.
+        heat = f"{uuid.uuid4().hex[:8]}-0"
+        config = RoomConfig(game="shaula", tournament=heat[:8])
+        await store.create(Race(room=heat, config=config, seed=5, created_at=0.0))
+        assert await redis.ttl(RoomKeys(heat).race) > 600
+    finally:
+        await batcher.close()
+        await redis.aclose()
+
+
 async def test_resigned_player_cannot_move(store: RedisRoomStore) -> None:
     room = await running_room(store)
     await store.transact(room, lambda r: r.resign(1, 3.0), 3.0)

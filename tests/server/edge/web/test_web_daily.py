@@ -383,3 +383,17 @@ async def test_a_past_days_empty_board_is_not_said_to_wait_for_attempts(
     assert "yet" not in boards, boards
     assert boards.count("Nobody was ranked that day.") == 3, boards
     assert page_errors(page) == []
+
+
+async def test_the_streaks_are_said_in_words_without_a_count_of_nothing(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """After a first attempt, lost: "1 day in a row played", and no "0 won"."""
+    base = server.url
+    page = await new_page(browser)
+    await attempted(page, base, "stalactites")
+    await page.goto(f"{base}/daily")
+    await page.wait_for_selector("#daily-streaks:not(:empty)")
+    text = await page.inner_text("#daily-streaks")
+    assert text == "Your streaks: 1 day in a row played; no day won in a row yet.", text
+    assert page_errors(page) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from playwright.async_api import Browser, Page
 from support.finished import archived_replay
@@ -396,6 +398,20 @@ async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     assert page_errors(page) == []
 
 
+@asynccontextmanager
+async def racing_ann(page: Page, base: str, room: str) -> AsyncIterator[WsClient]:
+    """The page seated in `room` as bo against ann (a socket of the test's), both ready:
+    the race has begun, on the page too."""
+    await take_seat(page, base, room, "bo")
+    async with WsClient.connect(base) as ann:
+        await ann.join(room, "ann")
+        await page.click("#ready")
+        await ann.send(p.Ready())
+        await ann.expect(p.RaceStarted, timeout=15)
+        await page.wait_for_selector("#board .card")
+        yield ann
+
+
 async def test_the_others_are_told_when_someone_finishes(
     server: ServerProcess, browser: Browser
 ) -> None:
@@ -406,13 +422,7 @@ async def test_the_others_are_told_when_someone_finishes(
     line = core.solve(core.new_game("shaula", SEED), shorten=True).moves
     assert line
     page = await new_page(browser)
-    await take_seat(page, base, room, "bo")
-    async with WsClient.connect(server.url) as ann:
-        await ann.join(room, "ann")
-        await page.click("#ready")
-        await ann.send(p.Ready())
-        await ann.expect(p.RaceStarted, timeout=15)
-        await page.wait_for_selector("#board .card")
+    async with racing_ann(page, base, room) as ann:
         for seq, move in enumerate(line, start=1):
             while True:  # the same seq again when told to slow down, as a client does
                 await ann.send(p.Move(seq=seq, move=move))
@@ -645,3 +655,24 @@ async def test_back_after_leaving_the_seat_does_not_take_it_again(
     await page.wait_for_timeout(500)
     assert room_view(base, room)["players"] == []
     assert page_errors(page) == []
+
+
+async def test_a_shared_place_at_the_end_is_said_to_be_shared(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """Two racers who both resign before a move share 1st place: the end is announced as
+    a tie, not as if this player alone were 1st."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=2))["id"]
+    page = await new_page(browser)
+    async with racing_ann(page, base, room) as ann:
+        await ann.send(p.Resign())
+        await page.click("#resign")
+        await page.click("#resign")  # "sure?"
+        await page.wait_for_function(
+            "() => document.querySelector('#announce').textContent.startsWith('The race is over')"
+        )
+    said = await page.inner_text("#announce")
+    assert said == "The race is over: you are 1st of 2, tied with ann.", said
+    assert page_errors(page) == []
+    await page.context.close()
