@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import urllib.request
+import weakref
 from dataclasses import dataclass, field
 
 from playwright.async_api import Browser, ConsoleMessage, Page, Request, WebSocket
@@ -55,7 +56,9 @@ class Seen:
         return [frame for frame in self.frames if text in frame]
 
 
-SEEN: dict[int, Seen] = {}
+# By the page itself, not its id(): a page made after an earlier one was collected could
+# get the earlier one's id, and with it what that page reported.
+SEEN: weakref.WeakKeyDictionary[Page, Seen] = weakref.WeakKeyDictionary()
 
 
 def room_view(base: str, room: str) -> dict[str, object]:
@@ -84,7 +87,7 @@ async def new_page(
         )
         context.set_default_timeout(15_000)
     page = await context.new_page()
-    seen = SEEN.setdefault(id(page), Seen())
+    seen = SEEN[page] = Seen()
 
     def console(msg: ConsoleMessage) -> None:
         if msg.type not in ("error", "warning"):
@@ -112,7 +115,7 @@ async def new_page(
 
 
 def seen(page: Page) -> Seen:
-    return SEEN[id(page)]
+    return SEEN[page]
 
 
 async def until_sent(page: Page, text: str, timeout: float = 5.0) -> list[str]:
