@@ -36,6 +36,9 @@ log = logging.getLogger(__name__)
 
 WATCH_EVERY = 1.0  # seconds between two checks (each takes up to CHECK_TIMEOUT more)
 CUT_OFF_REASON = "this server cannot reach its storage: reconnect"
+# Seconds a check waits for the feed to subscribe again once Redis answers (it takes a
+# round trip per few hundred channels): past it, the feed's state is the finding.
+FEED_CATCH_UP = 1.0
 
 
 class RedisWatch:
@@ -70,7 +73,12 @@ class RedisWatch:
 
 async def check_once(app: web.Application, now: float) -> Change | None:
     """One check of Redis and the feed, fed to the app's `Outage`; what changed."""
-    problem = await app[STORE].problem() or app[FEED].problem()
+    problem = await app[STORE].problem()
+    if problem is None and app[FEED].problem() is not None:
+        # Redis answers, and the feed waits out its reconnect's pause: no request is
+        # refused for that pause (up to half a second).
+        await app[FEED].reconnect_now(FEED_CATCH_UP)
+    problem = problem or app[FEED].problem()
     outage = app[OUTAGE]
     change = outage.observe(problem, now)
     if change is Change.CUT_OFF:

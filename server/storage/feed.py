@@ -56,6 +56,9 @@ class Feed(Protocol):
     async def subscribe(self, channel: str, handler: Handler) -> None: ...
     async def unsubscribe(self, channel: str, handler: Handler) -> None: ...
     def problem(self) -> str | None: ...
+    # Redis answers again: connect again now, not after the backoff's pause, waiting for
+    # it `within` seconds at most (a join is refused while the feed is down).
+    async def reconnect_now(self, within: float) -> None: ...
 
 
 def _owned(handlers: dict[str, Handler], channel: str, handler: Handler) -> bool:
@@ -84,6 +87,9 @@ class RedisFeed:
     def problem(self) -> str | None:
         """What keeps events from arriving now (None: subscribed and listening)."""
         return "pub/sub connection lost; reconnecting" if self._failing else None
+
+    async def reconnect_now(self, within: float) -> None:
+        """redis-py's listener connects again on its own schedule."""
 
     async def start(self) -> None:
         await self._pubsub.subscribe(_CONTROL)
@@ -181,6 +187,7 @@ class LeanFeed:
         self._protocol: _SubscriberProtocol | None = None
         self._stopping = False
         self._reconnecting: asyncio.Task[None] | None = None
+        self._try_now = asyncio.Event()  # cuts a reconnect's pause short (reconnect_now)
         self._shared: RespConnection | None = None  # see sharing()
         self._watch: asyncio.TimerHandle | None = None
         # Called once the channels are subscribed again after a drop: whatever was
@@ -379,14 +386,25 @@ class LeanFeed:
         # subscribed again is a moment of events rooms must read back from their logs.
         delay, longest = RECONNECT_BACKOFF
         while not self._stopping:
+            self._try_now.clear()  # a wake-up during the attempt cuts the next pause
             try:
                 await self._connect()
                 if self.on_reconnect is not None:
                     self.on_reconnect()
                 return
             except (OSError, TimeoutError):
-                await asyncio.sleep(delay)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._try_now.wait(), delay)
                 delay = min(delay * 2, longest)
+
+    async def reconnect_now(self, within: float) -> None:
+        """Redis answers again (the process's check found it): the next attempt now, and
+        wait for the channels to be subscribed again, `within` seconds at most."""
+        reconnecting = self._reconnecting
+        if reconnecting is None or reconnecting.done():
+            return
+        self._try_now.set()
+        await asyncio.wait({reconnecting}, timeout=within)
 
 
 def make_feed(redis: AnyRedis, lean: object = None) -> LeanFeed | RedisFeed:

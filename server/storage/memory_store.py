@@ -61,6 +61,9 @@ class MemoryFeed:
     def problem(self) -> str | None:
         return None  # within one process: never down
 
+    async def reconnect_now(self, within: float) -> None:
+        return None  # never down, so never connecting again
+
     def publish(self, channel: str, data: bytes) -> int:
         handler = self._handlers.get(channel)
         if handler is not None:
