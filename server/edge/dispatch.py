@@ -7,6 +7,7 @@ could not write the close (Redis away)."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,6 +36,8 @@ class Dispatcher:
 
     async def handle(self, conn: Connection, message: p.Message | p.Unexpected) -> None:
         """Answer one decoded message (or say why it could not be decoded)."""
+        if conn.seating is not None:
+            await asyncio.shield(conn.seating)  # `matched` was sent: seated first
         if isinstance(message, p.Unexpected):
             self.service.error(conn, message.code, message.message, message)
             return

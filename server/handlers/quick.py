@@ -194,15 +194,22 @@ class QuickMatch:
         if conn.quick is None or conn.closing:
             return
         info = msgpack.unpackb(data) if isinstance(data, bytes) else data
-        # Sent while the socket still has its ticket: a `quick_cancel` read from now on
-        # finds it taken (no `unqueued`), or none after this `matched`.
-        conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
-        await self.drop_ticket(conn, requeue=False)
+        # The socket's own messages wait until it is seated (Dispatcher.handle): a request
+        # sent on reading `matched` is a seated player's.
+        seating = conn.seating = asyncio.get_running_loop().create_future()
         try:
-            await self.lobby.join(conn, info["room"], "", info["token"], None, seated=True)
-        except RaceError as err:
-            self.ctx.error(conn, err.code, err.message)
-            return
+            # Sent while the socket still has its ticket: a `quick_cancel` read from now on
+            # finds it taken (no `unqueued`), or none after this `matched`.
+            conn.send(p.Matched(room=info["room"], seat=info["seat"], token=info["token"]))
+            await self.drop_ticket(conn, requeue=False)
+            try:
+                await self.lobby.join(conn, info["room"], "", info["token"], None, seated=True)
+            except RaceError as err:
+                self.ctx.error(conn, err.code, err.message)
+                return
+        finally:
+            conn.seating = None
+            seating.set_result(None)
         if _closed(conn):
             # The socket closed while it was seated (this runs beside the socket's own
             # task, whose clean-up found no seat yet): it lets the seat go here.

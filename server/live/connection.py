@@ -111,6 +111,10 @@ class Connection:
     role: str | None = None  # "player" or "spectator"
     last_version: int = 0  # last room event version sent to this socket
     quick: tuple[str, str] | None = None  # (game, ticket) while waiting for a quick match
+    # Set while a quick match's pairing seats this socket beside its own task (the partner
+    # asked on another socket): the socket's next messages wait for it, since `matched`
+    # has told the client it is seated (server/handlers/quick.py).
+    seating: asyncio.Future[None] | None = None
     player: str | None = None  # the player this socket acts as (`identify`), by id
     key_hash: str | None = None  # and the hash of the key it sent (signed out: acts no more)
     closing: bool = False
