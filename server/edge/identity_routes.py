@@ -9,6 +9,7 @@ asked for it (`POST /players`, `/sign-in`, `/link`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from typing import Any
@@ -241,15 +242,21 @@ async def change_password(request: web.Request) -> web.Response:
 @identity_routes.get("/names/{name}")
 async def name_free(request: web.Request) -> web.Response:
     """Whether a player could take `name` now: always 200, so that a page can ask before
-    it renames (`available`, else `problem`: why not)."""
+    it renames (`available`, else `problem`: why not). Asked with a player's key, their own
+    name (in any case: a rename in case only) is theirs to take."""
     name = request.match_info["name"][:40]
     try:
         check_name(name)
     except BadName as err:
         return web.json_response({"name": name, "available": False, "problem": str(err)})
-    taken = await request.app[ACCOUNTS].players.by_name(name)
-    problem = None if taken is None else f"another player is called {taken.name!r}"
-    return web.json_response({"name": name, "available": taken is None, "problem": problem})
+    accounts = request.app[ACCOUNTS]
+    holder = await accounts.players.by_name(name)
+    if holder is not None and bearer_key(request) is not None:
+        with contextlib.suppress(IdentityError):  # a key that signs nobody in: anyone
+            if (await _me(request)).id == holder.id:
+                holder = None
+    problem = None if holder is None else f"another player is called {holder.name!r}"
+    return web.json_response({"name": name, "available": holder is None, "problem": problem})
 
 
 def _page_number(request: web.Request, name: str, default: int, high: int) -> int:

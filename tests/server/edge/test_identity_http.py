@@ -200,7 +200,13 @@ async def test_a_link_code_signs_in_another_device_once(server_url: str) -> None
 
 
 async def test_a_page_may_ask_whether_a_name_is_free_without_a_refusal(server_url: str) -> None:
-    await new_player(server_url, "Quin")
+    quin, _ = await new_player(server_url, "Quin")
+    # Asked with the key of the player called so, in any case: theirs to take (a rename in
+    # case only is one), not another player's.
+    status, body, _ = await call(server_url, "GET", "/names/QUIN", key=quin)
+    assert status == 200 and (body["available"], body["problem"]) == (True, None), body
+    status, body, _ = await call(server_url, "GET", "/names/QUIN", key="not a key")
+    assert status == 200 and body["available"] is False  # a key that signs nobody in
     for name, available, problem in (
         ("quin", False, "another player is called 'Quin'"),
         ("quinn", True, None),
