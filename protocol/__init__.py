@@ -58,6 +58,7 @@ from protocol.codec import (
     error_for,
     from_wire,
     pack_map,
+    parse_json,
     to_wire,
 )
 from protocol.codes import (
@@ -205,6 +206,7 @@ __all__ = [
     "error_for",
     "from_wire",
     "pack_map",
+    "parse_json",
     "socket_path",
     "to_wire",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "error_for",
     "from_wire",
     "pack_map",
+    "parse_json",
     "to_wire",
 ]
 
@@ -284,13 +285,21 @@ def decode_msgpack(data: bytes, registry: Registry = CLIENT_TO_SERVER) -> Messag
 def decode_json(text: str | bytes, registry: Registry = CLIENT_TO_SERVER) -> Message | Unexpected:
     """Decode a text frame (the same maps as JSON)."""
     try:
-        obj = json.loads(text)
+        obj = parse_json(text)
     except (ValueError, RecursionError):
-        try:  # only after a failure: the usual path keeps json's own integer parsing
-            obj = json.loads(text, parse_int=_int_or_too_long)
-        except (ValueError, RecursionError):
-            return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
+        return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
     return registry.build(obj)
+
+
+def parse_json(text: str | bytes) -> Any:
+    """JSON text as Python, an integer of more digits than Python converts being a value
+    no field's check accepts (`_TooLong`), not a parse error: the request is refused for
+    that field, as any integer out of range is. ValueError or RecursionError: no JSON."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        # Only after a failure: the usual path keeps json's own integer parsing.
+        return json.loads(text, parse_int=_int_or_too_long)
 
 
 class _TooLong:

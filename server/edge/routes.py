@@ -19,7 +19,7 @@ from aiohttp import web
 from sqlalchemy.exc import DBAPIError
 
 import core
-from protocol import ErrorCode, socket_path
+from protocol import ErrorCode, parse_json, socket_path
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import (
     ACCOUNTS,
@@ -172,7 +172,7 @@ async def json_object(request: web.Request) -> dict[str, Any]:
     timeout = request.app[SETTINGS].body_timeout
     try:
         async with asyncio.timeout(timeout or None):
-            body = await request.json()
+            body = parse_json(await request.text())
     except TimeoutError:  # a client trickling its body must not hold the connection
         raise web.HTTPRequestTimeout(text=f"the body took over {timeout:g} s") from None
     except (ValueError, LookupError, RecursionError):

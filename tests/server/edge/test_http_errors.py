@@ -73,6 +73,16 @@ async def test_a_body_in_a_charset_nobody_knows_is_a_bad_request(
     assert (got, body["error"]["code"]) == (400, "bad_request"), body
 
 
+async def test_a_number_of_thousands_of_digits_is_refused_for_its_field(server_url: str) -> None:
+    """JSON carries an integer of any length; one of more digits than Python reads at once
+    (4,300) is out of range for its field as a shorter one is, not a body that is no JSON."""
+    for digits in (4000, 4400, 60000):
+        body = b'{"game": "shaula", "seed": ' + b"9" * digits + b"}"
+        status, answer, _ = await call("POST", server_url + "/rooms", body)
+        assert (status, answer["error"]["code"]) == (400, "bad_request"), digits
+        assert answer["error"]["message"].startswith("seed must be"), (digits, answer)
+
+
 async def test_null_fields_take_their_defaults(server_url: str) -> None:
     body = (
         b'{"game": "shaula", "seed": null, "seats": null, "undo": null, "hints": null,'
