@@ -120,6 +120,7 @@ class StandingBase(TypedDict):
     status: str  # "active", "withdrawn" or "removed"
     wins: int
     rating: int | None  # their rating in the tournament's first game when they registered
+    provisional: bool  # that rating was provisional then (shown with "?")
     bot: bool
 
 

@@ -86,8 +86,9 @@ class Profiles:
             ratings = await _ratings_of(db, player_id, now)
         return Profile(player, names, ratings, stats, best, splits, by_race, races)
 
-    async def rating(self, player_id: str, game: str, now: float) -> int | None:
-        """The player's displayed rating in `game` now, or None if never rated in it."""
+    async def rating(self, player_id: str, game: str, now: float) -> Rating | None:
+        """The player's rating in `game` now (its `display`, whether `provisional`), or
+        None if never rated in it."""
         rows = await self._rows(
             sa.select(ratings.c.mu, ratings.c.sigma, ratings.c.last_rated_at).where(
                 ratings.c.player_id == player_id, ratings.c.game == game
@@ -96,7 +97,7 @@ class Profiles:
         if not rows:
             return None
         row = rows[0]
-        return _shown(row.mu, row.sigma, row.last_rated_at, now).display
+        return _shown(row.mu, row.sigma, row.last_rated_at, now)
 
     async def best_times(self, player_id: str) -> list[dict[str, Any]]:
         """The player's fastest win in each game: its time, race, deal and tournament."""

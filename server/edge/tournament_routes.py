@@ -156,9 +156,17 @@ async def register(request: web.Request) -> web.Response:
             accounts = request.app[ACCOUNTS]
             player = await accounts.who(key, time.time())
             tour, _ = await request.app[TOUR_STORE].get(tid)
-            rating = None if player.bot else await accounts.rating(player.id, tour.config.games[0])
+            shown = (
+                None if player.bot else await accounts.shown_rating(player.id, tour.config.games[0])
+            )
             tour, pid, token = await request.app[TOUR_RUNNER].register(
-                tid, player.name, time.time(), account=player.id, bot=player.bot, rating=rating
+                tid,
+                player.name,
+                time.time(),
+                account=player.id,
+                bot=player.bot,
+                rating=None if shown is None else shown.display,
+                provisional=shown is not None and shown.provisional,
             )
         else:
             name = body.get("name")

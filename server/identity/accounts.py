@@ -36,6 +36,7 @@ from records.players import (
     PlayerStore,
 )
 from records.profiles import Profiles
+from records.ratings import Rating
 from server.identity.signin_limit import SignInLimit
 
 __all__ = ["LINK_CODE_TTL", "Accounts", "IdentityError", "anothers", "player_ref"]
@@ -107,6 +108,11 @@ class Accounts:
 
     async def rating(self, player_id: str, game: str) -> int | None:
         """The player's displayed rating in `game` now, if they have one."""
+        shown = await self.shown_rating(player_id, game)
+        return None if shown is None else shown.display
+
+    async def shown_rating(self, player_id: str, game: str) -> Rating | None:
+        """The player's rating in `game` now, with whether it is provisional."""
         return await self.profiles.rating(player_id, game, time.time())
 
     async def best_run(self, player_id: str, game: str) -> dict[str, Any] | None:

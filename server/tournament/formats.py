@@ -58,6 +58,7 @@ def _who(tour: Tournament, rank: int, player: int, wins: int) -> p.StandingBase:
         status=tour.status_of(player),
         wins=wins,
         rating=entry.rating,
+        provisional=entry.provisional,
         bot=entry.bot,
     )
 

@@ -62,6 +62,7 @@ class Tournament:
         account: str | None = None,
         bot: bool = False,
         rating: int | None = None,
+        provisional: bool = False,
     ) -> Player:
         """A new player; `account`: the registering player's id, one registration each."""
         if self.status is not Status.REGISTRATION:
@@ -79,7 +80,14 @@ class Tournament:
         if any(p.name.casefold() == name.casefold() for p in self.players):
             raise TourError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken here")
         player = Player(
-            len(self.players), name, token_hash, now, account=account, bot=bot, rating=rating
+            len(self.players),
+            name,
+            token_hash,
+            now,
+            account=account,
+            bot=bot,
+            rating=rating,
+            provisional=provisional,
         )
         self.players.append(player)
         return player

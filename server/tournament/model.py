@@ -62,10 +62,12 @@ class Player:
     out_round: int | None = None  # Knockout: the round they lost (None: still in)
     # Whose registration it is: the player's id (None: registered with no identity),
     # whether they are a bot, and their rating (in the tournament's first game) when they
-    # registered: seeds a Knockout by rating, shown in the standings.
+    # registered: seeds a Knockout by rating, shown in the standings (with whether it was
+    # provisional then).
     account: str | None = None
     bot: bool = False
     rating: int | None = None
+    provisional: bool = False
 
     @property
     def active(self) -> bool:

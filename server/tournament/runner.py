@@ -115,13 +115,22 @@ class TourRunner:
         account: str | None = None,
         bot: bool = False,
         rating: int | None = None,
+        provisional: bool = False,
     ) -> tuple[Tournament, int, str]:
         token = secrets.token_urlsafe(18)
         token_hash = hash_token(token)
         taken: list[int] = []
 
         def act(t: Tournament) -> bool:
-            player = t.register(name, token_hash, now, account=account, bot=bot, rating=rating)
+            player = t.register(
+                name,
+                token_hash,
+                now,
+                account=account,
+                bot=bot,
+                rating=rating,
+                provisional=provisional,
+            )
             taken[:] = [player.id]
             return True
 

@@ -359,7 +359,9 @@ export async function render(root, { tour: id }) {
           onclick: once("remove", { organiser_token: organiser, player: row.player }) }, "remove")
         : null;
     const minor = (i) => (i ? "minor" : null);
-    const foldedLine = (row) => [...columns.slice(1).map(([key, label]) => [label, cell(row, key)]), ["Rating", row.rating ?? "–"]]
+    // A rating provisional when it was registered is shown with "?", as on every page.
+    const rating = (row) => (row.rating === null || row.rating === undefined ? null : `${row.rating}${row.provisional ? "?" : ""}`);
+    const foldedLine = (row) => [...columns.slice(1).map(([key, label]) => [label, cell(row, key)]), ["Rating", rating(row) ?? "–"]]
       .map(([label, value]) => `${label} ${value === "" ? "–" : value}`).join(" · ");
     el.standings.append(
       h("h2", {}, "Standings"),
@@ -374,7 +376,7 @@ export async function render(root, { tour: id }) {
               h("td", { class: "player" }, nameLine(row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
                 row.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(foldedLine(row))),
               columns.map(([key], i) => h("td", { class: minor(i) }, cell(row, key))),
-              h("td", { class: "rating minor" }, row.rating ?? ""),
+              h("td", { class: "rating minor", title: row.provisional ? "provisional: not settled yet" : "" }, rating(row) ?? ""),
               organiser ? h("td", {}, remove(row)) : null)))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );

@@ -243,10 +243,11 @@ async def test_a_quick_match_ticket_carries_the_players_rating(
                 results=results,
             )
             assert await archive.archive(race)
-        rating = await profiles.rating(ann["id"], "moojub", time.time())
+        shown = await profiles.rating(ann["id"], "moojub", time.time())
     finally:
         await engine.dispose()
-    assert rating is not None and rating != UNRATED
+    assert shown is not None and shown.display != UNRATED
+    rating = shown.display
     redis = Redis.from_url(redis_url)
     async with WsClient.connect(server_url) as ws:
         await identified(ws, key)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from support.finished import finish_identified_race
 from support.http import get_json, post_json
 from support.players import call, new_player
 from support.wsclient import WsClient
@@ -94,6 +95,29 @@ async def test_a_registration_with_a_key_is_the_players(server_url: str) -> None
         seated |= {pl["name"]: (pl["player"], pl["bot"]) for pl in room["room"]["players"]}
     owners = {"tia": (player["id"], False), bot["name"]: (bot["id"], True), "walkin": (None, False)}
     assert seated and all(owners[name] == who for name, who in seated.items())
+
+
+async def test_a_provisional_rating_is_said_so_in_the_standings(server_url: str) -> None:
+    """A rating shown with its registration is marked `provisional` as it was then (the
+    pages show it with "?", as everywhere else a rating is shown)."""
+    keys = [(await new_player(server_url, name))[0] for name in ("pia", "pol")]
+    await finish_identified_race([server_url], keys, [0, 1])
+    async with asyncio.timeout(20):  # archived, and rated, a moment after its end
+        while True:
+            _, profile = await get_json(f"{server_url}/players/pia")
+            if profile["ratings"]:
+                break
+            await asyncio.sleep(0.1)
+    assert profile["ratings"][0]["provisional"] is True  # one race: not settled yet
+    _, created = await post_json(
+        f"{server_url}/tournaments", {"name": "cup", "games": ["shaula"], "winnable": False}
+    )
+    tid = created["tournament"]["id"]
+    await call(server_url, "POST", f"/tournaments/{tid}/players", {}, keys[0])
+    await call(server_url, "POST", f"/tournaments/{tid}/players", {"name": "walkin"})
+    _, standings = await get_json(f"{server_url}/tournaments/{tid}/standings")
+    rows = {r["name"]: (r["rating"], r["provisional"]) for r in standings["standings"]}
+    assert rows == {"pia": (profile["ratings"][0]["rating"], True), "walkin": (None, False)}
 
 
 async def test_a_registration_without_a_key_cannot_take_a_players_name(server_url: str) -> None:

@@ -9,6 +9,7 @@ import urllib.request
 
 import pytest
 from playwright.async_api import Browser, Page, Route
+from support.finished import finish_identified_race
 from support.http import get_json, post_ok
 from support.players import call, new_player
 from support.server_processes import ServerProcess
@@ -517,4 +518,28 @@ async def test_a_tournament_of_one_player_says_one_player(
     await page.wait_for_function(
         "() => document.querySelector('h1 small')?.textContent.endsWith('· 2 players')"
     )
+    assert page_errors(page) == []
+
+
+async def test_a_provisional_rating_in_the_standings_has_its_question_mark(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A rating is shown with "?" while it is provisional on every page: in a tournament's
+    standings too (as it was when the player registered)."""
+    base = server.url
+    keys = [(await new_player(base, name))[0] for name in ("pia", "pol")]
+    await finish_identified_race([base], keys, [0, 1])
+    async with asyncio.timeout(20):  # archived, and rated, a moment after its end
+        while not (profile := (await get_json(f"{base}/players/pia"))[1])["ratings"]:
+            await asyncio.sleep(0.1)
+    rating = profile["ratings"][0]["rating"]
+    created = await post_ok(base + "/tournaments", {"name": "Rated cup", "winnable": False})
+    tid = created["tournament"]["id"]
+    status, _, _ = await call(base, "POST", f"/tournaments/{tid}/players", {}, keys[0])
+    assert status == 201
+    page = await new_page(browser)
+    await page.goto(f"{base}/tour/{tid}")
+    cell = page.locator('#standings tr:has-text("pia") td.rating')
+    await cell.wait_for()
+    assert await cell.inner_text() == f"{rating}?"
     assert page_errors(page) == []
