@@ -459,6 +459,8 @@ class LocalRoom:
                 else:
                     moves, game = list(session.moves), session.game
                 board = game.state(view="player")
+                if not race.seed_public():  # the board names its deal too
+                    board["seed"] = None
             conn.last_version = self.version
             conn.send(p.Snapshot(version=self.version, room=view, board=board, moves=moves))
             return

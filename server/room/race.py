@@ -100,6 +100,13 @@ class RoomConfig:
     shared_deal: bool = False
 
     @property
+    def seed_secret(self) -> bool:
+        """The seed is kept from the racers until the end: a hidden-card game's (it would
+        give the talon's order away) and a daily deal's ranked attempt's (nobody looks the
+        deal up while it counts, section 13 of docs/protocol.md)."""
+        return self.hidden or self.daily is not None
+
+    @property
     def deal_line(self) -> str | None:
         """The daily deal ("DATE GAME") whose line this room's moves show, if any: until
         its day is over, only those whose own attempt at it is over may see them
@@ -311,9 +318,10 @@ class Race:
         return min(self.seats) if self.seats else None
 
     def seed_public(self) -> bool:
-        """Open games show the seed from the start; hidden ones only after the end, unless
-        other rooms race the same deal (`RoomConfig.shared_deal`)."""
-        if not self.config.hidden:
+        """Open games show the seed from the start; one whose seed is secret
+        (`RoomConfig.seed_secret`) only after the end, unless other rooms race the same deal
+        (`RoomConfig.shared_deal`)."""
+        if not self.config.seed_secret:
             return self.status in (Status.RUNNING, Status.FINISHED)
         return self.status is Status.FINISHED and not self.config.shared_deal
 
@@ -635,7 +643,7 @@ class Race:
                     version=0,
                     at=now,
                     game=self.config.game,
-                    seed=None if self.config.hidden else self.seed,
+                    seed=None if self.config.seed_secret else self.seed,
                     ends_at=self.ends_at,
                 )
             )

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 
 from redis.asyncio import Redis
 
 import core
 import protocol as p
+from server.storage.keys import RoomKeys
 from support.http import create_room, get_text
 from support.wsclient import WsClient, race_alone
 
@@ -82,6 +84,17 @@ async def archived_alone(server: str, key: str, moves: int, seed: int = 617) -> 
         await ws.expect(p.RaceFinished)
     await archived_replay(server, f"{room}.1")
     return room
+
+
+async def dealt_seed(redis_url: str, room: str) -> int:
+    """The deal of a room's race as Redis keeps it, whoever may see it on the wire."""
+    redis = Redis.from_url(redis_url)
+    try:
+        raw = await redis.get(RoomKeys(room).race)
+    finally:
+        await redis.aclose()
+    assert raw is not None, room
+    return int(json.loads(raw)["seed"])
 
 
 async def expire_room(redis_url: str, room: str) -> None:

@@ -33,6 +33,13 @@ async def call(method: str, url: str, key: str | None = None, body: Any = None) 
         return answer.status, await answer.json()
 
 
+def board_of(snapshot: p.Snapshot) -> core.Game:
+    """The seat's board as its `snapshot` gives it: a running attempt's deal is played from
+    its board, its number being kept back until it is over."""
+    assert snapshot.board is not None
+    return core.from_state(snapshot.board)
+
+
 async def take_seat(client: WsClient, key: str, room: str) -> p.Welcome:
     await client.send(p.Identify(key=key))
     await client.expect(p.Identified)
@@ -143,12 +150,11 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
     room = opened["room"]
     assert room["status"] == "running" and room["daily"].endswith(GAME)
     started = room["start_at"]
-    seed = room["seed"]
-    game = core.new_game(GAME, seed)
-    move = game.legal_moves()[0]
     async with WsClient.connect(url) as socket:  # by the seat's token, as the web page does
         welcome = await socket.join(room["id"], token=opened["token"])
         assert welcome.seat == 0
+        game = board_of(await socket.expect(p.Snapshot))  # its deal's number kept back
+        move = game.legal_moves()[0]
         await socket.send(p.Move(seq=1, move=move))
         await socket.expect(p.Accepted)
     game.apply(move)
@@ -171,7 +177,8 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         await spy.send(p.Watch(room=room["id"]))
         assert (await spy.expect(p.Error)).code == "not_yet"
         await socket.send(p.Resign())
-        await socket.expect(p.RaceFinished)
+        seed = (await socket.expect(p.RaceFinished)).seed  # over: its number is ann's
+    assert seed is not None
     status, body = await call("GET", f"{url}/rooms/{room['id']}/replay", bo)
     assert status == 403 and body["error"]["code"] == "not_yet"
     status, results = await call("GET", f"{url}/rooms/{room['id']}/results", bo)
@@ -242,15 +249,40 @@ async def test_one_ranked_attempt_resumed_on_its_clock_then_practice(
         assert (await spy.expect(p.Welcome)).role == "spectator"
 
 
+async def test_an_attempt_keeps_its_deal_number_from_its_player_until_it_is_over(
+    make_server: MakeServer,
+) -> None:
+    """The seed of a running attempt is nobody's (GET /daily, GET /rooms/{id}): not in the
+    answer that opens it, its `snapshot`, nor its board either; its end gives it."""
+    url = await make_server()
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201 and opened["room"]["seed"] is None
+    room = opened["room"]["id"]
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, ann, room)
+        snapshot = await socket.expect(p.Snapshot)
+        assert snapshot.room["seed"] is None
+        assert snapshot.board is not None and snapshot.board["seed"] is None
+        await socket.send(p.Resign())
+        finished = await socket.expect(p.RaceFinished)
+    assert finished.seed is not None  # over: the deal is its player's to see
+    status, body = await call("GET", f"{url}/rooms/{room}", ann)
+    assert status == 200 and body["room"]["seed"] == finished.seed
+
+
 async def finish_attempt(url: str, key: str) -> dict[str, Any]:
-    """The player's ranked attempt at today's deal, opened and resigned: its room."""
+    """The player's ranked attempt at today's deal, opened and resigned: its room, as its
+    player sees it then (its seed given by the end)."""
     status, opened = await call("POST", f"{url}/daily/{GAME}", key)
     assert status == 201, opened
     async with WsClient.connect(url) as socket:
         await take_seat(socket, key, opened["room"]["id"])
         await socket.send(p.Resign())
         await socket.expect(p.RaceFinished)
-    room: dict[str, Any] = opened["room"]
+    status, body = await call("GET", f"{url}/rooms/{opened['room']['id']}", key)
+    assert status == 200 and body["room"]["seed"] is not None, body
+    room: dict[str, Any] = body["room"]
     return room
 
 
@@ -472,7 +504,7 @@ async def test_a_room_dealt_today_s_deal_by_its_number_is_closed_as_practice(
     seed, deal = rooms.attempt["seed"], rooms.attempt["daily"]
     (dee, _) = await new_player(url)
     status, running = await call("POST", f"{url}/daily/{GAME}", dee)
-    assert status == 201 and running["room"]["seed"] == seed  # dee's attempt runs
+    assert status == 201 and running["room"]["seed"] is None  # dee's attempt runs
     body = {"game": GAME, "seed": seed, "seats": 2, "hints": True, "rated": False}
     for key in (None, rooms.bo, dee):  # nobody plays the deal before their own attempt
         status, refused = await call("POST", f"{url}/rooms", key, body)
@@ -514,9 +546,9 @@ async def test_a_day_won_stays_won_when_another_game_is_opened(make_server: Make
     status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
     assert status == 201, opened
     room = opened["room"]
-    line = solve(core.new_game(GAME, room["seed"]), budget=SOLVER_BUDGET).moves
     async with WsClient.connect(url) as socket:
         await take_seat(socket, ann, room["id"])
+        line = solve(board_of(await socket.expect(p.Snapshot)), budget=SOLVER_BUDGET).moves
         for seq, move in enumerate(line, start=1):
             await socket.send(p.Move(seq=seq, move=move))
             assert (await socket.expect(p.Accepted)).seq == seq
@@ -588,10 +620,9 @@ async def test_a_socket_whose_seat_another_device_opened_again_can_join_again(
     status, opened = await call("POST", f"{first}/daily/{GAME}", ann)
     assert status == 201, opened
     room = opened["room"]
-    move = core.new_game(GAME, room["seed"]).legal_moves()[0]
     async with WsClient.connect(first) as phone:
         await take_seat(phone, ann, room["id"])
-        await phone.expect(p.Snapshot)
+        move = board_of(await phone.expect(p.Snapshot)).legal_moves()[0]
         status, again = await call("POST", f"{second}/daily/{GAME}", ann)
         assert status == 200 and again["room"]["id"] == room["id"]
         away = await phone.expect(p.Presence)
@@ -612,9 +643,9 @@ async def test_an_attempt_undone_is_said_unranked_while_it_runs(make_server: Mak
     status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
     assert status == 201
     room = opened["room"]
-    move = core.new_game(GAME, room["seed"]).legal_moves()[0]
     async with WsClient.connect(url) as socket:
         await socket.join(room["id"], token=opened["token"])
+        move = board_of(await socket.expect(p.Snapshot)).legal_moves()[0]
         await socket.send(p.Move(seq=1, move=move))
         await socket.expect(p.Accepted)
         status, today = await call("GET", f"{url}/daily", ann)

@@ -11,6 +11,7 @@ import datetime
 import aiohttp
 import pytest
 from playwright.async_api import Browser, Page
+from support.finished import dealt_seed
 from support.players import call, new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, typed_move, wait_acks
@@ -85,7 +86,7 @@ async def test_a_ranked_attempt_from_the_daily_page(
 
 
 async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_browser(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, redis_url: str
 ) -> None:
     """The pages that read what a daily attempt keeps back say who reads: once the
     browser's own attempt is over, its replay opens (and races as a ghost), and its profile
@@ -97,8 +98,8 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     await page.wait_for_url(f"{base}/play/*")
     room = page.url.rsplit("/", 1)[-1]
     await page.wait_for_selector("#board .card")
-    title = await page.inner_text(".room-title")  # "Shaula #SEED room ..."
-    seed = int(title.split("#", 1)[1].split()[0])
+    assert "#" not in await page.inner_text(".room-title")  # its number kept back: "Shaula"
+    seed = await dealt_seed(redis_url, room)  # the test's own look at the deal
     line = core.solve(core.new_game("shaula", seed)).moves
     assert line
     for i, move in enumerate(line, start=1):
@@ -218,9 +219,11 @@ async def test_a_profile_does_not_print_a_deal_it_keeps_back(
     key, player = await new_player(base)
     status, opened, _ = await call(base, "POST", "/daily/shaula", {}, key)
     assert status == 201, opened
-    line = core.solve(core.new_game("shaula", opened["room"]["seed"])).moves
     async with WsClient.connect(base) as ws:
         await ws.join(opened["room"]["id"], token=opened["token"])
+        board = (await ws.expect(p.Snapshot)).board  # the deal's number is kept back
+        assert board is not None
+        line = core.solve(core.from_state(board)).moves
         await ws.play(line)  # as fast as the server takes them
         await ws.expect(p.RaceFinished)
     page = await new_page(browser)
@@ -241,7 +244,7 @@ async def best_times(page: Page, profile: str) -> str:
 
 
 async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, redis_url: str
 ) -> None:
     """Opening the running attempt again (another tab) hands its seat to the new window;
     the first says so when its player acts there, and plays on after "Play here"."""
@@ -252,8 +255,8 @@ async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
     await first.click(start)
     await first.wait_for_url(f"{base}/play/*")
     await first.wait_for_selector("#board .card")
-    title = await first.inner_text(".room-title")
-    game = core.new_game("stalactites", int(title.split("#", 1)[1].split()[0]))
+    room = first.url.rsplit("/", 1)[-1]
+    game = core.new_game("stalactites", await dealt_seed(redis_url, room))  # kept from the page
     second = await new_page(browser, beside=first)  # the same player: the same key
     await second.goto(f"{base}/daily")
     await second.click(start)  # "continue": the same room, a new token for this window
@@ -272,7 +275,7 @@ async def test_an_attempt_opened_in_a_second_window_is_said_so_in_the_first(
 
 
 async def test_a_double_click_on_play_here_takes_the_seat_back_once(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, redis_url: str
 ) -> None:
     """A double click on "Play here" asks for the seat once: the second join came to a
     socket seated again by the first and was refused, and the refusal drew the seat form
@@ -284,8 +287,8 @@ async def test_a_double_click_on_play_here_takes_the_seat_back_once(
     await first.click(start)
     await first.wait_for_url(f"{base}/play/*")
     await first.wait_for_selector("#board .card")
-    title = await first.inner_text(".room-title")
-    game = core.new_game("stalactites", int(title.split("#", 1)[1].split()[0]))
+    room = first.url.rsplit("/", 1)[-1]
+    game = core.new_game("stalactites", await dealt_seed(redis_url, room))  # kept from the page
     second = await new_page(browser, beside=first)
     await second.goto(f"{base}/daily")
     await second.click(start)
@@ -305,7 +308,7 @@ async def test_a_double_click_on_play_here_takes_the_seat_back_once(
 
 
 async def test_an_attempt_undone_says_it_is_no_longer_ranked(
-    server: ServerProcess, browser: Browser
+    server: ServerProcess, browser: Browser, redis_url: str
 ) -> None:
     """The race page of a ranked attempt says it is ranked; once its player undoes a move
     it says the attempt is kept but no longer ranked, and so it does after a reload."""
@@ -314,8 +317,8 @@ async def test_an_attempt_undone_says_it_is_no_longer_ranked(
     await started(page, base, "shaula")
     await page.wait_for_selector("#attempt-rank")
     assert await page.inner_text("#attempt-rank") == "ranked attempt"
-    title = await page.inner_text(".room-title")
-    game = core.new_game("shaula", int(title.split("#", 1)[1].split()[0]))
+    room = page.url.rsplit("/", 1)[-1]
+    game = core.new_game("shaula", await dealt_seed(redis_url, room))  # kept from the page
     await typed_move(page, game.legal_moves()[0])
     await wait_acks(page, 1)
     await page.click("#undo")
