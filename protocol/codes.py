@@ -67,6 +67,7 @@ class CloseCode(enum.IntEnum):
 
     NORMAL = 1000
     GOING_AWAY = 1001  # server shutdown: reconnect (to another process) with your token
+    PROTOCOL_ERROR = 1002  # a frame RFC 6455 does not allow (closed by the WebSocket layer)
     BAD_DATA = 1007  # a text frame that is not UTF-8 (closed by the WebSocket layer itself)
     POLICY = 1008  # sustained flood beyond the rate limit
     TOO_BIG = 1009  # a frame over the size cap

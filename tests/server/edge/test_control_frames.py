@@ -142,3 +142,18 @@ async def test_a_finished_rooms_spectator_is_closed_at_the_tcp_level(server_url:
         assert frames[-1][0] == OP_CLOSE
     finally:
         spy.close()
+
+
+@pytest.mark.parametrize("opcode", [0x0, 0x3])  # a continuation of nothing, a reserved opcode
+async def test_a_frame_the_websocket_protocol_forbids_is_closed_with_1002(
+    server_url: str, opcode: int
+) -> None:
+    """The code docs/protocol.md section 8 lists for it."""
+    raw = await RawSocket.connect(server_url)
+    try:
+        raw.send(opcode, b"x")
+        frames = await raw.frames_until_eof(limit=5.0)
+        assert frames[-1][0] == OP_CLOSE
+        assert frames[-1][1][:2] == int(p.CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")
+    finally:
+        raw.close()
