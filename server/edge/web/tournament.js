@@ -107,6 +107,7 @@ export async function render(root, { tour: id }) {
     drawMine(t, mine);
     drawOrganiser(t, mine);
     drawPodium(t);
+    drawStatus();
     drawLive(t);
     drawBracket(t);
     drawStandings(t);
@@ -382,7 +383,10 @@ export async function render(root, { tour: id }) {
     );
   }
 
-  function tick() {
+  // The status line: drawn with each push, and again on every animation frame for its
+  // countdowns (a background tab runs no frames, a busy one runs them late: the push's own
+  // draw keeps the line true with the rest of the page).
+  function drawStatus() {
     if (last) {
       const t = last.tournament;
       let text = "";
@@ -407,6 +411,9 @@ export async function render(root, { tour: id }) {
       else text = "Preparing the next round…";
       if (el.status.textContent !== text) el.status.textContent = text;
     }
+  }
+  function tick() {
+    drawStatus();
     requestAnimationFrame(tick);
   }
   requestAnimationFrame(tick);

@@ -543,3 +543,20 @@ async def test_a_provisional_rating_in_the_standings_has_its_question_mark(
     await cell.wait_for()
     assert await cell.inner_text() == f"{rating}?"
     assert page_errors(page) == []
+
+
+async def test_the_status_line_is_drawn_with_each_push_not_only_on_animation_frames(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A page in a background tab runs no animation frames (and a busy one runs them late):
+    the status line came only from them, so such a page said nothing, or had its podium
+    drawn a moment before the line saying who won."""
+    base = server.url
+    created = await post_ok(base + "/tournaments", {"name": "Framed", "winnable": False})
+    page = await new_page(browser)
+    await page.add_init_script("window.requestAnimationFrame = () => 0;")  # frames never run
+    await page.goto(f"{base}/tour/{created['tournament']['id']}")
+    await page.wait_for_selector("#tour-standings:has-text('Nobody has registered yet')")
+    status = page.locator("#tour-status")
+    assert await status.inner_text() == "Registration is open until the organiser starts."
+    assert page_errors(page) == []
