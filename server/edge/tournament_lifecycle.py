@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 from aiohttp import web
 
-from server.edge.app_keys import HUB, METRICS, PROCESS, SERVICE, SETTINGS, STORE
+from server.edge.app_keys import HUB, METRICS, PROCESS, REDIS_WATCH, SERVICE, SETTINGS, STORE
 from server.edge.periodic import Periodic
 from server.edge.tournament_keys import TOUR_LIVE, TOUR_RUNNER, TOUR_STORE
 from server.tournament.live import TourLive
@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 async def tournaments_ctx(app: web.Application) -> AsyncIterator[None]:
     store, hub, metrics, tours = app[STORE], app[HUB], app[METRICS], app[TOUR_STORE]
     runner = TourRunner(tours, StoreRooms(store), app[PROCESS])
-    live = TourLive(tours, hub.feed, app[SERVICE].ctx.away)
+    live = TourLive(tours, hub.feed, app[REDIS_WATCH].away)  # started before the tournaments
     app[TOUR_RUNNER], app[TOUR_LIVE] = runner, live
     app[SERVICE].ctx.heat_open = runner.line_open  # the watch of a finished heat
     sweeper = Periodic(
