@@ -17,6 +17,11 @@ async def test_a_request_sent_on_reading_matched_is_a_seated_players(server_url:
             await bo.send(p.QuickMatch(game=game, name="bo"))
             matched = await ann.expect(p.Matched)  # the one who waited
             await ann.send(p.Resync())  # at once, before anything else comes
-            answers = [await ann.recv() for _ in range(3)]
-            assert [type(m) for m in answers] == [p.Welcome, p.Snapshot, p.Snapshot], answers
-            assert isinstance(answers[0], p.Welcome) and answers[0].seat == matched.seat
+            welcome = await ann.recv()
+            assert isinstance(welcome, p.Welcome) and welcome.seat == matched.seat, welcome
+            # The join's snapshot, then the resync's; the room's events (the partner's
+            # presence, the countdown) may come between them. Never an error.
+            answers: list[p.Message] = []
+            while sum(isinstance(m, p.Snapshot) for m in answers) < 2:
+                answers.append(await ann.recv())
+                assert not isinstance(answers[-1], p.Error), (game, answers)
