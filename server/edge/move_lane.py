@@ -14,9 +14,11 @@ wait for each answer) waits in the lane's backlog, and is judged when that one's
 in; a move the lane cannot judge then goes to the task, and the backlog after it.
 
 `GameSocket` is aiohttp's WebSocketResponse with its frame queue replaced by `LaneQueue`,
-which offers each parsed frame to the lane first. aiohttp builds that queue in a private
-method (`_post_start`), copied here from aiohttp 3.14 (pyproject.toml pins 3.14.x);
-tests/server/edge/test_move_lane.py checks that moves do take the lane.
+which offers each parsed frame to the lane first, and its parser behind `MaskedOnly`, which
+fails the connection at a client frame that is not masked (RFC 6455 section 5.1; aiohttp's
+reader takes one). aiohttp builds both in a private method (`_post_start`), copied here from
+aiohttp 3.14 (pyproject.toml pins 3.14.x); tests/server/edge/test_move_lane.py checks that
+moves do take the lane, tests/server/edge/test_control_frames.py the mask.
 """
 
 from __future__ import annotations
@@ -24,18 +26,19 @@ from __future__ import annotations
 import collections
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from aiohttp import WSMessage, WSMsgType, web
+from aiohttp import WSCloseCode, WSMessage, WSMsgType, web
 from aiohttp._websocket.reader import WebSocketDataQueue, WebSocketReader
-from aiohttp.helpers import DEFAULT_CHUNK_SIZE
-from aiohttp.http_websocket import WebSocketWriter, WSMessageTextBytes
+from aiohttp.helpers import DEFAULT_CHUNK_SIZE, set_exception
+from aiohttp.http_websocket import WebSocketError, WebSocketWriter, WSMessageTextBytes
 from aiohttp.web_request import BaseRequest
 
 import protocol as p
 from server.live.connection import Connection
+from server.live.frames import MaskCheck
 
-__all__ = ["GameSocket", "Lane", "LaneQueue"]
+__all__ = ["GameSocket", "Lane", "LaneQueue", "MaskedOnly"]
 
 Judge = Callable[[Connection, p.Move | p.Undo], bool]
 Frame = WSMessage | WSMessageTextBytes
@@ -95,8 +98,34 @@ class GameSocket(web.WebSocketResponse):
             decode_text=self._decode_text,
         )
         callback = None if self._heartbeat is None else self._on_data_received
-        request.protocol.set_parser(self._parser, data_received_cb=callback)
+        # aiohttp calls its payload parser's feed_data and feed_eof, which MaskedOnly has.
+        parser = cast(WebSocketReader, MaskedOnly(self._parser, self._reader))
+        request.protocol.set_parser(parser, data_received_cb=callback)
         request.protocol.keep_alive(False)
+
+
+class MaskedOnly:
+    """aiohttp's frame parser for one socket, which first checks that the client's frames
+    are masked: at one that is not, the frames before it are parsed and the connection
+    fails as at any other frame the WebSocket protocol does not allow (1002)."""
+
+    __slots__ = ("_check", "_parser", "_queue")
+
+    def __init__(self, parser: WebSocketReader, queue: WebSocketDataQueue) -> None:
+        self._parser, self._queue, self._check = parser, queue, MaskCheck()
+
+    def feed_data(self, data: bytes) -> tuple[bool, bytes]:
+        bad = self._check.feed(data)
+        if bad < 0:
+            return self._parser.feed_data(data)
+        if bad and self._parser.feed_data(data[:bad])[0]:
+            return True, b""  # an error the parser found first
+        error = WebSocketError(WSCloseCode.PROTOCOL_ERROR, "a client frame must be masked")
+        set_exception(self._queue, error)
+        return True, b""  # as aiohttp's parser answers its own errors: no more data
+
+    def feed_eof(self) -> None:
+        self._parser.feed_eof()
 
 
 class Lane:

@@ -75,6 +75,11 @@ class RawSocket:
         # Masked with a zero key (RFC 6455 allows any key): the payload goes as it is.
         self.writer.write(bytes((0x80 | opcode, 0x80 | len(payload))) + bytes(4) + payload)
 
+    def send_unmasked(self, opcode: int, payload: bytes) -> None:
+        """A frame as a server sends it: no mask, which RFC 6455 section 5.1 forbids a
+        client."""
+        self.writer.write(bytes((0x80 | opcode, len(payload))) + payload)
+
     async def frames_until_eof(self, limit: float) -> list[tuple[int, bytes]]:
         """Every server frame until the server closes the TCP connection."""
         # Read chunk by chunk, keeping each: StreamReader.read(-1) keeps what it has read in
@@ -155,5 +160,33 @@ async def test_a_frame_the_websocket_protocol_forbids_is_closed_with_1002(
         frames = await raw.frames_until_eof(limit=5.0)
         assert frames[-1][0] == OP_CLOSE
         assert frames[-1][1][:2] == int(p.CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")
+    finally:
+        raw.close()
+
+
+@pytest.mark.parametrize("before", ["nothing", "an answered frame", "a frame in the same read"])
+async def test_an_unmasked_client_frame_is_closed_with_1002(server_url: str, before: str) -> None:
+    """RFC 6455 section 5.1: a server fails the connection at a client frame that is not
+    masked (docs/protocol.md section 8), wherever it comes in the stream of frames."""
+    raw = await RawSocket.connect(server_url)
+    try:
+        ping = json.dumps({"type": "ping", "v": 1, "id": 7}).encode()
+        masked = bytes((0x80 | OP_TEXT, 0x80 | len(ping))) + bytes(4) + ping
+        unmasked = bytes((0x80 | OP_TEXT, len(ping))) + ping
+        if before == "an answered frame":
+            raw.writer.write(masked)
+            size = (await raw.reader.readexactly(2))[1]
+            pong = json.loads(await raw.reader.readexactly(size))
+            assert pong["type"] == "pong" and pong["id"] == 7
+            raw.writer.write(unmasked)
+        elif before == "a frame in the same read":
+            raw.writer.write(masked + unmasked)
+        else:
+            raw.writer.write(unmasked)
+        frames = await raw.frames_until_eof(limit=5.0)
+        assert frames[-1][0] == OP_CLOSE
+        assert frames[-1][1][:2] == int(p.CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")
+        if before == "nothing":
+            assert [op for op, _ in frames] == [OP_CLOSE]  # the ping was not read
     finally:
         raw.close()

@@ -4,12 +4,13 @@ move path: RFC 6455's three length forms, close frames, and one frame per format
 from __future__ import annotations
 
 import json
+import random
 import struct
 
 import msgpack
 
 import protocol as p
-from server.live.frames import Outgoing, close_frame, frame
+from server.live.frames import MaskCheck, Outgoing, close_frame, frame
 
 
 def test_each_payload_length_gets_its_header_form() -> None:
@@ -52,3 +53,65 @@ def test_a_variant_wire_map_is_sent_instead_of_the_message() -> None:
     assert json.loads(out.frame(False)[2:].decode()) == hidden
     text = Outgoing(p.Refused(seq=1, code="illegal", reason="Q♦ on K♠")).frame(False)
     assert "Q♦ on K♠" in text[2:].decode()  # not escaped: UTF-8 as it is
+
+
+def client_frame(payload: bytes, masked: bool = True) -> bytes:
+    """A client's text frame, masked with a zero key (any key will do) or not."""
+    size = len(payload)
+    if size < 126:
+        head = struct.pack("!BB", 0x81, size)
+    elif size < 65536:
+        head = struct.pack("!BBH", 0x81, 126, size)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, size)
+    if not masked:
+        return head + payload
+    return bytes((head[0], head[1] | 0x80)) + head[2:] + bytes(4) + payload
+
+
+def test_masked_frames_of_each_length_form_pass_in_any_reads() -> None:
+    stream = b"".join(client_frame(b"x" * n) for n in (0, 5, 125, 126, 300, 65535, 65536, 70000))
+    for cut in (1, 2, 3, 7, 64, 4096, len(stream)):
+        check = MaskCheck()
+        chunks = [stream[i : i + cut] for i in range(0, len(stream), cut)]
+        assert [check.feed(c) for c in chunks] == [-1] * len(chunks)
+
+
+def test_an_unmasked_frame_is_found_where_it_begins() -> None:
+    first = client_frame(b"a" * 130)
+    bad = client_frame(b"b" * 10, masked=False)
+    assert MaskCheck().feed(first + bad + client_frame(b"c")) == len(first)
+    assert MaskCheck().feed(bad) == 0
+    # Its header split over two reads: found in the second, at its start.
+    check = MaskCheck()
+    assert check.feed(first + bad[:1]) == -1
+    assert check.feed(bad[1:]) == 0
+    # A payload that looks like an unmasked header is not one.
+    check = MaskCheck()
+    assert check.feed(client_frame(bad * 20)[:50]) == -1
+    assert check.feed(client_frame(bad * 20)[50:] + client_frame(b"d")) == -1
+
+
+def test_random_reads_find_the_unmasked_frame_where_it_begins() -> None:
+    rng = random.Random(5)
+    for _ in range(200):
+        frames = [client_frame(b"p" * rng.choice((0, 3, 125, 126, 200, 70000))) for _ in range(5)]
+        bad = rng.randrange(6)  # 5: every frame masked
+        if bad < 5:
+            frames[bad] = client_frame(b"q" * rng.choice((1, 130)), masked=False)
+        stream = b"".join(frames)
+        begins = sum(map(len, frames[:bad])) if bad < 5 else -1
+        check, at, found = MaskCheck(), 0, -1
+        while at < len(stream):
+            chunk = stream[at : at + rng.randint(1, 300)]
+            where = check.feed(chunk)
+            if where >= 0:
+                found = at + where
+                break
+            at += len(chunk)
+        if bad < 5:
+            # At its start, or at the start of the read holding its header's second byte
+            # (where the mask bit is), its first byte read before.
+            assert begins <= found <= begins + 1
+        else:
+            assert found == -1
