@@ -80,6 +80,8 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
     games = body.get("games", [body["game"]] if "game" in body else ["shaula"])
     if not isinstance(games, list) or not games or len(games) > 16:
         raise BadRequest("games must be a list of 1 to 16 game names")
+    if not all(isinstance(game, str) for game in games):
+        raise BadRequest("games must be a list of game names")
     for game in games:
         if game not in core.GAMES:
             raise TourError(ErrorCode.BAD_GAME, f"games must be among {', '.join(core.GAMES)}")

@@ -51,6 +51,21 @@ async def test_an_empty_name_is_a_bad_name_and_a_name_of_another_type_a_bad_requ
     assert (status, data["error"]["code"]) == (400, "bad_request")
 
 
+async def test_a_game_of_another_type_is_a_bad_request_and_no_game_a_bad_game(
+    server_url: str,
+) -> None:
+    """docs/protocol.md section 10: a field of the wrong type is `bad_request`; a name in
+    `games` that is no game, `bad_game`."""
+    for games in ([1], [["shaula"]], [{"a": 1}], [None], "shaula"):
+        status, data = await post_json(f"{server_url}/tournaments", {"name": "t", "games": games})
+        assert (status, data["error"]["code"]) == (400, "bad_request"), games
+    status, data = await post_json(f"{server_url}/tournaments", {"name": "t", "game": 5})
+    assert (status, data["error"]["code"]) == (400, "bad_request")
+    for games in (["chess"], ["shaula", "SHAULA"]):
+        status, data = await post_json(f"{server_url}/tournaments", {"name": "t", "games": games})
+        assert (status, data["error"]["code"]) == (400, "bad_game"), games
+
+
 async def test_a_tournament_id_in_any_case_an_unknown_player_and_a_wrong_watch_token(
     server_url: str,
 ) -> None:
