@@ -213,6 +213,16 @@ export async function render(root, { room: roomId }) {
       el.seatForm.append(await archivedNote(roomId) ?? gone(reason || err.message));
       return;
     }
+    if (room.daily && room.status !== "finished") {
+      // Someone's ranked attempt at a daily deal: one seat, and nobody watches it while
+      // it runs (docs/protocol.md section 13).
+      el.seatForm.append(
+        h("p", { class: "notice" }, "This is a player's daily attempt: nobody can watch it while it runs. ",
+          "Its replay opens once your own attempt at the deal is over, or the day is. ",
+          h("a", { href: "/daily" }, "Play today's deals"), " or ", h("a", { href: "/" }, "find another room"), "."),
+      );
+      return;
+    }
     if (room.status !== "lobby" || room.players.length >= room.seats) {
       el.seatForm.append(
         h("p", { class: "notice" }, reason || "This race has no free seat. ",

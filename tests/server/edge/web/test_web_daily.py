@@ -347,6 +347,26 @@ async def test_a_ranked_attempt_offers_no_link_to_share_or_watch(
     assert page_errors(page) == []
 
 
+async def test_another_player_at_a_running_attempt_is_not_offered_to_watch_it(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """An attempt's room opened by someone else (a link passed on) has no free seat and
+    cannot be watched while it runs: the page says so and leads to the daily page, not to
+    a watch page that would only be refused."""
+    base = server.url
+    page = await new_page(browser)
+    await started(page, base, "shaula")
+    other = await new_page(browser)
+    await other.goto(page.url)
+    notice = other.locator("#seat-form .notice")
+    await notice.wait_for()
+    text = await notice.inner_text()
+    assert "daily attempt" in text and "Watch it" not in text, text
+    assert await notice.locator('a[href^="/watch/"]').count() == 0
+    assert await notice.locator('a[href="/daily"]').count() == 1
+    assert page_errors(other) == []
+
+
 async def test_a_daily_attempt_on_the_profile_is_said_to_be_one_not_casual(
     server: ServerProcess, browser: Browser
 ) -> None:
