@@ -163,7 +163,8 @@ async def _serve(
     app[SOCKETS].add(conn)
     conn.seen = window_start = opened = time.monotonic()
     log_opened(conn.id, address)
-    limited = 0
+    limited = 0  # frames dropped in the flood window (a flood closes the socket)
+    dropped = 0  # of them, messages answered by an `error` (the first, every 10th)
     flooded = False
     try:
         while True:
@@ -196,7 +197,7 @@ async def _serve(
                 break
             if not conn.bucket.take(now):
                 if now - window_start > FLOOD_WINDOW:
-                    window_start, limited = now, 0
+                    window_start, limited, dropped = now, 0, 0
                 limited += 1
                 if message is None:
                     pass  # a control frame dropped: left unanswered, counted towards 1008
@@ -205,10 +206,12 @@ async def _serve(
                     service.refuse(
                         conn, message.seq, ErrorCode.RATE_LIMITED, "slow down: resend this move"
                     )
-                elif limited == 1 or limited % 10 == 0:
-                    service.error(
-                        conn, ErrorCode.RATE_LIMITED, "slow down: message dropped", message
-                    )
+                else:
+                    dropped += 1
+                    if dropped == 1 or dropped % 10 == 0:
+                        service.error(
+                            conn, ErrorCode.RATE_LIMITED, "slow down: message dropped", message
+                        )
                 if limited >= settings.flood_close_after:
                     # The rate_limited errors are already written (sending is synchronous).
                     # Failed, not negotiated (RFC 6455 7.1.7): the close frame goes out and

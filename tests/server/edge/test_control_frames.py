@@ -86,15 +86,25 @@ class RawSocket:
         # a local list, lost when the connection ends with a reset. The server's kernel resets
         # it when it closes with the client's frames unread (a flood); the frames read before
         # that are what the test looks at.
+        return await self._frames(limit, ConnectionResetError)
+
+    async def frames_for(self, seconds: float) -> list[tuple[int, bytes]]:
+        """Every server frame read in `seconds`, the connection left open."""
+        return await self._frames(seconds, TimeoutError)
+
+    async def _frames(self, seconds: float, expected: type[Exception]) -> list[tuple[int, bytes]]:
         chunks: list[bytes] = []
 
         async def read_all() -> None:
             while chunk := await self.reader.read(65536):
                 chunks.append(chunk)
 
-        with contextlib.suppress(ConnectionResetError):
-            await asyncio.wait_for(read_all(), limit)
-        data = b"".join(chunks)
+        with contextlib.suppress(expected):
+            await asyncio.wait_for(read_all(), seconds)
+        return self._parsed(b"".join(chunks))
+
+    @staticmethod
+    def _parsed(data: bytes) -> list[tuple[int, bytes]]:
         frames = []
         while data:
             opcode, size = data[0] & 0x0F, data[1] & 0x7F
@@ -188,5 +198,25 @@ async def test_an_unmasked_client_frame_is_closed_with_1002(server_url: str, bef
         assert frames[-1][1][:2] == int(p.CloseCode.PROTOCOL_ERROR).to_bytes(2, "big")
         if before == "nothing":
             assert [op for op, _ in frames] == [OP_CLOSE]  # the ping was not read
+    finally:
+        raw.close()
+
+
+async def test_the_first_message_dropped_gets_its_error_after_dropped_control_frames(
+    make_server: MakeServer,
+) -> None:
+    """docs/protocol.md, `rate_limited`: a dropped message (not a move) gets an `error`
+    for the first and then every 10th one. WebSocket pings dropped before it are left
+    unanswered, and do not use up the first message's error."""
+    url = await make_server(rate_per_second=1.0, rate_burst=2.0, flood_close_after=50)
+    raw = await RawSocket.connect(url)
+    try:
+        for _ in range(6):
+            raw.send(OP_PING, b"x")  # the burst of 2 answered, 4 dropped
+        raw.send(OP_TEXT, json.dumps({"type": "ping", "v": 1, "id": 1}).encode())
+        frames = await raw.frames_for(1.0)
+        texts = [json.loads(f) for op, f in frames if op == OP_TEXT]
+        assert [t.get("code") for t in texts if t["type"] == "error"] == ["rate_limited"], texts
+        assert [op for op, _ in frames].count(0xA) == 2  # the burst's pongs
     finally:
         raw.close()
