@@ -242,8 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("room", type=room_code, help="the room's code (any case)")
     bot.add_argument(
         "--name",
-        help="rename the bot's player (a bot of its own on this machine, named Bot-NNNN "
-        "at first; 2 to 20 letters, digits, _ and -, unique on the server)",
+        help="play as this machine's bot of that name, made the first time (2 to 20 "
+        "letters, digits, _ and -, unique on the server): bots named apart take a seat each "
+        "and race each other; without it, the machine's own bot, named Bot-NNNN at first",
     )
     bot.add_argument(
         "--pace",

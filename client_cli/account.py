@@ -26,7 +26,6 @@ from rich.table import Table
 
 from client_cli.commands import ServerError, _request
 from client_cli.identity import (
-    BOT,
     HUMAN,
     Identity,
     forget_identity,
@@ -45,7 +44,8 @@ def _label() -> str:
 
 async def ensure_player(server: str, kind: str = HUMAN) -> Identity:
     """This machine's player on `server`: the kept one if the server still knows its key,
-    else a new anonymous player (a bot for `kind` BOT), kept for next time."""
+    else a new anonymous player (a bot for any `kind` but HUMAN: `bot_kind`), kept for
+    next time."""
     kept = load_identity(server, kind)
     if kept is not None:
         try:
@@ -54,7 +54,7 @@ async def ensure_player(server: str, kind: str = HUMAN) -> Identity:
         except ServerError as error:
             if error.code != "bad_key":
                 raise
-    made = await _request("POST", server, "/players", {"bot": kind == BOT, "label": _label()})
+    made = await _request("POST", server, "/players", {"bot": kind != HUMAN, "label": _label()})
     return save_identity(server, made["key"], made["player"], kind)
 
 

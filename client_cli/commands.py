@@ -396,13 +396,15 @@ async def _bot(args: argparse.Namespace) -> int:
         print(f"bot: {line}", flush=True)
 
     from client_cli.account import ensure_player
-    from client_cli.identity import BOT
+    from client_cli.identity import bot_kind
 
-    # The bot plays as a bot player of its own (labelled a bot everywhere, never rated).
-    me = await ensure_player(args.server, BOT)
+    # The bot plays as a bot player of its own (labelled a bot everywhere, never rated),
+    # one per name.
+    kind = bot_kind(args.server, args.name)
+    me = await ensure_player(args.server, kind)
     if args.name is not None and args.name != me.get("name"):
         answer = await _request("POST", args.server, "/me/name", {"name": args.name}, key=me.key)
-        me = save_identity(args.server, me.key, answer["player"], BOT)
+        me = save_identity(args.server, me.key, answer["player"], kind)
     try:
         seat = Seat(args.server, args.room, str(me.get("name")), key=me.key)
         return await play_race(seat, args.pace, say, rematch=args.rematch)

@@ -4,7 +4,8 @@ The first command that needs a player (play, a quick match, a tournament) makes 
 anonymous one (`POST /players`) and keeps its secret key in $XDG_STATE_HOME/solrace/
 players.json (else ~/.local/state/...), readable by the user only; every socket then
 sends it first (`identify`) and every request that acts as the player carries it in
-`Authorization: Bearer` (never in a URL). The bot keeps a key of its own, made as a bot.
+`Authorization: Bearer` (never in a URL). The bot keeps a key of its own, made as a bot,
+and one per name it is given (`bot_kind`).
 `solrace login`, `link CODE` and `logout` replace or drop the key (docs/protocol.md 11).
 """
 
@@ -24,6 +25,7 @@ from client_cli.state_files import one_writer, write_whole
 
 __all__ = [
     "Identity",
+    "bot_kind",
     "forget_identity",
     "load_identity",
     "players_file",
@@ -81,6 +83,19 @@ def save_identity(server: str, key: str, player: dict[str, Any], kind: str = HUM
         data.setdefault(server_key(server), {})[kind] = dict(entry)
         _save(data)
     return entry
+
+
+def bot_kind(server: str, name: str | None) -> str:
+    """Which of this machine's bots `solrace bot` plays as: without a name, the machine's
+    own (Bot-NNNN at first); with one, the bot of that name, one per name, so that bots of
+    one machine take a seat each in a room and race each other (one player holds one seat
+    of a room). The machine's own bot already so called is that bot."""
+    if name is None:
+        return BOT
+    own = load_identity(server, BOT)
+    if own is not None and str(own.get("name", "")).casefold() == name.casefold():
+        return BOT
+    return f"{BOT}:{name.casefold()}"
 
 
 def forget_identity(server: str, kind: str = HUMAN) -> None:

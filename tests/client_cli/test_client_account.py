@@ -15,6 +15,8 @@ import pytest
 from support.finished import archived_alone
 from support.players import call
 
+from client_cli.identity import BOT, bot_kind, save_identity
+
 
 async def solrace(
     server_url: str, home: Path, *words: str, stdin: str = "", columns: int = 120
@@ -107,3 +109,18 @@ async def test_a_profile_names_each_race_for_solrace_replay(
     assert status == 0 and f"{room}.1" in out
     assert "solrace replay RACE" in out
     assert all(len(line) <= 80 for line in out.splitlines())
+
+
+def test_a_bot_is_chosen_by_its_name_and_the_machines_own_keeps_its_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    server = "http://127.0.0.1:1"
+    assert bot_kind(server, None) == BOT
+    assert bot_kind(server, "Robo") == bot_kind(server, "robo") != BOT
+    assert bot_kind(server, "droid") != bot_kind(server, "robo")
+    # The machine's own bot, renamed by an earlier solrace: asked for by that name, it is
+    # that bot, not a new one (which could not take the name: it is taken).
+    save_identity(server, "key", {"id": "b1", "name": "Robo"}, BOT)
+    assert bot_kind(server, "robo") == BOT
+    assert bot_kind(server, "droid") != BOT

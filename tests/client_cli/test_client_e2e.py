@@ -236,6 +236,41 @@ async def test_ctrl_c_stops_the_bot_cleanly(
     assert view["players"][0]["bot"] is True and view["players"][0]["name"].startswith("Bot-")
 
 
+async def test_two_bots_of_one_machine_named_apart_race_each_other(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`solrace bot ROOM --name NAME` plays as the machine's bot of that name: two of them
+    take a seat each and race, where one bot player for the machine took one seat twice
+    and the race never started."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    room = (await create_room(server_url, {"game": "stalactites", "seats": 2}))["id"]
+    bots = []
+    for name in ("robo", "droid"):
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "client_cli", "bot", room, "--name", name,
+            "--pace", "0.05", "--server", server_url,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            preexec_fn=interruptible,
+        )  # fmt: skip
+        assert bot.stdout is not None
+        await asyncio.wait_for(bot.stdout.readline(), 20)  # joined: then the next one
+        bots.append(bot)
+    try:
+        async with asyncio.timeout(20):
+            while True:
+                view = await get_room(server_url, room)
+                if view["status"] != "lobby":
+                    break
+                await asyncio.sleep(0.1)
+        players = sorted((r["name"], r["seat"], r["bot"]) for r in view["players"])
+        assert players == [("droid", 1, True), ("robo", 0, True)], players
+    finally:
+        for bot in bots:
+            if bot.returncode is None:
+                bot.send_signal(signal.SIGINT)
+            await asyncio.wait_for(bot.communicate(), 20)
+
+
 async def test_two_players_on_one_machine_keep_their_own_seats(
     server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
