@@ -47,15 +47,13 @@ export async function render(root, { room: roomId }) {
     message: h("p", { class: "message", id: "message", role: "status" }),
     results: h("div", { id: "results" }),
     seatForm: h("div", { id: "seat-form" }),
-    waiting: h("section", { id: "waiting", class: "waiting", "aria-label": "waiting room" }),
+    // Hidden until there is a seat's room to draw (draw): before a seat is taken the page
+    // is the seat form alone, not the form above empty panels.
+    waiting: h("section", { id: "waiting", class: "waiting", "aria-label": "waiting room", hidden: true }),
+    race: h("div", { class: "race", hidden: true }),
   };
-  root.append(
-    el.head,
-    el.status,
-    el.seatForm,
-    el.waiting,
-    h("div", { class: "race" }, h("div", { class: "board-wrap" }, el.board, el.overlay), el.side),
-  );
+  el.race.append(h("div", { class: "board-wrap" }, el.board, el.overlay), el.side);
+  root.append(el.head, el.status, el.seatForm, el.waiting, el.race);
   el.side.append(el.players, el.controls, el.message, el.results);
   const bars = new Bars(el.players, known);
   const announcer = new Announcer(root);
@@ -213,6 +211,8 @@ export async function render(root, { room: roomId }) {
       el.seatForm.append(await archivedNote(roomId) ?? gone(reason || err.message));
       return;
     }
+    // The room's title, as the seated page has it (draw puts it there again once seated).
+    if (!el.head.childElementCount) el.head.append(roomTitle(room, known));
     if (room.daily && room.status !== "finished") {
       // Someone's ranked attempt at a daily deal: one seat, and nobody watches it while
       // it runs (docs/protocol.md section 13).
@@ -450,6 +450,7 @@ export async function render(root, { room: roomId }) {
     const { changed, dirty } = model.take();
     const room = model.room;
     if (!room) return;
+    el.race.hidden = false;
     const me = model.seat;
     const p = model.player(me);
     // The controls are rebuilt only when what they offer changes: a rebuild would drop

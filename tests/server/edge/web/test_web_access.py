@@ -330,6 +330,12 @@ async def test_a_friend_from_the_share_link_sees_the_room_before_taking_a_seat(
     about = await friend.inner_text("#room-about")
     [seated] = room_view(base, room)["players"]  # type: ignore[misc]
     assert about == f"Stalactites, 1 of 2 seats taken. Seated: {seated['name']}."
+    # The room's title heads the page, as it does once seated; no empty panel of a
+    # race not joined (the waiting room, the players' side) is drawn under the form.
+    titles = await friend.locator("#main h1").all_inner_texts()
+    assert len(titles) == 1 and titles[0].startswith("Stalactites") and room in titles[0]
+    for empty in ("#waiting", ".race .side"):
+        assert not await friend.is_visible(empty), empty
     await friend.fill("#seat-name", "bo")
     await friend.click("#take-seat")
     await friend.wait_for_selector("#waiting h2")
