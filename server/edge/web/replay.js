@@ -352,6 +352,8 @@ class ReplayPage {
       const li = this.el.list.children[this.pos - 1];
       li.classList.add("current");
       this.scrollTo(li);
+    } else {
+      this.el.list.scrollTop = 0; // the deal: the first moves in sight, as at the start
     }
     for (const [seat, entry] of this.views) {
       const last = this.pos > 0 ? this.moves[this.pos - 1] : null;

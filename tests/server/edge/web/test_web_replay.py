@@ -96,8 +96,11 @@ async def test_stepping_the_address_and_playing(server: ServerProcess, browser: 
     ann_splits = await page.inner_text('#replay-bars .bar[data-seat="0"] .splits')
     bo_splits = await page.inner_text('#replay-bars .bar[data-seat="1"] .splits')
     assert ann_splits.startswith("13 0:") and bo_splits.startswith("13 \N{EN DASH}")
+    scrolled = "() => document.querySelector('#timeline').scrollTop"
+    assert await page.evaluate(scrolled) > 0  # the last move in sight in the list
     await page.keyboard.press("Home")
     assert await position(page) == 0 and await board_of(page, 1) == board_after(text, 0, 1)
+    assert await page.evaluate(scrolled) == 0  # back at the deal: the list's first moves
 
     # An address at move N, and one at time T.
     at_move = await new_page(browser)
