@@ -242,6 +242,9 @@ class ReplayPage {
   key(event) {
     if (event.target instanceof HTMLInputElement && event.target.type !== "range") return;
     if (event.target instanceof HTMLSelectElement) return;
+    // Space on a focused control is that control's (a button is pressed by it): the page's
+    // play/pause was started instead of the step, the layout or the ghost race asked for.
+    if (event.key === " " && event.target instanceof Element && event.target.closest("button, a, summary")) return;
     const actions = {
       ArrowLeft: () => this.go(this.pos - 1),
       ArrowRight: () => this.go(this.pos + 1),

@@ -114,8 +114,11 @@ async def test_stepping_the_address_and_playing(server: ServerProcess, browser: 
     await at_time.wait_for_selector("#verify")
     assert await position(at_time) == sum(1 for m in moves if m[2] <= t)
 
-    # One board at a time: bo's alone.
-    await page.click("#replay-layout")
+    # One board at a time: bo's alone. Asked from the keyboard: Space on a focused button
+    # presses it (the page's Space plays only where no control takes the key).
+    await page.focus("#replay-layout")
+    await page.keyboard.press(" ")
+    assert await page.inner_text("#replay-play") == "▶ play"
     await page.select_option("#replay-seat", "1")
     assert await page.locator(".watched").count() == 1
     await page.keyboard.press("End")
