@@ -81,9 +81,15 @@ export async function watchRoom(root, roomId, { onEvent = null } = {}) {
           h("a", { href: `/rules/${room.game}`, target: "_blank" }, `Rules of ${known[room.game]?.title}`),
           copyButton("share", `${location.origin}/watch/${room.id}`)),
       );
-      el.delay.textContent = room.spectator_delay
-        ? `You are watching ${room.spectator_delay} s behind the racers (spectator delay).`
-        : "Live: no spectator delay.";
+      // Once the race is over there is nothing live to say: its replay steps through it.
+      if (room.status === "finished") {
+        el.delay.replaceChildren("The race is over. ",
+          h("a", { class: "button secondary", id: "replay-link", href: `/replay/${room.id}` }, "Watch the replay"));
+      } else {
+        el.delay.textContent = room.spectator_delay
+          ? `You are watching ${room.spectator_delay} s behind the racers (spectator delay).`
+          : "Live: no spectator delay.";
+      }
       el.delay.dataset.delay = String(room.spectator_delay);
     }
     bars.update(room, null);

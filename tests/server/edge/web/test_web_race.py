@@ -84,6 +84,9 @@ async def test_a_whole_race_against_the_bot_with_a_browser_spectator(
         assert (await player.inner_text("#win-title")).startswith(("You won!", "You finished"))
         await player.wait_for_selector("#results-table")
         await spectator.wait_for_selector("#results-table")
+        # The spectator is told the race is over (not "Live"), and led to its replay.
+        await spectator.wait_for_selector(f'#replay-link[href="/replay/{room}"]')
+        assert "Live" not in await spectator.inner_text("#delay")
         # Splits: in the results, and beside the bars, as the server recorded them.
         results = room_view(base, room)["results"]
         assert isinstance(results, list)
