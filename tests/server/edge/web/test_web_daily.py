@@ -111,6 +111,9 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     await page.click('.daily-game[data-game="shaula"] .daily-board a')  # my replay
     await page.wait_for_url(f"{base}/replay/{room}")
     await page.wait_for_selector('#verify[data-verified="true"]')
+    # One racer: no choice of boards side by side or one at a time is offered.
+    assert not await page.is_visible("#replay-layout")
+    assert not await page.is_visible("#replay-seat")
     await page.click(".race-ghost")
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector('#players .bar[data-seat="1"]')
