@@ -54,7 +54,9 @@ def card_text(card: str, style: CardStyle, width: int = CARD_WIDTH) -> Text:
     return text
 
 
-CARD_WORD = re.compile(r"\b([A2-9TJQK])([CDHS])\b")
+# A card's code; or a quoted stretch, what the player typed quoted back ("could not read move
+# 'QD JH'"), which stays as typed (an apostrophe within a word, "f1's", opens no quote).
+CARD_WORD = re.compile(r"(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])|\b([A2-9TJQK])([CDHS])\b")
 
 
 def cards_in_text(text: str, style: CardStyle, base: str = "") -> Text:
@@ -62,6 +64,8 @@ def cards_in_text(text: str, style: CardStyle, base: str = "") -> Text:
     out = Text(style=base)
     last = 0
     for match in CARD_WORD.finditer(text):
+        if match.group(1) is None:
+            continue  # quoted: as typed
         out.append(text[last : match.start()])
         card = card_text(match.group(0), style)
         card.rstrip()

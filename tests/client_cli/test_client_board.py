@@ -108,6 +108,12 @@ def test_cards_in_a_reason_read_as_on_the_board() -> None:
         "8♥ does not go on 9♦ in t3: 10♠ and A♠ are in c1"
     )
     assert cards_in_text(reason, PLAIN).plain == "8H does not go on 9D in t3: 10S and AS are in c1"
+    # What the player typed, quoted back, reads as they typed it.
+    typed = "could not read move 'QD JH': 'qd' is not a pile id"
+    assert cards_in_text(typed, CardStyle()).plain == typed
+    # An apostrophe within a word quotes nothing: the cards after it read as on the board.
+    owned = "f1's base is QS, f2's base is JH"
+    assert cards_in_text(owned, CardStyle()).plain == "f1's base is Q♠, f2's base is J♥"
 
 
 def test_a_card_a_spectator_may_not_see_yet_is_drawn_face_down() -> None:

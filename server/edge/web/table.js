@@ -105,9 +105,11 @@ export function foundationNote(game, board) {
   return "By ones or by twos: the first card you put on a foundation decides";
 }
 
-// A refusal's reason with its cards as on the board: "Q♦ does not go on J♥".
+// A refusal's reason with its cards as on the board: "Q♦ does not go on J♥". What the
+// player typed, quoted back ("could not read move 'QD JH'"), stays as typed (an apostrophe
+// within a word, "f1's", opens no quote).
 export function withSymbols(text) {
-  return text.replace(/\b([A2-9TJQK])([CDHS])\b/g, (card) => cardSymbol(card));
+  return text.replace(/(?<![A-Za-z0-9])'[^']*'(?![A-Za-z0-9])|\b([A2-9TJQK])([CDHS])\b/g, (found, rank) => (rank ? cardSymbol(found) : found));
 }
 
 // An accepted move in words, read on the board after it: "queen of spades, t5 to t2".

@@ -196,6 +196,12 @@ async def test_a_refused_move_leaves_the_board_and_shows_the_engines_reason(
     await page.wait_for_function(
         "() => document.querySelector('#message').textContent.includes('no pile t9')"
     )
+    # Card names typed where piles go: the reason quotes them back as typed (QD, not Q♦).
+    await typed_move(page, "QD JH")
+    await page.wait_for_function(
+        "() => document.querySelector('#message').textContent.includes('not a pile id')"
+    )
+    assert "'QD JH'" in await page.inner_text("#message")
     assert await cards_html(page) == before
     await page.evaluate("() => document.querySelectorAll('#board .card').forEach(c => c.kept = 1)")
     await typed_move(page, "t2 t5")  # and a legal one is still accepted
