@@ -105,12 +105,12 @@ export async function render(root, { race }) {
     checkChain(lines),
     fetchText(src.boards).then(parseJSON).catch((err) => ({ error: err.message })),
   ]);
-  new ReplayPage(root, { race, known, header, results: results.results || [], moves, chain, boards }).start();
+  new ReplayPage(root, { race, known, text, header, results: results.results || [], moves, chain, boards }).start();
 }
 
 class ReplayPage {
-  constructor(root, { race, known, header, results, moves, chain, boards }) {
-    Object.assign(this, { root, race, known, header, results, moves, chain, data: boards });
+  constructor(root, { race, known, text, header, results, moves, chain, boards }) {
+    Object.assign(this, { root, race, known, text, header, results, moves, chain, data: boards });
     this.players = header.players || [];
     this.names = Object.fromEntries(this.players.map((p) => [p.seat, p.bot ? `${p.name} (bot)` : p.name]));
     this.cards = known[header.game]?.cards || 52;
@@ -173,7 +173,11 @@ class ReplayPage {
         h("h1", { class: "room-title" }, `Replay: ${title} #${this.header.seed}`,
           h("small", {}, ` room ${this.header.room ?? this.race}`)),
         h("span", { class: "links" }, h("a", { href: `/rules/${this.header.game}`, target: "_blank" }, "Rules"),
-          h("a", { href: sources(this.race).text, download: `${this.race}.ndjson` }, "download (NDJSON)"))),
+          // The text this page read and checked, saved as it is: a link asking for it again
+          // goes without the player's key, and a daily attempt's replay is refused (403)
+          // until the day is over.
+          h("a", { href: URL.createObjectURL(new Blob([this.text], { type: "application/x-ndjson" })),
+            download: `${this.race}.ndjson` }, "download (NDJSON)"))),
       this.el.verify,
       controls,
       this.el.slider,

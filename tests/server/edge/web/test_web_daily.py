@@ -19,6 +19,7 @@ from support.wsclient import WsClient
 
 import core
 import protocol as p
+from core.replay import verify
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
@@ -114,6 +115,12 @@ async def test_once_ones_attempt_is_over_its_replay_ghost_and_deal_open_in_the_b
     # One racer: no choice of boards side by side or one at a time is offered.
     assert not await page.is_visible("#replay-layout")
     assert not await page.is_visible("#replay-seat")
+    # Its text is downloaded as the page read it (the day is not over: a link asked again
+    # without the player's key was refused).
+    async with page.expect_download() as saving:
+        await page.click("a[download]")
+    saved = await (await saving.value).path()
+    assert len(verify(saved.read_text()).moves) == len(line)
     await page.click(".race-ghost")
     await page.wait_for_url(f"{base}/play/*")
     await page.wait_for_selector('#players .bar[data-seat="1"]')
