@@ -423,7 +423,7 @@ export class BoardView {
       if (Math.hypot(dx, dy) < 6) return;
       this.root.setPointerCapture?.(drag.id);
       this.select(drag.pick);
-      const ghost = h("div", { class: "ghost" });
+      const ghost = h("div", { class: "drag-ghost" }); // not "ghost": a ghost racer's tag
       [...this.root.querySelectorAll(".selected")].forEach((el, k) => {
         const copy = el.cloneNode(true);
         copy.classList.remove("selected");
