@@ -108,7 +108,8 @@ export class RoomModel {
         this.boardVersion = m.version;
         this.drawn.clear();
         if (m.board) {
-          const seats = this.role === "player" ? [this.seat] : room.players.map((x) => x.seat);
+          // A ghost has no board: its progress comes without moves (a board would stay at the deal).
+          const seats = this.role === "player" ? [this.seat] : room.players.filter((x) => !x.ghost).map((x) => x.seat);
           for (const seat of seats) {
             this.boards[seat] = clone(m.board);
             this.histories[seat] = [];
