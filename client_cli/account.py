@@ -32,7 +32,7 @@ from client_cli.identity import (
     load_identity,
     save_identity,
 )
-from client_cli.widgets import split_clock, splits_text
+from client_cli.widgets import delta_text, split_clock, splits_text
 from core import GAMES
 
 __all__ = ["add_account_parser", "ensure_player", "run_account"]
@@ -310,15 +310,15 @@ def _seconds(values: list[int | None]) -> list[float | None]:
 
 
 def _race_splits(race: dict[str, Any]) -> str:
-    """A race's splits, each with its delta to the best (+ behind, - ahead), in seconds."""
+    """A race's splits, each with its delta to the best (in ms), said as the race view says
+    one: `0:41.2 (-3.2 s)`."""
     if not race.get("splits"):
         return "-"
     cells = []
     for value, delta in zip(race["splits"], race.get("delta") or [None] * 4, strict=False):
         cell = split_clock(None if value is None else value / 1000)
         if delta is not None:
-            sign = "+" if delta > 0 else "-" if delta < 0 else "±"
-            cell += f" ({sign}{abs(delta) / 1000:.1f})"
+            cell += f" ({delta_text(delta / 1000, 0.0)})"
         cells.append(cell)
     return " ".join(cells)
 

@@ -124,3 +124,13 @@ def test_a_bot_is_chosen_by_its_name_and_the_machines_own_keeps_its_name(
     save_identity(server, "key", {"id": "b1", "name": "Robo"}, BOT)
     assert bot_kind(server, "robo") == BOT
     assert bot_kind(server, "droid") != BOT
+
+
+def test_a_profile_says_each_race_s_deltas_as_the_race_view_does() -> None:
+    # One rule for a delta wherever it is shown (client_cli.widgets.delta_text): 250 ms is
+    # +0.3 s (half a tenth away from zero, as the browser says it too, not the +0.2 of a
+    # float rounded half to even), and 30 ms behind is level, ±0.0 s, not +0.0.
+    from client_cli.account import _race_splits
+
+    race = {"splits": [41200, 88030, 131900, 184520], "delta": [-3200, 250, 30, 0]}
+    assert _race_splits(race) == "0:41.2 (-3.2 s) 1:28.0 (+0.3 s) 2:11.9 (±0.0 s) 3:04.5 (±0.0 s)"

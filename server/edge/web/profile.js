@@ -5,7 +5,7 @@
 import { h, add, fmtSeconds } from "./dom.js";
 import { games } from "./api.js";
 import { authed } from "./identity.js";
-import { fmtSplit } from "./widgets.js";
+import { fmtDelta, fmtSplit } from "./widgets.js";
 
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -123,13 +123,13 @@ function splitsTable(games, title) {
       h("td", {}, g.sum_of_best === null ? "–" : fmtSplit(ms(g.sum_of_best)))))));
 }
 
-// A race's splits, each with its delta to the best of its game (+ behind, − ahead).
+// A race's splits, each with its delta to the best of its game (in ms), said as the race
+// page says one: "0:41.2 (-3.2 s)".
 function raceSplits(r) {
   if (!r.splits) return "–";
   return r.splits.map((v, i) => {
     const d = r.delta?.[i];
-    const sign = d > 0 ? "+" : d < 0 ? "−" : "±";
-    const delta = d === null || d === undefined ? "" : ` (${sign}${Math.abs(d / 1000).toFixed(1)})`;
+    const delta = d === null || d === undefined ? "" : ` (${fmtDelta(ms(d), 0)})`;
     return `${fmtSplit(ms(v))}${delta}`;
   }).join(" · ");
 }

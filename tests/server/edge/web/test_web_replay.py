@@ -365,6 +365,33 @@ async def test_a_profile_page_shows_the_splits(server: ServerProcess, browser: B
     assert page_errors(page) == []
 
 
+async def test_a_profile_says_each_race_s_deltas_as_the_race_page_does(
+    server: ServerProcess, browser: Browser
+) -> None:
+    # One rule for a delta wherever it is shown: to a tenth, half a tenth away from zero
+    # (250 ms is +0.3 s, not the +0.2 s of a float rounded half to even), level when it
+    # rounds to nothing (30 ms behind is ±0.0 s, not +0.0).
+    base = server.url
+    key, player = await new_player(base)
+    await archived_alone(base, key, 50, SEED)
+
+    async def with_deltas(route: Route) -> None:
+        answer = await route.fetch()
+        body = await answer.json()
+        race = body["races"]["items"][0]
+        race["splits"], race["delta"] = [41200, 88030, 131900, 184520], [-3200, 250, 30, 0]
+        await route.fulfill(response=answer, json=body)
+
+    page = await new_page(browser)
+    await page.route(f"**/players/{player['name']}?*", with_deltas)
+    await page.goto(f"{base}/p/{player['name']}")
+    await page.wait_for_selector("table.races td.splits")
+    assert await page.inner_text("table.races td.splits") == (
+        "0:41.2 (-3.2 s) · 1:28.0 (+0.3 s) · 2:11.9 (±0.0 s) · 3:04.5 (±0.0 s)"
+    )
+    assert page_errors(page) == []
+
+
 async def test_a_bots_racer_is_named_as_a_bot(server: ServerProcess, browser: Browser) -> None:
     base = server.url
     bot_key, bot = await new_player(base, bot=True)
