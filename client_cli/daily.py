@@ -20,7 +20,7 @@ from rich.table import Table
 
 from client_cli.cards import CardStyle
 from client_cli.commands import ServerError, _request
-from client_cli.widgets import clock
+from client_cli.widgets import clock_ms
 from core import GAMES
 
 __all__ = [
@@ -102,12 +102,12 @@ def today_table(today: dict[str, Any]) -> Table:
 def _attempt_text(you: dict[str, Any]) -> str:
     if not you["finished"]:
         return "running"
-    text = f"won in {clock(you['time'])}" if you["won"] else f"{you['progress']} cards up"
+    text = f"won in {clock_ms(you['time'])}" if you["won"] else f"{you['progress']} cards up"
     return text + ("" if you["ranked"] else " (unranked)")
 
 
 def _row_text(row: dict[str, Any]) -> str:
-    result = f"{clock(row['time'])}" if row["won"] else f"{row['progress']} cards"
+    result = f"{clock_ms(row['time'])}" if row["won"] else f"{row['progress']} cards"
     return f"{row['name']}: {result}, {row['moves']} moves"
 
 
@@ -124,7 +124,7 @@ def board_table(board: dict[str, Any]) -> Table:
         table.add_row(
             str(row["place"]),
             row["name"],
-            clock(row["time"]) if row["won"] else f"{row['progress']} cards",
+            clock_ms(row["time"]) if row["won"] else f"{row['progress']} cards",
             str(row["moves"]),
             row["room"] or "",
         )

@@ -25,6 +25,7 @@ __all__ = [
     "PlayerLine",
     "RaceBars",
     "clock",
+    "clock_ms",
     "delta_text",
     "duration",
     "progress_bar",
@@ -222,6 +223,12 @@ def splits_text(splits: Sequence[float | None], best: Sequence[float | None] = (
 def clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def clock_ms(seconds: float) -> str:
+    """A time that ranks to the millisecond (a daily board's): `1:05.744`."""
+    ms = max(0, round(seconds * 1000))
+    return f"{clock(ms // 1000)}.{ms % 1000:03d}"
 
 
 def duration(seconds: float) -> str:

@@ -7,6 +7,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from support.finished import won_daily_attempt
+from support.players import new_player
 from support.servers import MakeServer
 from support.wsclient import WsClient
 
@@ -49,3 +51,32 @@ async def test_the_daily_command(
     err = capsys.readouterr().err
     # What to do instead, in the terminal's words (not the HTTP request's).
     assert "is over" in err and "solrace daily shaula --practice" in err and "POST" not in err
+
+
+async def test_the_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
+    make_server: MakeServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Said in whole seconds, two wins a few ms apart read alike (0:05, 0:05) in two places.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.setenv("NO_COLOR", "1")
+    url = await make_server()
+    key, player = await new_player(url)
+    won = (await won_daily_attempt(url, key)).results[0]
+    assert won["won"] and won["time"] is not None
+    ms = round(won["time"] * 1000)
+    said = f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+    board = ["--server", url, "daily", "shaula", "--board"]
+    async with asyncio.timeout(15):  # on the board within seconds of its end
+        while player["name"] not in (out := await said_by(board, capsys)):
+            await asyncio.sleep(0.3)
+    assert said in out, out
+    assert said in await said_by(["--server", url, "daily"], capsys)  # the leader's line
+
+
+async def said_by(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """What `solrace WORDS` printed (it succeeded)."""
+    assert await asyncio.to_thread(main, words) == 0
+    return capsys.readouterr().out

@@ -1,7 +1,8 @@
 """Finished races on real servers, for the archive's tests: `finish_race` plays one to its
 end over WebSockets (anonymous seats), `finish_identified_race` one of identified players
 placed as asked, `resigned_with_a_bot` ann and a bot player resigning at once,
-`archived_alone` one player's race on a player's page; `archived_replay` waits for the
+`archived_alone` one player's race on a player's page, `won_daily_attempt` a player's
+ranked attempt at today's deal won; `archived_replay` waits for the
 archive to serve its replay; `expire_room` does to a finished room what Redis does after
 `room_ttl`."""
 
@@ -17,6 +18,7 @@ import core
 import protocol as p
 from server.storage.keys import RoomKeys
 from support.http import create_room, get_text
+from support.players import call
 from support.wsclient import WsClient, race_alone
 
 __all__ = [
@@ -27,6 +29,7 @@ __all__ = [
     "finish_race",
     "quiet_moves",
     "resigned_with_a_bot",
+    "won_daily_attempt",
 ]
 
 
@@ -166,3 +169,17 @@ async def finish_identified_race(servers: list[str], keys: list[str], moves: lis
         for client in clients:
             await client.expect(p.RaceFinished)
     return str(made["id"])
+
+
+async def won_daily_attempt(server: str, key: str, game: str = "shaula") -> p.RaceFinished:
+    """The ranked attempt at today's `game` of the player whose key this is, won by the
+    solver's line from the board its snapshot gives (the deal's number is kept back), as
+    fast as the server takes the moves; its `finished` event."""
+    status, opened, _ = await call(server, "POST", f"/daily/{game}", {}, key)
+    assert status == 201, opened
+    async with WsClient.connect(server) as ws:
+        await ws.join(opened["room"]["id"], token=opened["token"])
+        board = (await ws.expect(p.Snapshot)).board
+        assert board is not None
+        await ws.play(core.solve(core.from_state(board)).moves)
+        return await ws.expect(p.RaceFinished)

@@ -5,7 +5,7 @@
 //
 // Acting as a player is identity.js's: its key goes in the Authorization header only.
 
-import { h, clear, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
+import { h, clear, fmtMillis, keepFocus, leavingOnce } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
 import { folded, ghostLimitField, nameLine } from "./widgets.js";
@@ -114,7 +114,7 @@ function gameCard(board, known, isToday, limit) {
         `Back to my attempt (running since ${new Date(mine.started_at * 1000).toLocaleTimeString()})`));
     } else {
       action.append(
-        h("span", {}, mine.won ? `You won in ${fmtSeconds(mine.time)}, ${mine.moves} moves` : `You ended with ${mine.progress} cards up`,
+        h("span", {}, mine.won ? `You won in ${fmtMillis(mine.time)}, ${mine.moves} moves` : `You ended with ${mine.progress} cards up`,
           mine.ranked ? "" : " (unranked: undo)"),
         " ",
         h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(game, true, say) }, "Practise this deal"),
@@ -125,7 +125,7 @@ function gameCard(board, known, isToday, limit) {
     h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
       h("td", { class: "player" }, nameLine(r.name), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
-      h("td", {}, r.won ? fmtSeconds(r.time) : `${r.progress} cards`),
+      h("td", {}, r.won ? fmtMillis(r.time) : `${r.progress} cards`),
       h("td", { class: "minor" }, r.moves),
       h("td", { class: "links" }, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
         h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",

@@ -39,6 +39,13 @@ export function fmtSeconds(s) {
   return `${m}:${sec}`;
 }
 
+// A time that ranks to the millisecond (a daily board's): "1:05.744".
+export function fmtMillis(s) {
+  if (s === null || s === undefined) return "";
+  const ms = Math.max(0, Math.round(s * 1000));
+  return `${fmtSeconds(Math.floor(ms / 1000))}.${String(ms % 1000).padStart(3, "0")}`;
+}
+
 // Run `redraw` (which replaces what is in `container`) and give the keyboard focus back to
 // the same control if it was in there, found in the new drawing by `finder`.
 export function keepFocus(container, redraw) {

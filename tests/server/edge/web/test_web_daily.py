@@ -11,14 +11,12 @@ import datetime
 import aiohttp
 import pytest
 from playwright.async_api import Browser, Page
-from support.finished import dealt_seed
-from support.players import call, new_player
+from support.finished import dealt_seed, won_daily_attempt
+from support.players import new_player
 from support.server_processes import ServerProcess
 from support.web import new_page, page_errors, room_view, seen, typed_move, wait_acks
-from support.wsclient import WsClient
 
 import core
-import protocol as p
 from core.replay import verify
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
@@ -227,15 +225,7 @@ async def test_a_profile_does_not_print_a_deal_it_keeps_back(
     # ann wins today's daily deal: her best time is on a deal nobody else may know yet.
     base = server.url
     key, player = await new_player(base)
-    status, opened, _ = await call(base, "POST", "/daily/shaula", {}, key)
-    assert status == 201, opened
-    async with WsClient.connect(base) as ws:
-        await ws.join(opened["room"]["id"], token=opened["token"])
-        board = (await ws.expect(p.Snapshot)).board  # the deal's number is kept back
-        assert board is not None
-        line = core.solve(core.from_state(board)).moves
-        await ws.play(line)  # as fast as the server takes them
-        await ws.expect(p.RaceFinished)
+    await won_daily_attempt(base, key)
     page = await new_page(browser)
     best = await best_times(page, f"{base}/p/{player['name']}")
     assert "null" not in best and "deal not public yet" in best, best
@@ -429,4 +419,22 @@ async def test_the_streaks_are_said_in_words_without_a_count_of_nothing(
     await page.wait_for_selector("#daily-streaks:not(:empty)")
     text = await page.inner_text("#daily-streaks")
     assert text == "Your streaks: 1 day in a row played; no day won in a row yet.", text
+    assert page_errors(page) == []
+
+
+async def test_a_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
+    server: ServerProcess, browser: Browser
+) -> None:
+    # Said in whole seconds, two wins a few ms apart read alike (0:05, 0:05) in two places.
+    base = server.url
+    key, player = await new_player(base)
+    won = (await won_daily_attempt(base, key)).results[0]
+    assert won["won"] and won["time"] is not None
+    ms = round(won["time"] * 1000)
+    said = f"{ms // 60000}:{ms // 1000 % 60:02d}.{ms % 1000:03d}"
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")
+    row = page.locator('.daily-game[data-game="shaula"] tr', has_text=player["name"])
+    await row.wait_for(timeout=15_000)  # on the board within seconds of its end
+    assert said in await row.inner_text()
     assert page_errors(page) == []
