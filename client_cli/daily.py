@@ -102,13 +102,18 @@ def today_table(today: dict[str, Any]) -> Table:
 def _attempt_text(you: dict[str, Any]) -> str:
     if not you["finished"]:
         return "running"
-    text = f"won in {clock_ms(you['time'])}" if you["won"] else f"{you['progress']} cards up"
+    text = f"won in {clock_ms(you['time'])}" if you["won"] else f"{_cards(you['progress'])} up"
     return text + ("" if you["ranked"] else " (unranked)")
 
 
 def _row_text(row: dict[str, Any]) -> str:
-    result = f"{clock_ms(row['time'])}" if row["won"] else f"{row['progress']} cards"
-    return f"{row['name']}: {result}, {row['moves']} moves"
+    result = f"{clock_ms(row['time'])}" if row["won"] else _cards(row["progress"])
+    moves = row["moves"]
+    return f"{row['name']}: {result}, {moves} move{'' if moves == 1 else 's'}"
+
+
+def _cards(n: int) -> str:
+    return f"{n} card{'' if n == 1 else 's'}"
 
 
 def board_table(board: dict[str, Any]) -> Table:
@@ -124,7 +129,7 @@ def board_table(board: dict[str, Any]) -> Table:
         table.add_row(
             str(row["place"]),
             row["name"],
-            clock_ms(row["time"]) if row["won"] else f"{row['progress']} cards",
+            clock_ms(row["time"]) if row["won"] else _cards(row["progress"]),
             str(row["moves"]),
             row["room"] or "",
         )

@@ -80,3 +80,12 @@ async def said_by(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     """What `solrace WORDS` printed (it succeeded)."""
     assert await asyncio.to_thread(main, words) == 0
     return capsys.readouterr().out
+
+
+def test_one_card_and_one_move_are_said_in_the_singular() -> None:
+    from client_cli.daily import _attempt_text, _row_text
+
+    one = {"name": "ann", "finished": True, "won": False, "time": None, "progress": 1}
+    assert _attempt_text({**one, "moves": 1, "ranked": True}) == "1 card up"
+    assert _row_text({**one, "moves": 1}) == "ann: 1 card, 1 move"
+    assert _row_text({**one, "progress": 2, "moves": 2}) == "ann: 2 cards, 2 moves"

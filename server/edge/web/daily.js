@@ -10,6 +10,8 @@ import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
 import { folded, ghostLimitField, nameLine } from "./widgets.js";
 
+const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
+
 const REFRESH = 5000; // ms between readings of today's boards
 
 // A request as this browser's player (made on the first start if there is none yet).
@@ -114,7 +116,7 @@ function gameCard(board, known, isToday, limit) {
         `Back to my attempt (running since ${new Date(mine.started_at * 1000).toLocaleTimeString()})`));
     } else {
       action.append(
-        h("span", {}, mine.won ? `You won in ${fmtMillis(mine.time)}, ${mine.moves} moves` : `You ended with ${mine.progress} cards up`,
+        h("span", {}, mine.won ? `You won in ${fmtMillis(mine.time)}, ${mine.moves} moves` : `You ended with ${cards(mine.progress)} up`,
           mine.ranked ? "" : " (unranked: undo)"),
         " ",
         h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(game, true, say) }, "Practise this deal"),
@@ -125,7 +127,7 @@ function gameCard(board, known, isToday, limit) {
     h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
       h("td", { class: "player" }, nameLine(r.name), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
-      h("td", {}, r.won ? fmtMillis(r.time) : `${r.progress} cards`),
+      h("td", {}, r.won ? fmtMillis(r.time) : cards(r.progress)),
       h("td", { class: "minor" }, r.moves),
       h("td", { class: "links" }, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
         h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",

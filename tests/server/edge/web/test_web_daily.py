@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import json
 
 import aiohttp
 import pytest
-from playwright.async_api import Browser, Page
+from playwright.async_api import Browser, Page, Route
 from support.finished import dealt_seed, won_daily_attempt
 from support.players import new_player
 from support.server_processes import ServerProcess
@@ -437,4 +438,31 @@ async def test_a_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
     row = page.locator('.daily-game[data-game="shaula"] tr', has_text=player["name"])
     await row.wait_for(timeout=15_000)  # on the board within seconds of its end
     assert said in await row.inner_text()
+    assert page_errors(page) == []
+
+
+async def test_a_board_says_one_card_and_one_move_in_the_singular(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(f"{base}/daily")  # the first visit makes the page's player
+    await page.wait_for_function("() => localStorage.getItem('solrace.player')")
+    kept = await page.evaluate("localStorage.getItem('solrace.player')")
+    await won_daily_attempt(base, json.loads(kept)["key"])
+
+    async def one_card_up(route: Route) -> None:
+        answer = await route.fetch()
+        body = await answer.json()
+        you = {**body["you"], "won": False, "time": None, "progress": 1, "moves": 1}
+        row = {**body["board"][0], "won": False, "time": None, "progress": 1, "moves": 1}
+        body["you"], body["board"] = you, [row]
+        await route.fulfill(response=answer, json=body)
+
+    await page.route("**/daily/*/shaula", one_card_up)
+    await page.goto(f"{base}/daily")
+    card = page.locator('.daily-game[data-game="shaula"]')
+    await card.locator("tr", has_text="1 card").wait_for()
+    text = await card.inner_text()
+    assert "You ended with 1 card up" in text and "1 cards" not in text and "1 moves" not in text
     assert page_errors(page) == []
