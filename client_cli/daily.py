@@ -20,7 +20,7 @@ from rich.table import Table
 
 from client_cli.cards import CardStyle
 from client_cli.commands import ServerError, _request
-from client_cli.widgets import clock_ms
+from client_cli.widgets import BOT_TAG, clock_ms
 from core import GAMES
 
 __all__ = [
@@ -109,7 +109,11 @@ def _attempt_text(you: dict[str, Any]) -> str:
 def _row_text(row: dict[str, Any]) -> str:
     result = f"{clock_ms(row['time'])}" if row["won"] else _cards(row["progress"])
     moves = row["moves"]
-    return f"{row['name']}: {result}, {moves} move{'' if moves == 1 else 's'}"
+    return f"{_name(row)}: {result}, {moves} move{'' if moves == 1 else 's'}"
+
+
+def _name(row: dict[str, Any]) -> str:
+    return str(row["name"]) + (BOT_TAG if row.get("bot") else "")
 
 
 def _cards(n: int) -> str:
@@ -128,7 +132,7 @@ def board_table(board: dict[str, Any]) -> Table:
     for row in board["board"]:
         table.add_row(
             str(row["place"]),
-            row["name"],
+            _name(row),
             clock_ms(row["time"]) if row["won"] else _cards(row["progress"]),
             str(row["moves"]),
             row["room"] or "",

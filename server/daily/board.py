@@ -28,6 +28,7 @@ class Attempt:
     progress: int = 0
     moves: int = 0
     used_undo: bool = False
+    bot: bool = False  # a bot player's: shown as one (kept attempts from before say False)
 
     @property
     def ranked(self) -> bool:
@@ -69,6 +70,7 @@ def _public(a: Attempt) -> dict[str, Any]:
         "time": a.time,
         "progress": a.progress,
         "moves": a.moves,
+        "bot": a.bot,
     }
 
 

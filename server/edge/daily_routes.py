@@ -238,7 +238,9 @@ async def start_attempt(request: web.Request) -> web.Response:
         return await _resume(store, mine)
     try:
         race, token = await _open_room(store, player, game, seed, now, deal, ranked=True)
-        attempt = Attempt(player=player.id, name=player.name, room=race.room, started_at=now)
+        attempt = Attempt(
+            player=player.id, name=player.name, room=race.room, started_at=now, bot=player.bot
+        )
         claimed = await daily.claim(today, game, attempt)
     finally:
         await daily.end_turn(today, game, player.id)

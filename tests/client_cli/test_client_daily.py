@@ -89,3 +89,11 @@ def test_one_card_and_one_move_are_said_in_the_singular() -> None:
     assert _attempt_text({**one, "moves": 1, "ranked": True}) == "1 card up"
     assert _row_text({**one, "moves": 1}) == "ann: 1 card, 1 move"
     assert _row_text({**one, "progress": 2, "moves": 2}) == "ann: 2 cards, 2 moves"
+
+
+def test_a_bot_s_row_is_said_to_be_a_bot_s() -> None:
+    from client_cli.daily import _row_text
+
+    row = {"name": "Bot-1", "won": True, "time": 0.081, "progress": 52, "moves": 99}
+    assert _row_text({**row, "bot": True}) == "Bot-1 (bot): 0:00.081, 99 moves"
+    assert _row_text({**row, "bot": False}) == "Bot-1: 0:00.081, 99 moves"

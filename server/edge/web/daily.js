@@ -126,7 +126,7 @@ function gameCard(board, known, isToday, limit) {
   const rows = board.board.map((r) =>
     h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
-      h("td", { class: "player" }, nameLine(r.name), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
+      h("td", { class: "player" }, nameLine(r.name, r.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
       h("td", {}, r.won ? fmtMillis(r.time) : cards(r.progress)),
       h("td", { class: "minor" }, r.moves),
       h("td", { class: "links" }, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",

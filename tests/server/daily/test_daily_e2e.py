@@ -681,3 +681,22 @@ async def test_a_socket_whose_key_was_signed_out_watches_no_daily_line_as_the_pl
     assert isinstance(refused, p.Error) and refused.code == "bad_key", refused
     welcome = await watched_as(url, rooms.practice["room"]["id"], rooms.cy)  # his other key
     assert isinstance(welcome, p.Welcome)
+
+
+async def test_a_bot_s_attempt_is_marked_a_bot_s_on_the_board(make_server: MakeServer) -> None:
+    # A bot (the solver at machine speed) may lead the board: it says so, as results,
+    # seats and the leaderboards do.
+    url = await make_server()
+    (machine, _), (ann, _) = await new_player(url, bot=True), await new_player(url)
+    for key in (machine, ann):
+        await finish_attempt(url, key)
+    _, today = await call("GET", f"{url}/daily", ann)
+    async with asyncio.timeout(20):
+        while (
+            len((board := (await call("GET", f"{url}/daily/{today['date']}/{GAME}"))[1])["board"])
+            < 2
+        ):
+            await asyncio.sleep(0.2)
+    assert sorted(row["bot"] for row in board["board"]) == [False, True]
+    _, today = await call("GET", f"{url}/daily", ann)
+    assert "bot" in today["games"][0]["leader"]

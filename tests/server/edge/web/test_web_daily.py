@@ -441,7 +441,7 @@ async def test_a_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
     assert page_errors(page) == []
 
 
-async def test_a_board_says_one_card_and_one_move_in_the_singular(
+async def test_a_board_says_one_card_and_one_move_in_the_singular_and_who_is_a_bot(
     server: ServerProcess, browser: Browser
 ) -> None:
     base = server.url
@@ -456,13 +456,17 @@ async def test_a_board_says_one_card_and_one_move_in_the_singular(
         body = await answer.json()
         you = {**body["you"], "won": False, "time": None, "progress": 1, "moves": 1}
         row = {**body["board"][0], "won": False, "time": None, "progress": 1, "moves": 1}
-        body["you"], body["board"] = you, [row]
+        machine = {**row, "name": "Bot-1", "player": "0123456789abcdef", "room": None, "bot": True}
+        body["you"], body["board"] = you, [row, {**machine, "place": 2}]
         await route.fulfill(response=answer, json=body)
 
     await page.route("**/daily/*/shaula", one_card_up)
     await page.goto(f"{base}/daily")
     card = page.locator('.daily-game[data-game="shaula"]')
-    await card.locator("tr", has_text="1 card").wait_for()
+    await card.locator("tr.me", has_text="1 card").wait_for()
     text = await card.inner_text()
     assert "You ended with 1 card up" in text and "1 cards" not in text and "1 moves" not in text
+    # A bot's row says so (the row the server gave first is a person's).
+    assert await card.locator("tr", has_text="Bot-1").locator(".tag.bot").count() == 1
+    assert await card.locator(".tag.bot").count() == 1
     assert page_errors(page) == []
