@@ -69,4 +69,4 @@ async def test_a_profile_shows_the_splits_of_its_archived_races(make_server: Mak
     assert process.returncode == 0, text
     shown = [split_clock(s / 1000) for s in recorded]
     assert "sum of best" in text and all(cell in text for cell in shown)
-    assert "(±0.0)" in text  # the delta of the best run to itself
+    assert "(±0.0 s)" in text  # the delta of the best run to itself
