@@ -14,6 +14,7 @@ along). And whatever Redis does, SIGTERM stops the process.
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -168,3 +169,33 @@ async def test_sigterm_stops_the_process_whatever_redis_does(tmp_path: Path, fau
         assert server.process is not None
         await server.stop(limit=WITHIN)  # SIGTERM, then SIGKILL after WITHIN seconds
         assert server.process.returncode == 0, server.process.returncode
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fault", ["hold", "half-open"])
+async def test_sigterm_stops_within_drain_and_shutdown_timeout_whatever_redis_does(
+    tmp_path: Path, fault: str
+) -> None:
+    """deploy/README "Stopping a process": the drain, then the sockets closed within
+    `shutdown_timeout`, then the background parts stopped (2 s at most), and the process
+    exits. A Redis that does not answer must not add its reply deadline once per background
+    part on the way out (it added 9 to 19 s)."""
+    drain, shutdown_timeout, slack = 1.0, 2.0, 3.0
+    async with (
+        server_behind_relay(
+            tmp_path, SOLRACE_DRAIN=str(drain), SOLRACE_SHUTDOWN_TIMEOUT=str(shutdown_timeout)
+        ) as (server, relay, redis),
+        WsClient.connect(server.url) as racer,
+    ):
+        room = (await create_room(server.url, seed=SEED))["id"]
+        await race_alone(racer, room)
+        await begin(fault, relay, redis)
+        await until_health(server.url, 503)
+        process = server.process
+        assert process is not None
+        began = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), WITHIN)
+        took = time.monotonic() - began
+        assert process.returncode == 0, process.returncode
+        assert took < drain + shutdown_timeout + slack, took
