@@ -5,7 +5,8 @@
 # two fleets on two ports never share one. Put a load balancer in front of the processes
 # (deploy/nginx.conf or deploy/haproxy.cfg) to serve them all on 127.0.0.1:8765. The records go
 # to SOLRACE_DATABASE_URL when it is set (deploy/run-postgres.sh), else to one SQLite file
-# under $SOLRACE_DATA_DIR that every process shares.
+# under $SOLRACE_DATA_DIR that every process shares. With SOLRACE_METRICS_PORT=M, the
+# processes serve /metrics on M .. M+N-1 (on SOLRACE_METRICS_HOST, 127.0.0.1), not publicly.
 #
 # A process that dies (a crash, a SIGKILL) is started again on its port after a second; the
 # others, and Redis, go on. Ctrl-C (or SIGTERM to this script) stops the servers first, then
@@ -56,11 +57,18 @@ s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(7).startswith(b'+PONG') else 1)" 2>
 }
 
 start_server() {  # start_server PORT
+    # With SOLRACE_METRICS_PORT set, each process gets its own: that port plus the process's
+    # index, as its public port is BASE plus the index (one port for all: all but the first
+    # would fail to bind it, again and again).
+    local metrics=()
+    if [ "${SOLRACE_METRICS_PORT:-0}" != 0 ]; then
+        metrics=(--metrics-port $((SOLRACE_METRICS_PORT + $1 - base)))
+    fi
     # setsid too: Ctrl-C reaches this script alone, which stops everything itself, in
     # order (the servers with SIGTERM, then Redis).
-    setsid "$py" -m server --host 127.0.0.1 --port "$1" &
+    setsid "$py" -m server --host 127.0.0.1 --port "$1" "${metrics[@]}" &
     servers[$1]=$!
-    say "server on port $1 started (pid ${servers[$1]})"
+    say "server on port $1 started (pid ${servers[$1]})${metrics:+; its /metrics on ${SOLRACE_METRICS_HOST:-127.0.0.1}:${metrics[1]}}"
 }
 
 if [ -z "${REDIS_URL:-}" ]; then

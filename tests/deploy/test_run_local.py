@@ -62,6 +62,18 @@ def _run_local(args: list[str], env: dict[str, str], log: Path) -> subprocess.Po
         )
 
 
+def _kill_all(script: subprocess.Popen[bytes], log: Path) -> None:
+    """The script and everything it started, if still running (after a failed test)."""
+    if script.poll() is None:
+        os.killpg(script.pid, signal.SIGKILL)
+        script.wait(10)
+    # Redis and the servers have sessions of their own: not in the group killed above.
+    started = r"(?:Redis|server) on port \d+ started \(pid (\d+)"
+    for pid in re.findall(started, log.read_text()):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pid), signal.SIGKILL)
+
+
 async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
     base = free_ports_in_a_row(3)
     redis_port = base + 2
@@ -98,14 +110,7 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
         assert script.wait(30) == 130
         assert not port_open(redis_port)
     finally:
-        if script.poll() is None:
-            os.killpg(script.pid, signal.SIGKILL)
-            script.wait(10)
-        # Redis and the servers have sessions of their own: not in the group killed above.
-        started = r"(?:Redis|server) on port \d+ started \(pid (\d+)"
-        for pid in re.findall(started, log.read_text()):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid), signal.SIGKILL)
+        _kill_all(script, log)
         print(log.read_text())
     text = log.read_text()
     assert f"server on port {base} (pid {first[base]}) exited with status 137" in text
@@ -141,3 +146,48 @@ async def test_the_script_does_not_print_the_redis_password(tmp_path: Path) -> N
     text = log.read_text()
     assert password not in text, text
     assert f"Redis at redis://solrace:***@127.0.0.1:{redis.port}/0" in text, text
+
+
+async def _metrics_status(port: int) -> int:
+    try:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{port}/metrics") as answer,
+        ):
+            text = await answer.text()
+            return answer.status if answer.status != 200 or "solrace_connections" in text else -1
+    except aiohttp.ClientError:
+        return 0  # nothing listens
+
+
+async def test_a_metrics_port_gives_each_process_its_own(tmp_path: Path) -> None:
+    """SOLRACE_METRICS_PORT (deploy/README.md, "Metrics in production") set for the fleet:
+    one port for every process left all but the first one failing to bind it, started
+    again every second for ever. The script gives the processes that port and the next
+    ones, as it does their public ports."""
+    base = free_ports_in_a_row(5)
+    ports, metrics = [base, base + 1], [base + 2, base + 3]
+    log = tmp_path / "run-local.log"
+    env = environment(
+        REDIS_PORT=str(base + 4),
+        SOLRACE_DATA_DIR=str(tmp_path),
+        SOLRACE_METRICS_PORT=str(metrics[0]),
+        PYTHON=sys.executable,
+    )
+    script = _run_local(["2", str(base)], env, log)
+    try:
+
+        async def all_scraped() -> bool:
+            return [await _metrics_status(port) for port in metrics] == [200, 200]
+
+        await _until("both processes' metrics ports", all_scraped)
+        assert all([await _healthy(port) for port in ports])
+        assert [await _metrics_status(port) for port in ports] == [404, 404]  # not public
+        os.killpg(script.pid, signal.SIGINT)
+        assert script.wait(30) == 130
+    finally:
+        _kill_all(script, log)
+    text = log.read_text()
+    assert "exited with status" not in text, text
+    assert f"server on port {base + 1} started" in text
+    assert f"its /metrics on 127.0.0.1:{metrics[1]}" in text, text
