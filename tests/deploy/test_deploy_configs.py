@@ -21,6 +21,7 @@ from support.balancers import (
 )
 from support.ports import free_port
 from support.servers import MakeServer
+from yarl import URL
 
 
 def test_haproxy_accepts_the_shipped_config() -> None:
@@ -133,3 +134,45 @@ async def test_with_no_process_up_nginx_answers_the_protocol_s_json_503(tmp_path
         for method, path in (("GET", "/rooms"), ("POST", "/rooms"), ("GET", "/ws?room=ab")):
             status, retry_after, body = await _error_through(front, method, path)
             assert (status, retry_after, body) == (503, "1", {"error": UNAVAILABLE}), path
+
+
+NOT_PUBLIC = {"code": "not_found", "message": "no such path: /metrics (see docs/protocol.md)"}
+
+
+async def _status_through(front: int, path: str) -> tuple[int, object]:
+    url = URL(f"http://127.0.0.1:{front}{path}", encoded=True)  # sent as written
+    async with aiohttp.ClientSession() as http, http.get(url) as answer:
+        body = await answer.json(content_type=None) if answer.status != 200 else None
+        return answer.status, body
+
+
+METRICS_PATHS = ("/metrics", "/metrics?name=x", "/%6detrics")
+
+
+async def test_haproxy_keeps_metrics_off_the_public_door(
+    tmp_path: Path, two_servers: list[int]
+) -> None:
+    """A process without a metrics port (the default, and what run-local.sh starts) answers
+    /metrics on its public port: through the balancer, to anyone. The shipped balancer
+    answers it 404 itself, as a process with a metrics port does; the server decodes
+    `%6d`, so the balancer must too."""
+    direct = URL(f"http://127.0.0.1:{two_servers[0]}/%6detrics", encoded=True)
+    async with aiohttp.ClientSession() as http, http.get(direct) as answer:
+        assert answer.status == 200  # what the balancer has to stop
+    front = free_port()
+    config = haproxy_config(tmp_path, front, [*two_servers, free_port()])
+    with haproxy(config, tmp_path / "stats.sock", front, tmp_path / "haproxy.log"):
+        for path in METRICS_PATHS:
+            assert await _status_through(front, path) == (404, {"error": NOT_PUBLIC}), path
+        assert await _status_through(front, "/healthz") == (200, None)
+
+
+async def test_nginx_keeps_metrics_off_the_public_door(
+    tmp_path: Path, two_servers: list[int]
+) -> None:
+    front = free_port()
+    config = nginx_config(tmp_path, front, [*two_servers, free_port()])
+    with nginx(config, front):
+        for path in METRICS_PATHS:
+            assert await _status_through(front, path) == (404, {"error": NOT_PUBLIC}), path
+        assert await _status_through(front, "/healthz") == (200, None)
