@@ -7,13 +7,16 @@ another answered its /healthz."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import sys
 from collections import deque
 from pathlib import Path
 
 import pytest
 from support import ports
 from support.databases import scratch_database_url
+from support.paths import ROOT
 from support.ports import free_port, port_range
 from support.server_processes import ServerProcess, environment
 
@@ -66,3 +69,49 @@ def test_each_test_has_a_records_database_of_its_own(monkeypatch: pytest.MonkeyP
         urls[test, phase] = scratch_database_url()
     assert urls["t.py::one", "setup"] == urls["t.py::one", "call"]  # its fixtures' servers too
     assert urls["t.py::two", "call"] != urls["t.py::one", "call"]
+
+
+async def test_a_server_process_not_up_in_time_is_not_left_running(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A start that gives up (a loaded machine, a test's own timeout) kills its process:
+    one left running outlived its test and its Redis, serving nothing, to the end."""
+    server = ServerProcess(free_port(), environment(REDIS_URL=redis_url), log=tmp_path / "s.log")
+    with pytest.raises(AssertionError, match="server not up"):
+        await server.start(limit=0.0)
+    assert server.process is not None
+    await asyncio.wait_for(server.process.wait(), 10)
+
+
+async def test_a_server_process_ends_with_the_worker_that_started_it(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """A worker that ends without stopping its servers (killed, or a test that skipped its
+    clean-up) takes them with it."""
+    port = free_port()
+    script = (
+        "import asyncio, os, sys\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from pathlib import Path\n"
+        "from support.server_processes import ServerProcess, environment\n"
+        f"s = ServerProcess({port}, environment(REDIS_URL={redis_url!r}),"
+        f" log=Path({str(tmp_path / 'w.log')!r}))\n"
+        "asyncio.run(s.start())\n"
+        "print(s.process.pid, flush=True)\n"
+        "os._exit(0)\n"  # no clean-up at all
+    )
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, cwd=ROOT, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await asyncio.wait_for(worker.communicate(), 60)
+    pid = int(out.split()[0])
+    async with asyncio.timeout(10):
+        while Path(f"/proc/{pid}").exists() and "zombie" not in _state(pid):
+            await asyncio.sleep(0.05)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().split("State:")[1].split("\n")[0].lower()
+    except (OSError, IndexError):
+        return "zombie"

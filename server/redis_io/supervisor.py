@@ -48,8 +48,8 @@ def free_loopback_port() -> int:
         return port
 
 
-def _die_with_parent() -> None:
-    """In the child, before exec: get SIGTERM if the server dies without cleaning up.
+def die_with_parent() -> None:
+    """In the child, before exec: get SIGTERM if its parent dies without cleaning up.
 
     Without it a server killed with SIGKILL leaves redis-server running on the data
     directory, and the next start would race it for the AOF.
@@ -205,7 +205,7 @@ class RedisSupervisor:
             # Its own session: Ctrl-C in the terminal reaches the server only, which
             # then stops Redis last, after the server has closed its connections.
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         self._write_lock_holder()
         await self._wait_ready()

@@ -35,9 +35,9 @@ async def test_a_player_on_a_process_taken_for_dead_is_not_forfeited_once_it_run
     env = environment(REDIS_URL=redis_url, SOLRACE_PROCESS_TTL="4")
     stalling = ServerProcess(free_port(), env, log=tmp_path / "stalling.log")
     other = ServerProcess(free_port(), env, log=tmp_path / "other.log")
-    await asyncio.gather(stalling.start(), other.start())
-    assert stalling.process is not None
     try:
+        await asyncio.gather(stalling.start(), other.start())
+        assert stalling.process is not None
         room = (
             await create_room(other.url, game="shaula", seed=617, seats=2, countdown=0, grace=GRACE)
         )["id"]

@@ -4,8 +4,10 @@
   with `extra` on top; SOLRACE_DRAIN is 0 unless given (a SIGTERM stops at once), and the
   records in the test run's scratch database unless SOLRACE_DATABASE_URL is given.
 - `ServerProcess(port, env, *args, log=PATH)`: `await start()` (returns once /healthz
-  answers 200), `await connections()` (the WebSockets it holds open), `kill()` (SIGKILL),
-  `await stop()` (SIGTERM and wait); every run's log is appended to PATH (`text()`).
+  answers 200; a process that does not come up is killed), `await connections()` (the
+  WebSockets it holds open), `kill()` (SIGKILL), `await stop()` (SIGTERM and wait); every
+  run's log is appended to PATH (`text()`). A process gets SIGTERM when the test worker
+  that started it ends, however that ends: none outlives the suite.
 - `server_process(port, env, *args)`: one process for the length of a block, its log
   printed at the end (pytest shows it when the test fails).
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 
 import aiohttp
 
+from server.redis_io.supervisor import die_with_parent
 from support.databases import scratch_database_url
 from support.paths import ROOT
 
@@ -63,7 +66,15 @@ class ServerProcess:
                 env=self.env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stderr=out,
+                preexec_fn=die_with_parent,
             )
+        try:
+            await self._up(process, limit)
+        except BaseException:
+            self.kill()  # not up in time (or the test gave up): no process left behind
+            raise
+
+    async def _up(self, process: asyncio.subprocess.Process, limit: float) -> None:
         deadline = asyncio.get_running_loop().time() + limit
         # Up once this process says it serves on the port, not merely once something there
         # answers: another server holding the port (ours then exits) answers /healthz too.

@@ -166,8 +166,8 @@ async def test_a_room_created_on_another_process_appears_then_starts_then_leaves
     env = environment()
     a = ServerProcess(free_port(), env, "--redis-url", redis_url, log=tmp_path / "a.log")
     b = ServerProcess(free_port(), env, "--redis-url", redis_url, log=tmp_path / "b.log")
-    await asyncio.gather(a.start(), b.start())
     try:
+        await asyncio.gather(a.start(), b.start())
         async with WsClient.connect(a.url, binary=False) as watcher:
             lobby = Lobby(watcher)
             state = await lobby.watch()
