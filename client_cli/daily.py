@@ -29,6 +29,7 @@ __all__ = [
     "check_daily",
     "run_daily",
     "start_attempt",
+    "streaks_text",
     "today_table",
 ]
 
@@ -150,6 +151,19 @@ async def start_attempt(server: str, game: str, practice: bool) -> dict[str, Any
     return answer
 
 
+def streaks_text(streaks: dict[str, int]) -> str:
+    """The player's streaks in words, as the daily page says them (web/daily.js)."""
+    played, won = streaks["played"], streaks["won"]
+    if not played:
+        return "No streak running: an attempt today starts one."
+
+    def days(n: int) -> str:
+        return f"{n} day{'' if n == 1 else 's'}"
+
+    won_text = f"{days(won)} in a row won" if won else "no day won in a row yet"
+    return f"Your streaks: {days(played)} in a row played; {won_text}."
+
+
 def run_daily(args: argparse.Namespace, style: CardStyle) -> int:
     console = Console(no_color=not style.color)
     try:
@@ -157,8 +171,7 @@ def run_daily(args: argparse.Namespace, style: CardStyle) -> int:
             today = asyncio.run(_daily(args.server))
             console.print(today_table(today))
             if "streaks" in today:
-                s = today["streaks"]
-                console.print(f"your streaks: {s['played']} day(s) played, {s['won']} won")
+                console.print(streaks_text(today["streaks"]))
             console.print(
                 f"commitment {today['commitment']} · yesterday's key {today['yesterday']['key']}"
             )

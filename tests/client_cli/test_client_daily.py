@@ -14,7 +14,7 @@ from support.wsclient import WsClient
 
 import protocol as p
 from client_cli.__main__ import main
-from client_cli.daily import start_attempt
+from client_cli.daily import start_attempt, streaks_text
 from client_cli.replay import load_replay
 
 
@@ -97,3 +97,16 @@ def test_a_bot_s_row_is_said_to_be_a_bot_s() -> None:
     row = {"name": "Bot-1", "won": True, "time": 0.081, "progress": 52, "moves": 99}
     assert _row_text({**row, "bot": True}) == "Bot-1 (bot): 0:00.081, 99 moves"
     assert _row_text({**row, "bot": False}) == "Bot-1: 0:00.081, 99 moves"
+
+
+def test_the_streaks_are_said_as_the_daily_page_says_them() -> None:
+    """In words, as server/edge/web/daily.js says them: no "0 won", no "day(s)"."""
+    assert streaks_text({"played": 0, "won": 0}) == (
+        "No streak running: an attempt today starts one."
+    )
+    assert streaks_text({"played": 1, "won": 0}) == (
+        "Your streaks: 1 day in a row played; no day won in a row yet."
+    )
+    assert streaks_text({"played": 4, "won": 2}) == (
+        "Your streaks: 4 days in a row played; 2 days in a row won."
+    )
