@@ -36,6 +36,7 @@ from server.edge.app_keys import (
 )
 from server.edge.ghost_rooms import GhostUnavailable, deal_of, ghost_run, ghost_source
 from server.edge.tournament_keys import TOUR_RUNNER
+from server.edge.web_client import shell
 from server.identity.accounts import IdentityError
 from server.live.lobby_live import live_rooms
 from server.metrics import RECORDS_DOWN, REDIS_DOWN, Metrics, redis_error
@@ -126,6 +127,11 @@ async def json_errors(
     except web.HTTPException as exc:
         if exc.status < 400:
             raise
+        if exc.status == 404 and request.method == "GET" and request.match_info.http_exception:
+            # No route at all: a browser navigating there gets the page, which says so.
+            page = shell(request, status=404)
+            if page is not None:
+                return page
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
         headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
         response = _error(exc.status, code, _explain(exc, request), headers)

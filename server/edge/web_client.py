@@ -59,13 +59,15 @@ async def _page(request: web.Request) -> web.FileResponse:
 VARY_ACCEPT = {"Vary": "Accept"}
 
 
-def shell(request: web.Request) -> web.FileResponse | None:
-    """The page, for a path that is an API too (`/daily`): when a browser navigates there
-    (it asks for HTML first), else None (a client asking for JSON, answered with
-    VARY_ACCEPT)."""
+def shell(request: web.Request, status: int = 200) -> web.FileResponse | None:
+    """The page, for a path that is an API too (`/daily`), or no path at all (status 404:
+    the page says there is no such page): when a browser navigates there (it asks for HTML
+    first), else None (a client asking for JSON, answered with VARY_ACCEPT)."""
     accept = request.headers.get("Accept", "")
     if accept.startswith("text/html"):
-        return web.FileResponse(WEB_DIR / "index.html", headers={**SECURITY, **VARY_ACCEPT})
+        return web.FileResponse(
+            WEB_DIR / "index.html", status=status, headers={**SECURITY, **VARY_ACCEPT}
+        )
     return None
 
 

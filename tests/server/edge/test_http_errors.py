@@ -146,3 +146,27 @@ async def test_metrics_are_prometheus_text(server_url: str) -> None:
     assert buckets[-1][0] == "+Inf"
     assert [b for _, b in buckets] == sorted(b for _, b in buckets)  # cumulative
     assert buckets[-1][1] == samples["solrace_move_latency_seconds_count"][0][1]
+
+
+async def test_a_browser_at_a_path_that_is_no_page_gets_the_page_saying_so(
+    server_url: str,
+) -> None:
+    """A browser's navigation (HTML asked for first) to a path that is neither a page nor
+    an API gets the web client, which says there is no such page, with status 404; any
+    other client the JSON error, as before."""
+    html = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{server_url}/nowhere", headers={"Accept": html}) as answer:
+            assert answer.status == 404
+            assert answer.content_type == "text/html"
+            assert '<main id="main"' in await answer.text()
+            assert answer.headers.get("Vary") == "Accept"
+        async with http.get(f"{server_url}/nowhere") as answer:
+            assert answer.status == 404
+            assert (await answer.json())["error"]["code"] == "not_found"
+        # An API path's own 404 stays the API's, for a browser too.
+        async with http.get(f"{server_url}/rooms/nosuchroom", headers={"Accept": html}) as answer:
+            assert answer.status == 404
+            assert (await answer.json())["error"]["code"] == "unknown_room"
+        async with http.get(f"{server_url}/static/nosuch.js", headers={"Accept": html}) as answer:
+            assert answer.status == 404 and answer.content_type == "application/json"
