@@ -377,7 +377,7 @@ export async function render(root, { tour: id }) {
               h("td", { class: "player" }, nameLine(row.name, row.status !== "active" ? h("span", { class: "tag" }, row.status) : null,
                 row.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(foldedLine(row))),
               columns.map(([key], i) => h("td", { class: minor(i) }, cell(row, key))),
-              h("td", { class: "rating minor", title: row.provisional ? "provisional: not settled yet" : "" }, rating(row) ?? ""),
+              h("td", { class: "rating minor", title: row.provisional ? "provisional: not settled yet" : "" }, rating(row) ?? "–"),
               organiser ? h("td", {}, remove(row)) : null)))))
         : h("p", { class: "muted" }, "Nobody has registered yet."),
     );

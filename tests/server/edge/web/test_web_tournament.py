@@ -537,11 +537,14 @@ async def test_a_provisional_rating_in_the_standings_has_its_question_mark(
     tid = created["tournament"]["id"]
     status, _, _ = await call(base, "POST", f"/tournaments/{tid}/players", {}, keys[0])
     assert status == 201
+    await post_ok(base + f"/tournaments/{tid}/players", {"name": "bo"})  # no rating at all
     page = await new_page(browser)
     await page.goto(f"{base}/tour/{tid}")
     cell = page.locator('#standings tr:has-text("pia") td.rating')
     await cell.wait_for()
     assert await cell.inner_text() == f"{rating}?"
+    # None is a dash, as where the row folds on a phone, not a blank.
+    assert await page.locator('#standings tr:has-text("bo") td.rating').inner_text() == "–"
     assert page_errors(page) == []
 
 
