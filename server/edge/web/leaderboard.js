@@ -72,7 +72,7 @@ export async function render(root, { game }) {
   if (!board.rows.length) {
     table.append(h("p", { class: "muted" }, wanted.by === "rating"
       ? "Nobody here yet: ratings show once settled (about ten rated races) and while played."
-      : "Nobody has won this deal in that period yet."));
+      : "Nobody has won this deal in that period yet (wins in rooms that allow hints do not count)."));
     return;
   }
   const value = (row) => (wanted.by === "rating" ? String(row.rating) : `${(row.time_ms / 1000).toFixed(2)} s`);

@@ -196,6 +196,11 @@ async def test_a_won_race_shows_on_the_profile_and_the_deals_leaderboard(
     await page.check("#around-me")
     await page.wait_for_url("**around=1**")
     await page.wait_for_selector("table.leaderboard tr.me")
+    # A deal nobody has won says why a win may be missing from it (hints do not count).
+    await page.goto(f"{base}/top/shaula?by=time&seed=618")
+    empty = page.locator("#board p.muted")
+    await empty.wait_for()
+    assert "rooms that allow hints do not count" in await empty.inner_text()
     assert page_errors(page) == []
 
 
