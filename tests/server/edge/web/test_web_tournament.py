@@ -543,8 +543,9 @@ async def test_a_provisional_rating_in_the_standings_has_its_question_mark(
     cell = page.locator('#standings tr:has-text("pia") td.rating')
     await cell.wait_for()
     assert await cell.inner_text() == f"{rating}?"
-    # None is a dash, as where the row folds on a phone, not a blank.
-    assert await page.locator('#standings tr:has-text("bo") td.rating').inner_text() == "–"
+    # None is an en dash, as where the row folds on a phone, not a blank.
+    unrated = page.locator('#standings tr:has-text("bo") td.rating')
+    assert await unrated.inner_text() == "\u2013"
     assert page_errors(page) == []
 
 
