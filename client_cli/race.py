@@ -265,7 +265,12 @@ class RaceView:
         self._times_from_results()
 
     def _times_from_results(self) -> None:
-        """Winners' times from the results (a late joiner never saw their last move)."""
+        """Winners' times from the results (a late joiner never saw their last move), or
+        mid-race from their last split: the move that put the last card up."""
+        for winner in self.racers.values():
+            last = winner.splits[-1] if winner.splits else None
+            if winner.won and isinstance(last, int | float) and self.start_at is not None:
+                winner.finished_at = self.start_at + last
         for row in self.results:
             racer = self.racers.get(row.get("seat", -1))
             time = row.get("time")

@@ -174,6 +174,20 @@ def test_clocks_stop_at_the_end_even_for_a_late_spectator() -> None:
     assert late.clock_end(late.racers[2], 500.0) == 60.0
 
 
+def test_a_winner_seen_first_in_a_snapshot_mid_race_keeps_their_time() -> None:
+    # Back in a race (or watching it) after ann won: no results yet, but her last split
+    # is her finishing time, as the bars of everyone who saw her win say it.
+    late = RaceView(room="R1", role="spectator")
+    room = dict(ROOM, status="running", start_at=10.0)
+    room["players"] = [
+        dict(ROOM["players"][0], won=True, progress=52, splits=[5.0, 12.0, 20.0, 30.5]),  # type: ignore[index]
+        dict(ROOM["players"][1], progress=3, splits=[None] * 4),  # type: ignore[index]
+    ]
+    late.feed(Snapshot(version=6, room=room))
+    assert late.clock_end(late.racers[0], 500.0) == 40.5
+    assert late.clock_end(late.racers[2], 500.0) == 500.0 + late.clock_offset
+
+
 def test_rematch_votes_are_seen_and_a_new_round_starts_clean() -> None:
     view = joined()
     view.feed(RaceStarted(version=5, at=10.0, game="shaula", seed=2))
