@@ -141,6 +141,21 @@ def board_table(board: dict[str, Any]) -> Table:
     return table
 
 
+def board_counts(board: dict[str, Any]) -> str:
+    """Under the board, as the daily page's caption says it: the ranked, those racing
+    now and the unranked (undo); for an empty board, why it is empty."""
+    text = f"{len(board['board'])} ranked"
+    if board.get("running"):
+        text += f", {board['running']} racing now"
+    if board.get("unranked"):
+        text += f", {board['unranked']} unranked"
+    if not board["board"]:  # the day's key is published once the day is over
+        text += " · " + (
+            "Nobody was ranked that day." if board.get("key") else "No attempt is over yet."
+        )
+    return text
+
+
 async def start_attempt(server: str, game: str, practice: bool) -> dict[str, Any]:
     """POST /daily/GAME as this machine's player: the room, its seat and token."""
     key = await _me(server)
@@ -180,6 +195,7 @@ def run_daily(args: argparse.Namespace, style: CardStyle) -> int:
             date = args.date or asyncio.run(_daily(args.server))["date"]
             board = asyncio.run(_board(args.server, date, args.game))
             console.print(board_table(board))
+            console.print(board_counts(board))
             return 0
         today = asyncio.run(_daily(args.server))
         mine = next(g for g in today["games"] if g["game"] == args.game).get("you")

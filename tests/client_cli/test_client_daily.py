@@ -4,6 +4,7 @@ the board, and a second ranked attempt refused with the reason and what to do in
 from __future__ import annotations
 
 import asyncio
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ from support.wsclient import WsClient
 
 import protocol as p
 from client_cli.__main__ import main
-from client_cli.daily import start_attempt, streaks_text
+from client_cli.daily import _daily, start_attempt, streaks_text
 from client_cli.replay import load_replay
 
 
@@ -53,16 +54,18 @@ async def test_the_daily_command(
     assert "is over" in err and "solrace daily shaula --practice" in err and "POST" not in err
 
 
-async def test_the_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
-    make_server: MakeServer,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    # Said in whole seconds, two wins a few ms apart read alike (0:05, 0:05) in two places.
+@pytest.fixture
+async def url(make_server: MakeServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """A server, this machine's player kept in tmp_path, no colours."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     monkeypatch.setenv("NO_COLOR", "1")
-    url = await make_server()
+    return await make_server()
+
+
+async def test_the_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Said in whole seconds, two wins a few ms apart read alike (0:05, 0:05) in two places.
     key, player = await new_player(url)
     won = (await won_daily_attempt(url, key)).results[0]
     assert won["won"] and won["time"] is not None
@@ -74,6 +77,20 @@ async def test_the_board_says_each_winning_time_to_the_millisecond_it_ranks_by(
             await asyncio.sleep(0.3)
     assert said in out, out
     assert said in await said_by(["--server", url, "daily"], capsys)  # the leader's line
+
+
+async def test_the_board_counts_the_attempts_racing_and_unranked_as_the_daily_page_does(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An empty table alone said neither that one attempt is under way nor why it is empty.
+    await asyncio.to_thread(asyncio.run, start_attempt(url, "stalactites", False))
+    out = await said_by(["--server", url, "daily", "stalactites", "--board"], capsys)
+    assert "0 ranked, 1 racing now" in out and "No attempt is over yet" in out, out
+    today = (await asyncio.to_thread(asyncio.run, _daily(url)))["date"]
+    yesterday = (date.fromisoformat(today) - timedelta(days=1)).isoformat()
+    words = ["--server", url, "daily", "moojub", "--board", "--date", yesterday]
+    out = await said_by(words, capsys)
+    assert "0 ranked" in out and "Nobody was ranked that day" in out, out
 
 
 async def said_by(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
