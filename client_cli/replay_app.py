@@ -87,7 +87,7 @@ class ReplayBoards(Widget):
 class ReplayApp(App[None]):
     CSS = """
     #title { height: 1; background: $primary-background; }
-    #status { height: 1; }
+    #status { height: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "back", priority=True),
@@ -210,9 +210,11 @@ class ReplayApp(App[None]):
         last = model.last_move()
         said = f"{model.name(last[0])}: {last[1]}" if last else "the deal"
         state = "playing" if self.playing else "paused"
+        # Two lines: the keys alone fit 80 columns (where one board shows, Tab the next).
         self.status_bar.update(
             f" move {model.pos} of {model.total} · {split_clock(now)} · {said} · {state} "
-            f"{self.speed}x · ←→ step  Home End  space play  s speed  b boards  ? keys  q quit"
+            f"{self.speed}x\n ←→ step  Home End  space play  s speed  b boards  Tab next"
+            "  ? keys  q quit"
         )
 
 

@@ -97,6 +97,18 @@ async def test_the_keys_step_jump_and_play() -> None:
         await until(pilot, lambda: not app.playing)
 
 
+async def test_on_80_columns_the_keys_are_all_in_sight_and_so_is_tab_to_the_next_board() -> None:
+    # One status line cut the keys short at 80 columns (after "Home"), and one board of
+    # two fits there with nothing saying Tab shows the other.
+    model = ReplayModel.from_text(two_racers())
+    app = ReplayApp(model, "test")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("right")
+        text = screen_text(app)
+        assert "move 1 of" in text and "q quit" in text and "Tab" in text, text
+        assert app.boards.shown() == [0]
+
+
 def test_the_command_refuses_a_changed_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
