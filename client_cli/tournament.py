@@ -24,7 +24,7 @@ from rich.table import Table
 
 import core
 from client_cli.cards import CardStyle
-from client_cli.commands import ServerError, _request, default_name
+from client_cli.commands import ServerError, _request
 from client_cli.memory import state_file
 from client_cli.net import Link, ws_url
 from client_cli.options import seconds
@@ -141,7 +141,10 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     ):
         player = actions.add_parser(action, help=text)
         player.add_argument("tournament")
-        player.add_argument("--name", help="the name you joined with (default: your account's)")
+        player.add_argument(
+            "--name",
+            help="the name you joined with (default: as this machine's player, solrace whoami)",
+        )
         leaving.append(player)
     watch = actions.add_parser("watch", help="the standings, live")
     watch.add_argument("tournament")
@@ -234,7 +237,11 @@ async def _organise(args: argparse.Namespace, console: Console) -> int:
 
 
 async def _as_player(args: argparse.Namespace, console: Console) -> int:
-    name = args.name or default_name() or "player"
+    name = args.name
+    if name is None:  # registered as this machine's player, as `join` does without --name
+        from client_cli.account import ensure_player
+
+        name = str((await ensure_player(args.server))["name"])
     token = recall_token(args.server, args.tournament, f"player {name}")
     if token is None:
         raise ServerError(f"this machine did not join {args.tournament} as {name!r}")

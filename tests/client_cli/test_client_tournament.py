@@ -109,6 +109,31 @@ async def _play_through(
     assert "not this tournament's organiser token" in capsys.readouterr().err
 
 
+async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_player(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `join` without --name registers this machine's player; `withdraw` without it looked
+    # for a registration under the system's login name and said none was made here.
+    assert await solrace(server_url, "tournament", "create", "own cup") == 0
+    out = capsys.readouterr().out
+    tid = re.search(r"tournament (\w+) created", out).group(1)  # type: ignore[union-attr]
+    joined = await solrace_process(server_url, "tournament", "join", tid, "--bot")
+    try:
+        for _ in range(200):
+            _, data = await get_json(f"{server_url}/tournaments/{tid}")
+            if data["tournament"]["players"] == 1:
+                break
+            await asyncio.sleep(0.05)
+        assert await solrace(server_url, "tournament", "withdraw", tid) == 0
+        assert "is now withdrawn" in capsys.readouterr().out
+        assert await solrace(server_url, "tournament", "return", tid) == 0
+        assert "is now active" in capsys.readouterr().out
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            joined.kill()
+        await joined.wait()
+
+
 async def until(pilot: Pilot[object], done: object, timeout: float = 90.0) -> None:
     async with asyncio.timeout(timeout):
         while not done():  # type: ignore[operator]
