@@ -285,15 +285,14 @@ async def _profile(args: argparse.Namespace) -> int:
         ended = time.strftime("%Y-%m-%d %H:%M", time.localtime(race["ended_at"]))
         place = f"{race['place']}/{race['seats']}"
         took = f"{race['time']:.2f} s" if race.get("time") is not None else "-"
-        rating = str(race.get("rating_after") or "-")
         table.add_row(
             ended,
             race["game"],
             place,
             took,
-            rating,
+            _rating_cell(race),
             _race_splits(race),
-            str(race["race"]),
+            _race_cell(race),
         )
     console.print(table)
     if races.get("items"):
@@ -303,6 +302,28 @@ async def _profile(args: argparse.Namespace) -> int:
     if races.get("more"):
         console.print(f"more: solrace profile {player['name']} --page {races['page'] + 1}")
     return 0
+
+
+# What a race was, beside its game, when it moved no rating for a reason of its kind (as
+# the profile page says it): a daily attempt is ranked on its day's board instead, a ghost
+# race is never rated; any other unrated race is casual (its creator chose so).
+RACE_KINDS = {"daily": "daily deal", "ghost": "ghost race"}
+
+
+def _race_cell(race: dict[str, Any]) -> str:
+    """The race's id, and under it (not beside the game: an 80-column table has no room
+    there for "stalactites") what kind of race it was."""
+    tag = RACE_KINDS.get(race.get("kind", "")) or ("" if race.get("rated") else "casual")
+    return f"{race['race']}\n{tag}" if tag else str(race["race"])
+
+
+def _rating_cell(race: dict[str, Any]) -> str:
+    """The rating before and after a rated race (the change is what the race did), on two
+    lines: the column stays as narrow as the new rating alone."""
+    before, after = race.get("rating_before"), race.get("rating_after")
+    if after is None:
+        return "-"
+    return str(after) if before is None else f"{before} →\n{after}"
 
 
 def _seconds(values: list[int | None]) -> list[float | None]:

@@ -134,3 +134,17 @@ def test_a_profile_says_each_race_s_deltas_as_the_race_view_does() -> None:
 
     race = {"splits": [41200, 88030, 131900, 184520], "delta": [-3200, 250, 30, 0]}
     assert _race_splits(race) == "0:41.2 (-3.2 s) 1:28.0 (+0.3 s) 2:11.9 (±0.0 s) 3:04.5 (±0.0 s)"
+
+
+def test_a_profile_says_what_each_race_was_and_its_rating_before_and_after() -> None:
+    # As the profile page says them: a rated race's rating "1000 → 1022" (the new one alone
+    # read as a rating with no change), and why a race moved none.
+    from client_cli.account import _race_cell, _rating_cell
+
+    rated = {"race": "r1.1", "kind": "quick", "rated": True}
+    assert _race_cell(rated) == "r1.1"
+    assert _race_cell({**rated, "kind": "room", "rated": False}) == "r1.1\ncasual"
+    assert _race_cell({**rated, "kind": "ghost", "rated": False}) == "r1.1\nghost race"
+    assert _race_cell({**rated, "kind": "daily", "rated": True}) == "r1.1\ndaily deal"
+    assert _rating_cell({"rating_before": 1000, "rating_after": 1022}) == "1000 →\n1022"
+    assert _rating_cell({"rating_before": None, "rating_after": None}) == "-"
