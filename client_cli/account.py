@@ -230,11 +230,13 @@ def _spark(points: list[int]) -> str:
 
 
 async def _profile(args: argparse.Namespace) -> int:
-    name = args.name
-    if name is None:
-        name = (await ensure_player(args.server))["name"]
+    # Asked as this machine's player (when it has one): the deal of a daily attempt is
+    # shown to a player whose own attempt at it is over, as the profile page asks.
+    me = await ensure_player(args.server) if args.name is None else load_identity(args.server)
+    name = me["name"] if args.name is None and me is not None else args.name
     query = urlencode({"page": args.page})
-    data = await _request("GET", args.server, f"/players/{quote(str(name), safe='')}?{query}")
+    path = f"/players/{quote(str(name), safe='')}?{query}"
+    data = await _request("GET", args.server, path, key=None if me is None else me.key)
     console = Console()
     player = data["player"]
     console.print(f"[b]{player['name']}[/b]" + (" (bot)" if player.get("bot") else ""))
@@ -258,7 +260,9 @@ async def _profile(args: argparse.Namespace) -> int:
         for column in ("game", "time", "deal"):
             table.add_column(column)
         for entry in best:
-            table.add_row(entry["game"], f"{entry['time']:.2f} s", str(entry.get("seed", "")))
+            seed = entry.get("seed")
+            deal = "not public yet" if seed is None else str(seed)
+            table.add_row(entry["game"], f"{entry['time']:.2f} s", deal)
         console.print(table)
     splits = data.get("splits", [])
     if splits:

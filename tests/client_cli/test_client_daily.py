@@ -4,6 +4,7 @@ the board, and a second ranked attempt refused with the reason and what to do in
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -91,6 +92,21 @@ async def test_the_board_counts_the_attempts_racing_and_unranked_as_the_daily_pa
     words = ["--server", url, "daily", "moojub", "--board", "--date", yesterday]
     out = await said_by(words, capsys)
     assert "0 ranked" in out and "Nobody was ranked that day" in out, out
+
+
+async def test_a_profile_asks_as_this_machines_player_who_sees_its_daily_deal(
+    url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A daily deal's number is the player's to see once their attempt is over; asked
+    # without the key, the profile's best time on it said "None" for the deal.
+    await said_by(["--server", url, "whoami"], capsys)
+    key = json.loads((tmp_path / "solrace" / "players.json").read_text())[url]["player"]["key"]
+    finished = await won_daily_attempt(url, key)
+    assert finished.seed is not None
+    async with asyncio.timeout(15):  # archived within seconds of its end
+        while "best times" not in (out := await said_by(["--server", url, "profile"], capsys)):
+            await asyncio.sleep(0.3)
+    assert str(finished.seed) in out and "None" not in out, out
 
 
 async def said_by(words: list[str], capsys: pytest.CaptureFixture[str]) -> str:
