@@ -253,7 +253,10 @@ async def _profile(args: argparse.Namespace) -> int:
         ratings.add_row(
             entry["game"], _rating_text(entry), str(entry.get("races", "")), _spark(history)
         )
-    console.print(ratings)
+    if data.get("ratings"):
+        console.print(ratings)
+    else:  # as the profile page says it
+        console.print("Bots are not rated." if player.get("bot") else "No rated races yet.")
     best = data.get("best", [])
     if best:
         table = Table(title="best times")
@@ -298,7 +301,10 @@ async def _profile(args: argparse.Namespace) -> int:
             _race_splits(race),
             _race_cell(race),
         )
-    console.print(table)
+    if races.get("items"):
+        console.print(table)
+    else:
+        console.print("No races yet." if races.get("page", 1) == 1 else "No races on this page.")
     if races.get("items"):
         console.print(
             f"a race move by move: solrace replay RACE, or {args.server}/replay/RACE in a browser"

@@ -87,6 +87,8 @@ async def test_a_player_from_the_terminal(server_url: str, tmp_path: Path) -> No
 
     status, out = await solrace(server_url, desk, "profile", "zed_9")
     assert status == 0 and "Zed_9" in out and "races 0, won 0" in out
+    # No empty ratings table and no empty table of races: what the profile page says.
+    assert "No rated races yet" in out and "No races yet" in out and "┏" not in out, out
     status, out = await solrace(server_url, desk, "profile", "nobody")
     assert status == 1 and "no player has that name" in out
     status, out = await solrace(server_url, desk, "top", "Shaula", "--period", "week")
