@@ -89,14 +89,19 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
     common(tour)
     actions = tour.add_subparsers(dest="action", metavar="ACTION", required=True)
     create = actions.add_parser("create", help="create a tournament (you are its organiser)")
-    create.add_argument("name")
-    create.add_argument("--format", choices=FORMATS, default="rounds")
+    create.add_argument("name", help="the tournament's name, as its players see it")
+    create.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="rounds",
+        help="rounds (the default), arena or knockout: docs/tournaments.md",
+    )
     create.add_argument(
         "--game",
         action="append",
         type=str.lower,
         choices=core.GAMES,
-        help="a game; repeat for a rotation",
+        help="a game (default shaula); repeat for a rotation",
     )
     create.add_argument("--rounds", type=int, help="Rounds: how many (default 3)")
     create.add_argument("--duration", type=seconds, help="Arena: seconds of pairing (default 600)")
