@@ -43,6 +43,13 @@ def deal_number(text: str) -> int:
     raise argparse.ArgumentTypeError(f"a deal is a whole number from 1 to {2**63 - 1}")
 
 
+def move_number(text: str) -> int:
+    """A replay's move: 0 is the deal (as --at refuses a time before the start)."""
+    if text.strip().isdigit():
+        return int(text)
+    raise argparse.ArgumentTypeError(f"a move number is a whole number from 0, not {text!r}")
+
+
 def seat_number(text: str) -> int:
     """A seat as a terminal user counts them: from 1 (the wire counts from 0)."""
     if text.strip().isdigit() and int(text) >= 1:
@@ -207,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a room's code (its latest race), a race's id ROOM.ROUND (any case), or a replay file",
     )
     start = replay.add_mutually_exclusive_group()
-    start.add_argument("--move", type=int, metavar="N", help="open after move N")
+    start.add_argument("--move", type=move_number, metavar="N", help="open after move N")
     start.add_argument(
         "--at", type=seconds, metavar="SECONDS", help="open at this time since the start"
     )

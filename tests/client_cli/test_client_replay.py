@@ -119,6 +119,18 @@ def test_the_command_refuses_a_changed_file(
     assert "does not verify" in capsys.readouterr().err
 
 
+def test_a_move_before_the_deal_is_refused_as_a_time_before_the_start_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # --at -3 was refused, but --move -5 opened at the deal without a word.
+    path = tmp_path / "race.ndjson"
+    path.write_text(two_racers())
+    with pytest.raises(SystemExit) as exit_:
+        main(["replay", str(path), "--move", "-5"])
+    assert exit_.value.code == 2
+    assert "a move number is a whole number from 0" in capsys.readouterr().err
+
+
 async def test_a_finished_race_comes_from_the_server(make_server: MakeServer) -> None:
     url = await make_server()
     room = (await create_room(url, seed=SEED, seats=1))["id"]
