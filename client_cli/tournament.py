@@ -236,8 +236,9 @@ async def _organise(args: argparse.Namespace, console: Console) -> int:
         body["player"] = args.player
     data = await _request("POST", args.server, _path(args.tournament, f"/{args.action}"), body)
     status = data["tournament"]["status"]
+    said = {"registration": "open for registration", "finished": "over"}.get(status, status)
     paused = " (paused)" if data["tournament"]["paused"] else ""
-    console.print(f"{args.action}: done; the tournament is {status}{paused}")
+    console.print(f"{args.action}: done; the tournament is {said}{paused}")
     return 0
 
 

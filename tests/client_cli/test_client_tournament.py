@@ -114,9 +114,7 @@ async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_pla
 ) -> None:
     # `join` without --name registers this machine's player; `withdraw` without it looked
     # for a registration under the system's login name and said none was made here.
-    assert await solrace(server_url, "tournament", "create", "own cup") == 0
-    out = capsys.readouterr().out
-    tid = re.search(r"tournament (\w+) created", out).group(1)  # type: ignore[union-attr]
+    tid = await created(server_url, "own cup", capsys)
     joined = await solrace_process(server_url, "tournament", "join", tid, "--bot")
     try:
         for _ in range(200):
@@ -132,6 +130,25 @@ async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_pla
         with contextlib.suppress(ProcessLookupError):
             joined.kill()
         await joined.wait()
+
+
+async def test_the_organisers_actions_say_the_tournaments_state_in_words(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "pause: done; the tournament is registration (paused)" read as a slip.
+    tid = await created(server_url, "word cup", capsys)
+    assert await solrace(server_url, "tournament", "pause", tid) == 0
+    out = capsys.readouterr().out
+    assert "pause: done; the tournament is open for registration (paused)" in out, out
+    assert await solrace(server_url, "tournament", "resume", tid) == 0
+    assert "resume: done; the tournament is open for registration\n" in capsys.readouterr().out
+
+
+async def created(server_url: str, name: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """A tournament `solrace tournament create NAME` made (its token kept here): its id."""
+    assert await solrace(server_url, "tournament", "create", name) == 0
+    out = capsys.readouterr().out
+    return re.search(r"tournament (\w+) created", out).group(1)  # type: ignore[union-attr]
 
 
 async def until(pilot: Pilot[object], done: object, timeout: float = 90.0) -> None:
