@@ -247,12 +247,15 @@ def duration(seconds: float) -> str:
 BOT_TAG = " (bot)"  # after a bot's name (client_cli/race.py, Racer.shown_name)
 
 
-def fit_name(name: str, width: int) -> str:
-    """`name` in exactly `width` terminal columns: cut at its end when longer, but a bot's
-    name keeps its `(bot)`."""
-    if cell_len(name) > width and name.endswith(BOT_TAG) and width > 2 * len(BOT_TAG):
-        return set_cell_size(name.removesuffix(BOT_TAG), width - len(BOT_TAG)) + BOT_TAG
-    return set_cell_size(name, width)
+def fit_name(name: str, width: int, cut: str = "…") -> str:
+    """`name` in exactly `width` terminal columns: cut at its end when longer, where `cut`
+    says so (as the browser cuts a long name), but a bot's name keeps its `(bot)`."""
+    if cell_len(name) <= width or width <= len(cut):
+        return set_cell_size(name, width)
+    if name.endswith(BOT_TAG) and width > 2 * len(BOT_TAG):
+        base = width - len(BOT_TAG) - len(cut)
+        return set_cell_size(name.removesuffix(BOT_TAG), base) + cut + BOT_TAG
+    return set_cell_size(name, width - len(cut)) + cut
 
 
 class RaceBars(Widget):
@@ -299,7 +302,8 @@ class RaceBars(Widget):
         lines = []
         for p, name, tail in zip(self.players, names, tails, strict=True):
             line = Text()
-            line.append(fit_name(name, name_w - 1) + " ", style="bold" if p.you else "")
+            cut = "…" if self.card_style.symbols else "."
+            line.append(fit_name(name, name_w - 1, cut) + " ", style="bold" if p.you else "")
             line.append_text(progress_bar(p.progress, p.total, bar_w, self.card_style))
             line.append(tail)
             if p.status:

@@ -384,7 +384,13 @@ def test_a_bots_label_stays_on_its_bar_when_the_name_is_cut() -> None:
     # name lost the whole label, where a bot is to be shown as a bot everywhere.
     names = ["ann", "Bot-1476 (bot)", "Solver_Machine_9 (bot)"]
     ann, bot, long_bot = bar_rows([PlayerLine(name=name) for name in names])
-    assert "(bot)" not in ann and "Bot-1476 (bot) " in bot and "Solver_Ma (bot) " in long_bot
+    assert "(bot)" not in ann and "Bot-1476 (bot) " in bot and "Solver_M… (bot) " in long_bot
+
+
+def test_a_name_cut_short_on_the_bars_ends_in_an_ellipsis() -> None:
+    # "Bot-7301's ghost" read "Bot-7301's ghos": a name cut where nothing said it was.
+    ann, ghost = bar_rows([PlayerLine(name="ann"), PlayerLine(name="Bot-7301's ghost")])
+    assert "Bot-7301's gho… " in ghost and "ann " in ann
 
 
 def test_durations_read_as_people_say_them() -> None:
