@@ -139,6 +139,15 @@ def add_account_parser(
 
 
 def run_account(args: argparse.Namespace) -> int:
+    # Passwords are asked before the event loop runs: inside it, Ctrl+C only asks the loop
+    # to stop, and the prompt went on waiting for a line.
+    if args.command == "login":
+        args.password = _password(f"password of {args.name}: ")
+    elif args.command == "claim":
+        args.password = _password("new password: ")
+        if sys.stdin.isatty() and _password("again: ") != args.password:
+            print("solrace claim: the two passwords differ", file=sys.stderr)
+            return 1
     try:
         return asyncio.run(_run(args))
     except ServerError as error:
@@ -178,8 +187,7 @@ async def _run(args: argparse.Namespace) -> int:
         print("signed out: the next game makes a new anonymous player")
         return 0
     if command == "login":
-        password = _password(f"password of {args.name}: ")
-        body = {"name": args.name, "password": password, "label": _label()}
+        body = {"name": args.name, "password": args.password, "label": _label()}
         answer = await _request("POST", server, "/sign-in", body)
         await _replace_key(server, answer)
         print(f"signed in as {_describe(answer['player'])}")
@@ -199,11 +207,8 @@ async def _run(args: argparse.Namespace) -> int:
         print(f"you are {answer['player']['name']} now")
         return 0
     if command == "claim":
-        password = _password("new password: ")
-        if sys.stdin.isatty() and _password("again: ") != password:
-            print("solrace claim: the two passwords differ", file=sys.stderr)
-            return 1
-        answer = await _request("POST", server, "/me/claim", {"password": password}, key=me.key)
+        body = {"password": args.password}
+        answer = await _request("POST", server, "/me/claim", body, key=me.key)
         print(f"claimed: sign in elsewhere with solrace login {answer['player']['name']}")
         return 0
     if command == "link":

@@ -9,6 +9,7 @@ import os
 import re
 import stat
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,43 @@ def test_a_profile_says_what_each_race_was_and_its_rating_before_and_after() -> 
     assert _race_cell({**rated, "kind": "daily", "rated": True}) == "r1.1\ndaily deal"
     assert _rating_cell({"rating_before": 1000, "rating_after": 1022}) == "1000 →\n1022"
     assert _rating_cell({"rating_before": None, "rating_after": None}) == "-"
+
+
+def test_ctrl_c_at_the_password_prompt_stops_solrace_login(server_url: str) -> None:
+    # The prompt was read inside the event loop, whose Ctrl+C handler only asks the loop to
+    # stop: the prompt went on waiting for a password, and Ctrl+C did nothing until Enter.
+    import fcntl
+    import pty
+    import select
+    import subprocess
+    import termios
+
+    def terminal() -> None:  # the pty as the controlling terminal, as a user's is
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    main_fd, sub_fd = pty.openpty()
+    command = [sys.executable, "-m", "client_cli", "--server", server_url, "login", "ann"]
+    process = subprocess.Popen(
+        command,
+        stdin=sub_fd,
+        stdout=sub_fd,
+        stderr=sub_fd,
+        start_new_session=True,
+        preexec_fn=terminal,
+    )
+    os.close(sub_fd)
+    try:
+        seen = b""
+        deadline = time.monotonic() + 30
+        while b"password of ann" not in seen and time.monotonic() < deadline:
+            if select.select([main_fd], [], [], 0.2)[0]:
+                seen += os.read(main_fd, 1024)
+        assert b"password of ann" in seen, seen
+        time.sleep(0.3)  # the prompt has turned echo off and reads
+        os.write(main_fd, b"\x03")
+        assert process.wait(timeout=10) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(main_fd)
