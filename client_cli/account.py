@@ -208,7 +208,14 @@ async def _run(args: argparse.Namespace) -> int:
         return 0
     if command == "claim":
         body = {"password": args.password}
-        answer = await _request("POST", server, "/me/claim", body, key=me.key)
+        try:
+            answer = await _request("POST", server, "/me/claim", body, key=me.key)
+        except ServerError as error:
+            if error.code == "bad_name":  # the server's words name the HTTP request
+                raise ServerError(
+                    "choose a name before claiming the account: solrace name NAME", error.code
+                ) from None
+            raise
         print(f"claimed: sign in elsewhere with solrace login {answer['player']['name']}")
         return 0
     if command == "link":

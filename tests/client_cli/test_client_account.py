@@ -191,3 +191,11 @@ def test_ctrl_c_at_the_password_prompt_stops_solrace_login(server_url: str) -> N
             process.kill()
             process.wait()
         os.close(main_fd)
+
+
+async def test_claiming_before_choosing_a_name_says_how_in_the_terminals_words(
+    server_url: str, tmp_path: Path
+) -> None:
+    # The server's reason names its HTTP request, "(POST /me/name)": not what to type here.
+    status, out = await solrace(server_url, tmp_path, "claim", stdin="a password\n")
+    assert status == 1 and "solrace name NAME" in out and "POST" not in out, out
