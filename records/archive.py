@@ -228,12 +228,14 @@ async def _rate(
     conn: AsyncConnection, race: FinishedRace, known: set[str]
 ) -> dict[int, tuple[int, int]]:
     """Update the ratings of the race's rated seats: a seat with a known player who is no
-    bot, each player once. Seat -> (shown rating before, after); nothing if fewer than two."""
+    bot, each player once. Seat -> (shown rating before, after); nothing if fewer than two,
+    or if none of them made a move (a race abandoned before it began says nothing of
+    anyone's skill, as an aborted game is not rated)."""
     seats: dict[str, SeatResult] = {}
     for result in sorted(race.results, key=lambda r: r.seat):
         if result.player_id in known and not result.is_bot and result.player_id not in seats:
             seats[result.player_id] = result
-    if len(seats) < 2:
+    if len(seats) < 2 or not any(result.moves for result in seats.values()):
         return {}
     order = sorted(seats)  # one order for every transaction: no lock cycles
     await conn.execute(

@@ -4,6 +4,7 @@ once, however many times and from however many connections it is handed in."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import sqlalchemy as sa
 from support.records import add_player, finished_race, migrated
@@ -128,6 +129,35 @@ async def test_bots_unknown_players_and_casual_races_are_never_rated(
                 ("u1.1", "a"),
                 ("u1.1", None),
             ]
+
+
+async def test_a_race_nobody_played_is_not_rated_and_one_somebody_played_is(
+    database_url: str,
+) -> None:
+    """Abandoned before it began (every rated racer forfeited or timed out without a move):
+    nothing to rate, as an aborted game is not. A racer who never moved against one who
+    did loses rating as ever."""
+    async with migrated(database_url) as engine:
+        for player in "ab":
+            await add_player(engine, player, player)
+        archive = RaceArchive(engine)
+        idle = finished_race("n1", [1, 1], players=["a", "b"])
+        idle = dataclasses.replace(
+            idle,
+            results=[
+                dataclasses.replace(r, moves=0, progress=0, won=False, time_ms=None)
+                for r in idle.results
+            ],
+        )
+        await archive.archive(idle)
+        assert await _ratings(archive) == {}
+        half = finished_race("n2", [1, 2], players=["a", "b"])
+        half = dataclasses.replace(
+            half, results=[half.results[0], dataclasses.replace(half.results[1], moves=0)]
+        )
+        await archive.archive(half)
+        rated = await _ratings(archive)
+        assert rated["a"][0] > START.mu > rated["b"][0]
 
 
 async def test_the_room_replay_is_its_latest_archived_race(database_url: str) -> None:
