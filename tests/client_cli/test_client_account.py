@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from support.finished import archived_alone
 from support.players import call
+from support.signals import interruptible
 
 from client_cli.identity import BOT, bot_kind, save_identity
 
@@ -164,6 +165,7 @@ def test_ctrl_c_at_the_password_prompt_stops_solrace_login(server_url: str) -> N
 
     def terminal() -> None:  # the pty as the controlling terminal, as a user's is
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+        interruptible()  # Ctrl+C at its default, whatever the suite was started with
 
     main_fd, sub_fd = pty.openpty()
     command = [sys.executable, "-m", "client_cli", "--server", server_url, "login", "ann"]
