@@ -20,7 +20,7 @@ from rich.table import Table
 
 from client_cli.cards import CardStyle
 from client_cli.commands import ServerError, _request
-from client_cli.widgets import BOT_TAG, clock_ms
+from client_cli.widgets import BOT_TAG, clock_ms, counted
 from core import GAMES
 
 __all__ = [
@@ -103,22 +103,21 @@ def today_table(today: dict[str, Any]) -> Table:
 def _attempt_text(you: dict[str, Any]) -> str:
     if not you["finished"]:
         return "running"
-    text = f"won in {clock_ms(you['time'])}" if you["won"] else f"{_cards(you['progress'])} up"
+    text = (
+        f"won in {clock_ms(you['time'])}"
+        if you["won"]
+        else f"{counted(you['progress'], 'card')} up"
+    )
     return text + ("" if you["ranked"] else " (unranked)")
 
 
 def _row_text(row: dict[str, Any]) -> str:
-    result = f"{clock_ms(row['time'])}" if row["won"] else _cards(row["progress"])
-    moves = row["moves"]
-    return f"{_name(row)}: {result}, {moves} move{'' if moves == 1 else 's'}"
+    result = f"{clock_ms(row['time'])}" if row["won"] else counted(row["progress"], "card")
+    return f"{_name(row)}: {result}, {counted(row['moves'], 'move')}"
 
 
 def _name(row: dict[str, Any]) -> str:
     return str(row["name"]) + (BOT_TAG if row.get("bot") else "")
-
-
-def _cards(n: int) -> str:
-    return f"{n} card{'' if n == 1 else 's'}"
 
 
 def board_table(board: dict[str, Any]) -> Table:
@@ -134,7 +133,7 @@ def board_table(board: dict[str, Any]) -> Table:
         table.add_row(
             str(row["place"]),
             _name(row),
-            clock_ms(row["time"]) if row["won"] else _cards(row["progress"]),
+            clock_ms(row["time"]) if row["won"] else counted(row["progress"], "card"),
             str(row["moves"]),
             row["room"] or "",
         )
@@ -171,12 +170,8 @@ def streaks_text(streaks: dict[str, int]) -> str:
     played, won = streaks["played"], streaks["won"]
     if not played:
         return "No streak running: an attempt today starts one."
-
-    def days(n: int) -> str:
-        return f"{n} day{'' if n == 1 else 's'}"
-
-    won_text = f"{days(won)} in a row won" if won else "no day won in a row yet"
-    return f"Your streaks: {days(played)} in a row played; {won_text}."
+    won_text = f"{counted(won, 'day')} in a row won" if won else "no day won in a row yet"
+    return f"Your streaks: {counted(played, 'day')} in a row played; {won_text}."
 
 
 def run_daily(args: argparse.Namespace, style: CardStyle) -> int:

@@ -18,7 +18,7 @@ from client_cli.cards import CardStyle, cards_in_text
 from client_cli.help_screen import HelpScreen
 from client_cli.picking import digit_pile, key_move, move_cursor
 from client_cli.session import NO_AUTOPLAY, Outcome, Session
-from client_cli.widgets import BoardView, MoveInput, clock
+from client_cli.widgets import BoardView, MoveInput, clock, counted
 
 __all__ = ["PlayApp"]
 
@@ -125,7 +125,7 @@ class PlayApp(App[None]):
         parts = [
             self.heading,
             f"{state['progress']}/{total} cards",
-            f"{state['moves']} move{'' if state['moves'] == 1 else 's'}",
+            counted(state["moves"], "move"),
             clock(self.elapsed()),
         ]
         if state["game"] == "stalactites":

@@ -26,6 +26,7 @@ __all__ = [
     "RaceBars",
     "clock",
     "clock_ms",
+    "counted",
     "delta_text",
     "duration",
     "progress_bar",
@@ -223,6 +224,11 @@ def splits_text(splits: Sequence[float | None], best: Sequence[float | None] = (
 def clock(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def counted(n: int, word: str) -> str:
+    """`n` of `word`, in the plural but for one: "1 card", "3 moves", "0 days"."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def clock_ms(seconds: float) -> str:

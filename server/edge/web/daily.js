@@ -5,12 +5,10 @@
 //
 // Acting as a player is identity.js's: its key goes in the Authorization header only.
 
-import { h, clear, fmtMillis, keepFocus, leavingOnce } from "./dom.js";
+import { h, clear, counted, fmtMillis, keepFocus, leavingOnce } from "./dom.js";
 import { games, saveSeat } from "./api.js";
 import { authed, me } from "./identity.js";
 import { folded, ghostLimitField, nameLine } from "./widgets.js";
-
-const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
 
 const REFRESH = 5000; // ms between readings of today's boards
 
@@ -55,9 +53,8 @@ export async function render(root, { date = null } = {}) {
     const current = shown === today.date ? await request("GET", "/daily") : today;
     if (current.streaks) {
       const { played, won } = current.streaks;
-      const days = (n) => `${n} day${n === 1 ? "" : "s"}`;
       el.streaks.textContent = played
-        ? `Your streaks: ${days(played)} in a row played; ${won ? `${days(won)} in a row won` : "no day won in a row yet"}.`
+        ? `Your streaks: ${counted(played, "day")} in a row played; ${won ? `${counted(won, "day")} in a row won` : "no day won in a row yet"}.`
         : "No streak running: an attempt today starts one.";
     }
     const boards = await Promise.all(Object.keys(known).map((game) => request("GET", `/daily/${shown}/${game}`)));
@@ -116,7 +113,7 @@ function gameCard(board, known, isToday, limit) {
         `Back to my attempt (running since ${new Date(mine.started_at * 1000).toLocaleTimeString()})`));
     } else {
       action.append(
-        h("span", {}, mine.won ? `You won in ${fmtMillis(mine.time)}, ${mine.moves} moves` : `You ended with ${cards(mine.progress)} up`,
+        h("span", {}, mine.won ? `You won in ${fmtMillis(mine.time)}, ${mine.moves} moves` : `You ended with ${counted(mine.progress, "card")} up`,
           mine.ranked ? "" : " (unranked: undo)"),
         " ",
         h("button", { type: "button", class: "secondary daily-practice", onclick: () => start(game, true, say) }, "Practise this deal"),
@@ -126,8 +123,8 @@ function gameCard(board, known, isToday, limit) {
   const rows = board.board.map((r) =>
     h("tr", { class: mine && r.room === mine.room ? "me" : null, dataset: { room: r.room ?? "" } },
       h("td", {}, r.place),
-      h("td", { class: "player" }, nameLine(r.name, r.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(`${r.moves} move${r.moves === 1 ? "" : "s"}`)),
-      h("td", {}, r.won ? fmtMillis(r.time) : cards(r.progress)),
+      h("td", { class: "player" }, nameLine(r.name, r.bot ? h("span", { class: "tag bot" }, "bot") : null), folded(counted(r.moves, "move"))),
+      h("td", {}, r.won ? fmtMillis(r.time) : counted(r.progress, "card")),
       h("td", { class: "minor" }, r.moves),
       h("td", { class: "links" }, r.room ? [h("a", { href: `/replay/${r.room}` }, "replay"), " · ",
         h("button", { type: "button", class: "small daily-ghost", title: "race this run as a ghost (not ranked)",

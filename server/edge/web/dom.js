@@ -39,6 +39,11 @@ export function fmtSeconds(s) {
   return `${m}:${sec}`;
 }
 
+// `n` of `word`, in the plural but for one: "1 card", "3 moves", "0 days".
+export function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 // A time that ranks to the millisecond (a daily board's): "1:05.744".
 export function fmtMillis(s) {
   if (s === null || s === undefined) return "";
