@@ -55,6 +55,7 @@ from server.edge.loop_health import loop_health_ctx
 from server.edge.metrics_port import metrics_listener_ctx
 from server.edge.records_lifecycle import records_ctx
 from server.edge.records_routes import records_routes
+from server.edge.redis_first import redis_first
 from server.edge.redis_watch import redis_watch_ctx
 from server.edge.replay_routes import replay_routes
 from server.edge.routes import MAX_BODY, count_errors, json_errors, routes
@@ -85,7 +86,9 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings) -> web.Application:
     if not settings.redis_url:
         raise SettingsError("create_app needs redis_url (python -m server starts a Redis)")
-    app = web.Application(client_max_size=MAX_BODY, middlewares=[count_errors, json_errors])
+    app = web.Application(
+        client_max_size=MAX_BODY, middlewares=[count_errors, json_errors, redis_first]
+    )
     app[SETTINGS] = settings
     app[ROOM_LIMIT] = RoomRateLimit(settings.room_rate)
     app[SOCKETS] = set()

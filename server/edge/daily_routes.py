@@ -31,6 +31,7 @@ from server.daily.store import RECENT_DAYS, DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
+from server.edge.redis_first import needs_redis
 from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game
 from server.edge.web_client import VARY_ACCEPT, shell
 from server.identity.accounts import IdentityError
@@ -104,6 +105,7 @@ def _public(a: Attempt) -> dict[str, Any]:
 
 
 @daily_routes.get("/daily")
+@needs_redis
 @_handled
 async def get_daily(request: web.Request) -> web.StreamResponse:
     """Today's deals (a seed only once the day is over or your attempt is), yesterday's key;
@@ -149,6 +151,7 @@ async def get_daily(request: web.Request) -> web.StreamResponse:
 
 
 @daily_routes.get("/daily/{date}/{game}")
+@needs_redis
 @_handled
 async def get_board(request: web.Request) -> web.Response:
     """A day's board of a game: its ranked attempts in order; the key and seed once over."""
@@ -196,6 +199,7 @@ async def get_board(request: web.Request) -> web.Response:
 
 
 @daily_routes.post("/daily/{game}")
+@needs_redis
 @_handled
 async def start_attempt(request: web.Request) -> web.Response:
     """Open (or come back to) your ranked attempt at today's deal; `{"practice": true}`

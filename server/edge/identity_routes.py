@@ -23,6 +23,7 @@ from records.players import Player
 from records.profiles import PER_PAGE_MAX
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import ACCOUNTS, SETTINGS
+from server.edge.redis_first import needs_redis
 from server.edge.routes import (
     _error,
     creation_limited,
@@ -146,6 +147,7 @@ async def make_link_code(request: web.Request) -> web.Response:
 
 
 @identity_routes.post("/sign-in")
+@needs_redis
 async def sign_in(request: web.Request) -> web.Response:
     """{"name", "password", "label"?}: a new key for this device."""
     try:
@@ -163,6 +165,7 @@ async def sign_in(request: web.Request) -> web.Response:
 
 
 @identity_routes.post("/link")
+@needs_redis
 async def link(request: web.Request) -> web.Response:
     """{"code", "label"?}: a new key for this device, from a code another device made."""
     try:
@@ -221,6 +224,7 @@ async def sign_out_others(request: web.Request) -> web.Response:
 
 
 @identity_routes.post("/me/password")
+@needs_redis
 async def change_password(request: web.Request) -> web.Response:
     """{"password": CURRENT, "new_password": NEW}: the account's new password; every other
     device is signed out (how many: `signed_out`)."""

@@ -17,6 +17,7 @@ from core.replay import ReplayError, line_hash, verify
 from core.replay_boards import board_steps
 from protocol import ErrorCode
 from server.edge.app_keys import ARCHIVE
+from server.edge.redis_first import needs_redis
 from server.edge.routes import _error, archived_line_held, room_replay
 from server.room.ids import race_key, room_key
 
@@ -42,6 +43,7 @@ def _boards(text: str) -> web.Response:
 
 
 @replay_routes.get("/rooms/{room}/replay/boards")
+@needs_redis
 async def get_replay_boards(request: web.Request) -> web.Response:
     """The boards of the replay GET /rooms/{room}/replay serves."""
     text = await room_replay(request, room_key(request.match_info["room"]))

@@ -35,6 +35,7 @@ from server.edge.app_keys import (
     STORE,
 )
 from server.edge.ghost_rooms import GhostUnavailable, deal_of, ghost_run, ghost_source
+from server.edge.redis_first import needs_redis
 from server.edge.tournament_keys import TOUR_RUNNER
 from server.edge.web_client import shell
 from server.identity.accounts import IdentityError
@@ -260,6 +261,7 @@ async def creation_limited(request: web.Request, what: str) -> web.Response | No
 
 
 @routes.post("/rooms")
+@needs_redis
 async def create_room(request: web.Request) -> web.Response:
     """Create a room: {"game", "seed": N | "random" | "winnable", "seats", "undo", "hints",
     "time_limit", "spectator_delay", "grace", "countdown", "rated"}; every field but game
@@ -397,6 +399,7 @@ async def _live_rooms(request: web.Request, wanted: tuple[str, ...]) -> list[dic
 
 
 @routes.get("/rooms")
+@needs_redis
 async def list_rooms(request: web.Request) -> web.Response:
     """Rooms in their lobby, counting down or running, newest first."""
     rooms = await _live_rooms(request, ("lobby", "countdown", "running"))
@@ -404,6 +407,7 @@ async def list_rooms(request: web.Request) -> web.Response:
 
 
 @routes.get("/tv/room")
+@needs_redis
 async def tv_room(request: web.Request) -> web.Response:
     """The race the TV page shows: the closest one running now (server/room/tv.py), or null."""
     room = closest_race(await _live_rooms(request, ("running",)))
@@ -430,6 +434,7 @@ async def games(request: web.Request) -> web.Response:
 
 
 @routes.get("/rooms/{room}")
+@needs_redis
 async def get_room(request: web.Request) -> web.Response:
     loaded = await request.app[STORE].load(room_key(request.match_info["room"]))
     if loaded is None:
@@ -441,6 +446,7 @@ async def get_room(request: web.Request) -> web.Response:
 
 
 @routes.get("/rooms/{room}/results")
+@needs_redis
 async def get_results(request: web.Request) -> web.Response:
     """The room's latest finished round's results: the live room's while Redis holds it,
     else its latest archived race's, the same answer (server/room/archived.py)."""
@@ -483,6 +489,7 @@ def _results(room: str, game: str, done: FinishedRound) -> web.Response:
 
 
 @routes.get("/rooms/{room}/replay")
+@needs_redis
 async def get_replay(request: web.Request) -> web.Response:
     """The room's finished race as NDJSON (core/replay.py): header, every accepted move,
     results, each line chained to the previous one by its hash. Once the room has expired

@@ -14,6 +14,7 @@ import core
 from protocol import FORMATS, ErrorCode
 from server.edge.app_keys import ACCOUNTS, SETTINGS
 from server.edge.identity_routes import bearer_key
+from server.edge.redis_first import needs_redis
 from server.edge.routes import (
     HEAT_NOT_YET,
     BadRequest,
@@ -111,6 +112,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
 
 
 @tour_routes.post("/tournaments")
+@needs_redis
 async def create_tournament(request: web.Request) -> web.Response:
     limited = await creation_limited(request, "tournaments")
     if limited is not None:
@@ -127,6 +129,7 @@ async def create_tournament(request: web.Request) -> web.Response:
 
 
 @tour_routes.get("/tournaments")
+@needs_redis
 async def list_tournaments(request: web.Request) -> web.Response:
     store = request.app[TOUR_STORE]
     views = []
@@ -138,6 +141,7 @@ async def list_tournaments(request: web.Request) -> web.Response:
 
 
 @tour_routes.get("/tournaments/{tid}")
+@needs_redis
 async def get_tournament(request: web.Request) -> web.Response:
     try:
         tour, rev = await request.app[TOUR_STORE].get(request.match_info["tid"])
@@ -147,6 +151,7 @@ async def get_tournament(request: web.Request) -> web.Response:
 
 
 @tour_routes.post("/tournaments/{tid}/players")
+@needs_redis
 async def register(request: web.Request) -> web.Response:
     """Register under `name`; with a player key (Authorization: Bearer), the registration
     is that player's, under their name, with their rating (docs/protocol.md section 11)."""
@@ -234,7 +239,7 @@ def _route(act: Callable[[web.Request, str], Awaitable[web.Response]], action: s
     async def handler(request: web.Request) -> web.Response:
         return await act(request, action)
 
-    tour_routes.post(f"/tournaments/{{tid}}/{action}")(handler)
+    tour_routes.post(f"/tournaments/{{tid}}/{action}")(needs_redis(handler))
 
 
 for _action in ("withdraw", "return"):
@@ -244,6 +249,7 @@ for _action in ("start", "pause", "resume", "remove"):
 
 
 @tour_routes.get("/tournaments/{tid}/standings")
+@needs_redis
 async def standings(request: web.Request) -> web.Response:
     """?format=json (default), csv or ndjson."""
     fmt = query_option(request, "format")
@@ -264,6 +270,7 @@ async def standings(request: web.Request) -> web.Response:
 
 
 @tour_routes.get("/tournaments/{tid}/replays/{heat}")
+@needs_redis
 async def replay(request: web.Request) -> web.Response:
     """A finished race of the tournament as NDJSON (core/replay.py)."""
     store = request.app[TOUR_STORE]

@@ -152,6 +152,64 @@ async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_t
 
 
 @pytest.mark.timeout(60)
+async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outage_is_seen(
+    own_redis: OwnRedis, make_own_server: MakeServer
+) -> None:
+    """Once the process's check of Redis has failed, an HTTP request that needs Redis is
+    answered 503 `unavailable` within a check of its own (at most CHECK_TIMEOUT), as the
+    WebSocket's requests are: each waited out its reply deadline (GET /rooms: 5 s; 15 s
+    through a balancer that tries each process in turn). Requests that need no Redis are
+    served as ever."""
+    own_server_url = await make_own_server(redis_cutoff=60)
+    room = (await create_room(own_server_url, game="shaula"))["id"]
+    tournament, _ = await create_tournament(own_server_url)
+    async with aiohttp.ClientSession() as http:
+        assert own_redis.proc is not None
+        os.kill(own_redis.proc.pid, signal.SIGSTOP)
+        try:
+            async with asyncio.timeout(4 * REPLY_DEADLINE):
+                while True:
+                    async with http.get(f"{own_server_url}/healthz") as answer:
+                        if answer.status == 503:
+                            break
+                    await asyncio.sleep(0.2)
+            await asyncio.sleep(WATCH_EVERY + CHECK_TIMEOUT + 1)
+            refused = (
+                ("GET", "/rooms"),
+                ("POST", "/rooms"),
+                ("GET", f"/rooms/{room}"),
+                ("GET", f"/rooms/{room}/results"),
+                ("GET", f"/rooms/{room}/replay"),
+                ("GET", "/tv/room"),
+                ("GET", "/tournaments"),
+                ("GET", f"/tournaments/{tournament}"),
+                ("GET", f"/tournaments/{tournament}/standings"),
+                ("GET", "/daily"),
+            )
+            for method, path in refused:
+                json = {"game": "shaula"} if method == "POST" else None
+                began = time.monotonic()
+                async with http.request(method, own_server_url + path, json=json) as answer:
+                    body = await answer.json()
+                took = time.monotonic() - began
+                assert answer.status == 503, (path, body)
+                assert body["error"]["code"] == "unavailable", (path, body)
+                assert answer.headers["Retry-After"] == "1"
+                assert took < CHECK_TIMEOUT + 1.5, (path, took)
+            for path, status in (("/games", 200), ("/games/shaula/rules", 200)):
+                async with http.get(own_server_url + path) as answer:
+                    assert answer.status == status, (path, await answer.text())
+        finally:
+            os.kill(own_redis.proc.pid, signal.SIGCONT)
+        async with asyncio.timeout(4 * REPLY_DEADLINE):
+            while True:
+                async with http.get(f"{own_server_url}/rooms/{room}") as answer:
+                    if answer.status == 200:
+                        break
+                await asyncio.sleep(0.2)
+
+
+@pytest.mark.timeout(60)
 async def test_a_racer_who_left_during_a_freeze_has_the_whole_grace_from_the_thaw(
     own_redis: OwnRedis, make_own_server: MakeServer
 ) -> None:
