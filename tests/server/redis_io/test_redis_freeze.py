@@ -116,12 +116,7 @@ async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_t
         assert own_redis.proc is not None
         os.kill(own_redis.proc.pid, signal.SIGSTOP)
         try:
-            async with asyncio.timeout(4 * REPLY_DEADLINE):
-                while True:  # until the process's own check has failed
-                    async with http.get(f"{own_server_url}/healthz") as answer:
-                        if answer.status == 503:
-                            break
-                    await asyncio.sleep(0.2)
+            await until_status(http, f"{own_server_url}/healthz", 503)
             # /healthz asks Redis itself; the process's watch finds the same within a
             # check's interval and timeout.
             await asyncio.sleep(WATCH_EVERY + CHECK_TIMEOUT + 1)
@@ -139,12 +134,7 @@ async def test_requests_are_answered_unavailable_at_once_once_the_process_sees_t
         finally:
             os.kill(own_redis.proc.pid, signal.SIGCONT)
         # Redis back: the same requests are served.
-        async with asyncio.timeout(4 * REPLY_DEADLINE):
-            while True:
-                async with http.get(f"{own_server_url}/healthz") as answer:
-                    if answer.status == 200:
-                        break
-                await asyncio.sleep(0.2)
+        await until_status(http, f"{own_server_url}/healthz", 200)
         await watcher.send(p.Watch(room=room))
         assert (await watcher.expect(p.Welcome, timeout=10)).role == "spectator"
         await follower.send(p.TourWatch(tournament=tournament))
@@ -167,12 +157,7 @@ async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outag
         assert own_redis.proc is not None
         os.kill(own_redis.proc.pid, signal.SIGSTOP)
         try:
-            async with asyncio.timeout(4 * REPLY_DEADLINE):
-                while True:
-                    async with http.get(f"{own_server_url}/healthz") as answer:
-                        if answer.status == 503:
-                            break
-                    await asyncio.sleep(0.2)
+            await until_status(http, f"{own_server_url}/healthz", 503)
             await asyncio.sleep(WATCH_EVERY + CHECK_TIMEOUT + 1)
             refused = (
                 ("GET", "/rooms"),
@@ -201,12 +186,7 @@ async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outag
                     assert answer.status == status, (path, await answer.text())
         finally:
             os.kill(own_redis.proc.pid, signal.SIGCONT)
-        async with asyncio.timeout(4 * REPLY_DEADLINE):
-            while True:
-                async with http.get(f"{own_server_url}/rooms/{room}") as answer:
-                    if answer.status == 200:
-                        break
-                await asyncio.sleep(0.2)
+        await until_status(http, f"{own_server_url}/rooms/{room}", 200)
 
 
 @pytest.mark.timeout(60)
@@ -249,3 +229,13 @@ async def _race(room: str, ann: WsClient, bo: WsClient) -> tuple[int | None, int
     await bo.expect(p.RaceStarted, timeout=10)
     await ann.expect(p.RaceStarted, timeout=10)
     return ann_seat, bo_seat
+
+
+async def until_status(http: aiohttp.ClientSession, url: str, status: int) -> None:
+    """Ask `url` until it answers `status` (within four reply deadlines)."""
+    async with asyncio.timeout(4 * REPLY_DEADLINE):
+        while True:
+            async with http.get(url) as answer:
+                if answer.status == status:
+                    return
+            await asyncio.sleep(0.2)
