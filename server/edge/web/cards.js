@@ -6,7 +6,7 @@
 // ("t5 t2 3": three cards from t5 to t2) so it can draw an accepted move; whether a move
 // is legal is never decided here: the server's engine does that.
 
-import { h, clear } from "./dom.js";
+import { h, clear, counted } from "./dom.js";
 import { listenKeys } from "./board_keys.js";
 import { animateFrom, positions } from "./motion.js";
 import { TABLEAU_GROUPS, emptyText, foundationNote, pileKind, pileName } from "./table.js";
@@ -282,7 +282,7 @@ export class BoardView {
     let text = pileName(this.game, pile, cards, kindOf(pile) === "tableau");
     if (this.selected?.pile === pile) {
       const n = cards.length - this.selected.index;
-      text += `; picked up: ${n} card${n === 1 ? "" : "s"}`;
+      text += `; picked up: ${counted(n, "card")}`;
     }
     if (el.getAttribute("aria-label") !== text) el.setAttribute("aria-label", text);
   }

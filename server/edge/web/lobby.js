@@ -2,7 +2,7 @@
 // section 5), creating a room with every setting of POST /rooms, quick match, and a link to
 // share for each room.
 
-import { h, clear, copyButton, keepFocus, leavingOnce } from "./dom.js";
+import { h, clear, copyButton, counted, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { shownName, useName } from "./identity.js";
 import { Socket } from "./net.js";
@@ -190,7 +190,7 @@ function liveRooms(list, known) {
 }
 
 function settingsText(room) {
-  const bits = [`${room.seats} seat${room.seats === 1 ? "" : "s"}`, room.rated ? "rated" : "casual"];
+  const bits = [counted(room.seats, "seat"), room.rated ? "rated" : "casual"];
   if (room.undo) bits.push("undo");
   if (room.hints) bits.push("hints");
   if (room.time_limit) bits.push(`${Math.round(room.time_limit / 60)} min`);

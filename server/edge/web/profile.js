@@ -2,7 +2,7 @@
 // drawn as a small chart, races played and won, best times, and the latest races with
 // links to their replays, a page at a time (?page=N).
 
-import { h, add, fmtSeconds } from "./dom.js";
+import { h, add, counted, fmtSeconds } from "./dom.js";
 import { games } from "./api.js";
 import { authed } from "./identity.js";
 import { fmtDelta, fmtSplit } from "./widgets.js";
@@ -73,7 +73,7 @@ export async function render(root, { name }) {
     root,
     h("h1", {}, player.name, player.bot ? h("span", { class: "tag bot" }, "bot") : null),
     player.names.length ? h("p", { class: "muted" }, `Formerly ${player.names.map((n) => n.name).join(", ")}`) : null,
-    h("p", {}, `${stats.races} race${stats.races === 1 ? "" : "s"}, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
+    h("p", {}, `${counted(stats.races, "race")}, ${stats.won} won`, player.bot ? " · bots are never rated" : ""),
     h("h2", {}, "Ratings"),
     ratings.length
       ? scrolling("ratings", h("table", { class: "stats ratings" },

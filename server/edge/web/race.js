@@ -5,7 +5,7 @@
 // move is checked by the server only: the board changes when a move is accepted, never
 // before, so a refused move leaves it as it was.
 
-import { h, add, clear, copyButton } from "./dom.js";
+import { h, add, clear, copyButton, counted } from "./dom.js";
 import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
 import { authed, isGuestName, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
@@ -415,7 +415,7 @@ export async function render(root, { room: roomId }) {
     el.waiting.append(
       h("h2", {}, "Waiting room"),
       h("p", {}, `${room.players.length} of ${room.seats} seats taken, ${ready} ready. `,
-        free ? `Waiting for ${free} more player${free === 1 ? "" : "s"}: send them the link. ` : "",
+        free ? `Waiting for ${counted(free, "more player")}: send them the link. ` : "",
         "The race starts by itself once every seat is taken and everyone is ready.",
         room.host === me ? " As the host, Start now begins the countdown at once with whoever is seated." : ""),
       h("p", { class: "share" },

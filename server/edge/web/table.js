@@ -3,6 +3,7 @@
 // speaks. Words only: whether a move is legal is decided by the server's engine alone.
 
 import { cardLabel, cardSymbol } from "./cards.js";
+import { counted } from "./dom.js";
 
 const SHAULA_TABLEAU = (n) => (n <= 4 ? "fortythieves" : "freecell");
 
@@ -71,7 +72,7 @@ export function pileName(game, pile, cards, fanned) {
     const takes = emptyText(game, pile, true);
     return `${text}empty${takes ? `, takes ${takes}` : ""}`;
   }
-  text += `${count} card${count === 1 ? "" : "s"}, top: ${spoken(cards[count - 1])}`;
+  text += `${counted(count, "card")}, top: ${spoken(cards[count - 1])}`;
   if (game === "stalactites" && pile.startsWith("f")) text += `, base: ${spoken(cards[0])}`;
   if (fanned && count > 1) {
     text += `; under it: ${cards.slice(0, -1).reverse().map(spoken).join(", ")}`;

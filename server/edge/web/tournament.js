@@ -2,7 +2,7 @@
 // races to watch (and the player's own race to play), the bracket of a knockout, and the
 // organiser's start/pause/resume when this browser created it.
 
-import { h, clear, copyButton, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
+import { h, clear, copyButton, counted, fmtSeconds, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, playerName, postJSON, saveSeat, setPlayerName } from "./api.js";
 import { authed, isGuestName, me, signedIn, useName } from "./identity.js";
 import { Socket } from "./net.js";
@@ -20,7 +20,7 @@ function loadTour(id) {
   }
 }
 
-const playerCount = (n) => `${n} player${n === 1 ? "" : "s"}`;
+const playerCount = (n) => counted(n, "player");
 
 // Each format's columns of the standings; the first is what ranks them, the one kept on a
 // phone beside the rank and the name (the others fold under the name there, with the rating).
@@ -140,7 +140,7 @@ export async function render(root, { tour: id }) {
     // cards of the others): the ranking itself is the standings' business.
     const outcome = (race) =>
       race.results
-        ? race.results.map((r) => `${r.name} ${r.won ? `finished in ${fmtSeconds(r.time)}` : `${r.progress} card${r.progress === 1 ? "" : "s"}`}`).join(" · ")
+        ? race.results.map((r) => `${r.name} ${r.won ? `finished in ${fmtSeconds(r.time)}` : counted(r.progress, "card")}`).join(" · ")
         : race.players.join(", ");
     const heads = [t.format === "arena" ? "Wave" : "Round", "Game", "Deal", "Results", ""];
     el.races.append(

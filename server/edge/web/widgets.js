@@ -1,6 +1,6 @@
 // Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
 
-import { h, clear, fmtSeconds } from "./dom.js";
+import { h, clear, counted, fmtSeconds } from "./dom.js";
 import { games, parseJSON, request } from "./api.js";
 import { playerHeaders } from "./identity.js";
 
@@ -182,7 +182,7 @@ export function resultsTable(room, known, me = null) {
           h("td", { class: "who" }, h("span", { class: "name", title: r.name },
             r.player && !r.bot ? h("a", { href: `/p/${encodeURIComponent(r.name)}` }, r.name) : r.name),
             r.bot ? h("span", { class: "tag bot" }, "bot") : null,
-            h("small", {}, `${r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")} · ${r.moves} move${r.moves === 1 ? "" : "s"}`),
+            h("small", {}, `${r.won ? "won" : r.out || (r.stuck ? "stuck" : "unfinished")} · ${counted(r.moves, "move")}`),
             h("small", { class: "splits" }, splitsText(r.splits, cards))),
           h("td", {}, `${r.progress}/${cards}`),
           h("td", {}, r.won && r.time !== null && r.time !== undefined ? fmtSeconds(r.time) : "–"),
