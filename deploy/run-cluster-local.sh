@@ -2,9 +2,10 @@
 # A local Redis Cluster of three primaries, then deploy/run-local.sh on it:
 #   deploy/run-cluster-local.sh [N] [BASE]     N server processes on ports BASE.. (3 from 8801)
 # The nodes listen on $CLUSTER_PORTS (default "7001 7002 7003"), with the append-only file on
-# and their data in .data/cluster/PORT; a cluster made on an earlier run is used again as it
-# is. The servers get REDIS_URL of the first node and find the others themselves (see
+# and their data in $SOLRACE_DATA_DIR/cluster/PORT (.data/cluster/PORT by default); a cluster
+# made on an earlier run is used again as it is. The servers get REDIS_URL of the first node and find the others themselves (see
 # deploy/README.md, "Redis Cluster"). Ctrl-C stops the servers, then the nodes.
+# Checked by tests/deploy/test_run_cluster_local.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-redis-server
@@ -20,8 +21,9 @@ trap stop_nodes EXIT
 trap 'exit 130' INT TERM
 
 for port in "${ports[@]}"; do
-    data="$PWD/.data/cluster/$port"
+    data="${SOLRACE_DATA_DIR:-.data}/cluster/$port"
     mkdir -p "$data"
+    data=$(cd "$data" && pwd)  # redis-server runs elsewhere: an absolute path
     # setsid: out of reach of the terminal's ^C, so the servers stop before their Redis.
     setsid redis-server --bind 127.0.0.1 --port "$port" --dir "$data" --appendonly yes --save "" \
         --cluster-enabled yes --cluster-config-file nodes.conf --logfile "$data/redis.log" &
