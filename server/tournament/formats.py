@@ -236,6 +236,11 @@ class Arena(TourFormat[p.ArenaStanding]):
             return True
         if tour.paused or tour.next_at is None or now < tour.next_at:
             return False
+        if now + tour.config.countdown > tour.ends_at:
+            # A heat races once its countdown is over: one paired now would begin after
+            # the end. No more pairings; the end is the clock's.
+            tour.next_at = None
+            return True
         busy = {pid for heat in live for pid in heat.players}
         free = [pid for pid in tour.active_by_standing() if pid not in busy]
         # Who was left out of the last pairing goes first: nobody waits twice in a row

@@ -229,3 +229,30 @@ async def test_a_knockout_final_won_by_a_player_who_withdrew_during_it(server_ur
         (1, "bo", 0, None),
         (2, "ann", 1, 1),
     ]
+
+
+async def test_no_arena_heat_begins_after_its_end(server_url: str) -> None:
+    # A heat races once its room's countdown is over (the replay's `started_at`). The
+    # first heat is paired at the start and begins 3 s later; its racers resign at once,
+    # and the next pairing falls within a countdown of the end: a heat paired then would
+    # begin after it, so none is.
+    tid, organiser = await create(
+        server_url, format="arena", duration=6, wave=0.2, arena_heat=2, countdown=3.0
+    )
+    tokens = {name: await register(server_url, tid, name) for name in ("ann", "bo")}
+    plan = always(Plan(moves=3, resign=True))
+    bots = [TourBot([server_url], tid, n, tokens[n], plan) for n in tokens]
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid))
+        await watcher.expect(p.TourState)
+        running = [asyncio.create_task(bot.run()) for bot in bots]
+        await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        final = await wait_for(watcher, lambda s: s.tournament["status"] == "finished", 60)
+        await asyncio.gather(*running)
+    ends_at = final.tournament["ends_at"]
+    _, doc = await get_json(f"{server_url}/tournaments/{tid}/standings")
+    starts = []
+    for race in doc["races"]:
+        _, text = await get_text(f"{server_url}/tournaments/{tid}/replays/{race['heat']}")
+        starts.append(verify(text).header["started_at"])
+    assert starts and all(start <= ends_at for start in starts), (starts, ends_at)
