@@ -90,12 +90,17 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
     seeding = body.get("seeding", "registration")
     if seeding not in ("registration", "rating"):
         raise BadRequest('seeding must be "registration" or "rating"')
+    duration = _number(body, "duration", 600.0, 1, 86400) or 600.0
+    countdown = _number(body, "countdown", 5.0, 0, 60) or 0.0
+    if fmt == "arena" and duration <= countdown:
+        # No heat begins after the end, and each counts down first: it could race nothing.
+        raise BadRequest("duration must be longer than countdown: no heat could begin")
     return TourConfig(
         name=name,
         format=fmt,
         games=tuple(games),
         rounds=_whole(body, "rounds", 3, 1, 100),
-        duration=_number(body, "duration", 600.0, 1, 86400) or 600.0,
+        duration=duration,
         time_limit=_number(body, "time_limit", 300.0, 1, 86400) or 300.0,
         winnable=_flag(body, "winnable", True),
         spectator_delay=_number(body, "spectator_delay", 10.0, 0, 3600) or 0.0,
@@ -104,7 +109,7 @@ def config_from_body(body: dict[str, Any], max_seats: int) -> TourConfig:
         arena_heat=_whole(body, "arena_heat", min(4, seats), 2, seats),
         wave=_number(body, "wave", 5.0, 0.1, 600) or 5.0,
         pause=_number(body, "pause", 30.0, 0, 3600) or 0.0,
-        countdown=_number(body, "countdown", 5.0, 0, 60) or 0.0,
+        countdown=countdown,
         grace=_number(body, "grace", 60.0, 0, 3600) or 0.0,
         rated=_flag(body, "rated", True),
         seeding=seeding,

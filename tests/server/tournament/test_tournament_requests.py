@@ -293,3 +293,23 @@ async def test_starting_with_too_few_players_says_how_many_are_needed(server_url
         )
         assert status == 409
         assert data["error"] == {"code": "not_enough_players", "message": message}
+
+
+async def test_an_arena_too_short_for_a_countdown_is_refused(server_url: str) -> None:
+    # No Arena heat begins after the end, and each counts down first: an Arena no longer
+    # than its countdown could race nothing. Other formats have no `duration` to check.
+    for countdown, duration in ((5, 5), (10, 3)):
+        status, data = await post_json(
+            f"{server_url}/tournaments",
+            {"name": "t", "format": "arena", "duration": duration, "countdown": countdown},
+        )
+        assert (status, data["error"]["code"]) == (400, "bad_request"), data
+        assert "duration" in data["error"]["message"]
+    status, data = await post_json(
+        f"{server_url}/tournaments", {"name": "t", "format": "arena", "duration": 6}
+    )
+    assert status == 201 and data["tournament"]["countdown"] == 5.0, data
+    status, _ = await post_json(
+        f"{server_url}/tournaments", {"name": "t", "format": "rounds", "duration": 1}
+    )
+    assert status == 201
