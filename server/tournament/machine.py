@@ -114,11 +114,14 @@ class Tournament:
         player.withdrawn = False
         return changed
 
-    def remove(self, pid: int, now: float) -> None:
-        """The organiser's decision: no more races; ranked last; cannot come back."""
+    def remove(self, pid: int, now: float) -> bool:
+        """The organiser's decision: no more races; ranked last; cannot come back. Again
+        changes nothing. Whether it changed anything."""
         player = self.player(pid)
         self._not_over()
+        changed = not player.removed
         player.removed = True
+        return changed
 
     def _not_over(self) -> None:
         if self.status is Status.FINISHED:

@@ -93,7 +93,7 @@ class TourRunner:
             elif action == "resume":
                 return t.resume(now)
             elif action == "remove":
-                t.remove(args["player"], now)
+                return t.remove(args["player"], now)
             else:
                 raise TourError(ErrorCode.BAD_REQUEST, f"no action {action!r}")
             return True

@@ -238,8 +238,8 @@ async def test_next_at_is_null_while_paused_before_the_start_and_in_an_arena(
 async def test_a_request_that_changes_nothing_writes_nothing_and_pushes_nothing(
     server_url: str,
 ) -> None:
-    """Withdrawing, returning, pausing or resuming again answers the same, but is no change:
-    the tournament's version stays and its followers are sent nothing."""
+    """Withdrawing, returning, pausing, resuming or removing again answers the same, but is
+    no change: the tournament's version stays and its followers are sent nothing."""
     tid, organiser = await create(server_url)
     ann = await register(server_url, tid, "ann")
     base = f"{server_url}/tournaments/{tid}"
@@ -256,6 +256,7 @@ async def test_a_request_that_changes_nothing_writes_nothing_and_pushes_nothing(
             ("return", {"token": ann}),
             ("pause", {"organiser_token": organiser}),
             ("resume", {"organiser_token": organiser}),
+            ("remove", {"organiser_token": organiser, "player": "ann"}),
         ):
             status, _ = await post_json(f"{base}/{action}", body)
             assert status == 200
