@@ -329,6 +329,11 @@ class Knockout(TourFormat[p.KnockoutStanding]):
                 Match(len(tour.matches), 1, slot, slots[2 * slot], slots[2 * slot + 1])
             )
 
+    def deadline(self, tour: Tournament) -> float | None:
+        if tour.racing and self._tied(tour):
+            return tour.started_at  # past: due at once (`next_at` is a round's, none now)
+        return super().deadline(tour)
+
     def tick(self, tour: Tournament, now: float) -> bool:
         changed = self._replay_ties(tour, now)
         if tour.racing or tour.paused or tour.next_at is None or now < tour.next_at:
@@ -365,8 +370,7 @@ class Knockout(TourFormat[p.KnockoutStanding]):
             assert match.a is not None and match.b is not None
             better = min(match.a, match.b, key=lambda pid: seed_key(tour, pid))
             self._decide(tour, match, better, "walkover", now)
-        else:
-            tour.next_at = now  # a new deal for the tie, at the next tick
+        # Otherwise a tie: a new deal at the next tick (`deadline` says it is due).
 
     def over_after_round(self, tour: Tournament) -> bool:
         if sum(pl.out_round is None for pl in tour.players) > 1:
@@ -462,15 +466,23 @@ class Knockout(TourFormat[p.KnockoutStanding]):
                 player.out_round = number
         return False
 
+    def _tied(self, tour: Tournament) -> list[Match]:
+        """The round's undecided matches whose races so far could not part their players
+        (none of them is being raced)."""
+        return [
+            match
+            for match in self._round(tour, tour.round)
+            if not match.settled
+            and any(h.match == match.id for h in tour.heats)
+            and not any(h.live for h in tour.heats if h.match == match.id)
+        ]
+
     def _replay_ties(self, tour: Tournament, now: float) -> bool:
         """A match whose last race could not part its players gets a new deal."""
         if not tour.racing:
             return False
         changed = False
-        for match in self._round(tour, tour.round):
-            heats = [h for h in tour.heats if h.match == match.id]
-            if match.settled or not heats or any(h.live for h in heats):
-                continue
+        for match in self._tied(tour):
             if not self._settle_without_race(tour, match, match.round):
                 changed = True  # one withdrew since: a new deal is a race they won't get
             elif self._race(tour, match, now):
@@ -478,11 +490,6 @@ class Knockout(TourFormat[p.KnockoutStanding]):
         if all(m.settled for m in self._round(tour, tour.round)):
             tour.end_round(now)
             return True
-        if changed and not any(
-            not m.settled and not any(h.live for h in tour.heats if h.match == m.id)
-            for m in self._round(tour, tour.round)
-        ):
-            tour.next_at = None
         return changed
 
     def _decide(self, tour: Tournament, match: Match, winner: int, how: str, now: float) -> None:

@@ -135,8 +135,12 @@ def test_a_knockout_with_byes_a_walkover_and_a_tie_raced_again() -> None:
     (heat,) = t.live_heats()
     assert heat.players == [3, 4] and heat.match == 1
     t.heat_finished(heat.id, [lose(3, 20, 5), lose(4, 20, 5)], T0 + 50)  # a tie
-    assert t.racing and t.next_at == T0 + 50
+    # The new deal is due at once; `next_at` (a round's) stays null while the round races.
+    assert t.racing and t.next_at is None
+    deadline = t.next_deadline()
+    assert deadline is not None and deadline <= T0 + 50
     assert t.tick(T0 + 50)
+    assert t.next_at is None and t.next_deadline() is None  # raced: nothing due
     (again,) = t.live_heats()
     assert again.players == [3, 4] and again.seed != heat.seed and again.match == 1
     t.heat_finished(again.id, [win(3, 40), lose(4, 50, 30)], T0 + 100)

@@ -314,3 +314,36 @@ async def test_an_arena_too_short_for_a_countdown_is_refused(server_url: str) ->
         f"{server_url}/tournaments", {"name": "t", "format": "rounds", "duration": 1}
     )
     assert status == 201
+
+
+async def test_next_at_is_null_while_a_round_is_raced(server_url: str) -> None:
+    # TOURNAMENT `next_at`: between rounds, when the next one begins. While a round is
+    # raced there is none to give, a tied Knockout match waiting for its new deal included
+    # (nobody comes here: two tied races, then a walkover).
+    tid, organiser = await create(server_url, format="knockout", time_limit=30, grace=0.3)
+    for name in ("ann", "bo"):
+        await register(server_url, tid, name)
+    seen: list[dict[str, object]] = []
+
+    async def poll() -> None:
+        while True:
+            _, data = await get_json(f"{server_url}/tournaments/{tid}")
+            seen.append(data["tournament"])
+            await asyncio.sleep(0.02)
+
+    async with WsClient.connect(server_url) as watcher:
+        await watcher.send(p.TourWatch(tournament=tid))
+        await watcher.expect(p.TourState)
+        polling = asyncio.create_task(poll())
+        await post_json(f"{server_url}/tournaments/{tid}/start", {"organiser_token": organiser})
+        pushed: list[p.TourState] = []
+
+        def done(state: p.TourState) -> bool:
+            pushed.append(state)
+            return state.tournament["status"] == "finished"
+
+        await wait_for(watcher, done, 30.0)
+        polling.cancel()
+    seen += [state.tournament for state in pushed]
+    racing = [t for t in seen if t["racing"]]
+    assert racing and [t["next_at"] for t in racing] == [None] * len(racing)
