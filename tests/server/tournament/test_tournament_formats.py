@@ -120,6 +120,25 @@ def test_knockout_tie_breaks() -> None:
     assert knockout_winner(win(0, 9.0001), win(1, 9.0)) is None  # the same millisecond
 
 
+def test_a_later_round_match_names_the_winners_of_its_two_slots_as_a_and_b() -> None:
+    # Slot k of round 2 meets the winners of round 1's slots 2k (a) and 2k + 1 (b). Both
+    # players of slot 0 withdraw during their race: nobody is sent, `a` is null, and the
+    # final is a bye for `b`, the winner of slot 1.
+    t = tour("knockout", 4)  # 1-4 in slot 0, 2-3 in slot 1
+    t.start(T0)
+    t.add_seeds("shaula", [11, 12])
+    assert t.tick(T0)
+    t.withdraw(0, T0 + 1)
+    t.withdraw(3, T0 + 1)
+    finish_live(t, {0: win(0, 10), 3: lose(3, 5, 1), 1: win(1, 9), 2: lose(2, 4, 1)}, T0 + 20)
+    assert [(m.round, m.a, m.b, m.winner, m.how) for m in t.matches] == [
+        (1, 0, 3, None, "walkover"),
+        (1, 1, 2, 1, "race"),
+        (2, None, 1, 1, "bye"),
+    ]
+    assert t.status is Status.FINISHED and t.champion() == 1
+
+
 def test_a_knockout_with_byes_a_walkover_and_a_tie_raced_again() -> None:
     t = tour("knockout", 5, pause=10.0)  # 8 places: seeds 1, 2, 3 get byes
     t.start(T0)
