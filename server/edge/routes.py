@@ -67,9 +67,16 @@ log = logging.getLogger(__name__)
 routes = web.RouteTableDef()
 
 
+# HTTP asks every 401 to say how to authenticate (some clients cannot read one that does
+# not): by the player key, sent as `Authorization: Bearer KEY` (docs/protocol.md 11).
+_CHALLENGE = {"WWW-Authenticate": "Bearer"}
+
+
 def _error(
     status: int, code: ErrorCode, message: str, headers: dict[str, str] | None = None
 ) -> web.Response:
+    if status == 401:
+        headers = {**_CHALLENGE, **(headers or {})}
     response = web.json_response(
         {"error": {"code": code.value, "message": message}}, status=status, headers=headers
     )

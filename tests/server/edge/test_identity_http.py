@@ -260,3 +260,22 @@ async def test_a_profile_page_that_is_no_whole_number_is_refused(
     _, player = await new_player(server_url)
     status, body, _ = await call(server_url, "GET", f"/players/{player['name']}?{query}")
     assert status == 400 and body["error"]["code"] == "bad_request"
+
+
+async def test_a_401_says_how_to_authenticate(server_url: str) -> None:
+    """HTTP asks every 401 for a `WWW-Authenticate` challenge (and some HTTP clients fail
+    to read a 401 without one): the server's is `Bearer`, the player key's scheme."""
+    key, _ = await new_player(server_url, "gia")
+    await call(server_url, "POST", "/me/claim", {"password": "open sesame"}, key)
+    for method, path, body, sent in (
+        ("GET", "/me", None, None),
+        ("GET", "/me/devices", None, "not a key"),
+        ("POST", "/me/name", {"name": "gina"}, "not a key"),
+        ("POST", "/sign-in", {"name": "gia", "password": "not it at all"}, None),
+        ("POST", "/me/password", {"password": "nope nope", "new_password": "x" * 8}, key),
+    ):
+        status, answer, headers = await call(server_url, method, path, body, sent)
+        assert status == 401, (path, answer)
+        assert headers.get("WWW-Authenticate") == "Bearer", path
+    status, _, headers = await call(server_url, "GET", "/me", key=key)
+    assert status == 200 and "WWW-Authenticate" not in headers
