@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from typing import Any
 
@@ -368,7 +369,9 @@ class Accounts:
         wait = await self.limit.take(address, name)
         if wait > 0:
             err = IdentityError(
-                ErrorCode.RATE_LIMITED, f"too many attempts: try again in {wait:.0f} s", 429
+                ErrorCode.RATE_LIMITED,
+                f"too many attempts: try again in {math.ceil(wait)} s",  # as Retry-After
+                429,
             )
             err.retry_after = wait
             raise err

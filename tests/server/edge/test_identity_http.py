@@ -3,7 +3,9 @@ in and out on other devices, link codes, and the refusals' codes (docs/protocol.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 
 import pytest
 from support.players import call, new_player
@@ -131,13 +133,19 @@ async def test_claim_then_sign_in_elsewhere_and_out(server_url: str) -> None:
     assert status == 200  # the other device stays signed in
 
 
+async def claimed(server_url: str, name: str) -> dict[str, str]:
+    """A player called `name` whose password is "open sesame"; a sign-in body with a wrong
+    one."""
+    key, _ = await new_player(server_url, name)
+    await call(server_url, "POST", "/me/claim", {"password": "open sesame"}, key)
+    return {"name": name, "password": "not it at all"}
+
+
 async def test_sign_in_attempts_are_limited_per_name_and_per_address(
     make_server: MakeServer,
 ) -> None:
     server_url = await make_server(limit_loopback=True)
-    key, _ = await new_player(server_url, "dora")
-    await call(server_url, "POST", "/me/claim", {"password": "open sesame"}, key)
-    wrong = {"name": "dora", "password": "not it at all"}
+    wrong = await claimed(server_url, "dora")
     codes = [
         (await call(server_url, "POST", "/sign-in", wrong))[1]["error"]["code"] for _ in range(6)
     ]
@@ -279,3 +287,17 @@ async def test_a_401_says_how_to_authenticate(server_url: str) -> None:
         assert headers.get("WWW-Authenticate") == "Bearer", path
     status, _, headers = await call(server_url, "GET", "/me", key=key)
     assert status == 200 and "WWW-Authenticate" not in headers
+
+
+async def test_a_sign_in_limits_message_says_the_seconds_retry_after_does(
+    make_server: MakeServer,
+) -> None:
+    server_url = await make_server(limit_loopback=True)
+    wrong = await claimed(server_url, "hana")
+    for _ in range(5):
+        await call(server_url, "POST", "/sign-in", wrong)
+    await asyncio.sleep(0.7)  # the wait is no whole number of seconds now
+    status, body, headers = await call(server_url, "POST", "/sign-in", wrong)
+    assert status == 429
+    said = re.search(r"try again in (\d+) s", body["error"]["message"])
+    assert said is not None and said.group(1) == headers["Retry-After"], body
