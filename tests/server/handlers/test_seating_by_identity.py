@@ -47,6 +47,19 @@ async def test_a_socket_acts_as_the_player_whose_key_it_sends(server_url: str) -
         assert (await ws.expect(p.Error)).code == "already_joined"
 
 
+async def test_an_identify_refused_leaves_the_socket_as_it_was(server_url: str) -> None:
+    """A refused `identify` changes nothing: a socket that had identified still acts as
+    that player (a key that signs nobody in does not make it anonymous)."""
+    key, player = await new_player(server_url, "ivy")
+    async with WsClient.connect(server_url) as ws:
+        await identified(ws, key)
+        await ws.send(p.Identify(key="not a key"))
+        assert (await ws.expect(p.Error)).code == "bad_key"
+        await ws.join((await create_room(server_url))["id"], "typed name")
+        seat = (await ws.expect(p.Snapshot)).room["players"][0]
+        assert (seat["name"], seat["player"]) == ("ivy", player["id"])
+
+
 async def test_one_player_one_seat_and_nobody_takes_another_players_seat(
     server_url: str,
 ) -> None:
