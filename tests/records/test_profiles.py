@@ -128,6 +128,23 @@ async def test_the_rating_history_is_in_the_order_the_rating_changed(
     assert by_race["r1.1"]["rating_after"] == shaula["rating"]
 
 
+async def test_time_away_lowers_the_rating_shown_below_the_historys_last_point(
+    stores: tuple[PlayerStore, RaceArchive, Profiles],
+) -> None:
+    """The history is what each race left the rating at; the rating shown is as of now,
+    its sigma grown with the time since (a month away: some 40 points for a settled one)."""
+    players, archive, profiles = stores
+    ann = await players.create(hash_secret("a"), 1.0)
+    bo = await players.create(hash_secret("b"), 1.0)
+    for n in range(1, 4):
+        assert await archive.archive(race(n, ann, bo, ann_wins=True))
+    month = 30 * 86400.0
+    for now, away in ((4000.0, False), (3090.0 + month, True)):
+        [shaula] = (await profiles.profile(ann.id, 1, 20, now)).ratings
+        last = shaula["history"][-1]["rating"]
+        assert (shaula["rating"] < last) is away, (now, shaula)
+
+
 async def test_a_profile_has_the_best_splits_best_segments_and_their_sum(
     stores: tuple[PlayerStore, RaceArchive, Profiles],
 ) -> None:
