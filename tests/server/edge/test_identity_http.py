@@ -260,7 +260,16 @@ async def test_text_no_database_can_hold_is_looked_up_as_nobody_and_no_password_
 
 
 @pytest.mark.parametrize(
-    "query", ["page=0", "page=1_0", "page=%D9%A3", "per_page=%205", "per_page=x"]
+    "query",
+    [
+        "page=0",
+        "page=10001",
+        "page=1_0",
+        "page=%D9%A3",
+        "per_page=%205",
+        "per_page=x",
+        "per_page=101",
+    ],
 )
 async def test_a_profile_page_that_is_no_whole_number_is_refused(
     server_url: str, query: str
