@@ -248,9 +248,9 @@ async def name_free(request: web.Request) -> web.Response:
     """Whether a player could take `name` now: always 200, so that a page can ask before
     it renames (`available`, else `problem`: why not). Asked with a player's key, their own
     name (in any case: a rename in case only) is theirs to take."""
-    name = request.match_info["name"][:40]
+    name = request.match_info["name"]  # answered as asked (a page matches answers to names)
     try:
-        check_name(name)
+        check_name(name)  # its length first: a long one costs nothing more
     except BadName as err:
         return web.json_response({"name": name, "available": False, "problem": str(err)})
     accounts = request.app[ACCOUNTS]

@@ -223,6 +223,9 @@ async def test_a_page_may_ask_whether_a_name_is_free_without_a_refusal(server_ur
         status, body, _ = await call(server_url, "GET", f"/names/{name}")
         assert status == 200 and body["available"] is available, body
         assert (body["problem"] is None) if problem is None else problem in body["problem"]
+    # The answer names the name asked, however long: a page matches it to its question.
+    status, body, _ = await call(server_url, "GET", f"/names/{'q' * 50}")
+    assert status == 200 and body["name"] == "q" * 50 and body["available"] is False
 
 
 async def test_text_no_database_can_hold_is_looked_up_as_nobody_and_no_password_fails(
