@@ -207,6 +207,19 @@ async def test_a_link_code_signs_in_another_device_once(server_url: str) -> None
     assert status == 200 and me["player"]["name"] == "eve"
 
 
+async def test_a_link_code_outlives_its_devices_own_sign_out(server_url: str) -> None:
+    """Moving to another device: a code made, this device signed out, the code typed on
+    the new one. An account with no password lives only on its devices' keys: a code
+    void with its device's own sign-out would lose it. (Signed out from another device,
+    a lost one, the player's codes are void.)"""
+    laptop, player = await new_player(server_url)
+    _, made, _ = await call(server_url, "POST", "/me/link", key=laptop)
+    status, _, _ = await call(server_url, "POST", "/sign-out", key=laptop)
+    assert status == 200
+    status, body, _ = await call(server_url, "POST", "/link", {"code": made["code"]})
+    assert status == 200 and body["player"]["id"] == player["id"]
+
+
 async def test_a_page_may_ask_whether_a_name_is_free_without_a_refusal(server_url: str) -> None:
     quin, _ = await new_player(server_url, "Quin")
     # Asked with the key of the player called so, in any case: theirs to take (a rename in
