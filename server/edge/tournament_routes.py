@@ -44,6 +44,7 @@ _STATUS = {
     ErrorCode.NOT_ORGANISER: 403,
     ErrorCode.REMOVED: 403,
     ErrorCode.BAD_TOKEN: 403,
+    ErrorCode.NOT_YOUR_SEAT: 403,
     ErrorCode.BAD_REQUEST: 400,
     ErrorCode.BAD_NAME: 400,
     ErrorCode.BAD_GAME: 400,
@@ -205,15 +206,21 @@ async def register(request: web.Request) -> web.Response:
 
 
 async def _as_player(request: web.Request, action: str) -> web.Response:
+    """withdraw or return, by the registration's token; a request with a player key acts
+    for that player only (as an identified socket does)."""
     try:
         body = await json_object(request)
+        key = bearer_key(request)
+        asker = None if key is None else (await request.app[ACCOUNTS].who(key, time.time())).id
         tour, pid = await request.app[TOUR_RUNNER].as_player(
-            request.match_info["tid"], body.get("token"), action, time.time()
+            request.match_info["tid"], body.get("token"), action, time.time(), asker
         )
     except BadRequest as err:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
     except TourError as err:
         return _tour_error(err)
+    except IdentityError as err:
+        return _error(err.status, err.code, err.message)
     row = next(r for r in tour.standings() if r["player"] == pid)
     return web.json_response({"player": row})
 

@@ -20,6 +20,7 @@ from typing import Any
 import core
 from core.replay import verify
 from protocol import ErrorCode
+from server.identity.accounts import anothers
 from server.metrics import redis_error
 from server.room.race import RaceError
 from server.storage.store import hash_token
@@ -138,13 +139,16 @@ class TourRunner:
         return written.tour, taken[0], token
 
     async def as_player(
-        self, tid: str, token: Any, action: str, now: float
+        self, tid: str, token: Any, action: str, now: float, asker: str | None = None
     ) -> tuple[Tournament, int]:
-        """withdraw or come back, by the player's token."""
+        """withdraw or come back, by the player's token; asked by the player `asker` (a
+        request with a key), only their own registration."""
         tour, _ = await self.store.get(tid)
         pid = player_of(tour, token)
         if pid is None:
             raise TourError(ErrorCode.BAD_TOKEN, "that token holds no place in this tournament")
+        if anothers(tour.player(pid).account, asker):  # as on a socket (live.py)
+            raise TourError(ErrorCode.NOT_YOUR_SEAT, "that registration is another player's")
 
         def act(t: Tournament) -> bool:
             """Whether the player's standing changed (withdrawing again: no)."""

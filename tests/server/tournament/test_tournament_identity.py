@@ -163,3 +163,29 @@ async def test_an_identified_socket_follows_no_other_players_registration(
         await anonymous.send(p.TourWatch(tournament=tid, token=tokens["ann"]))
         theirs = await anonymous.expect(p.TourState)
         assert theirs.you is not None and theirs.you["name"] == "ann"
+
+
+async def test_a_request_with_a_key_withdraws_no_other_players_registration(
+    server_url: str,
+) -> None:
+    """`withdraw` and `return` with a player key act for that player only, as an identified
+    socket does (`403 not_your_seat` for another player's token, `401 bad_key` for a key
+    that signs nobody in); without a key, the token is the place, as before."""
+    ann_key, _ = await new_player(server_url, "ann")
+    bo_key, _ = await new_player(server_url, "bo")
+    _, created = await post_json(f"{server_url}/tournaments", {"name": "cup", "winnable": False})
+    tid = created["tournament"]["id"]
+    _, body, _ = await call(server_url, "POST", f"/tournaments/{tid}/players", {}, ann_key)
+    ann = {"token": body["token"]}
+    for action in ("withdraw", "return"):
+        path = f"/tournaments/{tid}/{action}"
+        status, refused, _ = await call(server_url, "POST", path, ann, bo_key)
+        assert (status, refused["error"]["code"]) == (403, "not_your_seat"), action
+        status, refused, _ = await call(server_url, "POST", path, ann, "not a key")
+        assert (status, refused["error"]["code"]) == (401, "bad_key"), action
+        _, standings = await get_json(f"{server_url}/tournaments/{tid}/standings")
+        assert standings["standings"][0]["status"] == "active"  # nothing changed
+    status, body, _ = await call(server_url, "POST", f"/tournaments/{tid}/withdraw", ann, ann_key)
+    assert status == 200 and body["player"]["status"] == "withdrawn"
+    status, body, _ = await call(server_url, "POST", f"/tournaments/{tid}/return", ann)
+    assert status == 200 and body["player"]["status"] == "active"
