@@ -181,6 +181,8 @@ class Accounts:
             chosen = check_name(name)
         except BadName as err:
             raise IdentityError(ErrorCode.BAD_NAME, str(err)) from None
+        if chosen != player.name:  # the name they have already changes nothing
+            _wait_for(await self.limit.rename(player.id), "renames")
         try:
             return await self.players.rename(player.id, chosen, now)
         except NameTaken:
@@ -366,12 +368,16 @@ class Accounts:
     async def _take_attempt(self, address: str | None, name: str | None) -> None:
         """Count an attempt at a password (or a link code: `name` None); IdentityError
         rate_limited, before anything is checked, when it must wait."""
-        wait = await self.limit.take(address, name)
-        if wait > 0:
-            err = IdentityError(
-                ErrorCode.RATE_LIMITED,
-                f"too many attempts: try again in {math.ceil(wait)} s",  # as Retry-After
-                429,
-            )
-            err.retry_after = wait
-            raise err
+        _wait_for(await self.limit.take(address, name), "attempts")
+
+
+def _wait_for(wait: float, what: str) -> None:
+    """IdentityError rate_limited (429, Retry-After) when a budget says to wait."""
+    if wait > 0:
+        err = IdentityError(
+            ErrorCode.RATE_LIMITED,
+            f"too many {what}: try again in {math.ceil(wait)} s",  # as Retry-After
+            429,
+        )
+        err.retry_after = wait
+        raise err

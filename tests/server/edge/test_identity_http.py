@@ -69,6 +69,29 @@ async def test_names_are_checked_unique_whatever_the_case_and_kept_in_the_histor
     assert [n["name"] for n in me["names"]] == ["Ann_1", guest]
 
 
+async def test_renames_are_limited_per_player(server_url: str) -> None:
+    """Each rename keeps the old name in the player's history and answers: unlimited, a
+    loop of renames (hundreds a second) would grow them without end. Ten at once, then
+    one a minute; the name they have already asks for nothing, and a name the rules refuse
+    spends nothing."""
+    key, _ = await new_player(server_url)
+    for n in range(10):
+        status, body, _ = await call(server_url, "POST", "/me/name", {"name": f"Kai{n}"}, key)
+        assert status == 200, body
+    status, body, _ = await call(server_url, "POST", "/me/name", {"name": "Kai9"}, key)
+    assert status == 200 and body["player"]["name"] == "Kai9"  # no change: nothing spent
+    status, body, _ = await call(server_url, "POST", "/me/name", {"name": "k"}, key)
+    assert status == 400 and body["error"]["code"] == "bad_name"  # before the limit
+    status, body, headers = await call(server_url, "POST", "/me/name", {"name": "Kai10"}, key)
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    assert 0 < int(headers["Retry-After"]) <= 60
+    _, me, _ = await call(server_url, "GET", "/me", key=key)
+    assert me["player"]["name"] == "Kai9" and len(me["names"]) == 10
+    other, _ = await new_player(server_url)  # a budget per player
+    status, _, _ = await call(server_url, "POST", "/me/name", {"name": "Kai10"}, other)
+    assert status == 200
+
+
 async def test_a_profile_asked_by_a_name_given_up_is_the_player_who_had_it(
     server_url: str,
 ) -> None:
