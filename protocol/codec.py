@@ -122,13 +122,26 @@ _SHOW.maxstring = 40
 _SHOW.maxother = 40
 
 
-def _unexpected(data: dict[str, Any], code: ErrorCode, message: str) -> Unexpected:
-    """An `Unexpected` naming the request it came from: its type, seq and id when they can
-    be read (built only on failure: the hot path of every move stays as it was). A type
-    that could not be sent back as it came (too long, a lone surrogate) is left out."""
+@dataclass(frozen=True, slots=True)
+class _Spec:
+    cls: type[Message]
+    fields: tuple[tuple[str, Check, bool], ...]  # name, check, required
+
+
+def _unexpected(
+    data: dict[str, Any], code: ErrorCode, message: str, spec: _Spec | None
+) -> Unexpected:
+    """An `Unexpected` naming the request it came from: its type, and its seq and id when
+    they can be read (built only on failure: the hot path of every move stays as it was).
+    Only the fields its type has (`spec`): a `seq` on a `ready` is an unknown field, as
+    ignored here as when the message is read; a type this side does not know (`spec`
+    None) keeps both, a newer peer's request. A type that could not be sent back as it
+    came (too long, a lone surrogate) is left out."""
     type_name = data["type"]
     ok = len(type_name) <= 40 and type_name.isprintable()
-    seq, id_ = data.get("seq"), data.get("id")
+    names = ("seq", "id") if spec is None else tuple(name for name, _, _ in spec.fields)
+    seq = data.get("seq") if "seq" in names else None
+    id_ = data.get("id") if "id" in names else None
     return Unexpected(
         code,
         message,
@@ -136,12 +149,6 @@ def _unexpected(data: dict[str, Any], code: ErrorCode, message: str) -> Unexpect
         seq if _is_int(seq) else None,
         id_ if _is_int(id_) else None,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class _Spec:
-    cls: type[Message]
-    fields: tuple[tuple[str, Check, bool], ...]  # name, check, required
 
 
 class Registry:
@@ -192,24 +199,25 @@ class Registry:
                 return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
             shown = _SHOW.repr(type_name)
             return Unexpected(ErrorCode.UNKNOWN_TYPE, f'"type" must be a string, got {shown}')
+        spec = self._specs.get(type_name)
         version = data.get("v")
         if type(version) is not int or version != PROTOCOL_VERSION:  # not True, nor 1.0
             return _unexpected(
                 data,
                 ErrorCode.BAD_VERSION,
                 f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(version)}'[:200],
+                spec,
             )
-        spec = self._specs.get(type_name)
         if spec is None:
             return _unexpected(
-                data, ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}"
+                data, ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}", None
             )
         kwargs: dict[str, Any] = {}
         for name, check, required in spec.fields:
             if name not in data or data[name] is None:
                 if required:
                     return _unexpected(
-                        data, ErrorCode.BAD_MESSAGE, f"{type_name}: missing field {name!r}"
+                        data, ErrorCode.BAD_MESSAGE, f"{type_name}: missing field {name!r}", spec
                     )
                 continue
             value = data[name]
@@ -219,13 +227,13 @@ class Registry:
                 if _too_big(value):
                     wrong = "is beyond 64 bits (-2**63 .. 2**63-1)"
                 return _unexpected(
-                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} {wrong}"
+                    data, ErrorCode.BAD_MESSAGE, f"{type_name}: field {name!r} {wrong}", spec
                 )
             kwargs[name] = value
         try:
             return spec.cls(**kwargs)
         except Exception as exc:  # a dataclass refusing its input must not kill a socket
-            return _unexpected(data, ErrorCode.BAD_MESSAGE, f"{type_name}: {exc}")
+            return _unexpected(data, ErrorCode.BAD_MESSAGE, f"{type_name}: {exc}", spec)
 
 
 CLIENT_TO_SERVER = Registry("client_to_server", typing.get_args(ClientToServer))

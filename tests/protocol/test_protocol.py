@@ -165,6 +165,8 @@ def test_unexpected_turns_into_an_error_message() -> None:
         ({"type": "undo", "v": 1, "seq": 2**63}, "undo", None, None),
         ({"type": "ping", "v": 7, "id": 11}, "ping", None, 11),
         ({"type": "fly", "v": 1, "seq": 1}, "fly", 1, None),
+        ({"type": "ready", "v": 1, "ready": 1, "seq": 2, "id": 3}, "ready", None, None),
+        ({"type": "move", "v": 1, "seq": 2, "id": 3}, "move", 2, None),
         ({"type": "\udcff", "v": 1}, None, None, None),
         ({"type": "x" * 41, "v": 1}, None, None, None),
         ({"v": 1, "seq": 5}, None, None, None),

@@ -189,3 +189,35 @@ async def test_an_unknown_well_formed_method_is_405_with_what_is_allowed(
     status, _, body = await raw_request(server_url, f"{method} /nowhere HTTP/1.1\r\n\r\n".encode())
     assert status.split(" ")[1] == "404" and json.loads(body)["error"]["code"] == "not_found"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+@pytest.mark.parametrize("binary", [True, False])
+async def test_an_error_carries_only_the_seq_or_id_its_request_has(
+    server_url: str, binary: bool
+) -> None:
+    """Section 5: an `error` names its request with the `seq` of a `move` or `undo` and
+    the `id` of a `ping`. A `seq` or `id` on another message is an unknown field, ignored:
+    it was sent back when that message was refused as unreadable (and not when it was
+    read), so a client settling its moves by `seq` took a `ready`'s error for a move's. A
+    type this server does not know keeps both: it may be a newer client's request."""
+    encode = msgpack.packb if binary else json.dumps
+    cases: list[tuple[dict[str, object], dict[str, object]]] = [
+        ({"type": "ready", "v": 1, "ready": "yes", "seq": 5, "id": 6}, {"request": "ready"}),
+        ({"type": "ready", "v": 2, "seq": 5}, {"request": "ready"}),  # bad_version
+        ({"type": "join", "v": 1, "seq": 5}, {"request": "join"}),  # a field missing
+        ({"type": "ping", "v": 1, "id": "x", "seq": 5}, {"request": "ping"}),
+        ({"type": "ping", "v": 2, "id": 4, "seq": 5}, {"request": "ping", "id": 4}),
+        ({"type": "move", "v": 1, "seq": 5, "id": 6, "move": 7}, {"request": "move", "seq": 5}),
+        ({"type": "undo", "v": 9, "seq": 5, "id": 6}, {"request": "undo", "seq": 5}),
+        ({"type": "ready", "v": 1, "seq": 5, "id": 6}, {"request": "ready"}),  # read: not_joined
+        ({"type": "fly", "v": 1, "seq": 5, "id": 6}, {"request": "fly", "seq": 5, "id": 6}),
+    ]
+    async with WsClient.connect(server_url, binary=binary) as c:
+        for sent, names in cases:
+            await c.send_raw(encode(sent))
+            error = await c.expect(p.Error)
+            assert (error.request, error.seq, error.id) == (
+                names["request"],
+                names.get("seq"),
+                names.get("id"),
+            ), (sent, error)
