@@ -220,3 +220,30 @@ async def test_the_first_message_dropped_gets_its_error_after_dropped_control_fr
         assert [op for op, _ in frames].count(0xA) == 2  # the burst's pongs
     finally:
         raw.close()
+
+
+FAILED_AT_ONCE = {  # a frame the server cannot read on, and the code it fails the socket with
+    "unmasked": (bytes((0x80 | OP_TEXT, 2)) + b"{}", 1002),
+    "not UTF-8": (bytes((0x80 | OP_TEXT, 0x80 | 1)) + bytes(4) + b"\xff", 1007),
+    "over max_frame": (bytes((0x80 | OP_TEXT, 0x80 | 127)) + (2**20).to_bytes(8, "big"), 1009),
+}
+
+
+@pytest.mark.parametrize("case", FAILED_AT_ONCE)
+async def test_a_frame_the_server_cannot_read_on_ends_the_connection_at_once(
+    server_url: str, case: str
+) -> None:
+    """docs/protocol.md section 8: after 1002, 1007 and 1009 the server closes the TCP
+    connection right after its close frame (RFC 6455 7.1.7, failing the connection),
+    without waiting for the client's close frame as its other closes do."""
+    frame, code = FAILED_AT_ONCE[case]
+    raw = await RawSocket.connect(server_url)
+    try:
+        raw.writer.write(frame)
+        loop = asyncio.get_running_loop()
+        sent = loop.time()
+        frames = await raw.frames_until_eof(limit=5.0)
+        assert loop.time() - sent < 1.0  # well before the 10 s a close handshake may take
+        assert frames == [(OP_CLOSE, code.to_bytes(2, "big"))]
+    finally:
+        raw.close()
