@@ -39,6 +39,11 @@ __all__ = [
 ]
 
 
+# A frame whose value nests deeper than its decoder goes: no message nests more than a few
+# levels, and a client that sends such a frame is told why it was not read.
+NESTED_TOO_DEEPLY = "a value is nested too deeply"
+
+
 @dataclass(frozen=True, slots=True)
 class Unexpected:
     """Input that is not a valid message. Not a `Message`: it is never sent as is."""
@@ -188,7 +193,7 @@ class Registry:
         try:
             return self._build(data)
         except RecursionError:
-            return Unexpected(ErrorCode.BAD_FRAME, "a value is nested too deeply")
+            return Unexpected(ErrorCode.BAD_FRAME, NESTED_TOO_DEEPLY)
 
     def _build(self, data: Any) -> Message | Unexpected:
         if not isinstance(data, dict):
@@ -285,6 +290,8 @@ def decode_msgpack(data: bytes, registry: Registry = CLIENT_TO_SERVER) -> Messag
     SERVER_TO_CLIENT in clients."""
     try:
         obj = msgpack.unpackb(data, raw=False, strict_map_key=True)
+    except msgpack.StackError:  # deeper than its 1024 levels (a ValueError too: first)
+        return Unexpected(ErrorCode.BAD_FRAME, NESTED_TOO_DEEPLY)
     except Exception:  # msgpack raises many kinds (ExtraData, ValueError, ...)
         return Unexpected(ErrorCode.BAD_FRAME, "not a msgpack map")
     return registry.build(obj)
@@ -294,8 +301,10 @@ def decode_json(text: str | bytes, registry: Registry = CLIENT_TO_SERVER) -> Mes
     """Decode a text frame (the same maps as JSON)."""
     try:
         obj = parse_json(text)
-    except (ValueError, RecursionError):
+    except ValueError:
         return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
+    except RecursionError:  # deeper than the interpreter's recursion limit lets json go
+        return Unexpected(ErrorCode.BAD_FRAME, NESTED_TOO_DEEPLY)
     return registry.build(obj)
 
 

@@ -221,3 +221,26 @@ async def test_an_error_carries_only_the_seq_or_id_its_request_has(
                 names.get("seq"),
                 names.get("id"),
             ), (sent, error)
+
+
+@pytest.mark.parametrize("binary", [True, False])
+async def test_a_value_nested_too_deeply_is_a_bad_frame_that_says_so(
+    server_url: str, binary: bool
+) -> None:
+    """Section 7: a frame whose value nests deeper than the decoder goes is `bad_frame`
+    (it was answered "not a JSON object" for a JSON object, "not a msgpack map" for a
+    map); an unknown field nested as deep as any message could want is ignored."""
+
+    def ping(depth: int) -> bytes | str:
+        if binary:
+            return b"\x84\xa4type\xa4ping\xa1v\x01\xa2id\x07\xa3pad" + b"\x91" * depth + b"\x00"
+        return '{"type": "ping", "v": 1, "id": 7, "pad": ' + "[" * depth + "]" * depth + "}"
+
+    async with WsClient.connect(server_url, binary=binary) as c:
+        await c.send_raw(ping(100))
+        assert (await c.expect(p.Pong)).id == 7
+        await c.send_raw(ping(5000))
+        error = await c.expect(p.Error)
+        assert error.code == "bad_frame" and "nested too deeply" in error.message, error
+        await c.send_raw(ping(100))  # the socket stays open
+        assert (await c.expect(p.Pong)).id == 7
