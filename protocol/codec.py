@@ -199,20 +199,20 @@ class Registry:
         if not isinstance(data, dict):
             return Unexpected(ErrorCode.BAD_FRAME, "a message must be a map")
         type_name = data.get("type")
+        version = data.get("v")
+        # The version first (docs/protocol.md section 7): a map of another protocol
+        # version need not name its type as this one does.
+        if type(version) is not int or version != PROTOCOL_VERSION:  # not True, nor 1.0
+            wrong = f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(version)}'[:200]
+            if not isinstance(type_name, str):
+                return Unexpected(ErrorCode.BAD_VERSION, wrong)
+            return _unexpected(data, ErrorCode.BAD_VERSION, wrong, self._specs.get(type_name))
         if not isinstance(type_name, str):
             if type_name is None:
                 return Unexpected(ErrorCode.UNKNOWN_TYPE, 'missing "type"')
             shown = _SHOW.repr(type_name)
             return Unexpected(ErrorCode.UNKNOWN_TYPE, f'"type" must be a string, got {shown}')
         spec = self._specs.get(type_name)
-        version = data.get("v")
-        if type(version) is not int or version != PROTOCOL_VERSION:  # not True, nor 1.0
-            return _unexpected(
-                data,
-                ErrorCode.BAD_VERSION,
-                f'"v" must be {PROTOCOL_VERSION}, got {_SHOW.repr(version)}'[:200],
-                spec,
-            )
         if spec is None:
             return _unexpected(
                 data, ErrorCode.UNKNOWN_TYPE, f"unknown message type {type_name[:40]!r}", None

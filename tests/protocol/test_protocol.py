@@ -116,6 +116,8 @@ def unexpected(data: Any) -> p.Unexpected:
         ({"v": 1}, p.ErrorCode.UNKNOWN_TYPE),
         ({"type": 3, "v": 1}, p.ErrorCode.UNKNOWN_TYPE),
         ({"type": "nope", "v": 1}, p.ErrorCode.UNKNOWN_TYPE),
+        ({}, p.ErrorCode.BAD_VERSION),  # wrong both ways: the version is judged first
+        ({"type": 3, "v": 2}, p.ErrorCode.BAD_VERSION),
         ({"type": "ping"}, p.ErrorCode.BAD_VERSION),
         ({"type": "ping", "v": 2}, p.ErrorCode.BAD_VERSION),
         ({"type": "ping", "v": True}, p.ErrorCode.BAD_VERSION),

@@ -244,3 +244,27 @@ async def test_a_value_nested_too_deeply_is_a_bad_frame_that_says_so(
         assert error.code == "bad_frame" and "nested too deeply" in error.message, error
         await c.send_raw(ping(100))  # the socket stays open
         assert (await c.expect(p.Pong)).id == 7
+
+
+@pytest.mark.parametrize("binary", [True, False])
+async def test_a_map_without_a_readable_type_is_judged_on_its_version_first(
+    server_url: str, binary: bool
+) -> None:
+    """Section 7: a message wrong in more than one way is refused for the first of
+    bad_frame, bad_version, unknown_type, bad_message. A map whose `v` is not 1 and whose
+    `type` is missing or no string was answered `unknown_type`: a client of another
+    protocol version was told its message type was wrong, not its version."""
+    encode = msgpack.packb if binary else json.dumps
+    cases: list[tuple[dict[str, object], str]] = [
+        ({}, "bad_version"),
+        ({"v": 2}, "bad_version"),
+        ({"type": 5, "v": 2}, "bad_version"),
+        ({"type": None}, "bad_version"),
+        ({"type": 5, "v": 1}, "unknown_type"),
+        ({"v": 1}, "unknown_type"),
+    ]
+    async with WsClient.connect(server_url, binary=binary) as c:
+        for sent, code in cases:
+            await c.send_raw(encode(sent))
+            error = await c.expect(p.Error)
+            assert (error.code, error.request, error.seq) == (code, None, None), (sent, error)
