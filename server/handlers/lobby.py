@@ -133,6 +133,12 @@ class Lobby:
                 owner = race.seats[seat].player
                 if anothers(owner, player_id):
                     raise RaceError(ErrorCode.NOT_YOUR_SEAT, "that seat is another player's")
+                mine = race.seat_of(player_id)
+                if mine is not None and mine != seat:  # one player, one seat
+                    raise RaceError(
+                        ErrorCode.NOT_YOUR_SEAT,
+                        f"you hold seat {mine} of this room: join without a token to take it",
+                    )
                 taken[:] = [seat]
                 return race.connected(seat, conn_id, now)
 

@@ -87,6 +87,37 @@ async def test_one_player_one_seat_and_nobody_takes_another_players_seat(
     assert [pl["player"] for pl in body["room"]["players"]] == [ann["id"]]
 
 
+async def test_a_player_seated_here_cannot_take_an_anonymous_seat_too(server_url: str) -> None:
+    """One player, one seat: a player who holds a seat of the room and sends the token of
+    an anonymous seat of it is refused `not_your_seat`, not given a second seat. Coming back
+    to an anonymous seat by its token, holding none other here, still works."""
+    key, _ = await new_player(server_url, "dee")
+    room = (await create_room(server_url, seats=3))["id"]
+    async with (
+        WsClient.connect(server_url) as stranger,
+        WsClient.connect(server_url) as mine,
+        WsClient.connect(server_url) as greedy,
+    ):
+        anonymous = await stranger.join(room, "cy")
+        await identified(mine, key)
+        own = await mine.join(room)
+        await identified(greedy, key)
+        await greedy.send(p.Join(room=room, token=anonymous.token))
+        error = await greedy.expect(p.Error)
+        assert error.code == "not_your_seat", error
+        assert own.seat is not None and str(own.seat) in error.message
+    _, body = await get_json(f"{server_url}/rooms/{room}")
+    assert len(body["room"]["players"]) == 2
+    # Holding no seat of the room, the same player may come back to an anonymous one.
+    other = (await create_room(server_url))["id"]
+    async with WsClient.connect(server_url) as ws:
+        before = await ws.join(other, "cy")
+    async with WsClient.connect(server_url) as back:
+        await identified(back, key)
+        again = await back.join(other, token=before.token)
+    assert again.seat == before.seat
+
+
 async def test_a_socket_whose_key_was_signed_out_acts_for_nobody_new(
     make_server: MakeServer,
 ) -> None:
