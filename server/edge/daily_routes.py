@@ -32,7 +32,7 @@ from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, 
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.redis_first import needs_redis
-from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game
+from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game, secret_json
 from server.edge.web_client import VARY_ACCEPT, shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
@@ -329,7 +329,7 @@ async def _open_room(
 def _answer(
     race: Race, token: str, attempt: Attempt | None, *, ranked: bool, status: int
 ) -> web.Response:
-    return web.json_response(
+    return secret_json(
         {
             "room": race.view(),
             "ws": socket_path(race.room),

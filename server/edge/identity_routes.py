@@ -29,6 +29,7 @@ from server.edge.routes import (
     creation_limited,
     json_object,
     query_option,
+    secret_json,
     whole_number,
 )
 from server.edge.tournament_keys import TOUR_RUNNER
@@ -96,7 +97,7 @@ async def new_player(request: web.Request) -> web.Response:
         )
     except IdentityError as err:
         return _refusal(err)
-    return web.json_response(_self(player, key=key), status=201)
+    return secret_json(_self(player, key=key), status=201)
 
 
 @identity_routes.get("/me")
@@ -143,7 +144,7 @@ async def make_link_code(request: web.Request) -> web.Response:
         code, expires_at = await request.app[ACCOUNTS].link_code(player, key, time.time())
     except IdentityError as err:
         return _refusal(err)
-    return web.json_response({"code": code, "expires_at": expires_at}, status=201)
+    return secret_json({"code": code, "expires_at": expires_at}, status=201)
 
 
 @identity_routes.post("/sign-in")
@@ -161,7 +162,7 @@ async def sign_in(request: web.Request) -> web.Response:
         )
     except IdentityError as err:
         return _refusal(err)
-    return web.json_response(_self(player, key=key))
+    return secret_json(_self(player, key=key))
 
 
 @identity_routes.post("/link")
@@ -175,7 +176,7 @@ async def link(request: web.Request) -> web.Response:
         )
     except IdentityError as err:
         return _refusal(err)
-    return web.json_response(_self(player, key=key))
+    return secret_json(_self(player, key=key))
 
 
 @identity_routes.post("/sign-out")

@@ -87,6 +87,13 @@ def _error(
 ERROR_CODE = web.ResponseKey("solrace_error_code", str)  # _error's code, for count_errors
 
 
+def secret_json(body: dict[str, Any], status: int = 200) -> web.Response:
+    """An answer that carries a secret (a player's key, a link code, a seat's, a
+    registration's or an organiser's token): no cache on its way may keep it, lest it hand
+    one device's secret to the next that asks."""
+    return web.json_response(body, status=status, headers={"Cache-Control": "no-store"})
+
+
 @web.middleware
 async def count_errors(
     request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]

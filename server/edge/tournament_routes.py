@@ -24,6 +24,7 @@ from server.edge.routes import (
     creation_limited,
     json_object,
     query_option,
+    secret_json,
     whole_number,
 )
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
@@ -131,7 +132,7 @@ async def create_tournament(request: web.Request) -> web.Response:
         return _error(400, ErrorCode.BAD_REQUEST, str(err))
     except TourError as err:
         return _tour_error(err)
-    return web.json_response({"tournament": tour_view(tour), "organiser_token": token}, status=201)
+    return secret_json({"tournament": tour_view(tour), "organiser_token": token}, status=201)
 
 
 @tour_routes.get("/tournaments")
@@ -200,7 +201,7 @@ async def register(request: web.Request) -> web.Response:
         return _tour_error(err)
     except IdentityError as err:
         return _error(err.status, err.code, err.message)
-    return web.json_response(
+    return secret_json(
         {"player": {"id": pid, "name": tour.players[pid].name}, "token": token}, status=201
     )
 
