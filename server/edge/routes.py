@@ -115,6 +115,10 @@ _STATUS_CODES = {
 }
 
 
+# What an error's own headers say that its client needs (426: the WebSocket version).
+_KEPT_HEADERS = ("Allow", "Retry-After", "Sec-WebSocket-Version")
+
+
 def _explain(exc: web.HTTPException, request: web.Request) -> str:
     if exc.status == 404:
         return f"no such path: {request.path[:100]} (see docs/protocol.md)"
@@ -148,7 +152,7 @@ async def json_errors(
             if page is not None:
                 return page
         code = _STATUS_CODES.get(exc.status, ErrorCode.BAD_REQUEST)
-        headers = {k: v for k, v in exc.headers.items() if k in ("Allow", "Retry-After")}
+        headers = {k: v for k, v in exc.headers.items() if k in _KEPT_HEADERS}
         response = _error(exc.status, code, _explain(exc, request), headers)
         if exc.status in (408, 413):  # the rest of the body may still come: no more on it
             response.force_close()

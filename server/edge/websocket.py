@@ -22,6 +22,7 @@ from aiohttp import WebSocketError, WSMsgType, web
 import protocol as p
 from protocol import CloseCode, ErrorCode
 from server.edge.admission.client_address import client_address
+from server.edge.admission.upgrade import upgrade_refusal
 from server.edge.app_keys import (
     CLEANUPS,
     CLIENT_SOCKETS,
@@ -66,6 +67,9 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
     client named by a trusted proxy, see server/edge/admission/client_address.py;
     server/edge/http_server.py
     counts direct peers before any HTTP)."""
+    refusal = upgrade_refusal(request.headers)
+    if refusal is not None:
+        raise refusal
     if request.app[DRAIN].draining:
         # A balancer retries this on another process (deploy/haproxy.cfg: retry-on 503), so
         # no new player lands here in the seconds before its health check notices.

@@ -170,3 +170,31 @@ async def test_a_browser_at_a_path_that_is_no_page_gets_the_page_saying_so(
             assert (await answer.json())["error"]["code"] == "unknown_room"
         async with http.get(f"{server_url}/static/nosuch.js", headers={"Accept": html}) as answer:
             assert answer.status == 404 and answer.content_type == "application/json"
+
+
+UPGRADE = {"Upgrade": "websocket", "Connection": "Upgrade"}
+KEY = "dGhlIHNhbXBsZSBub25jZQ=="  # RFC 6455's example: 16 bytes
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "words"),
+    [
+        ({}, 400, "Upgrade: websocket"),
+        ({**UPGRADE, "Sec-WebSocket-Key": KEY, "Sec-WebSocket-Version": "8"}, 426, "version 13"),
+        ({**UPGRADE, "Sec-WebSocket-Key": KEY}, 426, "version 13"),
+        ({**UPGRADE, "Sec-WebSocket-Version": "13"}, 400, "Sec-WebSocket-Key"),
+        ({**UPGRADE, "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "short"}, 400, "16"),
+    ],
+)
+async def test_a_websocket_upgrade_the_server_cannot_take_says_what_to_send(
+    server_url: str, headers: dict[str, str], status: int, words: str
+) -> None:
+    """A request to /ws that is no upgrade RFC 6455 allows is refused `bad_request` in
+    words a client's author can act on (aiohttp's own said "Handshake error: None"), and a
+    version other than 13 is answered 426 with the version this server speaks, as section
+    4.2.2 of the RFC asks (drafts 7 and 8 were taken)."""
+    got, body, answered = await call("GET", f"{server_url}/ws", headers=headers)
+    assert (got, body["error"]["code"]) == (status, "bad_request"), body
+    assert words in body["error"]["message"], body
+    if status == 426:
+        assert answered["Sec-WebSocket-Version"] == "13"
