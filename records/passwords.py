@@ -5,6 +5,7 @@ every other player meanwhile (one hash takes tens of milliseconds of CPU)."""
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -42,12 +43,26 @@ def _bytes(password: str) -> bytes:
     return password.encode("utf-8", "surrogatepass")
 
 
+def _normal(password: str) -> str:
+    """The password as it is hashed: in Unicode's NFKC form (NIST SP 800-63B), so that one
+    password typed on two keyboards is one password: an "é" sent as one character or as
+    "e" and a combining accent, a full-width letter as its letter."""
+    return unicodedata.normalize("NFKC", password)
+
+
 async def hash_password(password: str) -> str:
     """The Argon2id hash of `password` (with its salt and parameters), off the loop."""
-    return await asyncio.to_thread(_HASHER.hash, _bytes(password))
+    return await asyncio.to_thread(_HASHER.hash, _bytes(_normal(password)))
 
 
 def _verify(stored: str, password: str) -> bool:
+    # A hash made before passwords were normalised is of the form as typed: tried second,
+    # only for a password that normalising changes.
+    forms = dict.fromkeys((_normal(password), password))
+    return any(_matches(stored, form) for form in forms)
+
+
+def _matches(stored: str, password: str) -> bool:
     try:
         return _HASHER.verify(stored, _bytes(password))
     except (VerifyMismatchError, VerificationError, InvalidHashError):

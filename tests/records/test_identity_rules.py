@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from argon2 import PasswordHasher
 
 from records.keys import (
     LINK_ALPHABET,
@@ -84,3 +85,19 @@ async def test_passwords_are_argon2id_and_checked() -> None:
     assert await verify_password(stored, "correct horse")
     assert not await verify_password(stored, "wrong horse")
     assert not await verify_password("not a hash", "correct horse")
+
+
+async def test_a_password_is_the_same_however_its_accents_were_typed() -> None:
+    """One password, whatever form of Unicode the keyboard sent: an "é" typed as one
+    character (NFC, most keyboards) or as "e" and a combining accent (NFD, some systems'
+    input), and a full-width letter as the letter (NFKC, as NIST SP 800-63B advises)."""
+    composed, decomposed = "caf\u00e9 au lait", "cafe\u0301 au lait"
+    stored = await hash_password(composed)
+    assert await verify_password(stored, decomposed)
+    assert await verify_password(await hash_password(decomposed), composed)
+    assert await verify_password(await hash_password("\uff41bcdefgh"), "abcdefgh")
+    assert not await verify_password(stored, "cafe au lait")
+    # A hash made of the form as typed, before passwords were normalised, still checks.
+    legacy = PasswordHasher().hash(decomposed.encode())
+    assert await verify_password(legacy, decomposed)
+    assert not await verify_password(legacy, "cafe au lait")
