@@ -5,7 +5,8 @@ waited out its reply deadline before its 503 (5 s; 15 s through a balancer that 
 process in turn). The finding is checked again first (`RedisWatch.away`, shared with a check
 under way), so nobody is refused for an outage that has just ended. Routes not marked (the
 games and their rules, players and the records, which live in the SQL database) are served
-as ever.
+as ever. On a Redis Cluster a node's outage is that of its slots' rooms only: the others
+are served, so there each request finds out for itself.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from aiohttp import web
+from redis.asyncio.cluster import RedisCluster
 
-from server.edge.app_keys import OUTAGE, REDIS_WATCH
+from server.edge.app_keys import OUTAGE, REDIS, REDIS_WATCH
 from server.metrics import REDIS_DOWN
 
 __all__ = ["needs_redis", "redis_first"]
@@ -42,6 +44,7 @@ async def redis_first(request: web.Request, handler: Handler) -> web.StreamRespo
         OUTAGE in app
         and app[OUTAGE].problem is not None
         and request.match_info.handler in _NEEDS_REDIS
+        and not isinstance(app[REDIS], RedisCluster)
         and (problem := await app[REDIS_WATCH].away()) is not None
     ):
         log.warning("HTTP %s %s: Redis unavailable: %s", request.method, request.path, problem)
