@@ -133,7 +133,8 @@ def room_as_of(
     events did to its phase: a delayed spectator's snapshot is the room as of the version
     before them (they follow, each when due). Covered: the countdown, the start, players
     out, the end, rematch votes and a new round (whose round's end is `last_end`, the last
-    `finished` before the pending events); the players' progress comes from the boards
+    `finished` before the pending events: its results, and each racer's out, progress,
+    moves and splits as it ended); else the players' progress comes from the boards
     (before a pending start, nothing played), and seats, readiness and presence stay as
     they are now. `hidden`: the seed is secret
     until the end."""
@@ -164,3 +165,8 @@ def room_as_of(
             if last_end is not None:
                 room["seed"], room["results"] = last_end.seed, list(last_end.results)
                 room["finished_at"], room["finish_reason"] = last_end.at, last_end.reason
+                for result in last_end.results:  # each racer as the round ended
+                    if (racer := players.get(result["seat"])) is not None:
+                        racer["out"], racer["progress"] = result["out"], result["progress"]
+                        racer["moves"], racer["won"] = result["moves"], result["won"]
+                        racer["stuck"], racer["splits"] = result["stuck"], list(result["splits"])

@@ -146,12 +146,20 @@ async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
     """Section 5: a delayed snapshot's `room` is the race as of its `version`, the end
     included (`results`, `seed`). A spectator who came just after a rematch was sent round
     1 "finished" with no results and no seed, and the boards of round 2's new deal before
-    its `new_round` and `started` were due."""
+    its `new_round` and `started` were due; then the results beside racers who had moved
+    nothing and were not out (round 2's fresh seats): the players' `out`, `progress`,
+    `moves`, `won`, `stuck` and `splits` are the race's as of the `version` too."""
     room = (await create_room(server_url, seed=41, seats=1, spectator_delay=1.0, countdown=0))["id"]
+    game = core.new_game("shaula", 41)
     async with WsClient.connect(server_url) as ann:
         await ann.join(room, "ann")
         await ann.send(p.Start())
         await ann.expect(p.RaceStarted)
+        for seq in (1, 2):
+            move = game.legal_moves()[0]
+            game.apply(move)
+            await ann.send(p.Move(seq=seq, move=move))
+            await ann.expect(p.Accepted)
         await ann.send(p.Resign())
         first = await ann.expect(p.RaceFinished)
         await asyncio.sleep(1.1)  # the end is now older than the delay
@@ -165,6 +173,11 @@ async def test_a_delayed_spectator_just_after_a_rematch_sees_the_last_round_end(
             assert snapshot.room["seed"] == first.seed == 41
             assert snapshot.room["results"] == first.results
             assert snapshot.room["finish_reason"] == first.reason
+            [racer], [result] = snapshot.room["players"], first.results
+            assert result["moves"] == 2 and result["out"] == "resigned"
+            shown = {key: racer[key] for key in ("out", "progress", "moves", "won", "stuck")}
+            assert shown == {key: result[key] for key in shown}, snapshot.room
+            assert racer["splits"] == result["splits"] and racer["rematch"] is False
             assert snapshot.boards is None  # not round 2's deal, not yet due
             started = await late.expect(p.RaceStarted)
             assert started.seed == second.seed
