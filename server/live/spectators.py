@@ -259,7 +259,13 @@ class SpectatorFeed:
         shown = self._shown
         if shown is None or shown[0] != key:
             room_as_of(view, pending, race.config.hidden, last_end)
-            shown = self._shown = (key, *await self._view(race, view, cutoff, shown_version))
+            # A ghost has no board: it is shown after the steps it had made by then.
+            ahead = sum(isinstance(e, p.Progress) and _ghost_seat(race, e.seat) for e in pending)
+            ghost_played = race.ghost_pos - ahead
+            shown = self._shown = (
+                key,
+                *await self._view(race, view, cutoff, shown_version, ghost_played),
+            )
         out, games = shown[1], shown[2]
         conn.send(out)
         # The events after the snapshot, each when due; in hidden games with the boards
@@ -280,10 +286,10 @@ class SpectatorFeed:
         conn.last_version = version
 
     async def _view(
-        self, race: Race, view: p.RoomView, cutoff: float, version: int
+        self, race: Race, view: p.RoomView, cutoff: float, version: int, ghost_played: int
     ) -> tuple[Outgoing, dict[int, core.Game]]:
-        """The snapshot (as of event `version`, the moves made by `cutoff`; `view` already
-        as of `version`), and the boards it shows."""
+        """The snapshot (as of event `version`, the moves made by `cutoff`, a ghost's first
+        `ghost_played` steps; `view` already as of `version`), and the boards it shows."""
         boards: dict[str, Any] = {}
         games: dict[int, core.Game] = {}
         if race.status in (Status.RUNNING, Status.FINISHED):
@@ -306,7 +312,18 @@ class SpectatorFeed:
                         player["progress"], player["moves"] = game.progress, game.moves
                         player["won"], player["stuck"] = game.won, game.stuck
                         player["splits"] = _splits_by(player["splits"], race.start_at, cutoff)
+            for player in view["players"]:
+                if _ghost_seat(race, player["seat"]):
+                    player["progress"], player["moves"], player["won"], player["splits"] = (
+                        race.ghost_run(ghost_played)
+                    )
         return Outgoing(p.Snapshot(version=version, room=view, boards=boards or None)), games
+
+
+def _ghost_seat(race: Race, seat: int) -> bool:
+    """`seat` is the race's ghost (a recorded run: progress, no board)."""
+    info = race.seats.get(seat)
+    return info is not None and info.ghost
 
 
 def _splits_by(

@@ -707,6 +707,17 @@ class Race:
             events.append(p.PlayerOut(version=0, at=at, seat=index, reason=GHOST_OUT))
         return events
 
+    def ghost_run(self, played: int) -> tuple[int, int, bool, list[float | None]]:
+        """The ghost as it was after its first `played` steps: progress, moves, won and
+        splits (a delayed spectator is shown the race as of a past version)."""
+        steps = self.ghost_steps[:played]
+        reached = splits.empty()
+        marks = splits.marks(self.config.game)
+        for step in steps:
+            reached = splits.advance(reached, marks, step[1], step[0])
+        _, progress, moves, won = steps[-1][:4] if steps else (0.0, 0, 0, False)
+        return progress, moves, bool(won), list(reached)
+
     def ghost_moves(self) -> list[tuple[float, str]]:
         """The ghost's moves played so far, (seconds since the start, move), as a seat's
         stored moves are read (its own are not stored: they are its recorded steps)."""

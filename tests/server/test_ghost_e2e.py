@@ -173,3 +173,40 @@ async def test_a_ghost_race_keeps_its_time_limit(make_server: MakeServer) -> Non
     assert [t for seat, _, t in again.moves if seat == 1] == [step[0] for step in within]
     replayed = next(r for r in again.results if r["seat"] == 1)
     assert (replayed["won"], replayed["progress"]) == (False, ghost["progress"])
+
+
+async def test_a_delayed_spectator_sees_the_ghost_where_it_was_in_the_race_shown(
+    make_server: MakeServer,
+) -> None:
+    """Section 5: with a spectator delay, a snapshot's players are the race's as of its
+    `version`. The ghost has no board, so it was shown as far as it had run by now (moves,
+    progress, splits), ahead of the race shown, and then taken back by its own pending
+    `progress` events as each came due."""
+    url = await make_server(rate_per_second=1000.0, rate_burst=1000.0)
+    source = (await create_room(url, seed=SEED, seats=1, countdown=0))["id"]
+    line = core.solve(core.new_game("shaula", SEED)).moves
+    async with WsClient.connect(url) as ann:
+        await race_alone(ann, source)
+        await ann.play(line[:1])
+        await asyncio.sleep(1.5)  # the rest of the recorded run comes 1.5 s after its start
+        await ann.play(line[1:], first_seq=2)
+        await ann.expect(p.RaceFinished)
+    _, text = await get_text(f"{url}/rooms/{source}/replay")
+    first_step = steps_of(verify(text), 0)[0]
+
+    status, created = await post_json(
+        f"{url}/rooms", {"ghost": source, "countdown": 0, "spectator_delay": 1.0}
+    )
+    assert status == 201, created
+    room = created["room"]["id"]
+    async with WsClient.connect(url) as bo, WsClient.connect(url) as late:
+        await race_alone(bo, room, "bo")
+        while (await bo.expect(p.Progress)).moves < 5:  # the ghost's run went on, 1.5 s in
+            pass
+        await late.send(p.Watch(room=room))  # the race shown: about 0.5 s in
+        snapshot = await late.expect(p.Snapshot)
+        ghost = next(pl for pl in snapshot.room["players"] if pl["ghost"])
+        assert (ghost["moves"], ghost["progress"]) == (1, first_step[1]), ghost
+        assert ghost["splits"] == [None, None, None, None]
+        pending = await late.expect(p.Progress)
+        assert (pending.seat, pending.moves) == (ghost["seat"], 2)
