@@ -186,6 +186,7 @@ async def test_a_room_created_on_another_process_appears_then_starts_then_leaves
                 await bo.send(p.Ready())
                 await lobby.until(_status(room, "running"))
                 await ann.send(p.Resign())
+                await lobby.until(lambda rooms: rooms[room]["players"][0]["out"] == "resigned")
                 await bo.send(p.Resign())
                 await lobby.until(lambda rooms: room not in rooms)  # finished: gone
     finally:
