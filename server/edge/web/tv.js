@@ -10,7 +10,7 @@ const POLL = 3000; // ms between looks when nothing runs
 
 export async function render(root) {
   const screen = h("div", { id: "tv" });
-  root.append(h("p", { class: "muted tv-note" }, "TV: the closest race running now, live."), screen);
+  root.append(h("p", { class: "muted tv-note" }, "TV: the closest race running now (as its spectators see it: any delay is shown below)."), screen);
   let current = null;
   let switching = false;
 
