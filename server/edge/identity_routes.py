@@ -82,6 +82,7 @@ def _self(player: Player, **more: Any) -> dict[str, Any]:
 
 
 @identity_routes.post("/players")
+@needs_redis
 async def new_player(request: web.Request) -> web.Response:
     """A new anonymous player for this device: {"bot"?: bool, "label"?: str}."""
     limited = await creation_limited(request, "players")
@@ -128,6 +129,7 @@ async def _change_me(request: web.Request, field: str) -> web.Response:
 
 
 @identity_routes.post("/me/name")
+@needs_redis
 async def set_name(request: web.Request) -> web.Response:
     return await _change_me(request, "name")
 

@@ -20,6 +20,7 @@ import aiohttp
 import pytest
 from support.http import create_room
 from support.own_redis import OwnRedis
+from support.players import new_player
 from support.servers import MakeServer
 from support.tour_bots import create as create_tournament
 from support.wsclient import WsClient
@@ -153,13 +154,16 @@ async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outag
     own_server_url = await make_own_server(redis_cutoff=60)
     room = (await create_room(own_server_url, game="shaula"))["id"]
     tournament, _ = await create_tournament(own_server_url)
-    async with aiohttp.ClientSession() as http:
+    key, _ = await new_player(own_server_url)
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {key}"}) as http:
         assert own_redis.proc is not None
         os.kill(own_redis.proc.pid, signal.SIGSTOP)
         try:
             await until_status(http, f"{own_server_url}/healthz", 503)
             await asyncio.sleep(WATCH_EVERY + CHECK_TIMEOUT + 1)
             refused = (
+                ("POST", "/players"),
+                ("POST", "/me/name"),
                 ("GET", "/rooms"),
                 ("POST", "/rooms"),
                 ("GET", f"/rooms/{room}"),
@@ -172,7 +176,7 @@ async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outag
                 ("GET", "/daily"),
             )
             for method, path in refused:
-                json = {"game": "shaula"} if method == "POST" else None
+                json = {"game": "shaula", "name": "renamed"} if method == "POST" else None
                 began = time.monotonic()
                 async with http.request(method, own_server_url + path, json=json) as answer:
                     body = await answer.json()
@@ -181,7 +185,7 @@ async def test_http_requests_that_need_redis_are_answered_at_once_once_the_outag
                 assert body["error"]["code"] == "unavailable", (path, body)
                 assert answer.headers["Retry-After"] == "1"
                 assert took < CHECK_TIMEOUT + 1.5, (path, took)
-            for path, status in (("/games", 200), ("/games/shaula/rules", 200)):
+            for path, status in (("/games", 200), ("/games/shaula/rules", 200), ("/me", 200)):
                 async with http.get(own_server_url + path) as answer:
                     assert answer.status == status, (path, await answer.text())
         finally:
