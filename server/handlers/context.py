@@ -20,7 +20,12 @@ from server.room.race import RaceError
 from server.settings import Settings
 from server.storage.store import RoomStore
 
-__all__ = ["Context"]
+__all__ = ["UNIDENTIFIED", "Context"]
+
+UNIDENTIFIED = (
+    "this socket's identify could not be checked (the server could not reach its storage):"
+    " nothing changed, identify again"
+)
 
 
 @dataclass(slots=True)
@@ -50,10 +55,16 @@ class Context:
             raise RaceError(ErrorCode.NOT_JOINED, "join or watch a room first")
         return local
 
-    async def whose(self, conn: Connection) -> Player | None:
+    async def whose(self, conn: Connection, *, holding: bool = False) -> Player | None:
         """The player this socket acts as (`identify`), as the records have it now (a
         name changed since is the new one); None for an anonymous socket. RaceError
-        bad_key once the key it identified with was signed out (on any process)."""
+        bad_key once the key it identified with was signed out (on any process);
+        unavailable while its latest `identify` could not be checked (an outage), unless
+        the request comes back to a seat by its token (`holding`): the token is proof
+        enough, and a racer must take their seat back during an outage of the records
+        (the socket is then as it was before that `identify`)."""
+        if conn.unidentified and not holding:
+            raise RaceError(ErrorCode.UNAVAILABLE, UNIDENTIFIED)
         if conn.player is None or conn.key_hash is None or self.accounts is None:
             return None
         try:

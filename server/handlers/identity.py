@@ -26,9 +26,14 @@ class Identify:
         if conn.room is not None or conn.quick is not None:
             # A seat or a ticket taken anonymously (or as another player) stays as it was.
             raise RaceError(ErrorCode.ALREADY_JOINED, "identify first, then join")
+        # Until the key is checked, the socket is nobody: a `join` sent right behind this
+        # `identify` must not seat the player anonymously when an outage stops the check.
+        conn.unidentified = True
         try:
             player = await accounts.who(msg.key, time.time())
         except IdentityError as err:
+            conn.unidentified = False  # checked: no player's key, the socket stays as it was
             raise RaceError(err.code, err.message) from None
         conn.player, conn.key_hash = player.id, hash_secret(msg.key)
+        conn.unidentified = False
         conn.send(p.Identified(player=player_ref(player)))

@@ -84,7 +84,7 @@ class Lobby:
         conn_id = conn.id
         taken: list[int] = []
         try:
-            player = await self.ctx.whose(conn)
+            player = await self.ctx.whose(conn, holding=token is not None)
             player_id = player.id if player is not None else None
             fresh = token is None
             # An anonymous seat does not show a player's name bare (that player's seat

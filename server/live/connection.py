@@ -117,6 +117,9 @@ class Connection:
     seating: asyncio.Future[None] | None = None
     player: str | None = None  # the player this socket acts as (`identify`), by id
     key_hash: str | None = None  # and the hash of the key it sent (signed out: acts no more)
+    # Its latest `identify` could not be checked (the records' database or Redis out of
+    # reach): it is nobody yet, so its joins and matches wait for one that can be.
+    unidentified: bool = False
     closing: bool = False
     close_code: int | None = None  # the code this server closed the socket with, if it did
     seen: float = 0.0  # time.monotonic() of the last frame received (a pong too)

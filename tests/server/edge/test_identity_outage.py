@@ -9,6 +9,7 @@ import asyncio
 import asyncpg
 import pytest
 from sqlalchemy.engine import make_url
+from support.http import create_room
 from support.own_postgres import USER, OwnPostgres, lock_waited_on, table_locked
 from support.players import call, new_player
 from support.servers import MakeServer
@@ -82,6 +83,55 @@ async def test_a_records_database_that_is_stopped_is_unavailable_then_over(
         await relay.listen()
         status, body, _ = await call(base, "GET", "/me", key=key)
         assert status == 200 and body["player"]["name"] == "ola"
+
+
+async def test_a_join_behind_an_identify_the_outage_kept_unchecked_is_unavailable(
+    make_server: MakeServer, postgres: OwnPostgres
+) -> None:
+    """A client sends `identify` and its `join` (or `quick`) at once, as solrace's clients
+    do. When the records' database could not check the key, the socket is nobody yet: its
+    `join` and `quick` are answered `unavailable` (try again), never seated or queued
+    anonymously, which would race the player unrated and out of their records. Once an
+    `identify` is answered, they are the player's. A `join` with a seat's token comes back
+    to that seat all the same."""
+    url = await postgres.new_database()
+    async with tcp_relay(postgres.port) as relay:
+        through = make_url(url).set(port=relay.port).render_as_string(hide_password=False)
+        base = await make_server(database_url=through)
+        key, player = await new_player(base, "ola")
+        room = (await create_room(base, game="shaula"))["id"]
+        relay.cut()
+        await relay.refuse()
+        async with WsClient.connect(base) as ws:
+            await ws.send(p.Identify(key=key))
+            await ws.send(p.Join(room=room, name="ola"))
+            await ws.send(p.QuickMatch(game="shaula"))
+            answers = [await ws.expect(p.Error) for _ in range(3)]
+            assert [(a.request, a.code) for a in answers] == [
+                ("identify", "unavailable"),
+                ("join", "unavailable"),
+                ("quick", "unavailable"),
+            ]
+            assert not [m for m in await ws.quiet() if isinstance(m, p.Welcome | p.Queued)]
+            await relay.listen()
+            await ws.identify(key)
+            welcome = await ws.join(room)
+            assert welcome.seat == 0 and welcome.token is not None
+            token = welcome.token
+        # Coming back to a seat by its token needs no identity checked: a racer whose
+        # socket dropped during the outage takes the seat back, and is not forfeited.
+        relay.cut()
+        await relay.refuse()
+        async with WsClient.connect(base) as ws:
+            await ws.send(p.Identify(key=key))
+            await ws.send(p.Join(room=room, token=token))
+            error = await ws.expect(p.Error)
+            assert (error.request, error.code) == ("identify", "unavailable")
+            assert (await ws.expect(p.Welcome)).seat == 0
+        await relay.listen()
+        status, body, _ = await call(base, "GET", f"/rooms/{room}")
+        assert status == 200
+        assert [s.get("player") for s in body["room"]["players"]] == [player["id"]]
 
 
 async def test_a_records_database_too_slow_for_the_requests_is_unavailable(
