@@ -46,6 +46,7 @@ start_redis() {
     setsid redis-server --bind 127.0.0.1 --port "$redis_port" --dir "$redis_data" \
         --appendonly yes --save "" --logfile "$redis_data/redis.log" &
     redis_pid=$!
+    say "Redis on port $redis_port started (pid $redis_pid, data in $redis_data)"
     for _ in $(seq 100); do
         if "$py" -c "import socket,sys; s=socket.create_connection(('127.0.0.1',$redis_port));
 s.sendall(b'PING\r\n'); sys.exit(0 if s.recv(7).startswith(b'+PONG') else 1)" 2>/dev/null; then
@@ -77,7 +78,6 @@ if [ -z "${REDIS_URL:-}" ]; then
     redis_data="$(realpath -m "${SOLRACE_DATA_DIR:-.data}")/redis-$redis_port"
     mkdir -p "$redis_data"
     start_redis
-    say "Redis on port $redis_port started (pid $redis_pid, data in $redis_data)"
     export REDIS_URL="redis://127.0.0.1:$redis_port/0"
 fi
 
@@ -86,23 +86,29 @@ for i in $(seq 0 $((n - 1))); do
 done
 say "$n processes on ports $base..$((base + n - 1)), Redis at $(shown "$REDIS_URL")"
 
-# Keep the fleet up: whichever child ends, start it again (Redis from its append-only file).
+# Keep the fleet up: whenever a child ends, start again every child that is gone (Redis from
+# its append-only file), not only the one `wait -n` names: children that die at once are
+# reaped together (bash reaps the others in the background, during the second's pause), and
+# `wait -n` never names those.
+gone() {  # gone PID: the child named by `wait -n`, or one that is no more
+    [ "$1" = "$ended" ] || ! kill -0 "$1" 2>/dev/null
+}
+exited() {  # exited PID: how it ended, as far as the script knows
+    if [ "$1" = "$ended" ]; then echo "exited with status $status"; else echo "exited"; fi
+}
 while true; do
     ended=""
     status=0
     wait -n -p ended || status=$?
     [ -n "$stopping" ] && break
-    [ -z "$ended" ] && { sleep 1; continue; }  # no child ended (nothing to wait for)
-    if [ "$ended" = "$redis_pid" ]; then
-        say "Redis (pid $ended) exited with status $status: starting it again"
-        sleep 1
+    sleep 1
+    if [ -n "$redis_pid" ] && gone "$redis_pid"; then
+        say "Redis (pid $redis_pid) $(exited "$redis_pid"): starting it again"
         start_redis
-        continue
     fi
     for port in "${!servers[@]}"; do
-        if [ "${servers[$port]}" = "$ended" ]; then
-            say "server on port $port (pid $ended) exited with status $status: starting it again"
-            sleep 1
+        if gone "${servers[$port]}"; then
+            say "server on port $port (pid ${servers[$port]}) $(exited "${servers[$port]}"): starting it again"
             start_server "$port"
         fi
     done

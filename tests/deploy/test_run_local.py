@@ -74,19 +74,28 @@ def _kill_all(script: subprocess.Popen[bytes], log: Path) -> None:
             os.kill(int(pid), signal.SIGKILL)
 
 
-async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
+def _two_servers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, list[int], int]:
+    """`run-local.sh 2` on free ports with its own Redis: the script, its log, the
+    servers' ports and Redis's."""
     base = free_ports_in_a_row(3)
-    redis_port = base + 2
-    ports = [base, base + 1]
     log = tmp_path / "run-local.log"
     env = environment(
-        REDIS_PORT=str(redis_port), SOLRACE_DATA_DIR=str(tmp_path), PYTHON=sys.executable
+        REDIS_PORT=str(base + 2), SOLRACE_DATA_DIR=str(tmp_path), PYTHON=sys.executable
     )
-    script = _run_local(["2", str(base)], env, log)
+    return _run_local(["2", str(base)], env, log), log, [base, base + 1], base + 2
+
+
+async def _all_healthy(ports: list[int]) -> bool:
+    return all([await _healthy(port) for port in ports])
+
+
+async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
+    script, log, ports, redis_port = _two_servers(tmp_path)
+    base = ports[0]
     try:
 
         async def all_healthy() -> bool:
-            return all([await _healthy(port) for port in ports])
+            return await _all_healthy(ports)
 
         await _until("both servers", all_healthy)
         assert (tmp_path / f"redis-{redis_port}" / "appendonlydir").is_dir()
@@ -115,6 +124,49 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
     text = log.read_text()
     assert f"server on port {base} (pid {first[base]}) exited with status 137" in text
     assert text.index("stopping the servers") < text.index("stopping Redis")
+
+
+def _redis_pid(log: Path) -> int:
+    """The pid of the Redis the script started last."""
+    return int(re.findall(r"Redis on port \d+ started \(pid (\d+)", log.read_text())[-1])
+
+
+async def test_children_that_die_at_once_are_all_started_again(tmp_path: Path) -> None:
+    """Two servers killed at the same moment (a host's OOM killer, a bad deploy), then a
+    server and Redis: each is started again, not only the first the script hears of."""
+    script, log, ports, _ = _two_servers(tmp_path)
+    base = ports[0]
+    try:
+
+        async def all_healthy() -> bool:
+            return await _all_healthy(ports)
+
+        await _until("both servers", all_healthy)
+        first = _pids(log)
+        for port in ports:
+            os.kill(first[port], signal.SIGKILL)
+
+        async def both_restarted() -> bool:
+            now = _pids(log)
+            return all(now[port] != first[port] for port in ports) and await all_healthy()
+
+        await _until("both killed servers to be started again", both_restarted)
+        second, redis = _pids(log), _redis_pid(log)
+        os.kill(second[base], signal.SIGKILL)
+        os.kill(redis, signal.SIGKILL)
+
+        async def server_and_redis_restarted() -> bool:
+            return (
+                _pids(log)[base] != second[base]
+                and _redis_pid(log) != redis
+                and await all_healthy()
+            )
+
+        await _until("the server and Redis to be started again", server_and_redis_restarted)
+        assert script.poll() is None
+    finally:
+        _kill_all(script, log)
+        print(log.read_text())
 
 
 async def test_the_script_does_not_print_the_redis_password(tmp_path: Path) -> None:
