@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from records.engine import snapshot
 from records.keys import device_id, new_player_id
 from records.names import guest_name, name_key
 from records.schema import link_codes, player_keys, player_names, players
@@ -165,7 +166,19 @@ class PlayerStore:
 
     async def by_key(self, key_hash: str, now: float) -> Player | None:
         """The player a device key signs in, noting that it was used."""
-        async with self.engine.connect() as db:
+        found = await self.key_holder(key_hash)
+        if found is None:
+            return None
+        player, last_used_at = found
+        if now - last_used_at >= SEEN_EVERY:
+            await self.note_use(key_hash, player.id, now)
+        return player
+
+    async def key_holder(self, key_hash: str) -> tuple[Player, float] | None:
+        """The player a device key signs in, and when the key's use was last noted
+        (`note_use` is due SEEN_EVERY after it); a read only, which waits for no writer
+        (a snapshot: on SQLite, any other transaction takes the write lock first)."""
+        async with snapshot(self.engine) as db:
             row = (
                 await db.execute(
                     sa.select(*_COLUMNS, player_keys.c.last_used_at)
@@ -173,19 +186,20 @@ class PlayerStore:
                     .where(player_keys.c.key_hash == key_hash)
                 )
             ).first()
-        if row is None:
-            return None
-        if now - row.last_used_at >= SEEN_EVERY:
-            async with self.engine.begin() as db:
-                await db.execute(
-                    player_keys.update()
-                    .where(player_keys.c.key_hash == key_hash)
-                    .values(last_used_at=now)
-                )
-                await db.execute(
-                    players.update().where(players.c.id == row.id).values(last_seen_at=now)
-                )
-        return _player(row)
+        return None if row is None else (_player(row), row.last_used_at)
+
+    async def note_use(self, key_hash: str, player_id: str, now: float) -> None:
+        """Note that the key was used now (its device's `last_used_at`, the player's
+        `last_seen_at`)."""
+        async with self.engine.begin() as db:
+            await db.execute(
+                player_keys.update()
+                .where(player_keys.c.key_hash == key_hash)
+                .values(last_used_at=now)
+            )
+            await db.execute(
+                players.update().where(players.c.id == player_id).values(last_seen_at=now)
+            )
 
     async def by_id(self, player_id: str) -> Player | None:
         async with self.engine.connect() as db:

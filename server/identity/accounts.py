@@ -28,6 +28,7 @@ from records.keys import (
 from records.names import GUEST_PREFIX, BadName, check_name
 from records.passwords import BadPassword, check_password, hash_password, verify_password
 from records.players import (
+    SEEN_EVERY,
     AlreadyClaimed,
     KeySignedOut,
     NameTaken,
@@ -70,15 +71,22 @@ def anothers(owner: str | None, asker: str | None) -> bool:
     return asker is not None and owner is not None and owner != asker
 
 
-_GIVEN_UP: set[asyncio.Future[Any]] = set()  # lookups left to end (kept from the collector)
+_GIVEN_UP: set[asyncio.Future[Any]] = set()  # work left to end (kept from the collector)
 
 
-def _ignored(lookup: asyncio.Future[Any]) -> None:
-    """A lookup given up on has ended: its outcome is read, so that asyncio does not
-    report it."""
-    _GIVEN_UP.discard(lookup)
-    if not lookup.cancelled():
-        lookup.exception()
+def _leave_to_end(work: asyncio.Future[Any]) -> None:
+    """Let `work` (a lookup given up on, a key's use to note) end in the background; what
+    it fails with is an outage of the records, said by whoever needs them."""
+    _GIVEN_UP.add(work)
+    work.add_done_callback(_ignored)
+
+
+def _ignored(work: asyncio.Future[Any]) -> None:
+    """Work left to end has ended: its outcome is read, so that asyncio does not report
+    it."""
+    _GIVEN_UP.discard(work)
+    if not work.cancelled() and (error := work.exception()) is not None:
+        log.debug("left to end in the background, failed: %r", error)
 
 
 def _signed_out_meanwhile() -> IdentityError:
@@ -152,9 +160,14 @@ class Accounts:
     async def who_by_hash(self, key_hash: str, now: float) -> Player:
         """The player the key of this hash signs in now (a socket's, which identified with
         it earlier: IdentityError bad_key once it was signed out, from any process)."""
-        player = await self.players.by_key(key_hash, now)
-        if player is None:
+        found = await self.players.key_holder(key_hash)
+        if found is None:
             raise _signed_out_meanwhile()
+        player, last_used_at = found
+        if now - last_used_at >= SEEN_EVERY:
+            # A write, and bookkeeping only: signing in must not wait for it (another
+            # writer may hold the records for seconds), nor fail with it.
+            _leave_to_end(asyncio.ensure_future(self.players.note_use(key_hash, player.id, now)))
         return player
 
     async def someones_name(self, name: str) -> bool:
@@ -167,8 +180,7 @@ class Accounts:
         lookup = asyncio.ensure_future(self.players.by_name(name.strip()))
         done, _ = await asyncio.wait({lookup}, timeout=NAME_CHECK_WAIT)
         if not done:
-            _GIVEN_UP.add(lookup)
-            lookup.add_done_callback(_ignored)
+            _leave_to_end(lookup)
             return False
         try:
             return lookup.result() is not None

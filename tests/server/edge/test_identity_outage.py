@@ -5,6 +5,7 @@ work again once it is back."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 
 import asyncpg
 import pytest
@@ -154,3 +155,30 @@ async def test_a_records_database_too_slow_for_the_requests_is_unavailable(
         assert headers["Retry-After"] == "1"
     status, _, _ = await first
     assert status == 200
+
+
+async def test_a_records_database_busy_writing_does_not_hold_up_identify(
+    make_server: MakeServer, sqlite_url: str
+) -> None:
+    """A key's use is noted (`last_used_at`, once a minute) besides signing in: a write.
+    While another writer holds the SQLite file (an archive, a migration, another process),
+    `identify` is answered at once, as reads are, and not after the writer's wait and then
+    `unavailable`; the use is noted once the file is free."""
+    base = await make_server()
+    key, player = await new_player(base, "ola")
+    path = make_url(sqlite_url).database
+    assert path is not None
+    writer = sqlite3.connect(path, isolation_level=None, timeout=30)
+    try:
+        writer.execute("UPDATE player_keys SET last_used_at = 0")  # its use is due
+        writer.execute("BEGIN IMMEDIATE")  # another writer, for longer than identify waits
+        async with WsClient.connect(base) as ws:
+            await ws.send(p.Identify(key=key))
+            identified = await ws.expect(p.Identified, timeout=3.0)
+            assert identified.player["id"] == player["id"]
+        writer.execute("ROLLBACK")
+        async with asyncio.timeout(10):  # and its use is noted once the writer is gone
+            while writer.execute("SELECT last_used_at FROM player_keys").fetchone()[0] == 0:
+                await asyncio.sleep(0.1)
+    finally:
+        writer.close()
