@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from records.engine import snapshot
 from records.ratings import START, Rating, rate
 from records.schema import players, race_results, races, rating_history, ratings
 from records.sql import insert_ignore, storable
@@ -138,7 +139,7 @@ class RaceArchive:
     async def replay(self, race_id: str) -> str | None:
         if not storable(race_id):
             return None  # no race's id
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             found = await conn.execute(sa.select(races.c.replay).where(races.c.id == race_id))
             return found.scalar_one_or_none()
 
@@ -146,7 +147,7 @@ class RaceArchive:
         """The replay of the room's latest archived race."""
         if not storable(room):
             return None
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             found = await conn.execute(_latest_of(room, races.c.replay))
             replay: str | None = found.scalar_one_or_none()
             return replay
@@ -155,7 +156,7 @@ class RaceArchive:
         """The room's latest archived race with its results (seat order), as archived."""
         if not storable(room):
             return None
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             race = (await conn.execute(_latest_of(room, races))).first()
             if race is None:
                 return None
@@ -205,7 +206,7 @@ class RaceArchive:
     async def exists(self, race_id: str) -> bool:
         if not storable(race_id):
             return False
-        async with self.engine.connect() as conn:
+        async with snapshot(self.engine) as conn:
             found = await conn.execute(sa.select(races.c.id).where(races.c.id == race_id))
             return found.first() is not None
 

@@ -6,7 +6,8 @@ SQLite connections run in WAL mode (readers never wait for the writer), wait up 
 `SQLITE_BUSY_MS` for a lock instead of failing, enforce foreign keys, and begin every
 transaction with `BEGIN IMMEDIATE`: a writer takes the lock when it starts, so two processes
 never both read then fail to upgrade to a write (SQLite's "database is locked" deadlock).
-The one exception is `snapshot`'s read, which writes nothing.
+The one exception is `snapshot`'s read, which writes nothing: every read-only query goes
+through it, so that a reader never waits for a writer (a replay served during an archive).
 
 A database that cannot serve now comes out as `OperationalError`, on either database, so
 that every caller tells an outage (try again soon: HTTP 503, the archive's next drain) from a

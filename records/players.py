@@ -202,14 +202,14 @@ class PlayerStore:
             )
 
     async def by_id(self, player_id: str) -> Player | None:
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             return await player_in(db, player_id)
 
     async def by_ids(self, ids: Iterable[str]) -> dict[str, Player]:
         wanted = sorted(set(ids))
         if not wanted:
             return {}
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             rows = (await db.execute(sa.select(*_COLUMNS).where(players.c.id.in_(wanted)))).all()
         return {row.id: _player(row) for row in rows}
 
@@ -217,7 +217,7 @@ class PlayerStore:
         """The player called `name` now, whatever the case it is typed in."""
         if not storable(name):
             return None  # no player's name (records/names.py)
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
             ).first()
@@ -228,7 +228,7 @@ class PlayerStore:
         ever had it. Asked when nobody has it now: a link under an earlier name."""
         if not storable(name):
             return None
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             row = (
                 await db.execute(
                     sa.select(*_COLUMNS)
@@ -244,7 +244,7 @@ class PlayerStore:
         """The player called `name` and their password's hash (None: not claimed)."""
         if not storable(name):
             return None
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             row = (
                 await db.execute(sa.select(*_COLUMNS).where(players.c.name_key == name_key(name)))
             ).first()
@@ -284,7 +284,7 @@ class PlayerStore:
 
     async def names(self, player_id: str) -> list[PastName]:
         """The player's earlier names, the latest first."""
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             return await names_in(db, player_id)
 
     # ------------------------------------------------------------ claiming, devices
@@ -326,7 +326,7 @@ class PlayerStore:
 
     async def devices(self, player_id: str) -> list[Device]:
         """The devices holding the player's keys, the latest used first."""
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             rows = (
                 await db.execute(
                     sa.select(
@@ -377,7 +377,7 @@ class PlayerStore:
 
     async def password_hash(self, player_id: str) -> str | None:
         """The hash of the player's password (None: not claimed, or no such player)."""
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             found = await db.scalar(
                 sa.select(players.c.password_hash).where(players.c.id == player_id)
             )
@@ -402,7 +402,7 @@ class PlayerStore:
             return await self._revoke_others(db, player_id, keep_hash)
 
     async def key_count(self, player_id: str) -> int:
-        async with self.engine.connect() as db:
+        async with snapshot(self.engine) as db:
             count = await db.scalar(
                 sa.select(sa.func.count()).where(player_keys.c.player_id == player_id)
             )

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from redis.asyncio import Redis
 from sqlalchemy.engine import make_url
 from support.finished import archived_replay, finish_race
-from support.http import get_text
+from support.http import get_text, post_json
 from support.own_postgres import OwnPostgres, lock_waited_on, table_locked
 from support.ports import free_port
 from support.records import migrated
@@ -145,3 +145,28 @@ async def test_a_database_lost_while_a_race_is_archived_is_an_outage_tried_again
         await archived_replay(server, f"{room}.1", within=10.0)
         _, metrics = await get_text(f"{server}/metrics")
         assert 'solrace_races_archived_total{result="failed"}' not in metrics
+
+
+async def test_archived_races_are_read_while_another_writer_holds_the_records(
+    make_server: MakeServer, sqlite_url: str
+) -> None:
+    """SQLite lets one writer at a time in, and its readers never wait for it (WAL): a
+    replay, its boards and a room's latest archived race are served at once while another
+    process writes (an archive, a migration), not after its write lock is let go."""
+    server = await make_server()
+    room = await finish_race(server)
+    await archived_replay(server, f"{room}.1")
+    path = make_url(sqlite_url).database
+    assert path is not None
+    writer = sqlite3.connect(path, isolation_level=None, timeout=30)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        async with asyncio.timeout(3):
+            for asked in (f"/races/{room}.1/replay", f"/races/{room}.1/replay/boards"):
+                status, _ = await get_text(f"{server}{asked}")
+                assert status == 200, asked
+            status, body = await post_json(f"{server}/rooms", {"ghost": f"{room}.1"})
+            assert status == 201, body
+        writer.execute("ROLLBACK")
+    finally:
+        writer.close()
