@@ -109,9 +109,11 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
         app = create_app(settings)
         tag_process(app[PROCESS])
         runner = Runner(app, shutdown_timeout=settings.shutdown_timeout, access_log=None)
-        await runner.setup()
         # Registered after the supervisor, so it runs before it: Redis stops last.
         stack.push_async_callback(runner.cleanup)
+        if not await _set_up(runner, stop):
+            log.info("stopped while starting")
+            return
         site = web.TCPSite(runner, settings.host, settings.port)
         await site.start()
         log.info(
@@ -131,6 +133,22 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
         )
         await stop.wait()
         log.info("shutting down: closing sockets with 1001")
+
+
+async def _set_up(runner: Runner, stop: asyncio.Event) -> bool:
+    """The app started (False: `stop` was set first). Starting may wait for what it needs
+    (the records' database), and a stop signal must end that wait."""
+    setting_up = asyncio.ensure_future(runner.setup())
+    stopping = asyncio.ensure_future(stop.wait())
+    await asyncio.wait({setting_up, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    if setting_up.done():
+        setting_up.result()
+        return True
+    setting_up.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await setting_up
+    return False
 
 
 def _signal_handler(
