@@ -63,6 +63,7 @@ def _ranked(rows: list[dict[str, Any]], key: str, descending: bool) -> list[dict
 
 def _page(rows: list[dict[str, Any]], offset: int, limit: int, around: str | None) -> Board:
     if around is not None:
+        around = around.lower()  # ids are lower case; read in any case, as a race's id is
         mine = next((i for i, r in enumerate(rows) if r["player"]["id"] == around), None)
         if mine is not None:
             offset = max(0, min(mine - limit // 2, len(rows) - limit))

@@ -114,5 +114,8 @@ async def test_ratings_board_lists_settled_recently_active_players(database_url:
         # Around p3 with pages of 2: the page holding p3, last.
         around = await boards.by_rating("shaula", "all", NOW, limit=2, around="p3")
         assert [r["player"]["id"] for r in around.rows][-1] == "p3" and around.offset == 2
+        # An id in another case is the same player (ids are read in any case, as race ids).
+        upper = await boards.by_rating("shaula", "all", NOW, limit=2, around="P3")
+        assert (upper.offset, upper.rows) == (around.offset, around.rows)
         # Two months later nobody has raced: nobody is recently active.
         assert (await boards.by_rating("shaula", "all", NOW + 60 * DAY)).rows == []
