@@ -49,6 +49,7 @@ from protocol.client_to_server import (
 from protocol.codec import (
     CLIENT_TO_SERVER,
     SERVER_TO_CLIENT,
+    NotJson,
     Registry,
     Unexpected,
     decode_json,
@@ -157,6 +158,7 @@ __all__ = [
     "Message",
     "Move",
     "NewRound",
+    "NotJson",
     "Ping",
     "PlayerJoined",
     "PlayerLeft",

@@ -25,6 +25,7 @@ from protocol.server_to_client import Error, ServerToClient
 __all__ = [
     "CLIENT_TO_SERVER",
     "SERVER_TO_CLIENT",
+    "NotJson",
     "Registry",
     "Unexpected",
     "decode_json",
@@ -301,6 +302,8 @@ def decode_json(text: str | bytes, registry: Registry = CLIENT_TO_SERVER) -> Mes
     """Decode a text frame (the same maps as JSON)."""
     try:
         obj = parse_json(text)
+    except NotJson as err:
+        return Unexpected(ErrorCode.BAD_FRAME, str(err))
     except ValueError:
         return Unexpected(ErrorCode.BAD_FRAME, "not a JSON object")
     except RecursionError:  # deeper than the interpreter's recursion limit lets json go
@@ -312,11 +315,23 @@ def parse_json(text: str | bytes) -> Any:
     """JSON text as Python, an integer of more digits than Python converts being a value
     no field's check accepts (`_TooLong`), not a parse error: the request is refused for
     that field, as any integer out of range is. ValueError or RecursionError: no JSON."""
+    if isinstance(text, bytes):  # as json.loads reads bytes
+        text = text.decode(json.detect_encoding(text), "surrogatepass")
     try:
-        return json.loads(text)
+        return _DECODER.decode(text)
+    except NotJson:
+        raise
     except (ValueError, RecursionError):
         # Only after a failure: the usual path keeps json's own integer parsing.
-        return json.loads(text, parse_int=_int_or_too_long)
+        return _DECODER_LONG.decode(text)
+
+
+class NotJson(ValueError):
+    """A constant Python's json reads and JSON (RFC 8259) does not have: NaN, Infinity."""
+
+
+def _not_json(constant: str) -> Any:
+    raise NotJson(f"{constant} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
 class _TooLong:
@@ -338,3 +353,7 @@ def _int_or_too_long(digits: str) -> int | _TooLong:
         return int(digits)
     except ValueError:
         return _TOO_LONG
+
+
+_DECODER = json.JSONDecoder(parse_constant=_not_json)
+_DECODER_LONG = json.JSONDecoder(parse_constant=_not_json, parse_int=_int_or_too_long)

@@ -19,7 +19,7 @@ from aiohttp import web
 from sqlalchemy.exc import DBAPIError
 
 import core
-from protocol import ErrorCode, parse_json, socket_path
+from protocol import ErrorCode, NotJson, parse_json, socket_path
 from server.edge.admission.client_address import client_address
 from server.edge.app_keys import (
     ACCOUNTS,
@@ -200,6 +200,8 @@ async def json_object(request: web.Request) -> dict[str, Any]:
             body = parse_json(await request.text())
     except TimeoutError:  # a client trickling its body must not hold the connection
         raise web.HTTPRequestTimeout(text=f"the body took over {timeout:g} s") from None
+    except NotJson as err:
+        raise web.HTTPBadRequest(text=str(err)) from None
     except (ValueError, LookupError, RecursionError):
         raise web.HTTPBadRequest(text="the body must be a JSON object") from None
     if not isinstance(body, dict):

@@ -208,6 +208,17 @@ def test_garbage_json_is_a_bad_frame(text: str) -> None:
     assert result.code is p.ErrorCode.BAD_FRAME
 
 
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_a_constant_json_does_not_have_is_a_bad_frame(constant: str) -> None:
+    """RFC 8259 has no NaN or Infinity; Python's json reads them, and a ping carrying one
+    in a field it ignores was answered, a `move` with one refused `bad_message`."""
+    text = '{"type": "ping", "v": 1, "id": 3, "pad": ' + constant + "}"
+    result = p.decode_json(text)
+    assert isinstance(result, p.Unexpected)
+    assert result.code is p.ErrorCode.BAD_FRAME and constant in result.message, result
+    assert p.decode_json('{"type": "ping", "v": 1, "id": 3, "pad": 1e400}') == p.Ping(id=3)
+
+
 @given(st.binary(max_size=200))
 def test_decode_msgpack_never_raises(data: bytes) -> None:
     result = p.decode_msgpack(data)

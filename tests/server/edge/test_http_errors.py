@@ -25,6 +25,7 @@ async def call(
     [
         ("POST", "/rooms", b"[" * 30_000 + b"]" * 30_000, 400, "bad_request"),
         ("POST", "/rooms", b"\xff\xfe{", 400, "bad_request"),
+        ("POST", "/rooms", b'{"game": "shaula", "pad": NaN}', 400, "bad_request"),  # no JSON
         ("POST", "/rooms", b"{" + b" " * 70_000 + b"}", 413, "too_big"),
         ("GET", "/nowhere", None, 404, "not_found"),
         ("DELETE", "/rooms", None, 405, "bad_request"),
