@@ -294,7 +294,7 @@ def decode_msgpack(data: bytes, registry: Registry = CLIENT_TO_SERVER) -> Messag
     except msgpack.StackError:  # deeper than its 1024 levels (a ValueError too: first)
         return Unexpected(ErrorCode.BAD_FRAME, NESTED_TOO_DEEPLY)
     except Exception:  # msgpack raises many kinds (ExtraData, ValueError, ...)
-        return Unexpected(ErrorCode.BAD_FRAME, "not a msgpack map")
+        return Unexpected(ErrorCode.BAD_FRAME, "not a msgpack map of string keys")
     return registry.build(obj)
 
 

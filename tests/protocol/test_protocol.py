@@ -208,6 +208,15 @@ def test_garbage_json_is_a_bad_frame(text: str) -> None:
     assert result.code is p.ErrorCode.BAD_FRAME
 
 
+def test_a_msgpack_map_whose_keys_are_not_strings_is_a_bad_frame_that_says_so() -> None:
+    """A map with an integer key is a msgpack map all the same: "not a msgpack map" left
+    its sender looking for what else was wrong."""
+    frame = msgpack.packb({"type": "ping", "v": 1, 7: "x"})
+    result = p.decode_msgpack(frame)
+    assert isinstance(result, p.Unexpected)
+    assert result.code is p.ErrorCode.BAD_FRAME and "string" in result.message, result
+
+
 @pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
 def test_a_constant_json_does_not_have_is_a_bad_frame(constant: str) -> None:
     """RFC 8259 has no NaN or Infinity; Python's json reads them, and a ping carrying one
