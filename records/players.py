@@ -164,16 +164,6 @@ class PlayerStore:
 
     # ------------------------------------------------------------ finding players
 
-    async def by_key(self, key_hash: str, now: float) -> Player | None:
-        """The player a device key signs in, noting that it was used."""
-        found = await self.key_holder(key_hash)
-        if found is None:
-            return None
-        player, last_used_at = found
-        if now - last_used_at >= SEEN_EVERY:
-            await self.note_use(key_hash, player.id, now)
-        return player
-
     async def key_holder(self, key_hash: str) -> tuple[Player, float] | None:
         """The player a device key signs in, and when the key's use was last noted
         (`note_use` is due SEEN_EVERY after it); a read only, which waits for no writer

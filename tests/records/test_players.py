@@ -11,10 +11,12 @@ from records.engine import open_engine
 from records.keys import device_id, hash_secret
 from records.migrate import upgrade_to_head
 from records.players import (
+    SEEN_EVERY,
     AlreadyClaimed,
     KeySignedOut,
     NameTaken,
     PasswordChanged,
+    Player,
     PlayerStore,
     UnknownPlayer,
 )
@@ -28,15 +30,21 @@ async def store(database_url: str) -> AsyncIterator[PlayerStore]:
     await engine.dispose()
 
 
+async def signed_in(store: PlayerStore, key: str, *, hashed: bool = True) -> Player | None:
+    """The player a device key signs in (the key as the client sends it: its hash asked)."""
+    found = await store.key_holder(hash_secret(key) if hashed else key)
+    return None if found is None else found[0]
+
+
 async def test_a_new_player_is_anonymous_with_a_guest_name_and_found_by_its_key(
     store: PlayerStore,
 ) -> None:
     ann = await store.create(hash_secret("key-a"), 10.0)
     assert ann.name.startswith("Guest-") and not ann.claimed and not ann.bot
     assert len(ann.id) == 16
-    assert await store.by_key(hash_secret("key-a"), 11.0) == ann
-    assert await store.by_key(hash_secret("key-b"), 11.0) is None
-    assert await store.by_key("key-a", 11.0) is None  # the key itself is never stored
+    assert await signed_in(store, "key-a") == ann
+    assert await signed_in(store, "key-b") is None
+    assert await signed_in(store, "key-a", hashed=False) is None  # the key itself is never stored
     assert await store.by_id(ann.id) == ann
     bot = await store.create(hash_secret("key-bot"), 10.0, bot=True)
     assert bot.bot and bot.name.startswith("Bot-")
@@ -115,12 +123,12 @@ async def test_claiming_once_and_the_password_hash_by_name(store: PlayerStore) -
 async def test_devices_add_and_revoke_keys(store: PlayerStore) -> None:
     ann = await store.create(hash_secret("laptop"), 1.0)
     await store.add_key(ann.id, hash_secret("phone"), 2.0, label="phone")
-    assert (await store.by_key(hash_secret("phone"), 3.0)).id == ann.id  # type: ignore[union-attr]
+    assert (await signed_in(store, "phone")).id == ann.id  # type: ignore[union-attr]
     assert await store.key_count(ann.id) == 2
     assert await store.revoke_key(hash_secret("laptop"))
     assert not await store.revoke_key(hash_secret("laptop"))
-    assert await store.by_key(hash_secret("laptop"), 4.0) is None
-    assert await store.by_key(hash_secret("phone"), 4.0) is not None
+    assert await signed_in(store, "laptop") is None
+    assert await signed_in(store, "phone") is not None
     with pytest.raises(UnknownPlayer):
         await store.add_key("nobody", hash_secret("x"), 1.0)
 
@@ -136,7 +144,7 @@ async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
     await store.add_key(ann.id, hash_secret("phone"), 20.0, "phone")
     await store.add_key(ann.id, hash_secret("tablet"), 30.0, None)
     bo = await store.create(hash_secret("bo"), 10.0, label="bo's")
-    await store.by_key(hash_secret("laptop"), 100.0)  # used later than the others
+    await store.note_use(hash_secret("laptop"), ann.id, 100.0)  # used later than the others
     devices = await store.devices(ann.id)
     assert [(d.label, d.created_at, d.last_used_at) for d in devices] == [
         ("laptop", 10.0, 100.0),  # the latest used first
@@ -154,9 +162,9 @@ async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
         bo.id, ids["phone"], hash_secret("bo")
     )  # not bo's to sign out
     assert not await store.revoke_device(ann.id, "0123456789abcdef", hash_secret("laptop"))
-    assert await store.by_key(hash_secret("phone"), 40.0) is not None
+    assert await signed_in(store, "phone") is not None
     assert await store.revoke_device(ann.id, ids["phone"], hash_secret("laptop"))
-    assert await store.by_key(hash_secret("phone"), 41.0) is None
+    assert await signed_in(store, "phone") is None
     assert not await store.revoke_device(ann.id, ids["phone"], hash_secret("laptop"))
     with pytest.raises(KeySignedOut):  # asked by the phone, signed out meanwhile
         await store.revoke_device(ann.id, ids["laptop"], hash_secret("phone"))
@@ -164,7 +172,7 @@ async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
         await store.revoke_other_keys(ann.id, hash_secret("phone"))
     with pytest.raises(KeySignedOut):
         await store.add_link_code(ann.id, hash_secret("CODE-0009"), 1000.0, hash_secret("phone"))
-    assert await store.by_key(hash_secret("laptop"), 41.5) is not None
+    assert await signed_in(store, "laptop") is not None
     assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("x"), 42.0) is None
 
     await store.add_key(ann.id, hash_secret("desktop"), 50.0)
@@ -173,7 +181,7 @@ async def test_a_players_devices_are_listed_and_signed_out_by_id_or_all_but_one(
     assert [d.label for d in await store.devices(ann.id)] == ["laptop"]
     assert await store.revoke_other_keys(ann.id, hash_secret("laptop")) == 0
     assert await store.use_link_code(hash_secret("CODE-0003"), hash_secret("y"), 52.0) is None
-    assert await store.by_key(hash_secret("bo"), 53.0) is not None
+    assert await signed_in(store, "bo") is not None
     linked = await store.use_link_code(hash_secret("CODE-0002"), hash_secret("z"), 53.0)
     assert linked is not None and linked.id == bo.id  # bo's code is still good
 
@@ -191,21 +199,29 @@ async def test_a_new_password_replaces_the_one_read_and_signs_the_other_devices_
     )
     assert signed_out == 1
     assert (await store.password_of("ann"))[1] == "$argon2id$new"  # type: ignore[index]
-    assert await store.by_key(hash_secret("phone"), 4.0) is None
-    assert await store.by_key(hash_secret("laptop"), 4.0) is not None
+    assert await signed_in(store, "phone") is None
+    assert await signed_in(store, "laptop") is not None
     assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("x"), 5.0) is None
     # Changed meanwhile (from another device, after this one read it): nothing changes.
     await store.add_key(ann.id, hash_secret("tablet"), 6.0)
     with pytest.raises(PasswordChanged):
         await store.change_password(ann.id, "$argon2id$old", "$argon2id$3rd", hash_secret("laptop"))
     assert await store.password_hash(ann.id) == "$argon2id$new"
-    assert await store.by_key(hash_secret("tablet"), 7.0) is not None
+    assert await signed_in(store, "tablet") is not None
     assert await store.password_hash("nobody") is None
 
 
 async def test_a_key_in_use_moves_last_seen_on(store: PlayerStore) -> None:
+    """A key's read answers the player as they were and when the key's use was last
+    noted (Accounts notes it again once SEEN_EVERY has passed); noting it moves the
+    player's last_seen_at on."""
     ann = await store.create(hash_secret("a"), 1.0)
-    assert (await store.by_key(hash_secret("a"), 1000.0)).last_seen_at == 1.0  # type: ignore[union-attr]
+    found = await store.key_holder(hash_secret("a"))
+    assert found is not None
+    player, last_used_at = found
+    assert (player.last_seen_at, last_used_at) == (1.0, 1.0)
+    assert 1000.0 - last_used_at >= SEEN_EVERY
+    await store.note_use(hash_secret("a"), ann.id, 1000.0)
     assert (await store.by_id(ann.id)).last_seen_at == 1000.0  # type: ignore[union-attr]
 
 
@@ -217,8 +233,8 @@ async def test_a_link_code_signs_one_device_in_once_before_it_expires(
     await store.add_link_code(ann.id, hash_secret("CODE-0002"), expires_at=100.0)
     linked = await store.use_link_code(hash_secret("CODE-0001"), hash_secret("b"), 50.0)
     assert linked is not None and linked.id == ann.id
-    assert (await store.by_key(hash_secret("b"), 51.0)).id == ann.id  # type: ignore[union-attr]
+    assert (await signed_in(store, "b")).id == ann.id  # type: ignore[union-attr]
     assert await store.use_link_code(hash_secret("CODE-0001"), hash_secret("c"), 51.0) is None
     # Expired: no use, and gone.
     assert await store.use_link_code(hash_secret("CODE-0002"), hash_secret("c"), 100.0) is None
-    assert await store.by_key(hash_secret("c"), 101.0) is None
+    assert await signed_in(store, "c") is None
