@@ -307,7 +307,9 @@ export async function render(root, { room: roomId }) {
           room.undo ? button("undo", "Undo", () => seat.undo()) : null,
           room.hints ? button("hint", "Hint", () => seat.hint()) : null,
           // Moojub has no safe move (a hidden talon): no autoplay, as in the terminal client.
-          known[room.game]?.hidden ? null : button("autoplay", "Autoplay", autoplay,
+          // A double click's second click (detail 2) is the same press: on a busy page it
+          // could come after the first ask's answer, and ask again.
+          known[room.game]?.hidden ? null : button("autoplay", "Autoplay", (e) => e.detail > 1 || autoplay(),
             { title: "play the safe moves to the foundations (the server lists them)" }),
           button("resign", "Resign", (e) => {
             const el = e.currentTarget;
