@@ -84,6 +84,12 @@ class Context:
             return False
         return await self.accounts.someones_name(name.strip()[:32])
 
+    async def names_now(self, player_ids: list[str]) -> dict[str, str]:
+        """The names these players have now, those the records answer for in time."""
+        if self.accounts is None or not player_ids:
+            return {}
+        return await self.accounts.names_now(player_ids)
+
     async def rating(self, player: Player | None, game: str) -> int | None:
         """The player's rating in `game` (the displayed number), if they have one; bots
         and anonymous sockets have none."""

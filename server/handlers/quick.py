@@ -10,6 +10,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -267,6 +268,11 @@ class QuickMatch:
     async def create_room(self, game: str, tickets: list[Ticket]) -> tuple[str, list[str]]:
         """A head-to-head room with both seats taken (by the tickets' players) and ready:
         it counts down at once."""
+        # A player's ticket holds their name of when it was queued: a rename since shows.
+        names = await self.ctx.names_now([t.player for t in tickets if t.player is not None])
+        tickets = [
+            t if t.player is None else replace(t, name=names.get(t.player, t.name)) for t in tickets
+        ]
         # An anonymous ticket's typed name that is a player's is numbered (Lobby.join).
         reserved = [t.player is None and await self.ctx.players_name(t.name) for t in tickets]
         now = time.time()

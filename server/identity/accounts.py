@@ -14,7 +14,8 @@ import asyncio
 import logging
 import math
 import time
-from typing import Any
+from collections.abc import Awaitable, Iterable
+from typing import Any, TypeVar
 
 import protocol as p
 from protocol import ErrorCode
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 LINK_CODE_TTL = 600.0  # seconds a link code may be used
 LABEL_MAX = 60  # characters of a device's label kept
 NAME_CHECK_WAIT = 0.5  # seconds an anonymous seat waits to know whether its name is a player's
+
+
+T = TypeVar("T")
 
 
 class IdentityError(Exception):
@@ -102,6 +106,22 @@ def _label(label: object) -> str | None:
     if not isinstance(label, str):
         return None
     return "".join(ch for ch in label if ch.isprintable()).strip()[:LABEL_MAX] or None
+
+
+async def _in_time(lookup: Awaitable[T]) -> tuple[T] | None:
+    """`lookup`'s answer (in a 1-tuple), if the records give it within NAME_CHECK_WAIT;
+    None if they do not or fail (the lookup then ends in the background): what only
+    dresses an answer (a name) never waits on a database that does not answer."""
+    work = asyncio.ensure_future(lookup)
+    done, _ = await asyncio.wait({work}, timeout=NAME_CHECK_WAIT)
+    if not done:
+        _leave_to_end(work)
+        return None
+    try:
+        return (work.result(),)
+    except Exception as exc:  # the records are down: said by whoever needs them
+        log.debug("a lookup in the records failed: %r", exc)
+        return None
 
 
 class Accounts:
@@ -177,16 +197,17 @@ class Accounts:
         name then goes as typed; the lookup ends in the background)."""
         if not name.strip():
             return False
-        lookup = asyncio.ensure_future(self.players.by_name(name.strip()))
-        done, _ = await asyncio.wait({lookup}, timeout=NAME_CHECK_WAIT)
-        if not done:
-            _leave_to_end(lookup)
-            return False
-        try:
-            return lookup.result() is not None
-        except Exception as exc:  # the records are down: said by whoever needs them
-            log.debug("a name's lookup failed: %r", exc)
-            return False
+        found = await _in_time(self.players.by_name(name.strip()))
+        return found is not None and found[0] is not None
+
+    async def names_now(self, player_ids: Iterable[str]) -> dict[str, str]:
+        """The players' names now, as far as the records say within NAME_CHECK_WAIT (a
+        quick match's ticket holds its player's name of when it was queued): a player the
+        records do not answer for in time is left out, and their ticket's name goes."""
+        found = await _in_time(self.players.by_ids(player_ids))
+        if found is None:
+            return {}
+        return {player_id: player.name for player_id, player in found[0].items()}
 
     async def rename(self, player: Player, name: object, now: float) -> Player:
         try:

@@ -236,6 +236,27 @@ async def test_a_quick_match_seats_two_players_and_labels_the_bot(server_url: st
     assert matched.room == snapshot.room["id"] and not joined  # seated before the welcome
 
 
+async def test_a_player_renamed_while_queued_is_seated_under_the_new_name(
+    server_url: str,
+) -> None:
+    """The queue's ticket was written under the name of its time: a rename while waiting
+    (on this device or another) is what the seat shows, as in any other room."""
+    key, ann = await new_player(server_url, "nell")
+    other_key, _ = await new_player(server_url, "otto")
+    async with WsClient.connect(server_url) as one, WsClient.connect(server_url) as two:
+        await identified(one, key)
+        await identified(two, other_key)
+        await one.send(p.QuickMatch(game="shaula"))
+        await one.expect(p.Queued)
+        status, _, _ = await call(server_url, "POST", "/me/name", {"name": "nora"}, key)
+        assert status == 200
+        await two.send(p.QuickMatch(game="shaula"))
+        await two.expect(p.Matched)
+        snapshot = await two.expect(p.Snapshot)
+    names = {pl["player"]: pl["name"] for pl in snapshot.room["players"]}
+    assert names[ann["id"]] == "nora"
+
+
 async def test_one_player_on_two_sockets_is_not_matched_with_themselves(
     server_url: str,
 ) -> None:
