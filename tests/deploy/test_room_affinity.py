@@ -239,3 +239,56 @@ async def test_nginx_sends_a_rooms_sockets_to_its_process_again_once_it_is_back(
             for room in homed[:3]:
                 home = await _where(two_processes, lambda room=room: two_sockets(room), 2)
                 assert home == 0, f"room {room}'s sockets went to the other process"
+
+
+@pytest.fixture
+async def three_processes(redis_url: str, tmp_path: Path) -> AsyncIterator[list[ServerProcess]]:
+    env = environment(REDIS_URL=redis_url)
+    servers = [ServerProcess(free_port(), env, log=tmp_path / f"server-{i}.log") for i in (1, 2, 3)]
+    try:
+        await asyncio.gather(*(server.start() for server in servers))
+        yield servers
+    finally:
+        await asyncio.gather(*(server.stop() for server in servers))
+
+
+async def _sockets_open(url: str, rooms: list[str]) -> list[str]:
+    """Open a socket for each room, one after the other; the rooms whose socket failed."""
+    failed = []
+    for room in rooms:
+        try:
+            async with WsClient.connect(url, path=p.socket_path(room)):
+                pass
+        except aiohttp.WSServerHandshakeError:
+            failed.append(room)
+    return failed
+
+
+@pytest.mark.parametrize("balancer", ["haproxy", "nginx"])
+async def test_two_processes_killed_at_once_leave_every_room_served(
+    tmp_path: Path, three_processes: list[ServerProcess], balancer: str
+) -> None:
+    """Two of three processes killed together, their rooms' sockets coming back at once,
+    before any health check has seen them go: each is served by the one left. HAProxy's
+    redispatch on a hash avoids only the server it has just tried, so with its retries it
+    went from one dead process to the other and back, and answered 503."""
+    front = free_port()
+    ports = [s.port for s in three_processes]
+    url = f"http://127.0.0.1:{front}"
+    rooms = [f"k{n}" for n in range(12)]
+    if balancer == "haproxy":
+        sock = tmp_path / "stats.sock"
+        running = haproxy(haproxy_config(tmp_path, front, ports), sock, front, tmp_path / "h.log")
+    else:
+        running = nginx(nginx_config(tmp_path, front, ports), front)
+    with running:
+        if balancer == "haproxy":
+            for server in ("s1", "s2", "s3"):
+                await wait_for_state(sock, server, "UP")
+        assert await _sockets_open(url, rooms) == []
+        for killed in three_processes[:2]:
+            killed.kill()
+        for killed in three_processes[:2]:
+            assert killed.process is not None
+            await killed.process.wait()
+        assert await _sockets_open(url, rooms) == []

@@ -166,10 +166,12 @@ def server_states(sock: Path, backend: str = "solrace_servers") -> dict[str, str
     return states
 
 
-async def wait_for_state(sock: Path, server: str, state: str, limit: float = 15.0) -> None:
-    """Until HAProxy's checks put `server` ("s1") in `state` ("UP", "DOWN")."""
+async def wait_for_state(
+    sock: Path, server: str, state: str, limit: float = 15.0, backend: str = "solrace_servers"
+) -> None:
+    """Until HAProxy's checks put `server` ("s1") of `backend` in `state` ("UP", "DOWN")."""
     deadline = asyncio.get_running_loop().time() + limit
-    while not (states := server_states(sock))[server].startswith(state):
+    while not (states := server_states(sock, backend))[server].startswith(state):
         assert asyncio.get_running_loop().time() < deadline, states
         await asyncio.sleep(0.1)
 
