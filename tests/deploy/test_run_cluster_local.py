@@ -14,9 +14,10 @@ from pathlib import Path
 import aiohttp
 from support.paths import ROOT
 from support.ports import free_ports_in_a_row, port_open
+from support.run_scripts import kill_all
 from support.server_processes import environment
 from support.signals import interruptible
-from test_run_local import _healthy, _kill_all, _until
+from support.waiting import answers_healthy, until_true
 
 
 async def test_a_fleet_on_a_local_cluster_shares_its_rooms_and_stops_in_order(
@@ -43,9 +44,9 @@ async def test_a_fleet_on_a_local_cluster_shares_its_rooms_and_stops_in_order(
     try:
 
         async def all_healthy() -> bool:
-            return all([await _healthy(port) for port in ports])
+            return all([await answers_healthy(port) for port in ports])
 
-        await _until("both servers", all_healthy, limit=60)
+        await until_true("both servers", all_healthy, limit=60)
         for port in nodes:  # each node's data in the fleet's data directory
             assert (tmp_path / "cluster" / str(port) / "appendonlydir").is_dir()
         async with aiohttp.ClientSession() as http:
@@ -67,9 +68,9 @@ async def test_a_fleet_on_a_local_cluster_shares_its_rooms_and_stops_in_order(
         async def nodes_down() -> bool:
             return not any(port_open(port) for port in nodes)
 
-        await _until("the nodes to stop", nodes_down, limit=15)
+        await until_true("the nodes to stop", nodes_down, limit=15)
     finally:
-        _kill_all(script, log)
+        kill_all(script, log)
         _kill_nodes(nodes)
         print(log.read_text())
 

@@ -11,42 +11,22 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import aiohttp
 from support.own_redis import OwnRedis
 from support.paths import ROOT
 from support.ports import free_ports_in_a_row, port_open
+from support.run_scripts import kill_all
 from support.server_processes import environment
 from support.signals import interruptible
-
-
-async def _healthy(port: int) -> bool:
-    try:
-        async with (
-            aiohttp.ClientSession() as http,
-            http.get(f"http://127.0.0.1:{port}/healthz") as answer,
-        ):
-            return answer.status == 200
-    except aiohttp.ClientError:
-        return False
+from support.waiting import answers_healthy, until_true
 
 
 def _pids(log: Path) -> dict[int, int]:
     """{port: pid} of the servers, as the script last reported them."""
     found = re.findall(r"server on port (\d+) started \(pid (\d+)\)", log.read_text())
     return {int(port): int(pid) for port, pid in found}
-
-
-async def _until(what: str, check: Callable[[], Awaitable[bool]], limit: float = 30.0) -> None:
-    deadline = time.monotonic() + limit
-    while True:
-        if await check():
-            return
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.05)
 
 
 def _run_local(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -62,18 +42,6 @@ def _run_local(args: list[str], env: dict[str, str], log: Path) -> subprocess.Po
         )
 
 
-def _kill_all(script: subprocess.Popen[bytes], log: Path) -> None:
-    """The script and everything it started, if still running (after a failed test)."""
-    if script.poll() is None:
-        os.killpg(script.pid, signal.SIGKILL)
-        script.wait(10)
-    # Redis and the servers have sessions of their own: not in the group killed above.
-    started = r"(?:Redis|server) on port \d+ started \(pid (\d+)"
-    for pid in re.findall(started, log.read_text()):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(int(pid), signal.SIGKILL)
-
-
 def _two_servers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, list[int], int]:
     """`run-local.sh 2` on free ports with its own Redis: the script, its log, the
     servers' ports and Redis's."""
@@ -86,7 +54,7 @@ def _two_servers(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path, list[in
 
 
 async def _all_healthy(ports: list[int]) -> bool:
-    return all([await _healthy(port) for port in ports])
+    return all([await answers_healthy(port) for port in ports])
 
 
 async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
@@ -97,18 +65,18 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
         async def all_healthy() -> bool:
             return await _all_healthy(ports)
 
-        await _until("both servers", all_healthy)
+        await until_true("both servers", all_healthy)
         assert (tmp_path / f"redis-{redis_port}" / "appendonlydir").is_dir()
         first = _pids(log)
         os.kill(first[base], signal.SIGKILL)
 
         async def restarted() -> bool:
-            return _pids(log)[base] != first[base] and await _healthy(base)
+            return _pids(log)[base] != first[base] and await answers_healthy(base)
 
-        await _until("the killed server to be started again", restarted)
+        await until_true("the killed server to be started again", restarted)
         assert script.poll() is None
         assert _pids(log)[base + 1] == first[base + 1]  # the other one was left alone
-        assert await _healthy(base + 1) and port_open(redis_port)
+        assert await answers_healthy(base + 1) and port_open(redis_port)
 
         # Ctrl-C: the terminal sends SIGINT to the whole foreground process group.
         os.killpg(script.pid, signal.SIGINT)
@@ -119,7 +87,7 @@ async def test_the_fleet_stays_up_and_stops_in_order(tmp_path: Path) -> None:
         assert script.wait(30) == 130
         assert not port_open(redis_port)
     finally:
-        _kill_all(script, log)
+        kill_all(script, log)
         print(log.read_text())
     text = log.read_text()
     assert f"server on port {base} (pid {first[base]}) exited with status 137" in text
@@ -141,7 +109,7 @@ async def test_children_that_die_at_once_are_all_started_again(tmp_path: Path) -
         async def all_healthy() -> bool:
             return await _all_healthy(ports)
 
-        await _until("both servers", all_healthy)
+        await until_true("both servers", all_healthy)
         first = _pids(log)
         for port in ports:
             os.kill(first[port], signal.SIGKILL)
@@ -150,7 +118,7 @@ async def test_children_that_die_at_once_are_all_started_again(tmp_path: Path) -
             now = _pids(log)
             return all(now[port] != first[port] for port in ports) and await all_healthy()
 
-        await _until("both killed servers to be started again", both_restarted)
+        await until_true("both killed servers to be started again", both_restarted)
         second, redis = _pids(log), _redis_pid(log)
         os.kill(second[base], signal.SIGKILL)
         os.kill(redis, signal.SIGKILL)
@@ -162,10 +130,10 @@ async def test_children_that_die_at_once_are_all_started_again(tmp_path: Path) -
                 and await all_healthy()
             )
 
-        await _until("the server and Redis to be started again", server_and_redis_restarted)
+        await until_true("the server and Redis to be started again", server_and_redis_restarted)
         assert script.poll() is None
     finally:
-        _kill_all(script, log)
+        kill_all(script, log)
         print(log.read_text())
 
 
@@ -184,7 +152,7 @@ async def test_the_script_does_not_print_the_redis_password(tmp_path: Path) -> N
     )
     script = _run_local(["1", str(port)], env, log)
     try:
-        await _until("the server", lambda: _healthy(port))
+        await until_true("the server", lambda: answers_healthy(port))
         os.killpg(script.pid, signal.SIGINT)
         assert script.wait(30) == 130
     finally:
@@ -232,13 +200,13 @@ async def test_a_metrics_port_gives_each_process_its_own(tmp_path: Path) -> None
         async def all_scraped() -> bool:
             return [await _metrics_status(port) for port in metrics] == [200, 200]
 
-        await _until("both processes' metrics ports", all_scraped)
-        assert all([await _healthy(port) for port in ports])
+        await until_true("both processes' metrics ports", all_scraped)
+        assert all([await answers_healthy(port) for port in ports])
         assert [await _metrics_status(port) for port in ports] == [404, 404]  # not public
         os.killpg(script.pid, signal.SIGINT)
         assert script.wait(30) == 130
     finally:
-        _kill_all(script, log)
+        kill_all(script, log)
     text = log.read_text()
     assert "exited with status" not in text, text
     assert f"server on port {base + 1} started" in text

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 
-__all__ = ["healthy", "until"]
+__all__ = ["answers_healthy", "healthy", "until", "until_true"]
 
 
 async def until(condition: Callable[[], bool], seconds: float = 5.0) -> None:
@@ -27,3 +28,25 @@ async def healthy(url: str, seconds: float = 30.0) -> None:
                 if answer.status == 200:
                     return
             await asyncio.sleep(0.2)
+
+
+async def until_true(what: str, check: Callable[[], Awaitable[bool]], limit: float = 30.0) -> None:
+    """Return once `await check()` is true; fail the test naming `what` after `limit` s."""
+    deadline = time.monotonic() + limit
+    while True:
+        if await check():
+            return
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.05)
+
+
+async def answers_healthy(port: int) -> bool:
+    """Whether a server on `port` (loopback) answers /healthz 200 now."""
+    try:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.get(f"http://127.0.0.1:{port}/healthz") as answer,
+        ):
+            return answer.status == 200
+    except aiohttp.ClientError:
+        return False
