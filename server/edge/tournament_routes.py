@@ -30,7 +30,7 @@ from server.edge.routes import (
 from server.edge.tournament_keys import TOUR_RUNNER, TOUR_STORE
 from server.identity.accounts import IdentityError
 from server.room.ids import printable_name
-from server.tournament.model import TourConfig, TourError
+from server.tournament.model import Entrant, TourConfig, TourError
 from server.tournament.views import export_csv, export_json, export_ndjson, tour_view
 
 __all__ = ["config_from_body", "tour_routes"]
@@ -173,14 +173,14 @@ async def register(request: web.Request) -> web.Response:
             shown = (
                 None if player.bot else await accounts.shown_rating(player.id, tour.config.games[0])
             )
-            tour, pid, token = await request.app[TOUR_RUNNER].register(
-                tid,
-                player.name,
-                time.time(),
-                account=player.id,
+            entrant = Entrant(
+                player.id,
                 bot=player.bot,
                 rating=None if shown is None else shown.display,
                 provisional=shown is not None and shown.provisional,
+            )
+            tour, pid, token = await request.app[TOUR_RUNNER].register(
+                tid, player.name, time.time(), entrant
             )
         else:
             name = body.get("name")

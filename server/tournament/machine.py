@@ -24,7 +24,7 @@ import protocol as p
 from protocol import ErrorCode
 from server.room.ids import NAME_MOST
 from server.tournament.formats import TourFormat, tour_format
-from server.tournament.model import Heat, Match, Player, Status, TourConfig, TourError
+from server.tournament.model import Entrant, Heat, Match, Player, Status, TourConfig, TourError
 from server.tournament.scoring import RaceResult
 
 __all__ = ["Tournament"]
@@ -58,13 +58,9 @@ class Tournament:
         name: str,
         token_hash: str,
         now: float,
-        *,
-        account: str | None = None,
-        bot: bool = False,
-        rating: int | None = None,
-        provisional: bool = False,
+        entrant: Entrant | None = None,
     ) -> Player:
-        """A new player; `account`: the registering player's id, one registration each."""
+        """A new player; `entrant`: the registering player's, one registration each."""
         if self.status is not Status.REGISTRATION:
             raise TourError(ErrorCode.REGISTRATION_CLOSED, "registration closed at the start")
         if len(self.players) >= self.config.max_players:
@@ -75,20 +71,14 @@ class Tournament:
             raise TourError(
                 ErrorCode.BAD_NAME, f"a player's name is at most {NAME_MOST} characters"
             )
-        if account is not None and any(p.account == account for p in self.players):
+        if entrant is not None and any(p.account == entrant.account for p in self.players):
             raise TourError(ErrorCode.ALREADY_JOINED, "you are registered here already")
         if any(p.name.casefold() == name.casefold() for p in self.players):
             raise TourError(ErrorCode.NAME_TAKEN, f"the name {name!r} is taken here")
-        player = Player(
-            len(self.players),
-            name,
-            token_hash,
-            now,
-            account=account,
-            bot=bot,
-            rating=rating,
-            provisional=provisional,
-        )
+        player = Player(len(self.players), name, token_hash, now)
+        if entrant is not None:
+            player.account, player.bot = entrant.account, entrant.bot
+            player.rating, player.provisional = entrant.rating, entrant.provisional
         self.players.append(player)
         return player
 

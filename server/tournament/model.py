@@ -74,6 +74,18 @@ class Player:
         return not self.withdrawn and not self.removed
 
 
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A player registering with their key (docs/protocol.md section 11): their id, whether
+    they are a bot, and their rating in the tournament's first game now (a Player keeps
+    them)."""
+
+    account: str
+    bot: bool = False
+    rating: int | None = None
+    provisional: bool = False
+
+
 @dataclass(slots=True)
 class Heat:
     """One race of the tournament: a room with these players on this deal."""

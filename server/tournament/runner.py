@@ -25,7 +25,7 @@ from server.metrics import redis_error
 from server.room.race import RaceError
 from server.storage.store import hash_token
 from server.tournament.machine import Tournament
-from server.tournament.model import Heat, TourConfig, TourError
+from server.tournament.model import Entrant, Heat, TourConfig, TourError
 from server.tournament.rooms import HeatSpec, RaceRecord, RaceRooms, heat_room
 from server.tournament.scoring import RaceResult
 from server.tournament.store import TourStore
@@ -112,26 +112,14 @@ class TourRunner:
         tid: str,
         name: str,
         now: float,
-        *,
-        account: str | None = None,
-        bot: bool = False,
-        rating: int | None = None,
-        provisional: bool = False,
+        entrant: Entrant | None = None,
     ) -> tuple[Tournament, int, str]:
         token = secrets.token_urlsafe(18)
         token_hash = hash_token(token)
         taken: list[int] = []
 
         def act(t: Tournament) -> bool:
-            player = t.register(
-                name,
-                token_hash,
-                now,
-                account=account,
-                bot=bot,
-                rating=rating,
-                provisional=provisional,
-            )
+            player = t.register(name, token_hash, now, entrant)
             taken[:] = [player.id]
             return True
 

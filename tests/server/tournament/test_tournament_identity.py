@@ -16,7 +16,7 @@ import protocol as p
 from protocol import ErrorCode
 from server.tournament.formats import bracket_order
 from server.tournament.machine import Tournament
-from server.tournament.model import TourConfig, TourError
+from server.tournament.model import Entrant, TourConfig, TourError
 
 T0 = 1000.0
 
@@ -24,7 +24,7 @@ T0 = 1000.0
 def knockout(seeding: str, ratings: list[int | None]) -> Tournament:
     t = Tournament("t", TourConfig(name="cup", format="knockout", seeding=seeding), "o", T0)
     for i, rating in enumerate(ratings):
-        t.register(f"p{i}", f"h{i}", T0, account=f"a{i}", rating=rating)
+        t.register(f"p{i}", f"h{i}", T0, Entrant(f"a{i}", rating=rating))
     t.start(T0)
     return t
 
@@ -50,9 +50,9 @@ def test_a_knockout_seeded_by_rating_puts_the_strongest_apart() -> None:
 
 def test_one_registration_per_player() -> None:
     t = Tournament("t", TourConfig(name="cup"), "o", T0)
-    t.register("ann", "h0", T0, account="a0")
+    t.register("ann", "h0", T0, Entrant("a0"))
     with pytest.raises(TourError) as refused:
-        t.register("ann2", "h1", T0, account="a0")
+        t.register("ann2", "h1", T0, Entrant("a0"))
     assert refused.value.code is ErrorCode.ALREADY_JOINED
 
 
