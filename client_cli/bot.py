@@ -16,7 +16,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from client_cli.seat import ANSWER_TIMEOUT, Seat
+from client_cli.seat import ANSWER_TIMEOUT, JoinRefused, Seat
 from core import Game, solve
 
 __all__ = ["Planner", "greedy_move", "play_race"]
@@ -115,12 +115,24 @@ async def play_race(
         await seat.close()  # also when stopped (Ctrl+C): the room sees the bot go
 
 
+def _still_seated(seat: Seat) -> None:
+    """JoinRefused when the server will not take the seat back after a drop (the room has
+    expired, say): every move would be refused from then on, and no phase would come."""
+    refused = seat.refused_back
+    if refused is not None:
+        raise JoinRefused(
+            f"the server did not take this seat back: {refused.message} ({refused.code})",
+            refused.code,
+        )
+
+
 async def _rematch(seat: Seat, say: Callable[[str], None]) -> bool:
     """After the end: vote for a rematch once another player has, and wait for the new
     round (True); False when every other player has gone (or there is no other)."""
     view = seat.view
     voted = False
     while view.phase == "finished":
+        _still_seated(seat)
         others = [r for s, r in view.racers.items() if s != view.seat]
         if not any(r.connected for r in others):  # (a vote from one who left cannot win)
             say("the others have gone: leaving")
@@ -139,6 +151,7 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
     view = seat.view
     await seat.ready(True)
     while view.phase != "running":
+        _still_seated(seat)
         if view.phase == "finished":
             break
         await asyncio.sleep(0.05)
@@ -147,6 +160,7 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
     reported = -1
     verdict = None  # joining, the bot only knew the game: the deal's verdict comes here
     while view.phase == "running":
+        _still_seated(seat)
         me, engine = view.me, view.engine
         if me is None or engine is None or me.won or me.out or engine.won:
             await asyncio.sleep(0.1)
@@ -158,10 +172,12 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
         if move is None:
             say(f"stuck at {me.progress}/{view.total} cards")
             while view.phase == "running":
+                _still_seated(seat)
                 await asyncio.sleep(0.1)
             break
         outcome = await seat.move(move)
         if not outcome.ok:
+            _still_seated(seat)
             planner.forget()
             say(f"{move} refused: {outcome.reason}")
             if outcome.code in ("not_running", "player_out"):
@@ -175,6 +191,7 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
             say(f"finished in {me.moves} moves")
         await asyncio.sleep(pace)
     while view.phase != "finished":
+        _still_seated(seat)
         await asyncio.sleep(0.1)
     for row in view.results:
         say(

@@ -265,7 +265,7 @@ class RaceApp(PlayApp):
     def seat_lost(self) -> bool:
         """The server will not take this seat back (a rejoin refused for good): nothing
         but quitting (and the rules) can be done any more."""
-        return self.seat.lost is not None and self.seat.welcomed.is_set()
+        return self.seat.refused_back is not None
 
     def placeholder(self) -> str:
         """The footer offers what can be done now, in this phase of the race."""
@@ -501,8 +501,8 @@ class RaceApp(PlayApp):
 
     def status_text(self, state: dict[str, Any] | None) -> Text:
         view = self.seat.view
-        lost = self.seat.lost
-        if lost is not None and self.seat_lost:
+        lost = self.seat.refused_back
+        if lost is not None:
             return Text(
                 f" ✗ the server did not take this seat back: {lost.message} ({lost.code}). q quits",
                 style="bold red",

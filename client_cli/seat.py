@@ -161,6 +161,12 @@ class Seat:
             self.lost = error
             self.answered.set()
 
+    @property
+    def refused_back(self) -> Error | None:
+        """The server's refusal to take this seat (or watch) back after a drop, which asking
+        again cannot change (the room has expired, say); None while the room is ours."""
+        return self.lost if self.welcomed.is_set() else None
+
     def _freed_in_lobby(self) -> bool:
         """This seat was ours in the lobby before the link went down (not a first join,
         whose stale token `start` deals with; not a spectator or a quick-match queue)."""

@@ -205,8 +205,8 @@ class WatchApp(App[None]):
         boards = self.boards
         hidden = len(view.boards) - boards.per_page()
         status = Text()
-        lost = self.seat.lost
-        if lost is not None and self.seat.welcomed.is_set():  # a rewatch refused for good
+        lost = self.seat.refused_back
+        if lost is not None:  # a rewatch refused for good
             status.append(f" ✗ cannot watch again: {lost.message} ({lost.code})", style="bold red")
         elif self.link_status.startswith("reconnecting"):
             status.append(f" ⟳ {self.link_status}", style="bold yellow")

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from support.client_screen import screen_text
+from support.redis_cluster import command
 from textual.pilot import Pilot
 
 from client_cli.__main__ import build_parser
@@ -127,3 +128,28 @@ async def test_the_rematch_line_says_who_has_left() -> None:
     view = RaceView(room="r", seat=0, phase="finished")
     view.racers = {0: Racer(0, "ann", rematch=True), 1: Racer(1, "robot", connected=False)}
     assert "robot (gone)" in rematch_text(view)
+
+
+@pytest.mark.timeout(60)
+async def test_the_bot_stops_when_the_server_will_not_take_its_seat_back(
+    server_url: str, redis_url: str
+) -> None:
+    # The room is gone while the link is down (Redis lost it): the bot's rejoin is refused
+    # for good. It kept sending moves the server refused ("join or watch a room first"),
+    # forever; it says why it stops and stops, as a first join refused does.
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 1, "countdown": 0}
+    )
+    said: list[str] = []
+    seat = Seat(server_url, room["id"], "robot")
+    bot = asyncio.create_task(play_race(seat, 0.3, said.append))
+    async with asyncio.timeout(20):
+        while not (seat.view.me is not None and seat.view.me.moves > 0):
+            await asyncio.sleep(0.05)
+    command(int(redis_url.rsplit(":", 1)[1].split("/")[0]), "FLUSHALL")
+    await seat.link.drop()
+    with pytest.raises(ConnectionError) as stopped:
+        await asyncio.wait_for(bot, 20)
+    assert "did not take this seat back" in str(stopped.value), str(stopped.value)
+    assert "unknown_room" in str(stopped.value), str(stopped.value)
+    assert not any("refused" in line for line in said), said
