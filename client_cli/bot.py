@@ -96,6 +96,7 @@ async def play_race(
 ) -> int:
     """Join, say ready, race until the end, print the results; with `rematch`, race the
     rematches the other players ask for too. Returns an exit status."""
+    seat.on_status = _outages(seat, say)
     await seat.start()
     try:
         view = seat.view
@@ -113,6 +114,23 @@ async def play_race(
                 return status
     finally:
         await seat.close()  # also when stopped (Ctrl+C): the room sees the bot go
+
+
+def _outages(seat: Seat, say: Callable[[str], None]) -> Callable[[str], None]:
+    """The link's news for the bot's log: a line when it drops, with why, and one when it
+    is back (not each attempt between: a server down for minutes would fill the log)."""
+    down = False
+
+    def status(line: str) -> None:
+        nonlocal down
+        if line.startswith("reconnecting") and seat.welcomed.is_set() and not down:
+            down = True
+            say(line)
+        elif line == "connected" and down:
+            down = False
+            say("reconnected")
+
+    return status
 
 
 def _still_seated(seat: Seat) -> None:

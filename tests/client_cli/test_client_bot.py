@@ -153,3 +153,28 @@ async def test_the_bot_stops_when_the_server_will_not_take_its_seat_back(
     assert "did not take this seat back" in str(stopped.value), str(stopped.value)
     assert "unknown_room" in str(stopped.value), str(stopped.value)
     assert not any("refused" in line for line in said), said
+
+
+@pytest.mark.timeout(60)
+async def test_the_bot_says_when_its_connection_drops_and_comes_back(server_url: str) -> None:
+    # A server gone mid-race left the bot silent, its last line some progress, for as long
+    # as the outage lasted: whoever runs it could not tell a waiting bot from a hung one.
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 1, "countdown": 0}
+    )
+    said: list[str] = []
+    seat = Seat(server_url, room["id"], "robot")
+    bot = asyncio.create_task(play_race(seat, 0.3, said.append))
+    try:
+        async with asyncio.timeout(20):
+            while not (seat.view.me is not None and seat.view.me.moves > 0):
+                await asyncio.sleep(0.05)
+            await seat.link.drop()
+            while "reconnected" not in said:
+                await asyncio.sleep(0.05)
+    finally:
+        bot.cancel()
+        await asyncio.gather(bot, return_exceptions=True)
+    drops = [line for line in said if line.startswith("reconnecting: ")]
+    assert len(drops) == 1, said
+    assert said.index(drops[0]) < said.index("reconnected"), said
