@@ -111,9 +111,9 @@ Handler = Callable[[Message], Awaitable[None] | None]
 class Link:
     """One connection's worth of messages, kept alive across drops.
 
-    `on_message` gets every server message (decoded; input that does not decode
-    is dropped); `on_status` hears "connecting", "connected" and
-    "reconnecting: why" so the screen can say what is going on.
+    `on_message` gets every server message (decoded; input that does not decode,
+    or that `on_message` cannot take in, is dropped); `on_status` hears "connecting",
+    "connected" and "reconnecting: why" so the screen can say what is going on.
     """
 
     def __init__(
@@ -207,9 +207,16 @@ class Link:
             msg = decode_json(frame, SERVER_TO_CLIENT)
         if isinstance(msg, Unexpected):
             return
-        result = self.on_message(msg)
-        if result is not None:
-            await result
+        try:
+            result = self.on_message(msg)
+            if result is not None:
+                await result
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            # A message that decodes but holds what the client cannot take in (a map of
+            # the wrong shape from a server of another version, or no solrace server): it
+            # is dropped, as one that does not decode is. Raised here, it would end this
+            # task, and with it every later message and reconnection, in silence.
+            return
 
     async def send(self, msg: Message) -> None:
         """Send now, or as soon as the link is back (after the hello)."""
