@@ -260,6 +260,9 @@ class RaceView:
             if isinstance(p.get("splits"), list):
                 racer.splits = list(p["splits"])
             racer.out = p.get("out") or None
+            grace_until = p.get("grace_until")
+            if not racer.connected and isinstance(grace_until, int | float):
+                racer.grace_until = grace_until  # as a `presence` gives it
             racers[seat] = racer
         self.racers = racers
         self._times_from_results()

@@ -8,6 +8,7 @@ import pathlib
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,7 @@ from client_cli.bot import play_race
 from client_cli.cards import CardStyle
 from client_cli.commands import choose_seat, create_room, default_name, get_room, list_rooms, run
 from client_cli.memory import remember_seat, stored_seats
-from client_cli.race_app import RaceApp, ResultsScreen
+from client_cli.race_app import RaceApp, ResultsScreen, racer_status
 from client_cli.seat import Seat
 from client_cli.widgets import RaceBars
 from server.edge.app_keys import STORE
@@ -152,6 +153,26 @@ async def test_a_restarted_client_moves_again_on_its_seat(server_url: str) -> No
     outcome = await again.move("t1 c2")
     assert outcome.ok and outcome.moves == ["t1 c2"]
     assert again.view.board is not None and again.view.board["piles"]["c2"] == ["4S"]
+
+
+async def test_one_who_comes_in_while_a_racer_is_away_sees_when_they_forfeit(
+    server_url: str,
+) -> None:
+    # The snapshot's seats carry `grace_until` (docs/protocol.md, the ROOM object): the
+    # client read it only from `presence`, so a spectator (or a player back with a fresh
+    # snapshot) saw "offline" with no "out in" countdown.
+    ann = await racing_alone(server_url)
+    await ann.close()
+    watcher = Seat(server_url, ann.view.room, spectator=True)
+    await watcher.start()
+    try:
+        async with asyncio.timeout(10):
+            while not watcher.view.racers or watcher.view.racers[0].connected:
+                await asyncio.sleep(0.05)
+        view = watcher.view
+        assert racer_status(view, view.racers[0], time.time()).startswith("offline, out in ")
+    finally:
+        await watcher.close()
 
 
 async def test_a_quick_match_pairs_two_players_and_races(
