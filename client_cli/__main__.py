@@ -10,13 +10,14 @@ from argparse import SUPPRESS
 from collections.abc import Sequence
 
 from client_cli.cards import CardStyle, style_from_env
-from client_cli.options import seconds
+from client_cli.options import seconds, server_address
 
 __all__ = ["DEFAULT_SERVER", "build_parser", "main", "parse_args"]
 
 DEFAULT_SERVER = "http://127.0.0.1:8765"
 GAMES = ("shaula", "stalactites", "moojub")
 # The account subcommands (client_cli/account.py).
+OFFLINE = ("rules", "practice")  # the commands that reach no server
 ACCOUNT_COMMANDS = ("whoami", "name", "claim", "login", "logout", "link", "profile", "top")
 
 DESCRIPTION = """\
@@ -342,6 +343,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, parsed and its options checked together."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command not in OFFLINE:  # (a wrong $SOLRACE_SERVER stops no offline command)
+        try:
+            server_address(args.server)
+        except argparse.ArgumentTypeError as error:
+            parser.error(f"--server (or $SOLRACE_SERVER): {error}")
     if args.command == "play":
         check_play(next(c for c in subcommands(parser) if c.prog.endswith(" play")), args)
     if args.command == "daily":

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import random
 from collections.abc import Awaitable, Callable
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
@@ -33,6 +33,7 @@ from protocol import (
 __all__ = [
     "Link",
     "backoff_delay",
+    "check_address",
     "foreign_status",
     "http_url",
     "no_server",
@@ -53,10 +54,30 @@ def backoff_delay(attempt: int, draw: Callable[[], float] = random.random) -> fl
     return step * (0.5 + draw() / 2)
 
 
+def _split(server: str) -> SplitResult:
+    """A server address's parts; `host:port` is http://host:port."""
+    return urlsplit(server if "://" in server else f"http://{server}")
+
+
+def check_address(server: str) -> None:
+    """ValueError, saying why, when `server` is no address a server can have (no host, a
+    port out of range, a scheme other than http(s) and ws(s)): tried as it was, it failed
+    as if the server were down ("cannot reach http:///players")."""
+    parts = _split(server)
+    if parts.scheme not in ("http", "https", "ws", "wss"):
+        raise ValueError(f"{parts.scheme}:// is none of http, https, ws, wss")
+    if not parts.hostname:
+        raise ValueError("it names no host")
+    try:
+        parts.port  # noqa: B018 (it checks the port)
+    except ValueError:
+        raise ValueError("its port is no number up to 65535") from None
+
+
 def _site(server: str) -> tuple[bool, str, str]:
     """A server address (`host:port`, http(s)://..., ws(s)://.../ws) as (secure, host:port,
     the path it is under, without a trailing /ws)."""
-    parts = urlsplit(server if "://" in server else f"http://{server}")
+    parts = _split(server)
     base = parts.path.rstrip("/")
     if base.endswith(WS_PATH):
         base = base[: -len(WS_PATH)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
-__all__ = ["seconds"]
+__all__ = ["seconds", "server_address"]
 
 
 def seconds(text: str) -> float:
@@ -21,3 +21,18 @@ def seconds(text: str) -> float:
     if math.isfinite(value) and value >= 0:
         return value
     raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds")
+
+
+def server_address(text: str) -> str:
+    """--server (and $SOLRACE_SERVER, its default): an address a server can have
+    (client_cli/net.py spells them out), refused here with the reason."""
+    from client_cli.net import check_address  # (websockets: not for offline commands)
+
+    try:
+        check_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a server address ({error}): HOST:PORT, http(s)://HOST:PORT/PATH"
+            " or ws(s)://HOST:PORT/PATH/ws"
+        ) from None
+    return text

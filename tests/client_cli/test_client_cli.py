@@ -49,6 +49,34 @@ def test_server_comes_from_flag_or_environment(monkeypatch: pytest.MonkeyPatch) 
     assert (args.server, args.game, args.seed) == ("http://h:1", "moojub", 7)
 
 
+@pytest.mark.parametrize(
+    "address", ["", "http://", "http://127.0.0.1:99999", "htp://race.example", "ftp://h:1"]
+)
+def test_a_server_address_that_cannot_be_one_is_refused_saying_so(
+    address: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It was tried as it was: "cannot reach http:///players: http:///players", or "no
+    # solrace server at htp://race.example", as if the server were down.
+    with pytest.raises(SystemExit) as exit_:
+        parse_args(["--server", address, "rooms"])
+    assert exit_.value.code == 2
+    assert f"{address!r} is not a server address" in capsys.readouterr().err
+    monkeypatch.setenv("SOLRACE_SERVER", address)
+    with pytest.raises(SystemExit):
+        parse_args(["bot", "ab12cd34"])
+    assert f"{address!r} is not a server address" in capsys.readouterr().err
+    # A command that reaches no server is not stopped by it.
+    assert parse_args(["rules", "moojub"]).game == "moojub"
+    assert parse_args(["practice", "shaula", "5"]).seed == 5
+
+
+@pytest.mark.parametrize(
+    "address", ["h:1", "localhost", "ws://h:8765/ws", "https://h/solrace/", "[::1]:8765"]
+)
+def test_every_spelling_of_a_server_address_is_taken(address: str) -> None:
+    assert parse_args(["rooms", "--server", address]).server == address
+
+
 def test_reconnect_delays_are_spread_between_half_and_all_of_the_step() -> None:
     # Clients let go at once (a process closing with 1013) must not all come back at once.
     assert backoff_delay(0, lambda: 0.0) == BACKOFF[0] / 2
