@@ -158,6 +158,13 @@ class RaceView:
         return 52 if game is None else game.progress_total
 
     @property
+    def deal(self) -> str:
+        """The game and, once public, the deal's number: "Shaula #617" ("Moojub" while its
+        seed is secret: in a race, and after a tournament heat that others still race)."""
+        name = self.game.capitalize()
+        return name if self.seed is None else f"{name} #{self.seed}"
+
+    @property
     def me(self) -> Racer | None:
         return None if self.seat is None else self.racers.get(self.seat)
 

@@ -127,7 +127,7 @@ def lobby_status(racer: Racer) -> str:
 
 def results_table(view: RaceView) -> Table:
     """The final ranking: place, name, how it ended, cards, moves."""
-    table = Table(title=f"Results · {view.game.capitalize()} #{view.seed}", expand=False)
+    table = Table(title=f"Results · {view.deal}", expand=False)
     for name, justify in (("#", "right"), ("player", "left"), ("result", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("cards", justify="right")

@@ -193,7 +193,7 @@ class WatchApp(App[None]):
         view = self.seat.view
         parts = [f"watching room {view.room}"]
         if view.game:
-            parts.append(view.game.capitalize() + (f" #{view.seed}" if view.seed else ""))
+            parts.append(view.deal)
         parts.append(view.phase)
         delay = view.settings.get("spectator_delay")
         if delay:

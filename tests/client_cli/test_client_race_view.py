@@ -405,3 +405,23 @@ def test_durations_read_as_people_say_them() -> None:
         "59 min 59 s",
     ]
     assert [duration(s) for s in (3600, 14574, 86399)] == ["1 h", "4 h 2 min", "23 h 59 min"]
+
+
+def test_the_results_of_a_race_whose_deal_stays_secret_name_no_deal() -> None:
+    # A tournament heat of Moojub ends with `seed` null (other heats of the round race the
+    # deal still): the results table's title read "Results · Moojub #None".
+    from rich.console import Console
+
+    from client_cli.race_app import results_table
+
+    view = RaceView(room="R1")
+    view.feed(Welcome(room="R1", role="player", server_time=100.0, seat=0, token="t"))
+    view.feed(Snapshot(version=1, room={**ROOM, "game": "moojub", "tournament": "cup"}))
+    view.feed(RaceStarted(version=2, at=2.0, game="moojub", seed=None, board=None))
+    result = {"rank": 1, "seat": 0, "name": "ann", "won": False, "stuck": True, "out": None}
+    result |= {"progress": 20, "moves": 99, "time": None, "splits": [40.0, None, None, None]}
+    view.feed(RaceFinished(version=3, at=152.0, results=[result], seed=None, reason="all_done"))
+    console = Console(width=100, record=True, color_system=None)
+    console.print(results_table(view))
+    title = console.export_text().splitlines()[0].strip()
+    assert title == "Results · Moojub", title
