@@ -211,6 +211,8 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
     while view.phase != "finished":
         _still_seated(seat)
         await asyncio.sleep(0.1)
+    if view.ended_by:
+        say(f"race over: {view.ended_by}")
     for row in view.results:
         say(
             f"#{row.get('rank')} {row.get('name')}: {row.get('progress')}/{view.total} cards, "

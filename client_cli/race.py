@@ -165,6 +165,12 @@ class RaceView:
         return name if self.seed is None else f"{name} #{self.seed}"
 
     @property
+    def ended_by(self) -> str:
+        """Why the race ended, in words, when not the usual way (everyone done): "time up"
+        (its time limit); "" otherwise."""
+        return "time up" if self.finish_reason == "time_up" else ""
+
+    @property
     def me(self) -> Racer | None:
         return None if self.seat is None else self.racers.get(self.seat)
 
@@ -245,6 +251,7 @@ class RaceView:
         self.start_at = room.get("start_at", self.start_at)
         self.finished_at = room.get("finished_at", self.finished_at)
         self.ends_at = room.get("ends_at", self.ends_at)
+        self.finish_reason = str(room.get("finish_reason") or "")
         self.round = int(room.get("round", self.round))
         self.settings = {key: room[key] for key in SETTINGS if key in room}
         self.no_rematch = no_rematch(room)

@@ -127,7 +127,9 @@ def lobby_status(racer: Racer) -> str:
 
 def results_table(view: RaceView) -> Table:
     """The final ranking: place, name, how it ended, cards, moves."""
-    table = Table(title=f"Results · {view.deal}", expand=False)
+    table = Table(
+        title=" · ".join(filter(None, ("Results", view.deal, view.ended_by))), expand=False
+    )
     for name, justify in (("#", "right"), ("player", "left"), ("result", "left")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     table.add_column("cards", justify="right")
@@ -516,7 +518,8 @@ class RaceApp(PlayApp):
         if view.phase == "finished":
             place = next((r.get("rank") for r in view.results if r.get("seat") == view.seat), None)
             where = f"you placed #{place}" if place else "race over"
-            return Text(f" ⚑ Race over: {where} · {self.votes_text()}", style="bold green")
+            over = f"Race over ({view.ended_by})" if view.ended_by else "Race over"
+            return Text(f" ⚑ {over}: {where} · {self.votes_text()}", style="bold green")
         if me is not None and me.won:
             return Text(
                 f" ★ Finished in {me.moves} moves, {clock(self.elapsed())}!"

@@ -92,6 +92,37 @@ async def test_a_whole_race_against_the_bot(server_url: str) -> None:
     await spectator.close()
 
 
+async def test_a_race_ended_by_its_time_limit_says_so(server_url: str) -> None:
+    # The end's reason (`time_up`) was kept and shown nowhere: the results of a race the
+    # clock ended read like any other, every racer "unfinished"; nor did the bot say it.
+    room = await create_room(
+        server_url, {"game": "shaula", "seats": 2, "countdown": 0, "time_limit": 2}
+    )
+    said: list[str] = []
+    seat = Seat(server_url, room["id"], "ann")
+    app = RaceApp(seat)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: seat.view.seat is not None)
+        bot = asyncio.create_task(play_race(Seat(server_url, room["id"], "robot"), 5, said.append))
+        await until(pilot, lambda: len(seat.view.racers) == 2)
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
+        assert "Results · Shaula" in screen_text(app) and "· time up" in screen_text(app)
+        await pilot.press("escape")
+        await until(pilot, lambda: "Race over (time up)" in screen_text(app))
+        assert await asyncio.wait_for(bot, 10) == 0
+    assert "race over: time up" in said, said
+    watcher = Seat(server_url, room["id"], spectator=True)  # the room's snapshot says it too
+    await watcher.start()
+    try:
+        async with asyncio.timeout(10):
+            while watcher.view.phase != "finished":
+                await asyncio.sleep(0.05)
+        assert watcher.view.finish_reason == "time_up"
+    finally:
+        await watcher.close()
+
+
 async def test_rooms_are_listed_and_a_seat_is_remembered(
     server_url: str,
     tmp_path: pathlib.Path,
