@@ -24,7 +24,7 @@ from urllib.parse import quote, urlencode
 from rich.console import Console
 from rich.table import Table
 
-from client_cli.commands import ServerError, _request
+from client_cli.commands import ServerError, _request, foreign_answer
 from client_cli.identity import (
     HUMAN,
     Identity,
@@ -50,12 +50,23 @@ async def ensure_player(server: str, kind: str = HUMAN) -> Identity:
     if kept is not None:
         try:
             me = await _request("GET", server, "/me", key=kept.key)
-            return save_identity(server, kept.key, me["player"], kind)
+            return save_identity(server, kept.key, _player(server, me), kind)
         except ServerError as error:
             if error.code != "bad_key":
                 raise
     made = await _request("POST", server, "/players", {"bot": kind != HUMAN, "label": _label()})
-    return save_identity(server, made["key"], made["player"], kind)
+    key = made.get("key")
+    if not isinstance(key, str):
+        raise foreign_answer(server)
+    return save_identity(server, key, _player(server, made), kind)
+
+
+def _player(server: str, answer: dict[str, Any]) -> dict[str, Any]:
+    """The PLAYER object of an answer; ServerError when it has none (not solrace's)."""
+    player = answer.get("player")
+    if not isinstance(player, dict):
+        raise foreign_answer(server)
+    return player
 
 
 def _password(prompt: str) -> str:

@@ -29,6 +29,7 @@ __all__ = [
     "choose_seat",
     "create_room",
     "default_name",
+    "foreign_answer",
     "get_room",
     "list_rooms",
     "room_settings",
@@ -60,6 +61,12 @@ class ServerError(Exception):
         self.code = code
 
 
+def foreign_answer(server: str) -> ServerError:
+    """A 2xx answer solrace never gives (a JSON API of another kind at a wrong port), or one
+    without what the request is answered with."""
+    return ServerError(not_solrace(server, "JSON that is not solrace's"))
+
+
 async def _request(
     method: str,
     server: str,
@@ -89,6 +96,8 @@ async def _request(
                 raise ServerError(f"cannot reach {url}: {answer}")  # busy, or a balancer's
             if data is None or response.status >= 400:  # not solrace's JSON
                 raise ServerError(not_solrace(server, answer))
+            if not isinstance(data, dict):  # every answer of solrace's is an object
+                raise foreign_answer(server)
             return data
     except aiohttp.ClientConnectorError as error:
         raise ServerError(no_server(server)) from error
@@ -121,8 +130,9 @@ async def get_room(server: str, room: str) -> dict[str, Any]:
 
 async def list_rooms(server: str) -> list[dict[str, Any]]:
     """GET /rooms: the room views the server lists."""
-    data = await _request("GET", server, "/rooms")
-    rooms = data.get("rooms", []) if isinstance(data, dict) else data
+    rooms = (await _request("GET", server, "/rooms")).get("rooms")
+    if not isinstance(rooms, list):
+        raise foreign_answer(server)
     return [r for r in rooms if isinstance(r, dict)]
 
 

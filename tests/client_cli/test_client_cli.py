@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import pathlib
 import pwd
 import subprocess
 import sys
@@ -314,6 +315,51 @@ def test_a_url_where_another_server_answers_says_it_is_not_solrace(
     assert done.stderr.strip() == (
         f"solrace {command[0]}: no solrace server at {other_web_server}: something else"
         " answered there (HTTP 501); is the address right?"
+    )
+
+
+class JsonAnswer(http.server.BaseHTTPRequestHandler):
+    """Answers every request 200 with the JSON of its server's `body`."""
+
+    def answer(self) -> None:
+        body = self.server.body  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST = answer
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("body", [b"[]", b'"ok"', b'{"ok": true}', b'{"rooms": null}'])
+@pytest.mark.parametrize("command", [["rooms"], ["whoami"], ["bot", "ab12cd34"]])
+def test_a_url_where_another_json_api_answers_says_it_is_not_solrace(
+    body: bytes, command: list[str], tmp_path: pathlib.Path
+) -> None:
+    # A wrong port where some other JSON API answers 200: a traceback (KeyError: 'key',
+    # TypeError: 'NoneType' object is not iterable), or "no rooms yet" from nobody's rooms.
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), JsonAnswer)
+    server.body = body  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "client_cli", "--server", url, *command],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 1, done.stdout
+    assert done.stderr.strip() == (
+        f"solrace {command[0]}: no solrace server at {url}: something else answered there"
+        " (JSON that is not solrace's); is the address right?"
     )
 
 
