@@ -146,8 +146,12 @@ def _still_seated(seat: Seat) -> None:
 
 async def _rematch(seat: Seat, say: Callable[[str], None]) -> bool:
     """After the end: vote for a rematch once another player has, and wait for the new
-    round (True); False when every other player has gone (or there is no other)."""
+    round (True); False when every other player has gone (or there is no other), or the
+    room has no rematch (a ghost race, a tournament's race, a daily attempt)."""
     view = seat.view
+    if view.no_rematch:  # (a ghost race's ghost never leaves, nor votes)
+        say(f"leaving: {view.no_rematch}")
+        return False
     voted = False
     while view.phase == "finished":
         _still_seated(seat)

@@ -178,3 +178,24 @@ async def test_the_bot_says_when_its_connection_drops_and_comes_back(server_url:
     drops = [line for line in said if line.startswith("reconnecting: ")]
     assert len(drops) == 1, said
     assert said.index(drops[0]) < said.index("reconnected"), said
+
+
+@pytest.mark.timeout(90)
+async def test_the_bot_taking_rematches_leaves_a_room_that_has_none(server_url: str) -> None:
+    # A ghost race has no rematch, and its ghost never leaves: with --rematch the bot
+    # waited after the race for ever, for a vote that cannot come.
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 1, "countdown": 0}
+    )
+    assert (
+        await asyncio.wait_for(
+            play_race(Seat(server_url, room["id"], "robot"), 0.05, [].append), 30
+        )
+        == 0
+    )
+    ghost = await create_room(server_url, {"ghost": room["id"], "countdown": 0})
+    said: list[str] = []
+    seat = Seat(server_url, ghost["id"], "robot")
+    assert await asyncio.wait_for(play_race(seat, 0.05, said.append, rematch=True), 30) == 0
+    assert seat.view.phase == "finished"
+    assert said[-1] == f"leaving: {seat.view.no_rematch}", said
