@@ -28,6 +28,7 @@ from client_cli.commands import ServerError, _request, foreign_answer
 from client_cli.identity import (
     HUMAN,
     Identity,
+    bot_kind,
     forget_identity,
     load_identity,
     save_identity,
@@ -35,7 +36,7 @@ from client_cli.identity import (
 from client_cli.widgets import delta_text, split_clock, splits_text
 from core import GAMES
 
-__all__ = ["add_account_parser", "ensure_player", "run_account"]
+__all__ = ["add_account_parser", "bot_player", "ensure_player", "run_account"]
 
 
 def _label() -> str:
@@ -59,6 +60,18 @@ async def ensure_player(server: str, kind: str = HUMAN) -> Identity:
     if not isinstance(key, str):
         raise foreign_answer(server)
     return save_identity(server, key, _player(server, made), kind)
+
+
+async def bot_player(server: str, name: str | None) -> Identity:
+    """The bot player the solver bot plays as (shown as a bot everywhere, never rated): this
+    machine's bot of that name (`bot_kind`), made and named so the first time; without a
+    name, the machine's own bot."""
+    kind = bot_kind(server, name)
+    me = await ensure_player(server, kind)
+    if name is not None and name != me.get("name"):
+        answer = await _request("POST", server, "/me/name", {"name": name}, key=me.key)
+        me = save_identity(server, me.key, _player(server, answer), kind)
+    return me
 
 
 def _player(server: str, answer: dict[str, Any]) -> dict[str, Any]:

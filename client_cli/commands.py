@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from client_cli.cards import CardStyle
-from client_cli.identity import Identity, quick_match_free, save_identity
+from client_cli.identity import Identity, quick_match_free
 from client_cli.memory import StoredSeat, remember_seat, state_file, stored_seats
 from client_cli.net import foreign_status, http_url, no_server, not_solrace
 
@@ -405,16 +405,11 @@ async def _bot(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"bot: {line}", flush=True)
 
-    from client_cli.account import ensure_player
-    from client_cli.identity import bot_kind
+    from client_cli.account import bot_player
 
     # The bot plays as a bot player of its own (labelled a bot everywhere, never rated),
     # one per name.
-    kind = bot_kind(args.server, args.name)
-    me = await ensure_player(args.server, kind)
-    if args.name is not None and args.name != me.get("name"):
-        answer = await _request("POST", args.server, "/me/name", {"name": args.name}, key=me.key)
-        me = save_identity(args.server, me.key, answer["player"], kind)
+    me = await bot_player(args.server, args.name)
     try:
         seat = Seat(args.server, args.room, str(me.get("name")), key=me.key)
         return await play_race(seat, args.pace, say, rematch=args.rematch)

@@ -137,7 +137,12 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
         help="register anonymously under this name (default: as this machine's player, "
         "solrace whoami)",
     )
-    join.add_argument("--bot", action="store_true", help="let the solver bot race for you")
+    join.add_argument(
+        "--bot",
+        action="store_true",
+        help="let the solver bot race: this machine's bot player (as solrace bot plays; of "
+        "--name's name), shown as a bot, never rated",
+    )
     join.add_argument("--pace", type=seconds, default=0.5, help="the bot's seconds between moves")
     leaving = []
     for action, text in (
@@ -423,7 +428,12 @@ async def _watch(args: argparse.Namespace, console: Console) -> int:
 
 async def _join(args: argparse.Namespace, style: CardStyle, console: Console) -> int:
     key = None
-    if args.name is None:  # as this machine's player: the registration is theirs
+    if args.bot:  # a bot player of this machine's, as `solrace bot` plays: shown as one
+        from client_cli.account import bot_player
+
+        me = await bot_player(args.server, args.name)
+        key, name = me.key, str(me["name"])
+    elif args.name is None:  # as this machine's player: the registration is theirs
         from client_cli.account import ensure_player
 
         me = await ensure_player(args.server)

@@ -17,7 +17,10 @@ from support.tour_bots import create, register
 from textual.pilot import Pilot
 
 from client_cli.__main__ import main
+from client_cli.account import ensure_player
 from client_cli.bot import play_race
+from client_cli.commands import _request
+from client_cli.identity import BOT, bot_kind, load_identity, save_identity
 from client_cli.seat import Seat
 from client_cli.tournament import Follow, recall_token
 from client_cli.tournament_app import TourRaceApp
@@ -115,7 +118,7 @@ async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_pla
     # `join` without --name registers this machine's player; `withdraw` without it looked
     # for a registration under the system's login name and said none was made here.
     tid = await created(server_url, "own cup", capsys)
-    joined = await solrace_process(server_url, "tournament", "join", tid, "--bot")
+    joined = await solrace_process(server_url, "tournament", "join", tid)  # (no race: no screen)
     try:
         for _ in range(200):
             _, data = await get_json(f"{server_url}/tournaments/{tid}")
@@ -130,6 +133,39 @@ async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_pla
         with contextlib.suppress(ProcessLookupError):
             joined.kill()
         await joined.wait()
+
+
+async def test_the_bot_registers_as_a_bot_player_of_this_machine(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `join --bot` registered anonymously (or as this machine's human player, rated, the
+    # solver racing under their name): the standings showed no bot, where the bot is shown
+    # as one everywhere and never rated (README); and `--name robo --bot` on a machine whose
+    # bot robo raced already (`solrace bot ROOM --name robo`) was refused name_taken.
+    kind = bot_kind(server_url, "robo")
+    robo = await ensure_player(server_url, kind)
+    named = await _request("POST", server_url, "/me/name", {"name": "robo"}, key=robo.key)
+    save_identity(server_url, robo.key, named["player"], kind)
+    tid = await created(server_url, "bot cup", capsys)
+    bots = [
+        await solrace_process(server_url, "tournament", "join", tid, *name, "--bot")
+        for name in (["--name", "robo"], [])
+    ]
+    try:
+        for _ in range(200):
+            _, data = await get_json(f"{server_url}/tournaments/{tid}/standings")
+            if len(data["standings"]) == 2:
+                break
+            await asyncio.sleep(0.05)
+        rows = {row["name"]: row for row in data["standings"]}
+        assert "robo" in rows and all(row["bot"] for row in rows.values()), rows
+        machines_bot = load_identity(server_url, BOT)
+        assert machines_bot is not None and machines_bot["name"] in rows, rows
+    finally:
+        for bot in bots:
+            with contextlib.suppress(ProcessLookupError):
+                bot.kill()
+            await bot.wait()
 
 
 async def test_the_organisers_actions_say_the_tournaments_state_in_words(
