@@ -411,6 +411,21 @@ async def _bot(args: argparse.Namespace) -> int:
     # one per name.
     me = await bot_player(args.server, args.name)
     try:
+        view = await get_room(args.server, args.room)
+    except ServerError:
+        view = {}  # (no such room: the join says so)
+    if any(
+        p.get("player") == me.get("id") and p.get("connected")
+        for p in view.get("players") or []
+        if isinstance(p, dict)
+    ):
+        # Joined, it would be given that very seat (a player holds one seat of a room),
+        # and the two would play it against each other.
+        raise ServerError(
+            f"{me.get('name')} is playing in room {args.room} already (in another terminal):"
+            " give --name NAME to race another bot of this machine's there"
+        )
+    try:
         seat = Seat(args.server, args.room, str(me.get("name")), key=me.key)
         return await play_race(seat, args.pace, say, rematch=args.rematch)
     except ConnectionError as error:

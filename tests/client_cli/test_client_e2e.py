@@ -4,6 +4,7 @@ screen against the bot, from the lobby to the results table."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import signal
 import sys
@@ -286,6 +287,39 @@ async def test_ctrl_c_stops_the_bot_cleanly(
     assert view["id"] == room and view["players"][0]["connected"] is False  # it left
     # A bot of its own, labelled a bot on its seat.
     assert view["players"][0]["bot"] is True and view["players"][0]["name"].startswith("Bot-")
+
+
+async def test_the_same_bot_run_twice_in_a_room_is_told_to_name_the_second_one(
+    server_url: str, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The second `solrace bot ROOM` was given the first one's seat (one bot player holds
+    # one seat of a room): both played it, each one's plan spoilt by the other's moves,
+    # their logs full of refused moves.
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    room = (await create_room(server_url, {"game": "stalactites", "seats": 2}))["id"]
+    first = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "client_cli", "bot", room, "--server", server_url,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=interruptible,
+    )  # fmt: skip
+    bots = [first]
+    try:
+        assert first.stdout is not None
+        await asyncio.wait_for(first.stdout.readline(), 20)  # joined
+        second = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "client_cli", "bot", room, "--server", server_url,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        bots.append(second)
+        out, err = await asyncio.wait_for(second.communicate(), 20)
+        assert second.returncode == 1, out
+        said = " ".join(err.decode().split())
+        assert f"is playing in room {room} already" in said and "--name" in said, said
+    finally:
+        for bot in bots:
+            with contextlib.suppress(ProcessLookupError):
+                bot.kill()
+            await bot.wait()
 
 
 async def test_two_bots_of_one_machine_named_apart_race_each_other(
