@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from client_cli.seat import ANSWER_TIMEOUT, JoinRefused, Seat
+from client_cli.widgets import counted
 from core import Game, solve
 
 __all__ = ["Planner", "greedy_move", "play_race"]
@@ -208,9 +209,9 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
             continue
         if me.progress // 10 != reported:
             reported = me.progress // 10
-            say(f"{me.progress}/{view.total} cards after {me.moves} moves")
+            say(f"{me.progress}/{view.total} cards after {counted(me.moves, 'move')}")
         if view.me is not None and view.me.won:  # (re-read: the move just changed it)
-            say(f"finished in {me.moves} moves")
+            say(f"finished in {counted(me.moves, 'move')}")
         await asyncio.sleep(pace)
     while view.phase != "finished":
         _still_seated(seat)
@@ -220,6 +221,7 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
     for row in view.results:
         say(
             f"#{row.get('rank')} {row.get('name')}: {row.get('progress')}/{view.total} cards, "
-            f"{row.get('moves')} moves" + (" (won)" if row.get("won") else "")
+            + counted(int(row.get("moves") or 0), "move")
+            + (" (won)" if row.get("won") else "")
         )
     return 0

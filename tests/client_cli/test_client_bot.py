@@ -199,3 +199,19 @@ async def test_the_bot_taking_rematches_leaves_a_room_that_has_none(server_url: 
     assert await asyncio.wait_for(play_race(seat, 0.05, said.append, rematch=True), 30) == 0
     assert seat.view.phase == "finished"
     assert said[-1] == f"leaving: {seat.view.no_rematch}", said
+
+
+@pytest.mark.timeout(60)
+async def test_the_bots_lines_count_moves_as_people_do(server_url: str) -> None:
+    # Its first line of progress read "1/48 cards after 1 moves".
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 1, "countdown": 0}
+    )
+    said: list[str] = []
+    assert (
+        await asyncio.wait_for(
+            play_race(Seat(server_url, room["id"], "robot"), 0.05, said.append), 30
+        )
+        == 0
+    )
+    assert any(line.endswith("cards after 1 move") for line in said), said
