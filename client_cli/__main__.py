@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import sys
 from argparse import SUPPRESS
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from client_cli.cards import CardStyle, style_from_env
 from client_cli.options import seconds, server_address
@@ -385,10 +386,25 @@ def print_rules(game: str, style: CardStyle) -> None:
     Console(no_color=not style.color).print(Markdown(text))
 
 
+@contextlib.contextmanager
+def colour_choice(no_color: bool) -> Iterator[None]:
+    """With --no-color, NO_COLOR is set while the command runs: the screens (Textual) drop
+    every colour then, as they do for the environment's NO_COLOR, not the cards' alone."""
+    if not no_color or "NO_COLOR" in os.environ:
+        yield
+        return
+    os.environ["NO_COLOR"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("NO_COLOR", None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     try:
-        return run_command(args)
+        with colour_choice(args.no_color):
+            return run_command(args)
     except KeyboardInterrupt:
         # Ctrl+C (the bot, the rooms list, the seat question): stop, without a traceback.
         print(f"solrace {args.command}: stopped", file=sys.stderr)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import http.server
 import os
 import pathlib
@@ -451,3 +452,39 @@ def test_options_that_apply_are_taken() -> None:
     assert parse_args(["play", "--seed", "5", "--seats", "3", "--hints"]).seats == 3
     assert parse_args(["daily", "shaula", "--board", "--date", "2026-01-02"]).date
     assert parse_args(["daily", "shaula", "--practice", "--yes"]).practice
+
+
+async def test_no_color_drops_the_colour_of_the_whole_screen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --no-color took the colour off the cards only: the screens' bars, status lines and
+    # frames kept theirs, where NO_COLOR (which the README says it does as) drops it all.
+    import client_cli.__main__ as cli
+    from client_cli.play_app import PlayApp
+    from client_cli.session import LocalSession
+
+    monkeypatch.setenv("NO_COLOR", "")
+    monkeypatch.delenv("NO_COLOR")
+    apps: list[PlayApp] = []
+
+    def run_command(args: argparse.Namespace) -> int:
+        apps.append(PlayApp(LocalSession.new("shaula", 5), "practice", cli.card_style(args)))
+        return 0
+
+    monkeypatch.setattr(cli, "run_command", run_command)
+    assert main(["--no-color", "practice", "shaula", "5"]) == 0
+    assert "NO_COLOR" not in os.environ  # as it was, once the command is over
+    app = apps[0]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        colours = {
+            colour
+            for strip in app.screen._compositor.render_strips()
+            for segment in strip
+            if segment.style is not None
+            for colour in (segment.style.color, segment.style.bgcolor)
+            if colour is not None and colour.triplet is not None
+        }
+    assert {(c.triplet.red, c.triplet.green, c.triplet.blue) for c in colours} <= {
+        (v, v, v) for v in range(256)
+    }, colours  # greys only
