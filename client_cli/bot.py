@@ -134,6 +134,16 @@ def _outages(seat: Seat, say: Callable[[str], None]) -> Callable[[str], None]:
     return status
 
 
+def _ending(row: dict[str, Any]) -> str:
+    """How a racer's race ended, for their line of the results: won, out (resigned,
+    forfeit) or stuck; nothing for one still racing at the end (the time limit)."""
+    if row.get("won"):
+        return " (won)"
+    if row.get("out"):
+        return f" ({row['out']})"
+    return " (stuck)" if row.get("stuck") else ""
+
+
 def _still_seated(seat: Seat) -> None:
     """JoinRefused when the server will not take the seat back after a drop (the room has
     expired, say): every move would be refused from then on, and no phase would come."""
@@ -182,9 +192,13 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
         say(f"race started: {view.game} {'#' + str(view.seed) if view.seed else ''}".rstrip())
     reported = -1
     verdict = None  # joining, the bot only knew the game: the deal's verdict comes here
+    out = None
     while view.phase == "running":
         _still_seated(seat)
         me, engine = view.me, view.engine
+        if me is not None and me.out and me.out != out:  # (forfeit: away past the grace)
+            out = me.out
+            say(f"out of the race: {out}")
         if me is None or engine is None or me.won or me.out or engine.won:
             await asyncio.sleep(0.1)
             continue
@@ -202,8 +216,10 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
         if not outcome.ok:
             _still_seated(seat)
             planner.forget()
-            say(f"{move} refused: {outcome.reason}")
-            if outcome.code in ("not_running", "player_out"):
+            out_now = outcome.code == "player_out" and view.me is not None and view.me.out
+            if not out_now:  # (out: said once, above, with why)
+                say(f"{move} refused: {outcome.reason}")
+            if outcome.code in ("not_running", "player_out") and not out_now:
                 break
             await asyncio.sleep(pace)
             continue
@@ -222,6 +238,6 @@ async def _race(seat: Seat, planner: Planner, pace: float, say: Callable[[str], 
         say(
             f"#{row.get('rank')} {row.get('name')}: {row.get('progress')}/{view.total} cards, "
             + counted(int(row.get("moves") or 0), "move")
-            + (" (won)" if row.get("won") else "")
+            + _ending(row)
         )
     return 0

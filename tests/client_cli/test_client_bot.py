@@ -215,3 +215,36 @@ async def test_the_bots_lines_count_moves_as_people_do(server_url: str) -> None:
         == 0
     )
     assert any(line.endswith("cards after 1 move") for line in said), said
+
+
+@pytest.mark.timeout(90)
+async def test_the_bot_says_when_it_is_out_and_how_each_racer_ended(server_url: str) -> None:
+    # Forfeited while its link was down, the bot went on in silence; and its results said
+    # "(won)" or nothing: a racer who resigned read like one still racing at the end.
+    room = await create_room(
+        server_url, {"game": "stalactites", "seed": 2, "seats": 2, "countdown": 0, "grace": 1}
+    )
+    ann = Seat(server_url, room["id"], "ann")
+    await ann.start()
+    said: list[str] = []
+    seat = Seat(server_url, room["id"], "robot")
+    bot = asyncio.create_task(play_race(seat, 0.3, said.append))
+    try:
+        await ann.ready(True)
+        async with asyncio.timeout(20):
+            while not (seat.view.me is not None and seat.view.me.moves > 0):
+                await asyncio.sleep(0.05)
+            url, seat.link.url = seat.link.url, "ws://127.0.0.1:9/ws"  # the network is cut
+            await seat.link.drop()
+            while not any(r.out for r in ann.view.racers.values()):
+                await asyncio.sleep(0.05)
+            seat.link.url = url  # back
+            while "out of the race: forfeit" not in said:
+                await asyncio.sleep(0.05)
+        await ann.resign()
+        assert await asyncio.wait_for(bot, 20) == 0
+    finally:
+        bot.cancel()
+        await ann.close()
+    assert any(line.startswith("#") and "ann" in line and "(resigned)" in line for line in said)
+    assert any(line.startswith("#") and "robot" in line and "(forfeit)" in line for line in said)
