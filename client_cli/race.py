@@ -41,7 +41,16 @@ from protocol import (
 __all__ = ["CARDS", "RaceView", "Racer", "no_rematch", "visible_game"]
 
 CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
-SETTINGS = ("seats", "undo", "hints", "time_limit", "spectator_delay", "grace", "seed_mode")
+SETTINGS = (
+    "seats",
+    "undo",
+    "hints",
+    "time_limit",
+    "spectator_delay",
+    "grace",
+    "seed_mode",
+    "rated",
+)
 
 
 def no_rematch(room: Mapping[str, Any]) -> str:

@@ -466,6 +466,7 @@ class RaceApp(PlayApp):
         seats = view.settings.get("seats")
         text.append(f" · {len(view.racers)}/{seats} seats" if seats else "")
         rules = [
+            "rated" if view.settings.get("rated") else "casual",
             "undo" if view.allows("undo") else "no undo",
             "hints" if view.allows("hints") else "no hints",
         ]

@@ -233,15 +233,19 @@ async def test_a_long_refusal_is_wrapped_not_cut() -> None:
             assert "t8" in screen_text(app)  # the board is still there
 
 
-async def test_the_lobby_shows_the_rooms_settings() -> None:
+@pytest.mark.parametrize(("rated", "said"), [(True, "rated"), (False, "casual")])
+async def test_the_lobby_shows_the_rooms_settings(rated: bool, said: str) -> None:
+    # Whether the race moves ratings was in the rooms list but not in the lobby: a room
+    # made --no-rated, or joined by its code, did not say which it was.
     async with FakeServer() as fake:
         fake.settings = {"time_limit": 300.0, "spectator_delay": 20.0, "hints": True}
+        fake.settings["rated"] = rated
         seat = Seat(fake.url, fake.room, "ann")
         app = RaceApp(seat)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: seat.view.seat == 0)
             shown = screen_text(app)
-            assert "undo, hints" in shown
+            assert f"{said}, undo, hints" in shown
             assert "time limit 5:00" in shown and "spectators 20 s behind" in shown
 
 
