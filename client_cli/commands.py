@@ -137,6 +137,8 @@ async def list_rooms(server: str) -> list[dict[str, Any]]:
 
 
 def rooms_table(rooms: list[dict[str, Any]]) -> Table:
+    from client_cli.widgets import clock
+
     table = Table(title="solrace rooms")
     for column in ("room", "game", "status", "players", "rules"):
         table.add_column(column)
@@ -154,6 +156,9 @@ def rooms_table(rooms: list[dict[str, Any]]) -> Table:
             "undo" if room.get("undo", True) else "no undo",
             "hints" if room.get("hints") else "no hints",
         ]
+        limit = room.get("time_limit")
+        if isinstance(limit, int | float) and limit:  # as the lobby says it
+            rules.append(f"time limit {clock(limit)}")
         table.add_row(
             str(room.get("id", "?")),
             str(room.get("game", "?")),

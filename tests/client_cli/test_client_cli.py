@@ -415,6 +415,18 @@ def test_the_rooms_list_labels_bots_as_bots() -> None:
     assert "2/2 ann, robo (bot)" in console.export_text()
 
 
+def test_the_rooms_list_says_a_rooms_time_limit_as_its_lobby_does() -> None:
+    # A room racing against a clock read like any other in the list: its limit showed
+    # only once joined.
+    from rich.console import Console
+
+    room = {"id": "r1", "game": "shaula", "status": "lobby", "seats": 2, "rated": True}
+    room |= {"undo": True, "hints": False, "time_limit": 300.0, "players": []}
+    console = Console(width=120, record=True, color_system=None)
+    console.print(rooms_table([room]))
+    assert "rated, undo, no hints, time limit 5:00" in console.export_text()
+
+
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
