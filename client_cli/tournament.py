@@ -155,6 +155,12 @@ def add_tournament_parser(sub: Any, common: Callable[[argparse.ArgumentParser], 
             "--name",
             help="the name you joined with (default: as this machine's player, solrace whoami)",
         )
+        player.add_argument(
+            "--bot",
+            action="store_true",
+            help="this machine's bot's registration (join --bot; with --name, the bot of "
+            "that name)",
+        )
         leaving.append(player)
     watch = actions.add_parser("watch", help="the standings, live")
     watch.add_argument("tournament")
@@ -249,7 +255,15 @@ async def _organise(args: argparse.Namespace, console: Console) -> int:
 
 async def _as_player(args: argparse.Namespace, console: Console) -> int:
     name = args.name
-    if name is None:  # registered as this machine's player, as `join` does without --name
+    if args.bot:  # registered as this machine's bot of that name, as `join --bot` does
+        from client_cli.identity import bot_kind, load_identity
+
+        bot = load_identity(args.server, bot_kind(args.server, name))
+        if bot is None:
+            which = f"bot {name}" if name else "bot"
+            raise ServerError(f"this machine has no {which} on {args.server}")
+        name = str(bot.get("name"))
+    elif name is None:  # registered as this machine's player, as `join` does without --name
         from client_cli.account import ensure_player
 
         name = str((await ensure_player(args.server))["name"])

@@ -82,11 +82,7 @@ async def _play_through(
     bots: list[asyncio.subprocess.Process],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for _ in range(200):
-        _, data = await get_json(f"{server_url}/tournaments/{tid}")
-        if data["tournament"]["players"] == 2:
-            break
-        await asyncio.sleep(0.05)
+    await registered(server_url, tid, 2)
     assert await solrace(server_url, "tournament", "withdraw", tid, "--name", "tron") == 0
     seen = capsys.readouterr().out
     assert "tron is now withdrawn" in seen
@@ -120,11 +116,7 @@ async def test_withdraw_and_return_without_a_name_are_those_of_this_machines_pla
     tid = await created(server_url, "own cup", capsys)
     joined = await solrace_process(server_url, "tournament", "join", tid)  # (no race: no screen)
     try:
-        for _ in range(200):
-            _, data = await get_json(f"{server_url}/tournaments/{tid}")
-            if data["tournament"]["players"] == 1:
-                break
-            await asyncio.sleep(0.05)
+        await registered(server_url, tid, 1)
         assert await solrace(server_url, "tournament", "withdraw", tid) == 0
         assert "is now withdrawn" in capsys.readouterr().out
         assert await solrace(server_url, "tournament", "return", tid) == 0
@@ -152,11 +144,8 @@ async def test_the_bot_registers_as_a_bot_player_of_this_machine(
         for name in (["--name", "robo"], [])
     ]
     try:
-        for _ in range(200):
-            _, data = await get_json(f"{server_url}/tournaments/{tid}/standings")
-            if len(data["standings"]) == 2:
-                break
-            await asyncio.sleep(0.05)
+        await registered(server_url, tid, 2)
+        _, data = await get_json(f"{server_url}/tournaments/{tid}/standings")
         rows = {row["name"]: row for row in data["standings"]}
         assert "robo" in rows and all(row["bot"] for row in rows.values()), rows
         machines_bot = load_identity(server_url, BOT)
@@ -166,6 +155,27 @@ async def test_the_bot_registers_as_a_bot_player_of_this_machine(
             with contextlib.suppress(ProcessLookupError):
                 bot.kill()
             await bot.wait()
+
+
+async def test_withdraw_and_return_with_bot_are_those_of_this_machines_bot(
+    server_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `join --bot` registers this machine's bot (Bot-NNNN): withdraw and return had no way
+    # to name that registration but its generated name.
+    tid = await created(server_url, "bot own cup", capsys)
+    joined = await solrace_process(server_url, "tournament", "join", tid, "--bot")
+    try:
+        await registered(server_url, tid, 1)
+        bot = load_identity(server_url, BOT)
+        assert bot is not None
+        assert await solrace(server_url, "tournament", "withdraw", tid, "--bot") == 0
+        assert f"{bot['name']} is now withdrawn" in capsys.readouterr().out
+        assert await solrace(server_url, "tournament", "return", tid, "--bot") == 0
+        assert f"{bot['name']} is now active" in capsys.readouterr().out
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            joined.kill()
+        await joined.wait()
 
 
 async def test_the_organisers_actions_say_the_tournaments_state_in_words(
@@ -178,6 +188,15 @@ async def test_the_organisers_actions_say_the_tournaments_state_in_words(
     assert "pause: done; the tournament is open for registration (paused)" in out, out
     assert await solrace(server_url, "tournament", "resume", tid) == 0
     assert "resume: done; the tournament is open for registration\n" in capsys.readouterr().out
+
+
+async def registered(server_url: str, tid: str, players: int) -> None:
+    """Wait until the tournament has that many players registered."""
+    for _ in range(200):
+        _, data = await get_json(f"{server_url}/tournaments/{tid}")
+        if data["tournament"]["players"] == players:
+            return
+        await asyncio.sleep(0.05)
 
 
 async def created(server_url: str, name: str, capsys: pytest.CaptureFixture[str]) -> str:
