@@ -399,8 +399,10 @@ async def _own_best(request: web.Request, body: dict[str, Any]) -> tuple[str, in
     from server.edge.identity_routes import bearer_key  # it builds on this module's errors
 
     game = body.get("game")
-    if game not in core.GAMES:
+    if game is None:
         raise GhostUnavailable(400, ErrorCode.BAD_GAME, 'a ghost of your "best" needs the game')
+    if game not in core.GAMES:
+        raise GhostUnavailable(400, ErrorCode.BAD_GAME, UNKNOWN_GAME)
     accounts = request.app[ACCOUNTS]
     try:
         player = await accounts.who(bearer_key(request), time.time())

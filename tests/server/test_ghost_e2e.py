@@ -14,6 +14,7 @@ import core
 import protocol as p
 from core import splits
 from core.replay import verify
+from server.edge.routes import UNKNOWN_GAME
 from server.room.ghost import steps_of
 
 SEED = 617
@@ -92,6 +93,15 @@ async def test_a_ghost_race_refuses_a_rating_and_an_unknown_game_in_its_own_term
     # An unknown game is `bad_game` wherever a game is named, a ghost race's too.
     status, body = await post_json(f"{server_url}/rooms", {"ghost": source, "game": "bogus"})
     assert status == 400 and body["error"]["code"] == "bad_game", body
+    # Of one's "best" too: the game given is named no game, not said to be missing.
+    for game in ("bogus", "SHAULA"):
+        status, body = await post_json(f"{server_url}/rooms", {"ghost": "best", "game": game})
+        assert status == 400 and body["error"] == {"code": "bad_game", "message": UNKNOWN_GAME}
+    status, body = await post_json(f"{server_url}/rooms", {"ghost": "best"})
+    assert status == 400 and body["error"] == {
+        "code": "bad_game",
+        "message": 'a ghost of your "best" needs the game',
+    }
     status, body = await post_json(f"{server_url}/rooms", {"ghost": source, "rated": False})
     assert status == 201 and body["room"]["rated"] is False, body
     # A ghost's seat without a ghost race to take it from is refused, not dropped.
