@@ -395,12 +395,14 @@ class RedisRoomStore:
 
     def _ttl(self, race: Race) -> float:
         """How long the room's keys live after this write: a finished room `room_ttl`; one
-        in its lobby with nobody seated (never joined, or left by everyone) `empty_ttl`,
-        so that the lobby does not list it for a day; any other `lobby_ttl`, a tournament's
-        race room too (it waits for its players as long as its round does)."""
+        in its lobby with nobody seated (never joined, or left by everyone; a ghost race's
+        ghost is nobody) `empty_ttl`, so that the lobby does not list it for a day; any other
+        `lobby_ttl`, a tournament's race room too (it waits for its players as long as its
+        round does)."""
         if race.status is Status.FINISHED:
             return self.room_ttl
-        if race.status is Status.LOBBY and not race.seats and race.config.tournament is None:
+        seated = any(not seat.ghost for seat in race.seats.values())
+        if race.status is Status.LOBBY and not seated and race.config.tournament is None:
             return self.empty_ttl
         return self.lobby_ttl
 

@@ -133,6 +133,18 @@ async def test_a_room_in_its_lobby_with_nobody_seated_expires_sooner(redis_url: 
         await store.transact(room, lambda r: r.leave(0, 2.0), 2.0)
         assert 0 < await redis.ttl(keys.race) <= 600
         assert 0 < await redis.ttl(keys.meta) <= 600  # every key of the room alike
+        # A ghost race's ghost is no one sitting in it: its room waits for a live player
+        # as long as an empty room does, and so once that player has left.
+        ghost = uuid.uuid4().hex[:8]
+        config = RoomConfig(game="shaula", seats=2, ghost="3f2a9c1b", kind="ghost")
+        race = Race(room=ghost, config=config, seed=5, created_at=0.0)
+        race.add_ghost("ann's ghost", [[1.0, 1, 1, False, "t1 f1"]], 0.0)
+        await store.create(race)
+        assert 0 < await redis.ttl(RoomKeys(ghost).race) <= 600
+        await store.transact(ghost, lambda r: r.join("a", "h", 1.0)[1], 1.0)
+        assert await redis.ttl(RoomKeys(ghost).race) > 600
+        await store.transact(ghost, lambda r: r.leave(0, 2.0), 2.0)
+        assert 0 < await redis.ttl(RoomKeys(ghost).race) <= 600
         # A tournament's race room waits for its players as long as its round does.
         heat = f"{uuid.uuid4().hex[:8]}-0"
         config = RoomConfig(game="shaula", tournament=heat[:8])
