@@ -158,12 +158,14 @@ async def get_board(request: web.Request) -> web.Response:
     daily = request.app[DAILY]
     now = time.time()
     text = request.match_info["date"]
-    try:  # only the form the paths use (fromisoformat takes "20261203" and week dates too)
-        if not DATE.fullmatch(text):
-            raise ValueError(text)
+    # Only the form the paths use (fromisoformat takes "20261203" and week dates too).
+    if not DATE.fullmatch(text):
+        raise _Refused(400, ErrorCode.BAD_REQUEST, "the date is YYYY-MM-DD")
+    try:
         day = dt.date.fromisoformat(text)
-    except ValueError:
-        raise _Refused(400, ErrorCode.BAD_REQUEST, "the date is YYYY-MM-DD") from None
+    except ValueError:  # written right, but no day: 2026-02-30
+        message = f"{text} is no day of the calendar (the date is YYYY-MM-DD)"
+        raise _Refused(400, ErrorCode.BAD_REQUEST, message) from None
     game = _game(request)
     today = day_of(now)
     if day > today:

@@ -592,6 +592,21 @@ async def test_attempts_opened_at_once_make_one_room(
         assert (await take_seat(socket, ann, room)).seat == 0
 
 
+async def test_a_date_that_is_no_day_is_said_to_be_none(make_server: MakeServer) -> None:
+    """A date written YYYY-MM-DD that no calendar has (30 February) is refused as no day,
+    not as a date written wrong; one written otherwise is refused for its form."""
+    url = await make_server()
+    for text in ("2026-02-30", "2026-13-01", "2026-00-10"):
+        status, body = await call("GET", f"{url}/daily/{text}/{GAME}")
+        assert status == 400 and body["error"] == {
+            "code": "bad_request",
+            "message": f"{text} is no day of the calendar (the date is YYYY-MM-DD)",
+        }
+    for text in ("2026-2-3", "20261203", "2026-W49-1"):
+        status, body = await call("GET", f"{url}/daily/{text}/{GAME}")
+        assert status == 400 and body["error"]["message"] == "the date is YYYY-MM-DD", text
+
+
 async def test_a_body_nested_too_deep_is_a_bad_request(make_server: MakeServer) -> None:
     url = await make_server()
     (ann, _) = await new_player(url)
