@@ -32,7 +32,14 @@ from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, 
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.redis_first import needs_redis
-from server.edge.routes import UNKNOWN_GAME, _error, json_object, path_game, secret_json
+from server.edge.routes import (
+    UNKNOWN_GAME,
+    _error,
+    creation_limited,
+    json_object,
+    path_game,
+    secret_json,
+)
 from server.edge.web_client import VARY_ACCEPT, shell
 from server.identity.accounts import IdentityError
 from server.room.ids import new_room_id, new_token
@@ -226,6 +233,9 @@ async def start_attempt(request: web.Request) -> web.Response:
             raise _Refused(
                 409, ErrorCode.NOT_YET, "practice comes after your ranked attempt at today's deal"
             )
+        limited = await creation_limited(request, "rooms")
+        if limited is not None:
+            return limited
         race, token = await _open_room(store, player, game, seed, now, deal, ranked=False)
         return _answer(race, token, None, ranked=False, status=201)
     if mine is not None and mine.finished:
@@ -237,6 +247,9 @@ async def start_attempt(request: web.Request) -> web.Response:
         )
     if mine is not None:
         return await _resume(store, mine)
+    limited = await creation_limited(request, "rooms")  # a room made, as by POST /rooms
+    if limited is not None:
+        return limited
     # One request at a time opens it: another one of this player's (a double click, a
     # second device) waits and answers the room that one opened, leaving no second room.
     mine = await _turn(daily, today, game, player.id)

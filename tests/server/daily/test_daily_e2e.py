@@ -592,6 +592,41 @@ async def test_attempts_opened_at_once_make_one_room(
         assert (await take_seat(socket, ann, room)).seat == 0
 
 
+async def test_daily_rooms_count_against_the_room_creation_budget(
+    make_server: MakeServer,
+) -> None:
+    """An attempt and a practice room are rooms made: a client's budget of rooms
+    (`room_rate`) holds for them as for POST /rooms; coming back to an attempt makes none."""
+    url = await make_server(room_rate=3.0)
+    ann, _ = await new_player(url)
+    # Behind a reverse proxy on this machine: the address the proxy appended is the client.
+    headers = {"Authorization": f"Bearer {ann}", "X-Forwarded-For": "203.0.113.9"}
+
+    async def open_room(game: str, body: Any = None) -> tuple[int, Any, Any]:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(f"{url}/daily/{game}", json=body, headers=headers) as answer,
+        ):
+            return answer.status, await answer.json(), answer.headers
+
+    assert (await open_room("stalactites"))[0] == 201
+    status, opened, _ = await open_room(GAME)
+    assert status == 201
+    async with WsClient.connect(url) as socket:
+        await socket.join(opened["room"]["id"], token=opened["token"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    assert (await open_room(GAME, {"practice": True}))[0] == 201
+    status, body, answer_headers = await open_room(GAME, {"practice": True})
+    assert status == 429 and body["error"]["code"] == "rate_limited", body
+    assert int(answer_headers["Retry-After"]) >= 1
+    status, body, _ = await open_room("moojub")
+    assert status == 429 and body["error"]["code"] == "rate_limited", body
+    # The attempt already open is answered again: no room is made.
+    status, body, _ = await open_room("stalactites")
+    assert status == 200 and body["ranked"], body
+
+
 async def test_a_date_that_is_no_day_is_said_to_be_none(make_server: MakeServer) -> None:
     """A date written YYYY-MM-DD that no calendar has (30 February) is refused as no day,
     not as a date written wrong; one written otherwise is refused for its form."""
