@@ -20,6 +20,7 @@ from functools import partial
 from typing import Any
 
 from aiohttp import web
+from sqlalchemy.exc import DBAPIError
 
 import core
 from protocol import ErrorCode, socket_path
@@ -98,6 +99,21 @@ def _handled(
     return wrapped
 
 
+async def _named_now(request: web.Request, attempts: list[Attempt]) -> list[Attempt]:
+    """The attempts under their players' names now (an attempt keeps the name its player
+    had when it opened: a guest who names themselves later is shown by that name). The
+    board is Redis's: with the records' database down, the names it kept."""
+    try:
+        now = await request.app[ACCOUNTS].players.by_ids(a.player for a in attempts)
+    except DBAPIError:
+        return attempts
+    for attempt in attempts:
+        player = now.get(attempt.player)
+        if player is not None:
+            attempt.name = player.name
+    return attempts
+
+
 def _public(a: Attempt) -> dict[str, Any]:
     return {
         "room": a.room,
@@ -131,7 +147,7 @@ async def get_daily(request: web.Request) -> web.StreamResponse:
         mine = await daily.attempt(today, game, player.id) if player else None
         if mine is not None:
             mine = await settle(daily, request.app[STORE], today, game, mine)
-        board = ranking(await daily.attempts(today, game))
+        board = ranking(await _named_now(request, await daily.attempts(today, game)))
         played = mine is not None and mine.finished
         if board and not played:
             board[0]["room"] = None  # as on the board: no replay before your own attempt
@@ -186,7 +202,7 @@ async def get_board(request: web.Request) -> web.Response:
         mine = await settle(daily, request.app[STORE], day, game, mine)
     over = day < today
     open_replays = over or (mine is not None and mine.finished)
-    rows = ranking(attempts)
+    rows = ranking(await _named_now(request, attempts))
     if not open_replays:
         for row in rows:
             row["room"] = None  # no replay (no line to copy) before your own attempt is over

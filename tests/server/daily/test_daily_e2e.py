@@ -627,6 +627,28 @@ async def test_daily_rooms_count_against_the_room_creation_budget(
     assert status == 200 and body["ranked"], body
 
 
+async def test_the_board_names_each_player_as_they_are_called_now(
+    make_server: MakeServer,
+) -> None:
+    """A guest who names themselves after their attempt is on the board under that name,
+    as on the leaderboards: not as the guest they were when it opened."""
+    url = await make_server()
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, ann, opened["room"]["id"])
+        await socket.send(p.Resign())
+        await socket.expect(p.RaceFinished)
+    status, _ = await call("POST", f"{url}/me/name", ann, {"name": "ann"})
+    assert status == 200
+    status, today = await call("GET", f"{url}/daily", ann)  # her attempt on the board
+    [shaula] = [g for g in today["games"] if g["game"] == GAME]
+    assert shaula["leader"]["name"] == "ann"
+    status, board = await call("GET", f"{url}/daily/{today['date']}/{GAME}")
+    assert status == 200 and [row["name"] for row in board["board"]] == ["ann"]
+
+
 async def test_a_date_that_is_no_day_is_said_to_be_none(make_server: MakeServer) -> None:
     """A date written YYYY-MM-DD that no calendar has (30 February) is refused as no day,
     not as a date written wrong; one written otherwise is refused for its form."""
