@@ -84,7 +84,9 @@ class Settings:
         3600.0, "seconds a finished room (results, moves) is kept before it expires"
     )
     lobby_ttl: float = _setting(
-        86400.0, "seconds an unfinished room lives in Redis after its last change"
+        86400.0,
+        "seconds an unfinished room lives in Redis after its last change (never less than "
+        "its grace and a minute: an away seat is forfeit or freed first)",
     )
     empty_ttl: float = _setting(
         900.0,

@@ -109,6 +109,7 @@ OUTBOX_AGAIN = 0.001  # seconds after the first listing of an ended race its sec
 # Seconds a quick-match pairing is kept for its ticket (`told_ticket`): past any outage a
 # waiting socket outlives (the cutoff hands its sockets on).
 TOLD_TTL = 600
+GRACE_SLACK = 60.0  # seconds an unfinished room outlives its grace, for the sweep to end it
 
 # What a store raises when Redis does not answer (down, restarting, or past the reply
 # deadline): the caller answers "unavailable", and nothing is known to have changed.
@@ -398,13 +399,14 @@ class RedisRoomStore:
         in its lobby with nobody seated (never joined, or left by everyone; a ghost race's
         ghost is nobody) `empty_ttl`, so that the lobby does not list it for a day; any other
         `lobby_ttl`, a tournament's race room too (it waits for its players as long as its
-        round does)."""
+        round does), and never less than its grace: a seat away is forfeit or freed by the
+        sweep, not lost with its room (a daily attempt's is kept until its day is over)."""
         if race.status is Status.FINISHED:
             return self.room_ttl
         seated = any(not seat.ghost for seat in race.seats.values())
         if race.status is Status.LOBBY and not seated and race.config.tournament is None:
             return self.empty_ttl
-        return self.lobby_ttl
+        return max(self.lobby_ttl, race.config.grace + GRACE_SLACK)
 
     async def _write(
         self, race: Race, seen: str, events: list[p.Event], *, reset: bool, ends: bool = False

@@ -649,6 +649,29 @@ async def test_the_board_names_each_player_as_they_are_called_now(
     assert status == 200 and [row["name"] for row in board["board"]] == ["ann"]
 
 
+async def test_an_attempt_left_outlives_the_server_s_lobby_ttl(make_server: MakeServer) -> None:
+    """The seat of an attempt is kept until its day is over, however short a time the
+    server keeps an unfinished room nobody changes (`lobby_ttl`): the room lives as long
+    as its seat is kept, and the player comes back to it, moves and all."""
+    url = await make_server(lobby_ttl=1.0, empty_ttl=1.0)
+    ann, _ = await new_player(url)
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201
+    async with WsClient.connect(url) as socket:
+        await take_seat(socket, ann, opened["room"]["id"])
+        game = board_of(await socket.expect(p.Snapshot))
+        move = game.legal_moves()[0]
+        await socket.send(p.Move(seq=1, move=move))
+        await socket.expect(p.Accepted)
+    await asyncio.sleep(2.5)  # the page closed for longer than lobby_ttl
+    async with WsClient.connect(url) as socket:
+        welcome = await take_seat(socket, ann, opened["room"]["id"])
+        assert welcome.seat == 0 and (await socket.expect(p.Snapshot)).moves == [move]
+    status, today = await call("GET", f"{url}/daily", ann)
+    [shaula] = [g for g in today["games"] if g["game"] == GAME]
+    assert shaula["you"]["finished"] is False and shaula["you"]["moves"] == 1
+
+
 async def test_a_date_that_is_no_day_is_said_to_be_none(make_server: MakeServer) -> None:
     """A date written YYYY-MM-DD that no calendar has (30 February) is refused as no day,
     not as a date written wrong; one written otherwise is refused for its form."""
