@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from client_cli.race import RaceView, visible_game
 from client_cli.race_app import racer_status
 from client_cli.widgets import PlayerLine
@@ -425,3 +427,45 @@ def test_the_results_of_a_race_whose_deal_stays_secret_name_no_deal() -> None:
     console.print(results_table(view))
     title = console.export_text().splitlines()[0].strip()
     assert title == "Results · Moojub", title
+
+
+def test_a_round_won_faster_is_the_best_the_next_rounds_deltas_are_to() -> None:
+    """One's win on record, faster than one's best, is the best from the next round on
+    (the round itself is shown against the old one), as the welcome after a reconnect
+    would say; a slower win, or anyone else's, is not."""
+    view = RaceView(room="R1")
+    best = {"game": "shaula", "race": "old.1", "time": 150.0, "splits": [44.4, 90.0, 130.0, 150.0]}
+    view.feed(Welcome(room="R1", role="player", server_time=0.0, seat=2, token="t", best=best))
+    view.feed(Snapshot(version=4, room=ROOM))
+
+    def result(seat: int, time: float, splits: list[float], player: str | None) -> dict[str, Any]:
+        return {"seat": seat, "won": True, "time": time, "splits": splits, "player": player}
+
+    faster = [40.0, 80.0, 120.0, 140.0]
+    fastest = [10.0, 20.0, 30.0, 40.0]
+    view.feed(
+        RaceFinished(
+            version=5,
+            at=200.0,
+            results=[result(0, 40.0, fastest, "a09e55c2d4b61f70"), result(2, 140.0, faster, "me")],
+            reason="all_done",
+        )
+    )
+    assert view.best == tuple(best["splits"])  # the race just won is shown against the old
+    view.feed(NewRound(version=6, at=201.0, round=2))
+    assert view.best == tuple(faster)  # one's own, not ann's faster one
+    slower = [50.0, 100.0, 145.0, 160.0]
+    view.feed(
+        RaceFinished(version=7, at=400.0, results=[result(2, 160.0, slower, "me")], reason="")
+    )
+    view.feed(NewRound(version=8, at=401.0, round=3))
+    assert view.best == tuple(faster)
+    # An anonymous seat's win is on nobody's record: it is no best.
+    anonymous = RaceView(room="R1")
+    anonymous.feed(Welcome(room="R1", role="player", server_time=0.0, seat=2, token="t"))
+    anonymous.feed(Snapshot(version=4, room=ROOM))
+    anonymous.feed(
+        RaceFinished(version=5, at=200.0, results=[result(2, 140.0, faster, None)], reason="")
+    )
+    anonymous.feed(NewRound(version=6, at=201.0, round=2))
+    assert anonymous.best == ()

@@ -407,6 +407,50 @@ async def test_ones_own_bar_shows_the_delta_to_ones_best_at_each_split(
     assert page_errors(page) == []
 
 
+async def test_a_round_won_is_the_best_the_next_rounds_deltas_are_to(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The page's player, with no win on record, wins round 1: at round 2's first split
+    their bar shows the delta to that win, as the welcome of a reload would, not nothing."""
+    base = server.url
+    page = await new_page(browser)
+    body = {"seed": "winnable", "rated": False, "seats": 1, "countdown": 0}
+    room = (await create_room(base, game="shaula", **body))["id"]
+    await start_race(page, base, room)
+    seed = room_view(base, room)["seed"]
+    assert isinstance(seed, int)
+    for i, move in enumerate(core.solve(core.new_game("shaula", seed), shorten=True).moves):
+        await typed_move(page, move)
+        await wait_acks(page, i + 1)
+    await page.wait_for_selector("#rematch")
+    best = room_view(base, room)["players"][0]["splits"]  # type: ignore[index]
+    await page.click("#rematch")
+    async with asyncio.timeout(10):
+        while (view := room_view(base, room))["round"] != 2 or view["status"] != "running":
+            await asyncio.sleep(0.05)
+    await page.wait_for_function("() => !document.querySelector('#rematch')")
+    seed = view["seed"]
+    assert isinstance(seed, int)
+    board = core.new_game("shaula", seed)
+    done = await acks(page)
+    for i, move in enumerate(core.solve(core.new_game("shaula", seed), shorten=True).moves):
+        await typed_move(page, move)
+        await wait_acks(page, done + i + 1)
+        board.apply(move)
+        if board.progress >= 13:
+            break
+    split = await page.wait_for_function(
+        "() => { const s = document.querySelector('#players .bar.me .splits');"
+        " return s && s.textContent.includes('(') && s.textContent; }",
+        timeout=10_000,
+    )
+    mine = room_view(base, room)["players"][0]["splits"][0]  # type: ignore[index]
+    assert str(await split.json_value()).startswith(
+        f"13 {split_clock(mine)} ({delta_text(mine, best[0])})"
+    )
+    assert page_errors(page) == []
+
+
 @asynccontextmanager
 async def racing_ann(page: Page, base: str, room: str) -> AsyncIterator[WsClient]:
     """The page seated in `room` as bo against ann (a socket of the test's), both ready:
