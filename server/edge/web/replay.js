@@ -209,7 +209,8 @@ class ReplayPage {
     }
     const query = new URLSearchParams(location.search);
     let at = 0;
-    if (query.has("move")) at = Number.parseInt(query.get("move"), 10) || 0;
+    // ?move=N takes a whole number alone: "1e400" is no move 1, "2.5" no move 2 (the deal).
+    if (query.has("move")) at = /^\d+$/.test(query.get("move")) ? Number(query.get("move")) : 0;
     else if (query.has("t")) at = this.moveAtTime(Number.parseFloat(query.get("t")) || 0);
     this.drawBoards();
     this.go(at, { history: false });

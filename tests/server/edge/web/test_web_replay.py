@@ -113,6 +113,12 @@ async def test_stepping_the_address_and_playing(server: ServerProcess, browser: 
     await at_time.goto(f"{base}/replay/{room}?t={t}")
     await at_time.wait_for_selector("#verify")
     assert await position(at_time) == sum(1 for m in moves if m[2] <= t)
+    # A move that is no whole number opens at the deal, as one that is no number does,
+    # not at the digits it begins with (1e400 is not move 1, nor 2.5 move 2).
+    for odd in ("1e400", "2.5", "abc"):
+        await at_move.goto(f"{base}/replay/{room}?move={odd}")
+        await at_move.wait_for_selector("#verify")
+        assert await position(at_move) == 0, odd
 
     # One board at a time: bo's alone. Asked from the keyboard: Space on a focused button
     # presses it (the page's Space plays only where no control takes the key).
