@@ -19,10 +19,12 @@ pool, with every connection busy for `POOL_TIMEOUT`, its own TimeoutError.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 from sqlalchemy import event
@@ -107,8 +109,10 @@ def redacted_url(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
-def open_engine(url: str) -> AsyncEngine:
-    """An engine for `url` (see `check_url`); the SQLite file's folder is created."""
+def open_engine(url: str, refused: Callable[[], str | None] | None = None) -> AsyncEngine:
+    """An engine for `url` (see `check_url`); the SQLite file's folder is made when it
+    connects. `refused`: why a new connection may not be opened now, if it may not (it
+    is then refused as an outage, `OperationalError`)."""
     parsed = check_url(url)
     if parsed.get_backend_name() != "sqlite":
         engine = create_async_engine(
@@ -119,12 +123,15 @@ def open_engine(url: str) -> AsyncEngine:
             pool_timeout=POOL_TIMEOUT,
             poolclass=_Pool,
         )
+        _refusing(engine, refused)
         event.listen(engine.sync_engine, "do_connect", _connect)
         event.listen(engine.sync_engine, "handle_error", _outage_as_operational)
         return engine
-    if parsed.database and parsed.database != ":memory:":
-        os.makedirs(os.path.dirname(os.path.abspath(parsed.database)), exist_ok=True)
     engine = create_async_engine(parsed)
+    _refusing(engine, refused)
+    if parsed.database and parsed.database != ":memory:":
+        folder = os.path.dirname(os.path.abspath(parsed.database))
+        event.listen(engine.sync_engine, "do_connect", partial(_make_folder, folder))
     _sqlite_pragmas(engine)
     return engine
 
@@ -166,6 +173,29 @@ def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
         return dialect.connect(*cargs, **cparams)
     except OSError as exc:
         raise OperationalError(None, None, exc) from exc
+
+
+def _refusing(engine: AsyncEngine, refused: Callable[[], str | None] | None) -> None:
+    """`refused` asked before any other step of a new connection (the listeners of
+    `do_connect` run in the order they were added, the first to answer a connection ends
+    them)."""
+    if refused is None:
+        return
+
+    def refuse(*_: Any) -> None:
+        if (why := refused()) is not None:
+            raise OperationalError(None, None, ConnectionRefusedError(why))
+
+    event.listen(engine.sync_engine, "do_connect", refuse)
+
+
+def _make_folder(folder: str, *_: Any) -> None:
+    """The SQLite file's folder, made before each new connection rather than once: a
+    folder that cannot be made yet (a file in its way, a disk not mounted) leaves the file
+    unopenable, which SQLite says as an outage (`OperationalError`, waited out), and is made
+    once it can be."""
+    with contextlib.suppress(OSError):
+        os.makedirs(folder, exist_ok=True)
 
 
 def _outage_as_operational(context: ExceptionContext) -> BaseException | None:

@@ -137,7 +137,8 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None) -> None:
 
 async def _set_up(runner: Runner, stop: asyncio.Event) -> bool:
     """The app started (False: `stop` was set first). Starting may wait for what it needs
-    (the records' database), and a stop signal must end that wait."""
+    (the records' database's first answer, for a few seconds), and a stop signal must end
+    that wait."""
     setting_up = asyncio.ensure_future(runner.setup())
     stopping = asyncio.ensure_future(stop.wait())
     await asyncio.wait({setting_up, stopping}, return_when=asyncio.FIRST_COMPLETED)

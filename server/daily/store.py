@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import core
@@ -44,12 +45,16 @@ def _opening(day: dt.date, game: str, player: str) -> str:
 
 
 class DailyStore:
-    def __init__(self, redis: AnyRedis, secret: bytes) -> None:
+    def __init__(self, redis: AnyRedis, secret: bytes | Callable[[], Awaitable[bytes]]) -> None:
+        """`secret`, or how to read it: the records' is read when first needed, since a
+        process may start before the records can be reached."""
         self.redis: Any = redis
         self._secret = secret
         self._computing: dict[str, asyncio.Future[tuple[int, int]]] = {}
 
     async def key(self, day: dt.date) -> bytes:
+        if not isinstance(self._secret, bytes):
+            self._secret = await self._secret()
         return day_key(self._secret, day)
 
     async def deals(self, day: dt.date) -> dict[str, tuple[int, int]]:

@@ -26,7 +26,8 @@ from server.settings import Settings
 from server.storage.feed import Feed
 from server.storage.store import RoomStore
 
-if TYPE_CHECKING:  # it reads these keys itself
+if TYPE_CHECKING:  # they read these keys themselves
+    from server.edge.records_lifecycle import Schema
     from server.edge.redis_watch import RedisWatch
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "OUTAGE",
     "PROCESS",
     "RECORDS_DB",
+    "RECORDS_SCHEMA",
     "REDIS",
     "REDIS_WATCH",
     "ROOM_LIMIT",
@@ -75,8 +77,10 @@ DRAIN = web.AppKey("drain", Drain)
 CLIENT_SOCKETS = web.AppKey("client_sockets", ConnectionCount)  # open WebSockets per client
 FLOODERS = web.AppKey("flooders", FloodCooldown)  # addresses closed 1008, kept out a while
 CLEANUPS = web.AppKey("cleanups", asyncio.Semaphore)  # closed sockets' clean-ups at once
-# The records' database (records/): opened and migrated at startup, disposed at cleanup.
+# The records' database (records/): opened at startup, disposed at cleanup; it refuses
+# every connection until its schema is brought up (server/edge/records_lifecycle.py).
 RECORDS_DB = web.AppKey("records_db", AsyncEngine)
+RECORDS_SCHEMA: web.AppKey[Schema] = web.AppKey("records_schema")
 # Players' accounts (server/identity/accounts.py) over the records' PlayerStore.
 ACCOUNTS = web.AppKey("accounts", Accounts)
 ARCHIVE = web.AppKey("archive", RaceArchive)  # finished races (server/edge/archiving.py)

@@ -30,6 +30,7 @@ from server.daily.board import Attempt, ranking, streaks
 from server.daily.rule import commitment, day_bounds, day_of, day_over
 from server.daily.store import RECENT_DAYS, DailyStore
 from server.edge.app_keys import ACCOUNTS, METRICS, RECORDS_DB, REDIS, SERVICE, SETTINGS, STORE
+from server.edge.archiving import archive_away
 from server.edge.identity_routes import bearer_key
 from server.edge.periodic import Periodic
 from server.edge.redis_first import needs_redis
@@ -482,7 +483,7 @@ async def _sweep(daily: DailyStore, store: RoomStore) -> None:
 
 async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
     given = app[SETTINGS].daily_secret
-    secret = given.encode() if given else await site_secret(app[RECORDS_DB], DAILY_SECRET)
+    secret = given.encode() if given else partial(site_secret, app[RECORDS_DB], DAILY_SECRET)
     daily = DailyStore(app[REDIS], secret)
     app[DAILY] = daily
     app[SERVICE].ctx.daily_open = partial(line_open, app)  # watching, taking a seat
@@ -493,6 +494,7 @@ async def daily_ctx(app: web.Application) -> AsyncIterator[None]:
         what="daily sweep",
         log=log,
         metrics=app[METRICS],
+        away=archive_away,  # the records' secret too, while they cannot be reached
     )
     sweeper.start()
     yield

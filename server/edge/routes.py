@@ -28,6 +28,7 @@ from server.edge.app_keys import (
     FEED,
     METRICS,
     OUTAGE,
+    RECORDS_SCHEMA,
     ROOM_LIMIT,
     SERVICE,
     SETTINGS,
@@ -640,13 +641,15 @@ async def healthz(request: web.Request) -> web.Response:
         problem = "cut off from Redis: taking players again at the next check"
     if problem is not None:
         return web.json_response({"ok": False, "redis": problem}, status=503)
-    return web.json_response(
-        {
-            "ok": True,
-            "connections": len(request.app[SOCKETS]),
-            "rooms": len(request.app[SERVICE].hub.rooms),
-        }
-    )
+    health: dict[str, Any] = {
+        "ok": True,
+        "connections": len(request.app[SOCKETS]),
+        "rooms": len(request.app[SERVICE].hub.rooms),
+    }
+    # Races are served without the records: said, but no reason to send players elsewhere.
+    if (records := request.app[RECORDS_SCHEMA].problem) is not None:
+        health["records"] = records
+    return web.json_response(health)
 
 
 @routes.get("/metrics")
