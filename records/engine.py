@@ -32,9 +32,10 @@ from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry
+from sqlalchemy.pool import AsyncAdaptedQueuePool, ConnectionPoolEntry, PoolProxiedConnection
 
 __all__ = [
+    "ANSWER_WAIT",
     "SQLITE_BUSY_MS",
     "DatabaseUrlError",
     "check_url",
@@ -57,6 +58,14 @@ TRANSIENT_SQLSTATES = ("08", "40", "53", "57")
 POOL_SIZE = 5
 POOL_OVERFLOW = 10
 POOL_TIMEOUT = 30.0
+# Seconds PostgreSQL has to answer a statement (ANSWER_WAIT) or a new connection
+# (CONNECT_WAIT) before it counts as out of reach: a server that takes connections and
+# answers nothing (frozen, cut off by the network) never refuses, and would hold every
+# request that needs the records (a socket's `identify`, and its moves behind it) for
+# asyncpg's minute, or for ever. Far above what a query takes here (milliseconds:
+# docs/performance.md), and far below what a client waits for an answer (15 s).
+ANSWER_WAIT = 5.0
+CONNECT_WAIT = 5.0
 # The execution option that marks `snapshot`'s transactions on SQLite.
 _SNAPSHOT = "solrace_snapshot"
 
@@ -109,10 +118,16 @@ def redacted_url(url: str) -> str:
     return urllib.parse.urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
-def open_engine(url: str, refused: Callable[[], str | None] | None = None) -> AsyncEngine:
+def open_engine(
+    url: str,
+    refused: Callable[[], str | None] | None = None,
+    answer_wait: float | None = ANSWER_WAIT,
+) -> AsyncEngine:
     """An engine for `url` (see `check_url`); the SQLite file's folder is made when it
     connects. `refused`: why a new connection may not be opened now, if it may not (it
-    is then refused as an outage, `OperationalError`)."""
+    is then refused as an outage, `OperationalError`). `answer_wait`: the seconds a
+    statement may wait for PostgreSQL's answer (None: as long as it takes, for a
+    migration, whose statements may be long and wait for another process's)."""
     parsed = check_url(url)
     if parsed.get_backend_name() != "sqlite":
         engine = create_async_engine(
@@ -122,6 +137,7 @@ def open_engine(url: str, refused: Callable[[], str | None] | None = None) -> As
             max_overflow=POOL_OVERFLOW,
             pool_timeout=POOL_TIMEOUT,
             poolclass=_Pool,
+            connect_args={"timeout": CONNECT_WAIT, "command_timeout": answer_wait},
         )
         _refusing(engine, refused)
         event.listen(engine.sync_engine, "do_connect", _connect)
@@ -157,12 +173,21 @@ async def snapshot(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
 class _Pool(AsyncAdaptedQueuePool):
     """Every connection busy for longer than POOL_TIMEOUT (the database too slow for the
     requests, or stuck on a lock) is an outage, as OperationalError, not SQLAlchemy's own
-    TimeoutError that no caller takes for one."""
+    TimeoutError that no caller takes for one; so is a kept connection whose check before
+    use (`pool_pre_ping`) got no answer within ANSWER_WAIT, which asyncpg says as the
+    socket's own TimeoutError and SQLAlchemy passes on as it is (the connection is
+    dropped)."""
 
     def _do_get(self) -> ConnectionPoolEntry:
         try:
             return super()._do_get()
         except PoolTimeout as exc:
+            raise OperationalError(None, None, exc) from exc
+
+    def connect(self) -> PoolProxiedConnection:
+        try:
+            return super().connect()
+        except OSError as exc:
             raise OperationalError(None, None, exc) from exc
 
 

@@ -84,7 +84,8 @@ async def records_ctx(app: web.Application) -> AsyncIterator[None]:
     schema = Schema(url)
     engine = app[RECORDS_DB] = schema.engine
     app[RECORDS_SCHEMA] = schema
-    migrating = open_engine(url)  # its own engine: the served one refuses until then
+    # Its own engine, the served one refusing until then, whose statements may be long.
+    migrating = open_engine(url, answer_wait=None)
     first = asyncio.ensure_future(upgrade_to_head(migrating))
     bringing: asyncio.Task[None] | None = None
     try:

@@ -19,6 +19,11 @@ from support.wsclient import WsClient
 
 import protocol as p
 import records.engine as engine_module
+from server.metrics import RECORDS_DOWN
+
+# Seconds within which a request that needs a database that does not answer is answered
+# (records/engine.py: ANSWER_WAIT for a kept connection's check, then 2 s to drop it).
+WITHIN = 10.0
 
 
 async def cut(postgres: OwnPostgres, database: str, allow: bool) -> None:
@@ -182,3 +187,36 @@ async def test_a_records_database_busy_writing_does_not_hold_up_identify(
                 await asyncio.sleep(0.1)
     finally:
         writer.close()
+
+
+async def test_a_records_database_that_does_not_answer_is_unavailable_within_seconds(
+    make_server: MakeServer, postgres: OwnPostgres
+) -> None:
+    """PostgreSQL that takes connections and answers nothing (a frozen server, a network
+    partition, a host gone from the net: no refusal ever comes): what needs the records is
+    answered 503 `unavailable` within seconds, as for a database stopped outright, not
+    after a minute of silence; a socket's `identify` too, whose wait would hold up its
+    `join` and its moves, and see the socket dropped as dead. Served again once it
+    answers."""
+    url = await postgres.new_database()
+    async with tcp_relay(postgres.port) as relay:
+        through = make_url(url).set(port=relay.port).render_as_string(hide_password=False)
+        base = await make_server(database_url=through)
+        key, _ = await new_player(base, "ola")
+        relay.mode = "hold"  # new connections: accepted, never answered
+        relay.freeze()  # the pool's: silent from now on
+        for path, sent in (("/me", key), ("/players/ola", None), ("/leaderboard/shaula", None)):
+            async with asyncio.timeout(WITHIN):
+                status, body, headers = await call(base, "GET", path, key=sent)
+            assert (status, body["error"]["code"]) == (503, "unavailable"), path
+            assert body["error"]["message"] == RECORDS_DOWN  # not taken for Redis's
+            assert headers["Retry-After"] == "1"
+        async with asyncio.timeout(WITHIN), WsClient.connect(base) as ws:
+            await ws.send(p.Identify(key=key))
+            error = await ws.expect(p.Error, timeout=WITHIN)
+            assert (error.request, error.code) == ("identify", "unavailable")
+        relay.mode = "pass"
+        relay.cut()
+        async with asyncio.timeout(WITHIN):
+            status, body, _ = await call(base, "GET", "/me", key=key)
+        assert status == 200 and body["player"]["name"] == "ola"
