@@ -178,6 +178,10 @@ class _Pool(AsyncAdaptedQueuePool):
     socket's own TimeoutError and SQLAlchemy passes on as it is (the connection is
     dropped)."""
 
+    # Its log lines (disposed, recreated, a connection invalidated) are the pool's
+    # bookkeeping: under SQLAlchemy's logger, held at WARNING, as its own pool's are.
+    _sqla_logger_namespace = "sqlalchemy.pool.impl.AsyncAdaptedQueuePool"
+
     def _do_get(self) -> ConnectionPoolEntry:
         try:
             return super()._do_get()

@@ -32,6 +32,9 @@ from records.schema import race_results, races
 AWAY = "the records' database cannot be reached"
 BACK = "the records' database is reached"
 LIFECYCLE = "server.edge.records_lifecycle: "  # the logger of the lines that say so
+# The pool's bookkeeping (disposed, recreated, a connection invalidated): SQLAlchemy's
+# own, below WARNING, is no line of the server's log.
+POOL = "_Pool: "
 
 
 async def _without_records(base: str) -> None:
@@ -142,6 +145,7 @@ async def test_a_fleet_started_while_postgresql_is_down_races_then_archives_once
                 log = server.text()
                 assert log.count(LIFECYCLE + AWAY) == 1 and log.count(LIFECYCLE + BACK) == 1, log
                 assert "Traceback" not in log, log
+                assert POOL not in log, log
 
 
 @contextlib.asynccontextmanager
@@ -156,6 +160,7 @@ async def _serving(server: ServerProcess) -> AsyncIterator[None]:
         print(server.text())
     assert server.process is not None and server.process.returncode == 0
     assert "Traceback" not in server.text() and "destroyed" not in server.text()
+    assert POOL not in server.text()
 
 
 async def test_an_sqlite_file_that_cannot_be_opened_yet_is_waited_for_while_serving(
