@@ -5,7 +5,9 @@
 // watch with `since`); messages sent while the socket is down wait in a queue. The clock
 // offset to server time comes from `welcome` and each `pong`. A page whose hello the
 // server refused for now (`unavailable`) calls `retry()`: a new socket after the next,
-// longer, delay (protocol section 6).
+// longer, delay (protocol section 6). A socket whose `identify` was refused for now is
+// nobody (protocol section 4, `identify`): it identifies again before it asks for a seat
+// or a match.
 
 import { parseJSON } from "./api.js";
 import { identifyMessage } from "./identity.js";
@@ -33,6 +35,7 @@ export class Socket {
     this.bestRtt = Infinity;
     this.pingId = 0;
     this.pings = new Map();
+    this.unidentified = false; // this socket's identify was refused for now
     this.connect();
     this.pinger = setInterval(() => this.ping(), PING_EVERY);
   }
@@ -55,6 +58,7 @@ export class Socket {
       this.delayBefore = this.delay;
       this.delay = 250;
       this.pings.clear(); // the last socket's: unanswered there, not here
+      this.unidentified = false;
       this.onStatus("open");
       const identify = identifyMessage(); // first: seats and matches are the player's
       if (identify) ws.send(JSON.stringify({ v: 1, ...identify }));
@@ -74,6 +78,8 @@ export class Socket {
         return;
       }
       if (message.type === "welcome" && message.server_time) this.clock(message.server_time, 0);
+      if (message.type === "identified") this.unidentified = false;
+      if (message.type === "error" && message.request === "identify") this.unidentified = TRY_AGAIN.has(message.code);
       if (message.type === "pong") {
         const sent = this.pings.get(message.id);
         this.pings.delete(message.id);
@@ -124,6 +130,10 @@ export class Socket {
   // what was not answered after a reconnect, with the same seq.
   send(message, queue = true) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      // Taken as the player's once it is known who that is (a seat's token needs no one).
+      const asks = message.type === "quick" || (message.type === "join" && !message.token);
+      const identify = this.unidentified && asks ? identifyMessage() : null;
+      if (identify) this.ws.send(JSON.stringify({ v: 1, ...identify }));
       this.ws.send(JSON.stringify({ v: 1, ...message }));
       return true;
     }

@@ -5,14 +5,20 @@ shown as bots."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
 from playwright.async_api import Browser, Page, Route
+from sqlalchemy.engine import make_url
 from support.http import create_room, post_json
+from support.own_postgres import OwnPostgres
 from support.players import call, new_player
-from support.server_processes import ServerProcess
+from support.ports import free_port
+from support.server_processes import ServerProcess, environment
+from support.tcp_relay import tcp_relay
 from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient
 
@@ -594,3 +600,41 @@ async def test_a_guest_is_asked_for_a_name_before_claiming_the_account(
     await page.wait_for_selector("text=Your account has a password")
     assert "/me/" not in await page.inner_text("main")
     assert page_errors(page) == []
+
+
+async def test_a_seat_asked_for_once_the_records_are_back_is_the_players(
+    browser: Browser, redis_url: str, postgres: OwnPostgres, tmp_path: Path
+) -> None:
+    """A player's page opened while the records' database is away: its socket's
+    `identify` is answered `unavailable`, so the socket is nobody, and the seat it asks
+    for is refused for now. Asked again once the records are back, on the same page, the
+    seat is taken, as the player: the page identifies again before it asks, not only when
+    its socket opens (the server refuses a nobody's join until an `identify` is answered)."""
+    url = await postgres.new_database()
+    async with tcp_relay(postgres.port) as relay:
+        through = make_url(url).set(port=relay.port).render_as_string(hide_password=False)
+        env = environment(REDIS_URL=redis_url, SOLRACE_DATABASE_URL=through)
+        server = ServerProcess(free_port(), env, log=tmp_path / "server.log")
+        await server.start()
+        try:
+            page = await new_page(browser)
+            await page.goto(f"{server.url}/")
+            async with asyncio.timeout(10):  # the first visit makes the player
+                while await page.evaluate("localStorage.getItem('solrace.player')") is None:
+                    await asyncio.sleep(0.05)
+            player = await kept_player(page)
+            room = str((await create_room(server.url))["id"])
+            relay.cut()
+            await relay.refuse()
+            await page.goto(f"{server.url}/play/{room}")
+            await page.fill("#seat-name", "ann")
+            await page.click("#take-seat")
+            await page.wait_for_selector("#seat-form .error")
+            await relay.listen()
+            await page.click("#take-seat")
+            await page.wait_for_selector("#ready")
+            status, body, _ = await call(server.url, "GET", f"/rooms/{room}")
+            assert status == 200
+            assert [s.get("player") for s in body["room"]["players"]] == [player["id"]]
+        finally:
+            await server.stop()
