@@ -24,6 +24,7 @@ import { Socket, TRY_AGAIN } from "./net.js";
 import { RoomModel } from "./room.js";
 
 const BUSY_RETRY = 500; // ms before a move the server was too busy for is sent again
+const SEAT_LATER = "The server cannot seat you right now: try again in a few seconds.";
 
 export class Seat {
   constructor(roomId, callbacks = {}) {
@@ -238,7 +239,9 @@ export class Seat {
     } else if (m.request === "legal") {
       this.legalWanted.shift()?.(null); // e.g. the race ended: no moves to list
     } else if (m.request === "join") {
-      this.emit("onSeatless", m.message);
+      // Refused for now (storage away, or this socket's identify not checked yet): the
+      // seat form stays, to ask again; said in words, the protocol's text is a client's.
+      this.emit("onSeatless", TRY_AGAIN.has(m.code) ? SEAT_LATER : m.message);
     } else {
       this.emit("onRefused", { reason: m.message, code: m.code, request: m.request });
     }

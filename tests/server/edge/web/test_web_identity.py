@@ -28,6 +28,9 @@ import protocol as p
 pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium and server
 
 
+SEAT_LATER = "The server cannot seat you right now: try again in a few seconds."
+
+
 async def tournament(base: str) -> dict[str, object]:
     status, body = await post_json(f"{base}/tournaments", {"name": "Open", "winnable": False})
     assert status == 201, body
@@ -629,7 +632,8 @@ async def test_a_seat_asked_for_once_the_records_are_back_is_the_players(
             await page.goto(f"{server.url}/play/{room}")
             await page.fill("#seat-name", "ann")
             await page.click("#take-seat")
-            await page.wait_for_selector("#seat-form .error")
+            said = await page.wait_for_selector("#seat-form .error")
+            assert await said.inner_text() == SEAT_LATER  # in words, not the protocol's
             await relay.listen()
             await page.click("#take-seat")
             await page.wait_for_selector("#ready")
