@@ -5,13 +5,14 @@
 import { h, clear, copyButton, counted, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { shownName, useName } from "./identity.js";
-import { Socket } from "./net.js";
+import { Socket, TRY_AGAIN } from "./net.js";
 import { tournamentsSection } from "./tournament.js";
 
 // Only while the socket is down (or the server cannot read the rooms) is the list polled
 // over HTTP instead, and the page says so.
 const FALLBACK_AFTER = 3000; // ms the live list may be down before polling starts
 const FALLBACK_EVERY = 5000; // ms between two GET /rooms meanwhile
+const MATCH_LATER = "The server cannot match you yet: trying again…";
 
 // Each game in one line, for the one who has never played it.
 const BLURB = {
@@ -66,23 +67,34 @@ export async function render(root) {
           const looking = `${problem ? `${problem}. ` : ""}Looking for a ${known[game].title} opponent…`;
           quickStatus.textContent = looking;
           quickStatus.append(" ", h("button", { type: "button", class: "small", onclick: stopQuick }, "cancel"));
+          let later = false; // refused for now: said until the ask is queued
           const socket = new Socket({
             hello: () => ({ type: "quick", game, name: nameInput.value.trim() }),
             onStatus: (status) => {
               // "connecting" comes from inside the constructor: the status first, then `socket`.
               const said = { down: "The server cannot be reached; retrying…", open: looking }[status];
               // Back, the socket asks again (its hello): looking again, as it says.
-              if (said && quickSocket === socket) quickStatus.firstChild.textContent = said;
+              if (said && quickSocket === socket && !later) quickStatus.firstChild.textContent = said;
             },
             onMessage: (m) => {
-              if (m.type === "matched") {
+              if (m.type === "queued" && later) {
+                later = false;
+                quickStatus.firstChild.textContent = looking;
+              } else if (m.type === "matched") {
                 saveSeat(m.room, { token: m.token, seat: m.seat });
                 socket.close();
                 location.assign(`/play/${m.room}`);
               } else if (m.type === "unqueued") {
                 socket.close();
               } else if (m.type === "error" && quickSocket === socket) {
-                quickStatus.textContent = m.message;
+                if (!TRY_AGAIN.has(m.code)) quickStatus.textContent = m.message;
+                else if (m.request === "quick") {
+                  // Refused for now (storage away, or who the player is not checked yet):
+                  // asked again on a new socket, with backoff, until it is queued.
+                  later = true;
+                  quickStatus.firstChild.textContent = MATCH_LATER;
+                  socket.retry();
+                } // an identify refused for now: the quick's own answer follows
               }
             },
           });

@@ -6,7 +6,9 @@ shown as bots."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -18,7 +20,7 @@ from support.own_postgres import OwnPostgres
 from support.players import call, new_player
 from support.ports import free_port
 from support.server_processes import ServerProcess, environment
-from support.tcp_relay import tcp_relay
+from support.tcp_relay import Relay, tcp_relay
 from support.web import new_page, open_tournament_form, page_errors, room_view, seen, take_seat
 from support.wsclient import WsClient
 
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")  # the module's Chromium a
 
 
 SEAT_LATER = "The server cannot seat you right now: try again in a few seconds."
+MATCH_LATER = "The server cannot match you yet: trying again…"
 
 
 async def tournament(base: str) -> dict[str, object]:
@@ -605,14 +608,12 @@ async def test_a_guest_is_asked_for_a_name_before_claiming_the_account(
     assert page_errors(page) == []
 
 
-async def test_a_seat_asked_for_once_the_records_are_back_is_the_players(
+@contextlib.asynccontextmanager
+async def records_away(
     browser: Browser, redis_url: str, postgres: OwnPostgres, tmp_path: Path
-) -> None:
-    """A player's page opened while the records' database is away: its socket's
-    `identify` is answered `unavailable`, so the socket is nobody, and the seat it asks
-    for is refused for now. Asked again once the records are back, on the same page, the
-    seat is taken, as the player: the page identifies again before it asks, not only when
-    its socket opens (the server refuses a nobody's join until an `identify` is answered)."""
+) -> AsyncIterator[tuple[ServerProcess, Relay, Page, dict[str, object]]]:
+    """A server whose records' database is reached through a relay, and a player's page
+    (made at its first visit); the relay refuses from then on, until `listen()`."""
     url = await postgres.new_database()
     async with tcp_relay(postgres.port) as relay:
         through = make_url(url).set(port=relay.port).render_as_string(hide_password=False)
@@ -626,19 +627,58 @@ async def test_a_seat_asked_for_once_the_records_are_back_is_the_players(
                 while await page.evaluate("localStorage.getItem('solrace.player')") is None:
                     await asyncio.sleep(0.05)
             player = await kept_player(page)
-            room = str((await create_room(server.url))["id"])
             relay.cut()
             await relay.refuse()
-            await page.goto(f"{server.url}/play/{room}")
-            await page.fill("#seat-name", "ann")
-            await page.click("#take-seat")
-            said = await page.wait_for_selector("#seat-form .error")
-            assert await said.inner_text() == SEAT_LATER  # in words, not the protocol's
-            await relay.listen()
-            await page.click("#take-seat")
-            await page.wait_for_selector("#ready")
-            status, body, _ = await call(server.url, "GET", f"/rooms/{room}")
-            assert status == 200
-            assert [s.get("player") for s in body["room"]["players"]] == [player["id"]]
+            yield server, relay, page, player
         finally:
             await server.stop()
+
+
+async def test_a_seat_asked_for_once_the_records_are_back_is_the_players(
+    browser: Browser, redis_url: str, postgres: OwnPostgres, tmp_path: Path
+) -> None:
+    """A player's page opened while the records' database is away: its socket's
+    `identify` is answered `unavailable`, so the socket is nobody, and the seat it asks
+    for is refused for now. Asked again once the records are back, on the same page, the
+    seat is taken, as the player: the page identifies again before it asks, not only when
+    its socket opens (the server refuses a nobody's join until an `identify` is answered)."""
+    async with records_away(browser, redis_url, postgres, tmp_path) as (server, relay, page, me):
+        room = str((await create_room(server.url))["id"])
+        await page.goto(f"{server.url}/play/{room}")
+        await page.fill("#seat-name", "ann")
+        await page.click("#take-seat")
+        said = await page.wait_for_selector("#seat-form .error")
+        assert await said.inner_text() == SEAT_LATER  # in words, not the protocol's
+        await relay.listen()
+        await page.click("#take-seat")
+        await page.wait_for_selector("#ready")
+        status, body, _ = await call(server.url, "GET", f"/rooms/{room}")
+        assert status == 200
+        assert [s.get("player") for s in body["room"]["players"]] == [me["id"]]
+
+
+async def test_a_quick_match_asked_while_the_records_are_away_is_asked_again(
+    browser: Browser, redis_url: str, postgres: OwnPostgres, tmp_path: Path
+) -> None:
+    """A player's Quick match while the records' database is away is refused for now (who
+    the player is cannot be checked): the page says so in words and asks again, with
+    backoff, until the records are back, then the player is matched, as the player."""
+    async with records_away(browser, redis_url, postgres, tmp_path) as (server, relay, page, me):
+        await page.click("[data-quick=shaula]")
+        status = page.locator("#quick-status")
+        async with asyncio.timeout(10):
+            while MATCH_LATER not in await status.inner_text():
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(3)  # asked again meanwhile: said all along, not "cannot be reached"
+        assert await status.inner_text() == f"{MATCH_LATER} cancel"
+        await relay.listen()
+        async with asyncio.timeout(10):  # queued: looking again, as it says
+            while "Looking for a Shaula opponent" not in await status.inner_text():
+                await asyncio.sleep(0.05)
+        async with WsClient.connect(server.url) as bo:
+            await bo.send(p.QuickMatch(game="shaula", name="bo"))
+            matched = await bo.expect(p.Matched, timeout=15)
+        await page.wait_for_url(f"**/play/{matched.room}")
+        status_code, body, _ = await call(server.url, "GET", f"/rooms/{matched.room}")
+        assert status_code == 200
+        assert me["id"] in [s.get("player") for s in body["room"]["players"]]
