@@ -13,12 +13,13 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 from support.finished import finish_race
 from support.fleet import fleet
 from support.http import create_room, get_json, get_text
-from support.own_postgres import OwnPostgres
+from support.own_postgres import USER, OwnPostgres
 from support.players import call
 from support.ports import free_port
 from support.records import migrated
@@ -27,6 +28,7 @@ from support.tcp_relay import tcp_relay
 from support.wsclient import WsClient
 
 import protocol as p
+from records.migrate import MIGRATION_LOCK
 from records.schema import race_results, races
 
 AWAY = "the records' database cannot be reached"
@@ -189,3 +191,31 @@ async def test_a_process_stopped_before_the_records_are_reached_stops_at_once(
     server, _, _ = _blocked_sqlite(redis_url, tmp_path)
     async with _serving(server):
         await asyncio.sleep(1.5)  # a try of the schema in the background, or its wait
+
+
+async def test_a_migration_held_up_by_another_process_serves_races_meanwhile(
+    redis_url: str, postgres: OwnPostgres, tmp_path: Path
+) -> None:
+    """The database answers, but the migration waits (another process holds the
+    migration's lock, migrating slowly): the start waits for it a few seconds
+    (`FIRST_TRY`), then serves races without the records, the migration going on; once
+    it is done, the records are served."""
+    url = await postgres.new_database()
+    holder = await asyncpg.connect(
+        host="127.0.0.1", port=postgres.port, user=USER, database=url.rsplit("/", 1)[1]
+    )
+    try:
+        await holder.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+        env = environment(REDIS_URL=redis_url, SOLRACE_DATABASE_URL=url)
+        server = ServerProcess(free_port(), env, log=tmp_path / "server.log")
+        async with _serving(server):
+            assert "no answer within" in server.text()
+            await _without_records(server.url)
+            room = await finish_race(server.url)
+            await holder.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+            await _archived(server.url, f"{room}.1")
+            await _with_records(server.url)
+        log = server.text()
+        assert log.count(LIFECYCLE + AWAY) == 1 and log.count(LIFECYCLE + BACK) == 1, log
+    finally:
+        await holder.close()
