@@ -192,7 +192,7 @@ class _Pool(AsyncAdaptedQueuePool):
         try:
             return super().connect()
         except OSError as exc:
-            raise OperationalError(None, None, exc) from exc
+            raise _outage(exc, ANSWER_WAIT) from exc
 
 
 def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
@@ -201,7 +201,15 @@ def _connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
     try:
         return dialect.connect(*cargs, **cparams)
     except OSError as exc:
-        raise OperationalError(None, None, exc) from exc
+        raise _outage(exc, CONNECT_WAIT) from exc
+
+
+def _outage(error: OSError, waited: float, invalidated: bool = False) -> OperationalError:
+    """`error` as an outage of the database; a timeout, which says nothing of itself (the
+    log would read "failed: "), saying how long it waited."""
+    if isinstance(error, TimeoutError) and not str(error):
+        error = TimeoutError(f"no answer within {waited:g} s")
+    return OperationalError(None, None, error, connection_invalidated=invalidated)
 
 
 def _refusing(engine: AsyncEngine, refused: Callable[[], str | None] | None) -> None:
@@ -239,6 +247,8 @@ def _outage_as_operational(context: ExceptionContext) -> BaseException | None:
         context.is_disconnect or isinstance(error, OSError) or state[:2] in TRANSIENT_SQLSTATES
     ):
         return None
+    if isinstance(error, OSError):
+        return _outage(error, ANSWER_WAIT, context.is_disconnect)
     return OperationalError(None, None, error, connection_invalidated=context.is_disconnect)
 
 

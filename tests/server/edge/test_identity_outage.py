@@ -19,6 +19,7 @@ from support.wsclient import WsClient
 
 import protocol as p
 import records.engine as engine_module
+from records.engine import ANSWER_WAIT
 from server.metrics import RECORDS_DOWN
 
 # Seconds within which a request that needs a database that does not answer is answered
@@ -190,7 +191,7 @@ async def test_a_records_database_busy_writing_does_not_hold_up_identify(
 
 
 async def test_a_records_database_that_does_not_answer_is_unavailable_within_seconds(
-    make_server: MakeServer, postgres: OwnPostgres
+    make_server: MakeServer, postgres: OwnPostgres, caplog: pytest.LogCaptureFixture
 ) -> None:
     """PostgreSQL that takes connections and answers nothing (a frozen server, a network
     partition, a host gone from the net: no refusal ever comes): what needs the records is
@@ -211,6 +212,10 @@ async def test_a_records_database_that_does_not_answer_is_unavailable_within_sec
             assert (status, body["error"]["code"]) == (503, "unavailable"), path
             assert body["error"]["message"] == RECORDS_DOWN  # not taken for Redis's
             assert headers["Retry-After"] == "1"
+        # The log says why: no answer (a bare timeout would leave "failed: " and nothing).
+        failed = [r.getMessage() for r in caplog.records if "database failed" in r.getMessage()]
+        waited = f"no answer within {ANSWER_WAIT:g} s"
+        assert failed and all(m.endswith(waited) for m in failed), failed
         async with asyncio.timeout(WITHIN), WsClient.connect(base) as ws:
             await ws.send(p.Identify(key=key))
             error = await ws.expect(p.Error, timeout=WITHIN)
