@@ -36,6 +36,13 @@ export class Socket {
     this.pingId = 0;
     this.pings = new Map();
     this.unidentified = false; // this socket's identify was refused for now
+    this.reconnect = 0; // the timer of the next connect after a close
+    // The browser knows when its network goes and comes back: a lost link is said at once,
+    // not when a ping goes unanswered 10 to 20 s later (moves made meanwhile did nothing,
+    // in silence), and the page is back as soon as the network is, not after its backoff.
+    this.network = new AbortController();
+    addEventListener("offline", () => this.lost(), { signal: this.network.signal });
+    addEventListener("online", () => this.back(), { signal: this.network.signal });
     this.connect();
     this.pinger = setInterval(() => this.ping(), PING_EVERY);
   }
@@ -50,6 +57,7 @@ export class Socket {
   }
 
   connect() {
+    clearTimeout(this.reconnect); // one socket at a time: an earlier close's turn is this one
     if (this.closed) return;
     this.onStatus("connecting");
     const ws = new WebSocket(this.url());
@@ -94,7 +102,7 @@ export class Socket {
       this.onStatus("down");
       // From half the delay to all of it: the pages a process lets go at once (1013, 1001)
       // come back spread out, not all in the same instant.
-      setTimeout(() => this.connect(), this.delay * (0.5 + Math.random() / 2));
+      this.reconnect = setTimeout(() => this.connect(), this.delay * (0.5 + Math.random() / 2));
       this.delay = Math.min(this.delay * 2, 2000);
     });
     ws.addEventListener("error", () => {}); // a close event follows: reconnect there
@@ -121,9 +129,22 @@ export class Socket {
     setTimeout(() => {
       if (this.ws !== ws || !this.pings.has(id)) return;
       // Dead without a close: as a drop, said so, and a new socket at once.
-      this.onStatus("down");
-      this.restart();
+      this.lost();
     }, DEAD_AFTER);
+  }
+
+  // The link is gone (though the socket may not know it yet): said so, and a new socket.
+  lost() {
+    if (this.closed) return;
+    this.onStatus("down");
+    this.restart();
+  }
+
+  // The network is back: a socket now, unless one is open.
+  back() {
+    if (this.closed || this.ws?.readyState === WebSocket.OPEN) return;
+    this.delay = 250;
+    this.restart();
   }
 
   // Send now, or when the socket is back. Moves pass queue=false: their owner re-sends
@@ -160,6 +181,8 @@ export class Socket {
   close() {
     this.closed = true;
     clearInterval(this.pinger);
+    clearTimeout(this.reconnect);
+    this.network.abort();
     if (this.ws) this.ws.close();
     this.ws = null;
   }

@@ -104,6 +104,32 @@ async def test_a_link_gone_silent_is_noticed_and_the_page_plays_on(
     assert page_errors(page) == []
 
 
+async def test_a_network_gone_is_said_at_once_and_the_page_plays_on_when_it_is_back(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The browser knows when its network goes (its `offline` event): the page says the
+    connection is lost at once, not when a ping goes unanswered 10 to 20 s later (a move
+    made meanwhile did nothing, in silence), and comes back as soon as the network does; a
+    move typed meanwhile goes through once."""
+    room, page = await solo_race(browser, server.url, game="shaula", seed=SEED)
+    await typed_move(page, LINE[0])
+    await wait_acks(page, 1)
+    await page.context.set_offline(True)
+    await page.wait_for_function(
+        "() => document.querySelector('#message').textContent.includes('Connection lost')",
+        timeout=3000,
+    )
+    await typed_move(page, LINE[1])
+    await asyncio.sleep(1)
+    await page.context.set_offline(False)
+    await wait_acks(page, 2, timeout=10_000)
+    await page.wait_for_function("() => document.querySelector('#message').textContent === ''")
+    assert await shown_board(page) == after(LINE[:2])
+    assert players(server.url, room)[0]["moves"] == 2
+    # Chromium's own word on each socket it could not open while offline.
+    assert [e for e in page_errors(page) if "ERR_INTERNET_DISCONNECTED" not in e] == []
+
+
 async def test_a_server_restart_in_the_middle_of_a_race_puts_the_player_back(
     server: ServerProcess, browser: Browser
 ) -> None:
