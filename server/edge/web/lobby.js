@@ -277,7 +277,8 @@ function createForm(known, nameInput) {
   const seats = h("input", { name: "seats", type: "number", min: "1", max: "8", value: "2" });
   const undo = h("input", { name: "undo", type: "checkbox", checked: true });
   const hints = h("input", { name: "hints", type: "checkbox" });
-  const timeLimit = h("input", { name: "time_limit", type: "number", min: "0", placeholder: "none" });
+  // In minutes, bounded by the server's day (86400 s): its refusal would speak in seconds.
+  const timeLimit = h("input", { name: "time_limit", type: "number", min: "0", max: "1440", placeholder: "none" });
   const delay = h("input", { name: "spectator_delay", type: "number", min: "0", max: "3600", value: "0" });
   const grace = h("input", { name: "grace", type: "number", min: "0", max: "3600", placeholder: "server default" });
   const countdown = h("input", { name: "countdown", type: "number", min: "0", max: "60", placeholder: "server default" });

@@ -458,8 +458,9 @@ export async function tournamentsSection(known) {
   const format = h("select", { name: "format" }, ["rounds", "arena", "knockout"].map((f) => h("option", { value: f }, f)));
   const game = h("select", { name: "tour_game" }, Object.entries(known).map(([n, g]) => h("option", { value: n }, g.title)));
   const rounds = h("input", { name: "rounds", type: "number", min: "1", max: "100", value: "3" });
-  const limit = h("input", { name: "tour_time_limit", type: "number", min: "1", value: "5" });
-  const delay = h("input", { name: "tour_delay", type: "number", min: "0", value: "10" });
+  // The server's bounds in the fields' own units: its refusal would speak in seconds.
+  const limit = h("input", { name: "tour_time_limit", type: "number", min: "1", max: "1440", value: "5" });
+  const delay = h("input", { name: "tour_delay", type: "number", min: "0", max: "3600", value: "10" });
   const error = h("p", { class: "error", id: "tour-error" });
   const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
   const form = h("form", { class: "create", id: "tour-create" },

@@ -132,12 +132,46 @@ async def test_the_lobby_creates_a_room_with_every_setting(
     # A bad setting is refused with the server's reason, on the page.
     await page.goto(base)
     await page.click("#more-settings summary")
-    await page.fill("input[name=time_limit]", "100000")  # minutes: over the server's day
+    await page.select_option("select[name=seed_mode]", "number")
+    await page.fill("input[name=seed]", str(2**63))  # one past the last deal
     await page.click("#create button[type=submit]")
     await page.wait_for_selector("#create-error:not(:empty)")
-    assert "time_limit must be between 1 and 86400" in await page.inner_text("#create-error")
+    assert "seed must be 1..9223372036854775807" in await page.inner_text("#create-error")
     # Chrome logs the refused POST (400) itself; nothing else may be logged.
     assert [e for e in page_errors(page, lobby) if "status of 400" not in e] == []
+
+
+async def test_a_setting_in_minutes_is_bounded_in_minutes(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The lobby's time limit and a tournament's minutes per race are typed in minutes: one
+    over the server's day (1440 minutes) was sent, and refused with "time_limit must be
+    between 1 and 86400", seconds the player never typed. The form now says the bound in
+    the field's own unit, and sends nothing; so does a tournament's spectator delay."""
+    base = server.url
+    page = await new_page(browser)
+    await page.goto(base)
+    await page.click("#more-settings summary")
+    await page.fill("input[name=time_limit]", "100000")
+    await page.click("#create button[type=submit]")
+    assert "1440" in await page.eval_on_selector(
+        "input[name=time_limit]", "input => input.validationMessage"
+    )
+    await open_tournament_form(page, base)
+    await page.fill("input[name=tour_name]", "Sunday cup")
+    for field, too_much, bound in (
+        ("tour_time_limit", "100000", "1440"),
+        ("tour_delay", "99999", "3600"),
+    ):
+        await page.fill(f"input[name={field}]", too_much)
+        await page.click("#tour-create button[type=submit]")
+        assert bound in await page.eval_on_selector(
+            f"input[name={field}]", "input => input.validationMessage"
+        )
+        await page.fill(f"input[name={field}]", "1")
+    await asyncio.sleep(0.5)
+    assert not [u for u in seen(page).posts if u in (f"{base}/rooms", f"{base}/tournaments")]
+    assert page_errors(page) == []
 
 
 async def test_a_double_click_on_create_makes_one_room_and_one_tournament(
