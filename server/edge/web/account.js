@@ -174,7 +174,9 @@ export async function render(root) {
     names.length ? h("p", { class: "muted" }, `Formerly: ${names.map((n) => n.name).join(", ")}`) : null,
     form("rename", "Name", [["name", "New name", { value: now.name, maxlength: "20", required: true, autocomplete: "username" }]],
       "Change name", async ({ name }) => {
-        const answer = await authed("POST", "/me/name", { name });
+        // Without the spaces around it, as the lobby and the race page take a name (a
+        // phone's keyboard puts one after a word it completes).
+        const answer = await authed("POST", "/me/name", { name: name.trim() });
         await signedIn(null, answer.player);
         await redraw();
         return "";
@@ -214,7 +216,7 @@ export async function render(root) {
       ["login-name", "Name", { required: true, autocomplete: "username" }],
       ["login-password", "Password", { type: "password", required: true, autocomplete: "current-password" }],
     ], "Sign in", async (values) => {
-      const body = { name: values["login-name"], password: values["login-password"], label: deviceLabel() };
+      const body = { name: values["login-name"].trim(), password: values["login-password"], label: deviceLabel() };
       const answer = await authed("POST", "/sign-in", body);
       await signedIn(answer.key, answer.player);
       location.reload();

@@ -321,18 +321,39 @@ async def test_the_account_page_is_drawn_whole_with_its_devices(
     assert page_errors(page) == []
 
 
+async def renamed_on_the_account_page(page: Page, base: str, typed: str) -> None:
+    """The page's player renamed on the account page, `typed` in its name field: the page
+    is drawn again under the new name, `typed` without the spaces around it."""
+    await page.goto(f"{base}/account")
+    await page.wait_for_selector("#rename input")
+    await page.fill("#rename input", typed)
+    await page.click("#rename button")
+    await page.wait_for_function(
+        "name => document.querySelector('#main h1')?.textContent === name", arg=typed.strip()
+    )
+
+
 async def test_a_new_name_chosen_on_the_account_page_is_the_one_in_the_header(
     server: ServerProcess, browser: Browser
 ) -> None:
     page = await new_page(browser)
-    await page.goto(f"{server.url}/account")
-    await page.wait_for_selector("#rename input")
-    await page.fill("#rename input", "renamed_ann")
-    await page.click("#rename button")
-    await page.wait_for_function(
-        "() => document.querySelector('#main h1')?.textContent === 'renamed_ann'"
-    )
+    await renamed_on_the_account_page(page, server.url, "renamed_ann")
     assert await page.inner_text("#who") == "renamed_ann"
+    assert page_errors(page) == []
+
+
+async def test_a_name_typed_with_spaces_around_it_on_the_account_page_is_the_name(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A phone's keyboard puts a space after a word it completes: the account page sent the
+    name as typed, and a rename was refused ("a name has letters (A-Z), digits ...") and a
+    sign-in found "no player is called 'zoe '", where the lobby and the race page take
+    the name without the spaces around it. So does the account page now."""
+    base = server.url
+    await claimed_elsewhere(base, "spaced_zoe", "a good password")
+    page = await new_page(browser)
+    await renamed_on_the_account_page(page, base, " spaced_ann ")
+    await signed_in_on_the_account_page(page, base, "spaced_zoe ", "a good password")
     assert page_errors(page) == []
 
 
@@ -362,7 +383,7 @@ async def signed_in_on_the_account_page(page: Page, base: str, name: str, passwo
     async with page.expect_navigation():
         await page.click("#sign-in button")
     await page.wait_for_function(
-        "name => document.getElementById('who')?.textContent === name", arg=name
+        "name => document.getElementById('who')?.textContent === name", arg=name.strip()
     )
 
 
