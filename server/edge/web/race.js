@@ -224,8 +224,13 @@ export async function render(root, { room: roomId }) {
       return;
     }
     if (room.status !== "lobby" || room.players.length >= room.seats) {
+      // Why, as the server would refuse a seat (room_closed, room_full): a race begun may
+      // have a seat empty, and was said to have none.
+      const why = room.status === "finished" ? "This race is over: no new seats. "
+        : room.status !== "lobby" ? "This race has started: no new seats. "
+        : "This race has no free seat. ";
       el.seatForm.append(
-        h("p", { class: "notice" }, reason || "This race has no free seat. ",
+        h("p", { class: "notice" }, reason || why,
           h("a", { href: `/watch/${roomId}` }, "Watch it"), " or ", h("a", { href: "/" }, "find another room"), "."),
       );
       return;

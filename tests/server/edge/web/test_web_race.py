@@ -729,3 +729,35 @@ async def test_a_shared_place_at_the_end_is_said_to_be_shared(
     assert said == "The race is over: you are 1st of 2, tied with ann.", said
     assert page_errors(page) == []
     await page.context.close()
+
+
+async def test_a_newcomer_to_a_race_begun_or_over_is_told_which_not_that_it_is_full(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A room of three whose host started with two: a newcomer was told "This race has no
+    free seat", of a room with a seat empty. The page says why no seat can be taken as the
+    server would: the race has started, or it is over."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=3))["id"]
+    async with WsClient.connect(base) as ann, WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await ann.join(room, "ann")
+        await bo.send(p.Start())  # the host, with a seat empty
+        await ann.expect(p.RaceStarted)
+        page = await new_page(browser)
+        for status, said in (
+            ("running", "This race has started"),
+            ("finished", "This race is over"),
+        ):
+            if status == "finished":
+                await ann.send(p.Resign())
+                await bo.send(p.Resign())
+                await bo.expect(p.RaceFinished)
+            assert room_view(base, room)["status"] == status
+            await page.goto(f"{base}/play/{room}")
+            notice = await page.wait_for_selector("#seat-form .notice")
+            assert notice is not None
+            text = await notice.inner_text()
+            assert said in text and "no free seat" not in text, text
+            assert await page.locator("#seat-form a[href$='/watch/" + room + "']").count() == 1
+    assert page_errors(page) == []
