@@ -78,6 +78,21 @@ export function forgetSeat(room) {
   localStorage.removeItem(SEAT_KEY(room));
 }
 
+// Why the name typed for a quick match could not be the player's (taken, against the
+// rules), kept for the race page the match leads to: the lobby's word may have been up for
+// an instant only, an opponent waiting already. Read once, in this tab.
+const NAME_PROBLEM_KEY = (room) => `solrace.nameProblem.${room}`;
+
+export function keepNameProblem(room, problem) {
+  sessionStorage.setItem(NAME_PROBLEM_KEY(room), problem);
+}
+
+export function takeNameProblem(room) {
+  const problem = sessionStorage.getItem(NAME_PROBLEM_KEY(room)) || "";
+  sessionStorage.removeItem(NAME_PROBLEM_KEY(room));
+  return problem;
+}
+
 export function playerName() {
   return localStorage.getItem("solrace.name") || "";
 }

@@ -3,7 +3,7 @@
 // share for each room.
 
 import { h, clear, copyButton, counted, keepFocus, leavingOnce } from "./dom.js";
-import { games, getJSON, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
+import { games, getJSON, keepNameProblem, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { shownName, useName } from "./identity.js";
 import { Socket, TRY_AGAIN } from "./net.js";
 import { tournamentsSection } from "./tournament.js";
@@ -82,6 +82,7 @@ export async function render(root) {
                 quickStatus.firstChild.textContent = looking;
               } else if (m.type === "matched") {
                 saveSeat(m.room, { token: m.token, seat: m.seat });
+                if (problem) keepNameProblem(m.room, problem);
                 socket.close();
                 location.assign(`/play/${m.room}`);
               } else if (m.type === "unqueued") {

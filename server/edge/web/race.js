@@ -6,7 +6,7 @@
 // before, so a refused move leaves it as it was.
 
 import { h, add, clear, copyButton, counted } from "./dom.js";
-import { games, getJSON, parseJSON, playerName, request, setPlayerName } from "./api.js";
+import { games, getJSON, parseJSON, playerName, request, setPlayerName, takeNameProblem } from "./api.js";
 import { authed, isGuestName, me as currentPlayer, onPlayerChange, playerHeaders, useName } from "./identity.js";
 import { BoardView } from "./cards.js";
 import { Announcer } from "./feedback.js";
@@ -72,6 +72,14 @@ export async function render(root, { room: roomId }) {
   onPlayerChange(() => {
     if (message.kind === "note name") say("");
   });
+  const sayNameProblem = async (problem) => {
+    const guest = isGuestName((await currentPlayer())?.name);
+    say(`${problem}. `, "note name",
+      h("a", { href: "/account" }, guest ? "Choose a name of your own" : "Change your name"), " on your account page.");
+  };
+  // A quick match's typed name, refused in the lobby: said here, where the player races.
+  const quickProblem = takeNameProblem(roomId);
+  if (quickProblem) sayNameProblem(quickProblem);
 
   // A seat asked for (seatForm's take) and not answered yet: one join is enough. A second
   // (a double click, a click while ?sit=1's join is on its way) asked again on the socket
@@ -248,11 +256,7 @@ export async function render(root, { room: roomId }) {
       joining = true;
       const problem = await useName(name.value.trim()); // the seat shows the player's name
       // Said where it stays once seated (the seat form goes): "another player is called ...".
-      if (problem) {
-        const guest = isGuestName((await currentPlayer())?.name);
-        say(`${problem}. `, "note name",
-          h("a", { href: "/account" }, guest ? "Choose a name of your own" : "Change your name"), " on your account page.");
-      }
+      if (problem) await sayNameProblem(problem);
       setPlayerName(playerName() || name.value.trim());
       seat.take(name.value.trim());
     };

@@ -276,6 +276,32 @@ async def test_a_name_another_player_has_is_said_to_be_taken_when_the_seat_is_ta
     assert not page_errors(page)
 
 
+async def test_a_name_another_player_has_is_said_to_be_taken_on_the_quick_matchs_race_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A quick match asked for under a name that is another player's races under the
+    browser's own name: the lobby said why beside "Looking for an opponent", but an
+    opponent waiting already took the page to the race at once, where nothing said it. The
+    race page says it, as it does of a name typed for a seat."""
+    base = server.url
+    await new_player(base, "wendy")
+    async with WsClient.connect(base) as bo:
+        await bo.send(p.QuickMatch(game="shaula", name="bo"))
+        await bo.expect(p.Queued)
+        page = await new_page(browser)
+        await page.goto(base)
+        await page.fill("#name", "wendy")
+        await page.click("[data-quick=shaula]")
+        await page.wait_for_url("**/play/*")
+        await page.wait_for_selector("#board .card", timeout=20_000)
+        await page.wait_for_function(
+            "() => (document.getElementById('message')?.textContent ?? '').includes('wendy')"
+        )
+    assert "you play as" in await page.inner_text("#message")
+    assert await page.locator("#message a[href='/account']").count() == 1
+    assert not page_errors(page)
+
+
 async def test_a_request_the_server_cannot_answer_is_said_in_words(
     server: ServerProcess, browser: Browser
 ) -> None:
