@@ -12,19 +12,26 @@ import { h, clear } from "./dom.js";
 import { setSounds, soundsOn } from "./sounds.js";
 import { me, onPlayerChange, shownName } from "./identity.js";
 
+// A game's name as a title: its first letter up (the page itself names it from /games).
+const titled = (game) => game[0].toUpperCase() + game.slice(1);
+
+// Each route: its path, its page, the names of the path's parts, and the tab's title (the
+// tabs of several pages, and the history, told apart; a page may refine it once drawn).
 const ROUTES = [
-  [/^\/$/, () => import("./lobby.js"), []],
-  [/^\/play\/([^/]+)$/, () => import("./race.js"), ["room"]],
-  [/^\/watch\/([^/]+)$/, () => import("./watch.js"), ["room"]],
-  [/^\/tv$/, () => import("./tv.js"), []],
-  [/^\/tour\/([^/]+)$/, () => import("./tournament.js"), ["tour"]],
-  [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"]],
-  [/^\/replay\/([^/]+)$/, () => import("./replay.js"), ["race"]],
-  [/^\/p\/([^/]+)$/, () => import("./profile.js"), ["name"]],
-  [/^\/top(?:\/([^/]+))?$/, () => import("./leaderboard.js"), ["game"]],
-  [/^\/account$/, () => import("./account.js"), []],
-  [/^\/daily(?:\/(\d{4}-\d{2}-\d{2}))?$/, () => import("./daily.js"), ["date"]],
+  [/^\/$/, () => import("./lobby.js"), [], () => "Lobby"],
+  [/^\/play\/([^/]+)$/, () => import("./race.js"), ["room"], ({ room }) => `Race in room ${room}`],
+  [/^\/watch\/([^/]+)$/, () => import("./watch.js"), ["room"], ({ room }) => `Watching room ${room}`],
+  [/^\/tv$/, () => import("./tv.js"), [], () => "TV"],
+  [/^\/tour\/([^/]+)$/, () => import("./tournament.js"), ["tour"], ({ tour }) => `Tournament ${tour}`],
+  [/^\/rules(?:\/([^/]+))?$/, () => import("./rules.js"), ["game"], ({ game }) => (game ? `Rules of ${titled(game)}` : "Rules")],
+  [/^\/replay\/([^/]+)$/, () => import("./replay.js"), ["race"], ({ race }) => `Replay of ${race}`],
+  [/^\/p\/([^/]+)$/, () => import("./profile.js"), ["name"], ({ name }) => name],
+  [/^\/top(?:\/([^/]+))?$/, () => import("./leaderboard.js"), ["game"], ({ game }) => (game ? `${titled(game)} leaderboard` : "Leaderboards")],
+  [/^\/account$/, () => import("./account.js"), [], () => "Your account"],
+  [/^\/daily(?:\/(\d{4}-\d{2}-\d{2}))?$/, () => import("./daily.js"), ["date"], ({ date }) => (date ? `Daily deals of ${date}` : "Daily deals")],
 ];
+
+const setTitle = (what) => (document.title = `${what} · solrace`);
 
 function header() {
   const top = document.getElementById("top");
@@ -71,18 +78,20 @@ async function main() {
   // Renamed (or signed in, out) in another tab: the header says who plays here now.
   onPlayerChange((now) => (document.getElementById("who").textContent = now ? shownName(now) : "Account"));
   const root = document.getElementById("main");
-  for (const [pattern, load, names] of ROUTES) {
+  for (const [pattern, load, names, title] of ROUTES) {
     const match = location.pathname.match(pattern);
     if (!match) continue;
     const params = {};
     names.forEach((name, i) => (params[name] = match[i + 1] && decodeURIComponent(match[i + 1])));
     // A game's name in an address is that game whatever its case, as a room's code is.
     if (params.game) params.game = params.game.toLowerCase();
+    setTitle(title(params));
     const page = await load();
     clear(root);
     await page.render(root, params);
     return;
   }
+  setTitle("No such page");
   clear(root).append(h("p", {}, "No such page. ", h("a", { href: "/" }, "Back to the lobby")));
 }
 

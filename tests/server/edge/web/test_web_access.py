@@ -387,3 +387,45 @@ async def test_cards_slide_unless_motion_is_reduced_and_sounds_wait_to_be_asked_
     # Each move slid its card (three moves); under reduced motion nothing moved. No sound
     # was made until the switch was ticked; then one audio output for the moves.
     assert counts == [{"animate": 3, "audio": 0}, {"animate": 0, "audio": 1}]
+
+
+async def test_each_page_has_a_title_of_its_own(server: ServerProcess, browser: Browser) -> None:
+    """Every page but a profile was titled "solrace": several tabs of the site (a race, its
+    watch page, a replay) could not be told apart, nor the pages in the history, and a
+    screen reader named each tab alike. Each page's title now says what it is."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seats=2))["id"]
+    page = await new_page(browser)
+    titles = {}
+    for path in (
+        "/",
+        f"/play/{room}",
+        f"/watch/{room}",
+        f"/replay/{room}",
+        "/tv",
+        "/daily",
+        "/daily/2026-01-02",
+        "/rules",
+        "/rules/moojub",
+        "/top",
+        "/top/stalactites",
+        "/account",
+        "/tour/abcd1234",
+        "/no/such/page",
+    ):
+        await page.goto(base + path)
+        await page.wait_for_function("() => document.title.endsWith(' · solrace')")
+        titles[path] = await page.title()
+    assert len(set(titles.values())) == len(titles), titles
+    for path, words in (
+        (f"/play/{room}", room),
+        (f"/watch/{room}", room),
+        (f"/replay/{room}", room),
+        ("/rules/moojub", "Moojub"),
+        ("/top/stalactites", "Stalactites"),
+        ("/daily/2026-01-02", "2026-01-02"),
+        ("/tour/abcd1234", "abcd1234"),
+    ):
+        assert words in titles[path], titles
+    # Chrome's own word on what is not there (no such page, no replay of a room unraced).
+    assert [e for e in page_errors(page) if "Failed to load resource" not in e] == []
