@@ -39,6 +39,16 @@ export function fmtSeconds(s) {
   return `${m}:${sec}`;
 }
 
+// A span as people say it, for what is not a race's clock: "30 s", "1 min 30 s", "4 h 2 min"
+// (past an hour the seconds say nothing), as the terminal client says it. Rounded down.
+export function duration(seconds) {
+  const total = Math.max(0, Math.floor(seconds));
+  const [hours, minutes, rest] = [Math.floor(total / 3600), Math.floor(total / 60) % 60, total % 60];
+  if (hours) return `${hours} h${minutes ? ` ${minutes} min` : ""}`;
+  if (minutes) return `${minutes} min${rest ? ` ${rest} s` : ""}`;
+  return `${rest} s`;
+}
+
 // `n` of `word`, in the plural but for one: "1 card", "3 moves", "0 days".
 export function counted(n, word) {
   return `${n} ${word}${n === 1 ? "" : "s"}`;

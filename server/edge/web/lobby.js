@@ -2,7 +2,7 @@
 // section 5), creating a room with every setting of POST /rooms, quick match, and a link to
 // share for each room.
 
-import { h, clear, copyButton, counted, keepFocus, leavingOnce } from "./dom.js";
+import { h, clear, copyButton, counted, duration, keepFocus, leavingOnce } from "./dom.js";
 import { games, getJSON, keepNameProblem, postJSON, playerName, saveSeat, setPlayerName } from "./api.js";
 import { shownName, useName } from "./identity.js";
 import { Socket, TRY_AGAIN } from "./net.js";
@@ -206,7 +206,7 @@ function settingsText(room) {
   const bits = [counted(room.seats, "seat"), room.rated ? "rated" : "casual"];
   if (room.undo) bits.push("undo");
   if (room.hints) bits.push("hints");
-  if (room.time_limit) bits.push(`${Math.round(room.time_limit / 60)} min`);
+  if (room.time_limit) bits.push(duration(room.time_limit));
   if (room.spectator_delay) bits.push(`${room.spectator_delay} s delay`);
   if (room.seed_mode === "winnable") bits.push("winnable deal");
   return bits.join(", ");

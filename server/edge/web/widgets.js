@@ -1,6 +1,6 @@
 // Pieces the race, watch and TV pages share: the title, progress bars, clock, results.
 
-import { h, clear, counted, fmtSeconds } from "./dom.js";
+import { h, clear, counted, duration, fmtSeconds } from "./dom.js";
 import { games, parseJSON, request } from "./api.js";
 import { playerHeaders } from "./identity.js";
 
@@ -148,12 +148,12 @@ export function statusLine(line, overlay, room, now, me) {
     else if (me?.out) text += ` · you are out (${me.out})`;
     else if (me?.stuck) text += room.undo ? " · no move left: undo or resign" : " · no move left";
     const away = room.players.filter((p) => !p.connected && p.grace_until && !p.out);
-    for (const p of away) text += ` · ${p.name} away, forfeits in ${Math.ceil(Math.max(0, p.grace_until - now))} s`;
+    for (const p of away) text += ` · ${p.name} away, forfeits in ${duration(Math.ceil(p.grace_until - now))}`;
   } else if (room.status === "finished") {
     text = room.finish_reason === "time_up" ? "Finished: time is up" : "Finished";
     // Everyone here voted for the rematch: an away player who did not is waited for a while.
     const away = room.players.filter((p) => !p.connected && p.grace_until && !p.rematch);
-    for (const p of away) text += ` · ${p.name} away: the rematch goes on without them in ${Math.ceil(Math.max(0, p.grace_until - now))} s`;
+    for (const p of away) text += ` · ${p.name} away: the rematch goes on without them in ${duration(Math.ceil(p.grace_until - now))}`;
   }
   if (line.textContent !== text) line.textContent = text;
   if (overlay.textContent !== big) {

@@ -174,6 +174,33 @@ async def test_a_setting_in_minutes_is_bounded_in_minutes(
     assert page_errors(page) == []
 
 
+async def test_spans_of_time_read_as_people_say_them(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A room's time limit was listed in rounded minutes ("2 min" for 90 s, "0 min" for 20
+    s) and a racer away was said to forfeit "in 3599 s" in a room that waits an hour for
+    them. Spans read now as the terminal client says them: "1 min 30 s", "59 min 59 s"."""
+    base = server.url
+    limited = (await create_room(base, game="shaula", seats=2, time_limit=90))["id"]
+    lobby = await new_page(browser)
+    await lobby.goto(base)
+    row = lobby.locator(f'tr[data-room="{limited}"]')
+    await row.wait_for()
+    assert "1 min 30 s" in await row.inner_text()
+    room = (await create_room(base, game="shaula", seats=2, grace=3600))["id"]
+    page = await new_page(browser)
+    async with WsClient.connect(base) as bo:
+        await bo.join(room, "bo")
+        await bo.send(p.Ready())
+        await take_seat(page, base, room, "ann")
+        await page.click("#ready")
+        await page.wait_for_selector("#board .card")
+    await page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('forfeits in 59 min')"
+    )
+    assert page_errors(page, lobby) == []
+
+
 async def test_a_double_click_on_create_makes_one_room_and_one_tournament(
     server: ServerProcess, browser: Browser
 ) -> None:
