@@ -86,7 +86,7 @@ export async function render(root, { name }) {
       : h("p", { class: "muted" }, player.bot ? "Bots are not rated." : "No rated races yet."),
     best.length ? [h("h2", {}, "Best times"),
       scrolling("best times", h("table", { class: "stats" }, h("tbody", {}, best.map((b) => h("tr", {},
-        h("td", {}, title(b.game)), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", {}, b.seed ? `deal ${b.seed}` : "deal not public yet"))))))] : null,
+        h("td", {}, title(b.game)), h("td", {}, fmtSeconds(b.time), ` (${b.time.toFixed(2)} s)`), h("td", { class: "deal" }, b.seed ? `deal ${b.seed}` : "deal not public yet"))))))] : null,
     splits.length ? [h("h2", {}, "Splits"), scrolling("splits", splitsTable(splits, title))] : null,
     h("h2", {}, "Latest races"),
     races.items.length

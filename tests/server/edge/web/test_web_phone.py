@@ -307,6 +307,7 @@ async def test_the_progress_bars_stay_in_sight_while_racing_on_a_phone(
 # letters.
 NARROW = 360
 LONG = "Maximiliana_WWWWWWWW"
+BIG = 9_000_000_000_000_000_001  # a deal's number as long as one is (19 digits)
 
 # What scrolls sideways at the page's width: the page itself, or a box inside it (a table
 # in a box that scrolls is no better read on a phone: a row is seen a piece at a time).
@@ -425,9 +426,14 @@ async def test_a_tournaments_standings_and_bracket_read_whole_on_a_narrow_phone(
 
 
 async def won(
-    base: str, key: str, room: str, seed: int | None = None, token: str | None = None
+    base: str,
+    key: str,
+    room: str,
+    seed: int | None = None,
+    token: str | None = None,
+    game: str = "shaula",
 ) -> None:
-    """The player whose key this is wins `room` alone, dealt `seed` (the solver's line):
+    """The player whose key this is wins `room` of `game` alone, dealt `seed` (the solver's line):
     taking the seat, or by the seat's token (a daily attempt, under way once opened, whose
     number is kept back: the line solved from the board its snapshot gives)."""
     async with WsClient.connect(base) as ws:
@@ -442,7 +448,7 @@ async def won(
             await ws.send(p.Start())
             await ws.expect(p.RaceStarted)
             assert seed is not None
-            start = core.new_game("shaula", seed)
+            start = core.new_game(game, seed)
         await ws.play(list(core.solve(start).moves))
         await ws.expect(p.RaceFinished)
 
@@ -515,6 +521,24 @@ async def test_the_results_boards_and_a_profile_read_whole_on_a_narrow_phone(
         f"/replay/{room}": ["Player", "Result", "Cards", "Moves", "Splits", ""],
     }
     assert page_errors(page, desk) == []
+
+
+async def test_a_best_time_on_a_deal_of_nineteen_digits_fits_a_narrow_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A deal dealt at random has a number of up to 19 digits, written whole in a profile's
+    best times: at 360 px that table (beside "Stalactites") was 366 px wide in its box of
+    344, which scrolled sideways (617, the deal of the other profiles here, is short). The
+    number breaks where it must now."""
+    base = server.url
+    key, _ = await new_player(base, LONG)
+    room = await create_room(base, game="stalactites", seed=BIG, seats=1, countdown=0)
+    await won(base, key, str(room["id"]), BIG, game="stalactites")
+    page = await narrow_phone(browser)
+    await shown(page, f"{base}/p/{LONG}", '[aria-label="best times"] tbody tr')
+    assert str(BIG) in await page.inner_text('[aria-label="best times"]')
+    assert await sideways(page, "a profile") == []
+    assert page_errors(page) == []
 
 
 # Each pile's box, and the strip of each covered card a finger can touch (to the next card).
