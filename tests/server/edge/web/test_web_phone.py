@@ -303,6 +303,32 @@ async def test_the_progress_bars_stay_in_sight_while_racing_on_a_phone(
     assert page_errors(page, other) == []
 
 
+async def test_ones_own_bar_is_in_sight_first_in_a_full_room_on_a_phone(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """On a phone the bars are a strip of a third of the screen, a full room's scrolling
+    inside it: the racer in the last seat had their own bar below the others, out of
+    sight unless they scrolled the strip mid-race. Their own bar comes first there."""
+    base = server.url
+    room = (await create_room(base, game="shaula", seed=SEED, seats=8, countdown=0))["id"]
+    async with contextlib.AsyncExitStack() as stack:
+        others = [await stack.enter_async_context(WsClient.connect(base)) for _ in range(7)]
+        for i, other in enumerate(others):
+            await other.join(room, f"racer{i}")
+            await other.send(p.Ready())
+        page = await new_page(browser, width=WIDTH, height=667, touch=True)
+        await start_race(page, base, room, "me")
+        await page.wait_for_selector('#players .bar[data-seat="7"]')
+        strip = await page.locator("#players").bounding_box()
+        mine = await page.locator("#players .bar.me").bounding_box()
+        assert strip is not None and mine is not None
+        assert strip["y"] <= mine["y"]
+        assert mine["y"] + mine["height"] <= strip["y"] + strip["height"]
+        for other in others:  # read what came, or their close waits behind it
+            await other.quiet(0.05)
+    assert page_errors(page) == []
+
+
 # The narrowest phone the client is made for, and a name as long as a name can be, of wide
 # letters.
 NARROW = 360
