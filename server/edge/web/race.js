@@ -438,6 +438,7 @@ export async function render(root, { room: roomId }) {
 
   let lastHead = null;
   let lastControls = null;
+  let lastPhase = null; // the round and its status the picked-up cards were picked up in
   // A daily attempt's rank (section 13 of the protocol): ranked until its player undoes a
   // move. null: not known yet (GET /daily says, once per page).
   const attempt = { ranked: null, asked: false };
@@ -496,6 +497,13 @@ export async function render(root, { room: roomId }) {
       );
       clear(el.results);
       if (room.results) el.results.append(resultsTable(room, known, me));
+    }
+    // Cards picked up belong to the board they were picked up from: a race over drops
+    // them, and a rematch deals another board, where they were whatever lay there.
+    const phase = `${room.round}|${room.status}`;
+    if (phase !== lastPhase) {
+      lastPhase = phase;
+      view.select(null);
     }
     const piles = dirty.get(me);
     if (changed.has("all") || piles === "all" || view.board !== (model.boards[me] ?? null)) {

@@ -270,6 +270,31 @@ async def test_a_rematch_starts_a_new_round_on_a_clean_page(
     assert page_errors(page) == []
 
 
+async def test_a_card_picked_up_in_one_round_is_not_held_in_the_next(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A card picked up (and not put down) when the race ended stayed picked up on the
+    rematch's new deal, as whatever card lay at its place: Enter on that pile picked up a
+    second card, and a click on another pile asked a move the player never chose."""
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED)
+    await page.focus(pile(page, "t2"))
+    await page.keyboard.press("Enter")
+    assert await page.locator("#board .card.selected").count() == 1
+    await page.click("#resign")
+    await page.click("#resign")  # "sure?"
+    await page.wait_for_selector("#results-table")
+    await page.click("#rematch")
+    await page.wait_for_selector("#move-input", timeout=20_000)
+    await page.wait_for_function("() => !document.querySelector('#results-table')")
+    assert await page.locator("#board .card.selected").count() == 0
+    await page.focus(pile(page, "t2"))
+    await page.keyboard.press("Enter")
+    label = await page.get_attribute(pile(page, "t2"), "aria-label")
+    assert label is not None and label.endswith("picked up: 1 card"), label
+    assert page_errors(page) == []
+
+
 async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
     server: ServerProcess, browser: Browser
 ) -> None:
