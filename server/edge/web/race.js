@@ -439,6 +439,7 @@ export async function render(root, { room: roomId }) {
   let lastHead = null;
   let lastControls = null;
   let lastPhase = null; // the round and its status the picked-up cards were picked up in
+  let lastRound = null; // the round the words under the board were said in
   // A daily attempt's rank (section 13 of the protocol): ranked until its player undoes a
   // move. null: not known yet (GET /daily says, once per page).
   const attempt = { ranked: null, asked: false };
@@ -505,6 +506,10 @@ export async function render(root, { room: roomId }) {
       lastPhase = phase;
       view.select(null);
     }
+    // A new round's deal: what was said of the last one (a hint, a refusal) is not of it.
+    // The note on the player's name holds until they choose one.
+    if (lastRound !== null && room.round !== lastRound && message.kind !== "note name") say("");
+    lastRound = room.round;
     const piles = dirty.get(me);
     if (changed.has("all") || piles === "all" || view.board !== (model.boards[me] ?? null)) {
       view.set(model.boards[me] ?? null);

@@ -252,18 +252,23 @@ async def test_autoplay_and_legal_targets_come_from_the_server(
     assert page_errors(page) == []
 
 
-async def test_a_rematch_starts_a_new_round_on_a_clean_page(
-    server: ServerProcess, browser: Browser
-) -> None:
-    base = server.url
-    _, page = await solo_race(browser, base, game="stalactites")
-    first = await shown_board(page)
+async def into_the_rematch(page: Page) -> None:
+    """The page's solo race resigned, and its rematch begun: a new deal on the board."""
     await page.click("#resign")
     await page.click("#resign")  # "sure?"
     await page.wait_for_selector("#results-table")
     await page.click("#rematch")  # the only player: everyone voted, a new deal starts
     await page.wait_for_selector("#move-input", timeout=20_000)
     await page.wait_for_function("() => !document.querySelector('#results-table')")
+
+
+async def test_a_rematch_starts_a_new_round_on_a_clean_page(
+    server: ServerProcess, browser: Browser
+) -> None:
+    base = server.url
+    _, page = await solo_race(browser, base, game="stalactites")
+    first = await shown_board(page)
+    await into_the_rematch(page)
     assert "round 2" in await page.inner_text(".room-title")
     assert await shown_board(page) != first  # a new deal, drawn
     assert "0/48" in await page.inner_text("#players")
@@ -281,17 +286,27 @@ async def test_a_card_picked_up_in_one_round_is_not_held_in_the_next(
     await page.focus(pile(page, "t2"))
     await page.keyboard.press("Enter")
     assert await page.locator("#board .card.selected").count() == 1
-    await page.click("#resign")
-    await page.click("#resign")  # "sure?"
-    await page.wait_for_selector("#results-table")
-    await page.click("#rematch")
-    await page.wait_for_selector("#move-input", timeout=20_000)
-    await page.wait_for_function("() => !document.querySelector('#results-table')")
+    await into_the_rematch(page)
     assert await page.locator("#board .card.selected").count() == 0
     await page.focus(pile(page, "t2"))
     await page.keyboard.press("Enter")
     label = await page.get_attribute(pile(page, "t2"), "aria-label")
     assert label is not None and label.endswith("picked up: 1 card"), label
+    assert page_errors(page) == []
+
+
+async def test_a_hint_of_one_round_is_not_shown_in_the_next(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """The words under the board are of the round they were said in: "Hint: t2 t5", asked
+    before the end, was still shown on the rematch's new deal, where it is no hint."""
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED, hints=True)
+    await page.click("#hint")
+    await page.wait_for_function("() => document.getElementById('message').textContent")
+    assert (await page.inner_text("#message")).startswith("Hint: ")
+    await into_the_rematch(page)
+    assert "Hint" not in await page.inner_text("#message")
     assert page_errors(page) == []
 
 
