@@ -540,8 +540,9 @@ export async function render(root, { room: roomId }) {
     const running = room?.status === "running";
     if (e.key === "?") showShortcuts();
     else if (e.key === "Escape") view.select(null);
-    else if (e.key === "u" && running && room.undo) seat.undo();
-    else if (e.key === "h" && running && room.hints) seat.hint();
+    // Asked in any room: one without undo (or hints) says why not, where the key was dead.
+    else if (e.key === "u" && running) seat.undo();
+    else if (e.key === "h" && running) seat.hint();
     else if (e.key === "a" && running && !known[room.game]?.hidden) autoplay();
     else if (e.key === "n" && running && known[room.game]?.hidden) play("deal");
     else if (e.key === "m" && document.getElementById("move-input")) {

@@ -310,6 +310,21 @@ async def test_a_hint_of_one_round_is_not_shown_in_the_next(
     assert page_errors(page) == []
 
 
+async def test_undo_and_hint_keys_in_a_room_without_them_say_so(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """In a room without undo or hints, u and h (listed under "keys ?") did nothing at all,
+    as dead keys. They ask the server as in any room, which says why not."""
+    base = server.url
+    _, page = await solo_race(browser, base, game="shaula", seed=SEED, undo=False, hints=False)
+    for key, said in (("u", "does not allow undo"), ("h", "does not allow hints")):
+        await page.locator("body").press(key)
+        await page.wait_for_function(
+            "said => document.getElementById('message').textContent.includes(said)", arg=said
+        )
+    assert page_errors(page) == []
+
+
 async def test_a_double_click_on_rematch_or_start_is_one_vote_and_one_start(
     server: ServerProcess, browser: Browser
 ) -> None:
