@@ -252,8 +252,8 @@ def haproxy_config(front: int, servers: list[int], stats: str) -> str:
     """The shipped deploy/haproxy.cfg, listening on `front`, in front of `servers`, its
     stats socket at `stats`; nothing else changed. Each backend's list of servers (both
     the least-connections one and the one hashing a room's sockets) becomes `servers`,
-    with the options of its first server (`track solrace_servers/s1` naming each one's
-    own twin)."""
+    with the options of its first server (an option naming `/s1`, such as a `track`,
+    names each one's own)."""
     text = (ROOT / "deploy" / "haproxy.cfg").read_text()
     assert "127.0.0.1:8765" in text, "deploy/haproxy.cfg no longer listens on 8765"
     text = text.replace("127.0.0.1:8765", f"127.0.0.1:{front}")

@@ -376,12 +376,12 @@ def test_haproxy_runs_the_shipped_config_in_front_of_the_bench_servers(tmp_path:
     shipped = (ROOT / "deploy" / "haproxy.cfg").read_text()
     assert "bind 127.0.0.1:4000" in text and "127.0.0.1:8765" not in text
     servers = [line.split() for line in text.splitlines() if line.strip().startswith("server ")]
-    # Both backends: least connections, and the room sockets' hash tracking its twins.
+    # Both backends: least connections, and the room sockets' hash, each checking them.
     assert servers == [
         ["server", "s1", "127.0.0.1:4001"],
         ["server", "s2", "127.0.0.1:4002"],
-        ["server", "s1", "127.0.0.1:4001", "track", "solrace_servers/s1"],
-        ["server", "s2", "127.0.0.1:4002", "track", "solrace_servers/s2"],
+        ["server", "s1", "127.0.0.1:4001"],
+        ["server", "s2", "127.0.0.1:4002"],
     ]
     # Everything else as shipped: balancing, health checks, retries, timeouts.
     for line in shipped.splitlines():
