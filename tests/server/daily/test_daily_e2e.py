@@ -795,3 +795,26 @@ async def test_a_bot_s_attempt_is_marked_a_bot_s_on_the_board(make_server: MakeS
     assert sorted(row["bot"] for row in board["board"]) == [False, True]
     _, today = await call("GET", f"{url}/daily", ann)
     assert "bot" in today["games"][0]["leader"]
+
+
+async def test_an_attempt_s_grace_is_the_rest_of_its_day_and_at_least_an_hour(
+    make_server: MakeServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Section 13: a seat away is never forfeited before the day is over (its grace is the
+    rest of the day as the attempt opened), and one opened late in the day keeps an hour."""
+    import server.edge.daily_routes as daily_routes
+
+    url = await make_server()
+    (ann, _), (bo, _) = await new_player(url), await new_player(url)
+    _, today = await call("GET", f"{url}/daily")
+    status, opened = await call("POST", f"{url}/daily/{GAME}", ann)
+    assert status == 201
+    rest = today["ends_at"] - opened["room"]["start_at"]
+    assert abs(opened["room"]["grace"] - max(rest, 3600.0)) < 5.0, (opened["room"], rest)
+    # Two minutes before midnight: an hour, not two minutes.
+    real = daily_routes.day_bounds
+    monkeypatch.setattr(
+        daily_routes, "day_bounds", lambda day: (real(day)[0], daily_routes.time.time() + 120)
+    )
+    status, late = await call("POST", f"{url}/daily/{GAME}", bo)
+    assert status == 201 and late["room"]["grace"] == 3600.0
