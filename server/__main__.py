@@ -24,6 +24,7 @@ from typing import Any
 
 from aiohttp import web
 from redis.exceptions import RedisError
+from sqlalchemy.exc import DBAPIError
 
 import core.build
 from records.engine import redacted_url
@@ -212,6 +213,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
     except RedisError as exc:  # REDIS_URL given, and that Redis cannot be used
         log.error("cannot use the Redis at %s: %s", _shown(settings.redis_url), exc)
+        sys.exit(1)
+    except DBAPIError as exc:
+        if exc.statement is not None:
+            raise  # a statement failed (a migration): its traceback is what to read
+        # A database that answers and will not have this process (an outage is waited
+        # out: server/edge/records_lifecycle.py): its URL is what to correct.
+        url = redacted_url(settings.records_url)
+        log.error("cannot use the records' database at %s: %s", url, exc.orig)
         sys.exit(1)
     except KeyboardInterrupt:
         log.warning("interrupted during shutdown")

@@ -12,6 +12,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from support.http import create_room, get_json
+from support.own_postgres import OwnPostgres
 from support.own_redis import OwnRedis
 from support.paths import ROOT
 from support.ports import free_port, port_open
@@ -170,7 +171,7 @@ async def test_a_race_goes_on_when_the_supervised_redis_server_is_killed(tmp_pat
         assert status == 200 and body["room"]["players"][0]["moves"] == 3
 
 
-async def server_on(redis_url: str) -> tuple[int | None, str]:
+async def server_on(redis_url: str, **env: str) -> tuple[int | None, str]:
     """`python -m server` on `redis_url`, run until it exits: its exit code and stderr."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -179,7 +180,7 @@ async def server_on(redis_url: str) -> tuple[int | None, str]:
         "--port",
         str(free_port()),
         cwd=ROOT,
-        env=environment(REDIS_URL=redis_url),
+        env=environment(REDIS_URL=redis_url, **env),
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
     )
@@ -214,3 +215,19 @@ async def test_a_redis_without_functions_is_one_clear_line_and_exit_1(tmp_path: 
     assert code == 1
     assert "solrace needs Redis 7.0 or later" in text, text
     assert "Traceback" not in text
+
+
+@pytest.mark.parametrize("wrong", ["role", "database"])
+async def test_a_records_database_that_refuses_this_process_is_one_clear_line_and_exit_1(
+    redis_url: str, postgres: OwnPostgres, wrong: str
+) -> None:
+    """A PostgreSQL that answers and will not have this process (a role or a database that
+    is not there: a mistake in SOLRACE_DATABASE_URL, not an outage) stops the start with a
+    line naming the database, its password masked, and no traceback."""
+    url = postgres.url("no_such_db" if wrong == "database" else "postgres")
+    if wrong == "role":
+        url = url.replace("://solrace@", "://nobody_here:s3cret@", 1)
+    code, text = await server_on(redis_url, SOLRACE_DATABASE_URL=url)
+    assert code == 1, text
+    assert "cannot use the records' database at postgresql+asyncpg://" in text, text
+    assert "Traceback" not in text and "s3cret" not in text, text
