@@ -87,6 +87,7 @@ export async function render(root, { room: roomId }) {
   // join a dropped socket took with it may be asked again.
   let joining = false;
   let autoplaying = false; // Autoplay's safe moves asked for, not answered yet (autoplay)
+  let typed = null; // the move last sent from the move box, until it is answered
   const seat = new Seat(roomId, {
     onStatus: (s) => {
       el.head.dataset.connection = s;
@@ -103,6 +104,7 @@ export async function render(root, { room: roomId }) {
     },
     onChange: (now) => (now ? draw() : drawSoon()),
     onAccepted: (m) => {
+      typed = null;
       if (m.move === "undo" && model.room?.daily && attempt.ranked !== false) {
         attempt.ranked = false;
         drawSoon();
@@ -118,6 +120,15 @@ export async function render(root, { room: roomId }) {
       el.message.dataset.code = m.code;
       view.refused(msg?.move);
       sound("refused");
+      // A typed move refused goes back in its box, selected: a typo is mended, not typed
+      // again (the box was emptied as it was sent, as for one accepted).
+      const box = document.getElementById("move-input");
+      if (typed && msg?.move === typed && box && box.value === "") {
+        box.value = typed;
+        box.focus();
+        box.select();
+      }
+      typed = null;
       if (["ready", "start", "rematch"].includes(m.request)) {
         // A control's request, refused: its button, off since its click, is drawn anew to
         // be clicked again.
@@ -308,7 +319,12 @@ export async function render(root, { room: roomId }) {
         placeholder: PLACEHOLDER[room.game] ?? "",
         "aria-label": "type a move",
       });
-      const form = h("form", { class: "typed", onsubmit: (e) => { e.preventDefault(); play(input.value); input.value = ""; } },
+      const form = h("form", { class: "typed", onsubmit: (e) => {
+        e.preventDefault();
+        typed = input.value.trim();
+        play(input.value);
+        input.value = "";
+      } },
         input, h("button", { type: "submit" }, "Move"));
       add(el.controls, 
         form,

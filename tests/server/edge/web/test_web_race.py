@@ -816,3 +816,27 @@ async def test_a_newcomer_to_a_race_begun_or_over_is_told_which_not_that_it_is_f
             assert said in text and "no free seat" not in text, text
             assert await page.locator("#seat-form a[href$='/watch/" + room + "']").count() == 1
     assert page_errors(page) == []
+
+
+async def test_a_typed_move_refused_stays_in_the_box_to_be_mended(
+    server: ServerProcess, browser: Browser
+) -> None:
+    """A typed move the server refuses is put back in the box, selected, so that a typo is
+    mended, not typed again; one accepted leaves the box empty for the next."""
+    base = server.url
+    page = await new_page(browser)
+    await solo_race_on(page, base, game="shaula", seed=SEED)
+    game = core.new_game("shaula", SEED)
+    legal = set(game.legal_moves())
+    pairs = (f"t{a} t{b}" for a in range(1, 9) for b in range(1, 9) if a != b)
+    wrong = next(move for move in pairs if move not in legal)
+    await typed_move(page, wrong)
+    await page.wait_for_function(
+        "() => document.getElementById('message').dataset.code === 'illegal_move'", polling=20
+    )
+    assert await page.input_value("#move-input") == wrong
+    assert await page.evaluate("() => document.activeElement.id") == "move-input"
+    await typed_move(page, core.solve(game).moves[0])
+    await wait_acks(page, 1)
+    assert await page.input_value("#move-input") == ""
+    assert page_errors(page) == []
